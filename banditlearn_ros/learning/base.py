@@ -1,0 +1,350 @@
+# Copyright 2026 banditlearn_ros contributors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The one interface every learner shares: labels, input checks, seeded ties, state.
+
+A learner keeps its learned state in arrays with one row per label, so adding a label
+appends a row and keeps everything learned so far.  Hyperparameters are constructor
+arguments stored under their own names; ``set_params`` changes them with the same checks.
+"""
+
+from dataclasses import dataclass, field
+import math
+from typing import Any, Dict, List, Optional, Sequence, Union
+
+import numpy as np
+
+Label = Union[int, str]
+
+
+class LearnerInputError(ValueError):
+    """An input the learner refuses: wrong size, not finite, unknown label."""
+
+
+class HyperparameterError(ValueError):
+    """A hyperparameter outside the range its paper allows."""
+
+
+@dataclass
+class Prediction:
+    """
+    What ``select`` decided for one observation.
+
+    Attributes
+    ----------
+    index : int
+        Index of the output label (the one the robot says).
+    label : str
+        Name of the output label.
+    scores : numpy.ndarray
+        Per-label margins (``mu_i . x`` or ``w_i . x``).
+    bounds : numpy.ndarray
+        Per-label values the choice maximised (upper confidence bounds, or the scores
+        themselves for algorithms that explore at random).
+    explored : bool
+        True when the output label is not a best-scoring label.
+    greedy : int
+        The best-scoring label the exploit-only rule would have said.
+    probability : float
+        Probability with which the output label was drawn (1 for deterministic rules).
+
+    """
+
+    index: int
+    label: str
+    scores: np.ndarray
+    bounds: np.ndarray
+    explored: bool
+    greedy: int
+    probability: float = 1.0
+    extra: Dict[str, Any] = field(default_factory=dict)
+
+
+def check_range(name: str, value: float, low: Optional[float] = None,
+                high: Optional[float] = None, low_open: bool = False,
+                high_open: bool = False) -> float:
+    """Return ``value`` as float if it lies in the interval, else raise HyperparameterError."""
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise HyperparameterError(f'{name} must be a number, got {value!r}') from None
+    if not math.isfinite(v):
+        raise HyperparameterError(f'{name} must be finite, got {value!r}')
+    bad = ((low is not None and (v <= low if low_open else v < low))
+           or (high is not None and (v >= high if high_open else v > high)))
+    if bad:
+        lo = '-inf' if low is None else repr(low)
+        hi = 'inf' if high is None else repr(high)
+        interval = ('(' if low_open else '[') + f'{lo}, {hi}' + (')' if high_open else ']')
+        raise HyperparameterError(f'{name}={v!r} is outside {interval}')
+    return v
+
+
+def check_choice(name: str, value: str, choices: Sequence[str]) -> str:
+    """Return ``value`` if it is one of ``choices``, else raise HyperparameterError."""
+    if value not in choices:
+        raise HyperparameterError(f'{name}={value!r} is not one of {list(choices)}')
+    return value
+
+
+class OnlineClassifier:
+    """
+    Base of every learner: labels, feature checks, seeded tie-breaking, state.
+
+    Subclasses declare ``name``, ``_hyperparameters`` (names of constructor arguments),
+    ``_array_names`` (learned state arrays, first axis = label) and implement
+    ``_validate``, ``_init_rows`` and ``scores``.
+    """
+
+    name = 'base'
+    _hyperparameters: tuple = ()
+    _array_names: tuple = ()
+
+    def __init__(self, labels: Union[int, Sequence[str]], n_features: int, seed: int = 0):
+        if isinstance(labels, (int, np.integer)):
+            if labels < 1:
+                raise HyperparameterError(f'need at least one label, got {labels}')
+            labels = [str(i) for i in range(int(labels))]
+        labels = [str(lb) for lb in labels]
+        if not labels:
+            raise HyperparameterError('need at least one label')
+        if len(set(labels)) != len(labels):
+            raise HyperparameterError(f'label names must be unique, got {labels}')
+        if int(n_features) < 1:
+            raise HyperparameterError(f'n_features must be >= 1, got {n_features}')
+        self.labels: List[str] = labels
+        self.n_features = int(n_features)
+        self.seed = int(seed)
+        self._rng = np.random.default_rng(self.seed)
+        self.n_updates = 0
+        self._validate()
+        for name in self._array_names:
+            setattr(self, '_' + name, self._init_rows(name, len(labels)))
+
+    # -- hyperparameters -------------------------------------------------------------
+    def _validate(self) -> None:
+        """Check hyperparameters and compute derived constants (override)."""
+
+    def get_params(self) -> Dict[str, Any]:
+        """Return the hyperparameters as a dict of constructor arguments."""
+        return {name: getattr(self, name) for name in self._hyperparameters}
+
+    def set_params(self, **params: Any) -> None:
+        """Change hyperparameters; on an invalid value nothing changes and the error says why."""
+        unknown = set(params) - set(self._hyperparameters)
+        if unknown:
+            raise HyperparameterError(
+                f'{self.name} has no hyperparameter {sorted(unknown)}; '
+                f'it has {list(self._hyperparameters)}')
+        old = self.get_params()
+        for key, value in params.items():
+            setattr(self, key, value)
+        try:
+            self._validate()
+        except HyperparameterError:
+            for key, value in old.items():
+                setattr(self, key, value)
+            self._validate()
+            raise
+
+    # -- labels and inputs -----------------------------------------------------------
+    @property
+    def n_labels(self) -> int:
+        """Return how many labels are known."""
+        return len(self.labels)
+
+    def label_index(self, label: Label) -> int:
+        """Return the index of a label given by index or by name."""
+        if isinstance(label, (str, np.str_)):
+            try:
+                return self.labels.index(str(label))
+            except ValueError:
+                raise LearnerInputError(
+                    f'unknown label {label!r}; known labels are {self.labels}') from None
+        if isinstance(label, (bool, np.bool_)) or not isinstance(label, (int, np.integer)):
+            raise LearnerInputError(f'a label is an index or a name, got {label!r}')
+        if not 0 <= int(label) < self.n_labels:
+            raise LearnerInputError(
+                f'label index {int(label)} is outside 0..{self.n_labels - 1}')
+        return int(label)
+
+    def add_label(self, name: str) -> int:
+        """
+        Add a class at runtime; what was learned for the others is kept.
+
+        Returns
+        -------
+        int
+            Index of the new label.
+
+        """
+        name = str(name)
+        if name in self.labels:
+            raise LearnerInputError(f'label {name!r} exists already')
+        for arr_name in self._array_names:
+            old = getattr(self, '_' + arr_name)
+            setattr(self, '_' + arr_name,
+                    np.concatenate([old, self._init_rows(arr_name, 1)], axis=0))
+        self.labels.append(name)
+        return self.n_labels - 1
+
+    def check_x(self, x: Any) -> np.ndarray:
+        """Return x as a float64 vector of the right size; never mutates the caller's array."""
+        try:
+            arr = np.asarray(x, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise LearnerInputError('features must be numbers') from None
+        if arr.ndim != 1:
+            arr = arr.reshape(-1) if arr.size == self.n_features else arr
+        if arr.ndim != 1 or arr.shape[0] != self.n_features:
+            raise LearnerInputError(
+                f'expected {self.n_features} features, got shape {np.shape(x)}')
+        if not np.all(np.isfinite(arr)):
+            raise LearnerInputError('features contain NaN or infinity')
+        return arr
+
+    def _argmax(self, values: np.ndarray) -> int:
+        """Argmax with ties broken at random from the learner's seed."""
+        best = np.flatnonzero(values == values.max())
+        if best.size == 1:
+            return int(best[0])
+        return int(best[self._rng.integers(best.size)])
+
+    # -- predictions -----------------------------------------------------------------
+    def scores(self, x: Any) -> np.ndarray:
+        """Per-label margins for x (override)."""
+        raise NotImplementedError
+
+    def predict(self, x: Any) -> int:
+        """Greedy prediction: the best-scoring label index, no exploration."""
+        return self._argmax(self.scores(x))
+
+    # -- state -----------------------------------------------------------------------
+    def _init_rows(self, name: str, n: int) -> np.ndarray:
+        """Return the initial learned state for ``n`` new labels (override)."""
+        raise NotImplementedError
+
+    def _extra_state(self) -> Dict[str, Any]:
+        """JSON-able learned state beyond the arrays (extend with super())."""
+        return {'n_updates': self.n_updates}
+
+    def _load_extra_state(self, extra: Dict[str, Any]) -> None:
+        """Restore what ``_extra_state`` returned (extend with super())."""
+        self.n_updates = int(extra.get('n_updates', 0))
+
+    def state_dict(self) -> Dict[str, Any]:
+        """Everything needed to continue exactly: plain arrays plus JSON-able values."""
+        return {
+            'algorithm': self.name,
+            'hyperparameters': self.get_params(),
+            'labels': list(self.labels),
+            'n_features': self.n_features,
+            'seed': self.seed,
+            'rng_state': _jsonable(self._rng.bit_generator.state),
+            'extra': self._extra_state(),
+            'arrays': {name: getattr(self, '_' + name).copy() for name in self._array_names},
+        }
+
+    @classmethod
+    def from_state_dict(cls, state: Dict[str, Any]) -> 'OnlineClassifier':
+        """Rebuild a learner from ``state_dict()`` output, checking every shape."""
+        if state.get('algorithm') != cls.name:
+            raise ValueError(f'state is for {state.get("algorithm")!r}, not {cls.name!r}')
+        obj = cls(labels=state['labels'], n_features=state['n_features'],
+                  seed=state.get('seed', 0), **state['hyperparameters'])
+        arrays = state['arrays']
+        missing = set(cls._array_names) - set(arrays)
+        if missing:
+            raise ValueError(f'state lacks arrays {sorted(missing)}')
+        for name in cls._array_names:
+            expected = getattr(obj, '_' + name)
+            arr = np.asarray(arrays[name])
+            if arr.shape != expected.shape:
+                raise ValueError(
+                    f'array {name!r} has shape {arr.shape}, expected {expected.shape}')
+            if not np.all(np.isfinite(arr)):
+                raise ValueError(f'array {name!r} contains NaN or infinity')
+            setattr(obj, '_' + name, np.array(arr, dtype=expected.dtype))
+        if state.get('rng_state'):
+            obj._rng.bit_generator.state = state['rng_state']
+        obj._load_extra_state(state.get('extra', {}))
+        return obj
+
+
+class BanditLearner(OnlineClassifier):
+    """A learner that only hears whether its output label was right (one bit)."""
+
+    def select(self, x: Any) -> Prediction:
+        """Choose the output label for x, exploring as the algorithm prescribes."""
+        raise NotImplementedError
+
+    def learn(self, x: Any, label: Label, correct: bool,
+              prediction: Optional[Prediction] = None) -> bool:
+        """
+        Learn from the bit ``correct`` about output ``label`` for ``x``.
+
+        Parameters
+        ----------
+        x : array_like
+            The observation the label was output for.
+        label : int or str
+            The output label the feedback is about.
+        correct : bool
+            True when the person said the label was right.
+        prediction : Prediction, optional
+            The ``select`` result for this round; algorithms whose update depends on the
+            greedy label or the sampling probability take them from here (else they are
+            recomputed from the current model).
+
+        Returns
+        -------
+        bool
+            True when the model changed.
+
+        """
+        raise NotImplementedError
+
+    def _prediction(self, chosen: int, scores: np.ndarray, bounds: np.ndarray,
+                    greedy: int, probability: float = 1.0) -> Prediction:
+        return Prediction(index=chosen, label=self.labels[chosen], scores=scores,
+                          bounds=bounds, explored=bool(scores[chosen] < scores.max()),
+                          greedy=greedy, probability=probability)
+
+    @staticmethod
+    def _check_correct(correct: Any) -> bool:
+        if not isinstance(correct, (bool, np.bool_)):
+            raise LearnerInputError(f'feedback must be True or False, got {correct!r}')
+        return bool(correct)
+
+
+class FullFeedbackLearner(OnlineClassifier):
+    """A reference learner that is told the true label (not possible with a person's yes/no)."""
+
+    def learn_true(self, x: Any, y: Label) -> bool:
+        """Update from the true label; returns True when the model changed."""
+        raise NotImplementedError
+
+
+def _jsonable(obj: Any) -> Any:
+    """Numpy scalars and arrays inside dicts to plain Python, for JSON."""
+    if isinstance(obj, dict):
+        return {k: _jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_jsonable(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    if isinstance(obj, np.generic):
+        return obj.item()
+    return obj

@@ -1,0 +1,123 @@
+# Copyright 2026 banditlearn_ros contributors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Shared maths of the confidence-weighted family: CW, AROW, SCW-I and SCW-II.
+
+Every member keeps a Gaussian N(mu, Sigma) over one binary classifier's weights and
+updates it as ``mu += alpha z Sigma x`` and ``Sigma -= beta Sigma x x^T Sigma``
+(seed 000, section 3.1); they differ only in the coefficients alpha and beta.
+UCWL (one such classifier per label) and the full-feedback references use these
+functions, so the equations live in one place.
+"""
+
+import math
+from typing import Tuple
+
+import numpy as np
+from scipy.stats import norm
+
+SIGMA_FLOOR = np.finfo(np.float64).tiny
+"""Diagonal variances never fall below this; rounding could otherwise make them 0."""
+
+
+def confidence_constants(eta: float) -> Tuple[float, float, float]:
+    """
+    Return (phi, psi, xi) of seed 000 section 3.1 for confidence ``eta``.
+
+    ``phi = Phi^-1(eta)``, ``psi = 1 + phi^2 / 2``, ``xi = 1 + phi^2`` (Algorithm 1, line 1).
+    """
+    phi = float(norm.ppf(eta))
+    return phi, 1.0 + phi * phi / 2.0, 1.0 + phi * phi
+
+
+def cw_alpha(m: float, v: float, phi: float, psi: float, xi: float) -> float:
+    """
+    Return the CW step size of seed 000 eq. (3).
+
+    ``alpha = max{0, (-m psi + sqrt(m^2 phi^4/4 + v phi^2 xi)) / (v xi)}``.
+    """
+    if v <= 0.0:
+        return 0.0
+    root = math.sqrt(m * m * phi ** 4 / 4.0 + v * phi * phi * xi)
+    return max(0.0, (-m * psi + root) / (v * xi))
+
+
+def scw1_alpha(m: float, v: float, phi: float, psi: float, xi: float, C: float) -> float:
+    """SCW-I step size, seed 000 section 3.3: the CW step capped at C."""
+    return min(C, cw_alpha(m, v, phi, psi, xi))
+
+
+def scw2_alpha(m: float, v: float, phi: float, C: float) -> float:
+    """
+    SCW-II step size (Wang, Zhao and Hoi 2012, the squared-loss variant).
+
+    With ``n = v + 1/(2C)`` and ``gamma = phi sqrt(phi^2 m^2 v^2 + 4 n v (n + v phi^2))``:
+    ``alpha = max{0, (-(2 m n + phi^2 m v) + gamma) / (2 (n^2 + n v phi^2))}``.
+    """
+    if v <= 0.0:
+        return 0.0
+    n = v + 1.0 / (2.0 * C)
+    gamma = phi * math.sqrt(phi * phi * m * m * v * v + 4.0 * n * v * (n + v * phi * phi))
+    return max(0.0, (-(2.0 * m * n + phi * phi * m * v) + gamma)
+               / (2.0 * (n * n + n * v * phi * phi)))
+
+
+def cw_beta(alpha: float, v: float, phi: float) -> float:
+    """
+    CW/SCW covariance step, seed 000 eq. (3).
+
+    ``beta = alpha phi / (sqrt(u) + v alpha phi)`` with
+    ``u = (-alpha v phi + sqrt(alpha^2 v^2 phi^2 + 4 v))^2 / 4``.
+    """
+    if alpha <= 0.0 or v <= 0.0:
+        return 0.0
+    u = 0.25 * (-alpha * v * phi + math.sqrt(alpha * alpha * v * v * phi * phi + 4.0 * v)) ** 2
+    return alpha * phi / (math.sqrt(u) + v * alpha * phi)
+
+
+def arow_coefficients(m: float, v: float, r: float) -> Tuple[float, float]:
+    """Return AROW's (alpha, beta), seed 000 3.2: beta = 1/(v + r), alpha = max{0, 1 - m} beta."""
+    beta = 1.0 / (v + r)
+    return max(0.0, 1.0 - m) * beta, beta
+
+
+def margin_variance(sigma: np.ndarray, x: np.ndarray) -> float:
+    """``v = x^T Sigma x`` for a diagonal (vector) or full (matrix) Sigma."""
+    if sigma.ndim == 1:
+        return float(np.dot(sigma, x * x))
+    return float(x @ sigma @ x)
+
+
+def gaussian_update(mu: np.ndarray, sigma: np.ndarray, x: np.ndarray, z: float,
+                    alpha: float, beta: float) -> None:
+    """
+    Apply ``mu += alpha z Sigma x`` and ``Sigma -= beta Sigma x x^T Sigma`` in place.
+
+    For a diagonal Sigma the update is followed by the diagonalisation step of seed 000
+    section 5 ("Implementation details"): only the diagonal of the full update is kept,
+    ``sigma_j -= beta sigma_j^2 x_j^2``.
+    """
+    if sigma.ndim == 1:
+        sx = sigma * x
+        mu += (alpha * z) * sx
+        sigma -= beta * sx * sx
+        np.maximum(sigma, SIGMA_FLOOR, out=sigma)
+    else:
+        sx = sigma @ x
+        mu += (alpha * z) * sx
+        sigma -= beta * np.outer(sx, sx)
+        # Keep exact symmetry; rounding in the outer product could otherwise drift.
+        sigma += sigma.T
+        sigma *= 0.5

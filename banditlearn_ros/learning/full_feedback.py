@@ -1,0 +1,303 @@
+# Copyright 2026 banditlearn_ros contributors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Full-feedback references: they are told the true label, so they bound what one bit can reach.
+
+Seed 000 (section 5, "Compared algorithms") extends the binary confidence-weighted learners
+to multiclass with the top-1 rule: on each example the true label's classifier is
+promoted (``z = +1``) and the highest-scoring wrong label's classifier is demoted
+(``z = -1``), each by its own binary update.  mPA is the multiclass Passive-Aggressive
+of Crammer et al. 2006; the Perceptron is the multiclass Perceptron of seed 001 and of
+seed 004 eq. (2).
+"""
+
+from typing import Any
+
+import numpy as np
+
+from .base import check_choice, check_range, FullFeedbackLearner, Label
+from .confidence_weighted import (
+    arow_coefficients, confidence_constants, cw_alpha, cw_beta, gaussian_update,
+    margin_variance, scw1_alpha, scw2_alpha)
+
+
+class _GaussianTop1(FullFeedbackLearner):
+    """Per-label Gaussian classifiers updated by the top-1 promote/demote rule."""
+
+    _array_names = ('mu', 'sigma')
+
+    def _validate_covariance(self) -> None:
+        check_choice('covariance', self.covariance, ('diag', 'full'))
+
+    def _init_rows(self, name: str, n: int) -> np.ndarray:
+        d = self.n_features
+        if name == 'mu':
+            return np.zeros((n, d))
+        if self.covariance == 'diag':
+            return np.ones((n, d))
+        return np.repeat(np.eye(d)[None], n, axis=0)
+
+    def scores(self, x: Any) -> np.ndarray:
+        """Mean margins ``mu_i . x``."""
+        return self._mu @ self.check_x(x)
+
+    def _coefficients(self, m: float, v: float):
+        """Return (alpha, beta) for a binary example with margin m and variance v."""
+        raise NotImplementedError
+
+    def _binary_update(self, i: int, x: np.ndarray, z: float) -> bool:
+        mu, sigma = self._mu[i], self._sigma[i]
+        m = z * float(mu @ x)
+        v = margin_variance(sigma, x)
+        alpha, beta = self._coefficients(m, v)
+        if alpha <= 0.0:
+            return False
+        gaussian_update(mu, sigma, x, z, alpha, beta)
+        return True
+
+    def learn_true(self, x: Any, y: Label) -> bool:
+        """Promote the true label, demote the best-scoring wrong one (top-1)."""
+        x = self.check_x(x)
+        y = self.label_index(y)
+        scores = self._mu @ x
+        changed = self._binary_update(y, x, 1.0)
+        if self.n_labels > 1:
+            scores[y] = -np.inf
+            changed |= self._binary_update(self._argmax(scores), x, -1.0)
+        self.n_updates += int(changed)
+        return changed
+
+
+class MulticlassSCW(_GaussianTop1):
+    """
+    mSCW-I / mSCW-II: SCW (seed 000, section 3.3) with the top-1 rule.
+
+    Parameters
+    ----------
+    labels : int or list of str
+        Number of labels, or their names.
+    n_features : int
+        Length of every feature vector.
+    eta : float
+        Confidence, in (0.5, 1).
+    C : float
+        Aggressiveness cap (> 0).
+    variant : {'scw1', 'scw2'}
+        Step-size rule.
+    covariance : {'diag', 'full'}
+        Shape of Sigma.
+    seed : int
+        Seed of tie-breaking.
+
+    """
+
+    name = 'mscw'
+    _hyperparameters = ('eta', 'C', 'variant', 'covariance')
+
+    def __init__(self, labels, n_features: int, eta: float = 0.95, C: float = 1.0,
+                 variant: str = 'scw1', covariance: str = 'diag', seed: int = 0):
+        self.eta, self.C, self.variant, self.covariance = eta, C, variant, covariance
+        super().__init__(labels, n_features, seed)
+
+    def _validate(self) -> None:
+        self.eta = check_range('eta', self.eta, 0.5, 1.0, low_open=True, high_open=True)
+        self.C = check_range('C', self.C, 0.0, None, low_open=True)
+        check_choice('variant', self.variant, ('scw1', 'scw2'))
+        self._validate_covariance()
+        self._phi, self._psi, self._xi = confidence_constants(self.eta)
+
+    def _coefficients(self, m, v):
+        if not m < self._phi * np.sqrt(max(v, 0.0)):
+            return 0.0, 0.0
+        if self.variant == 'scw1':
+            alpha = scw1_alpha(m, v, self._phi, self._psi, self._xi, self.C)
+        else:
+            alpha = scw2_alpha(m, v, self._phi, self.C)
+        return alpha, cw_beta(alpha, v, self._phi)
+
+
+class MulticlassCW(_GaussianTop1):
+    """
+    mCW: exact convex CW (seed 000, section 3.1, eq. (3)) with the top-1 rule.
+
+    Parameters
+    ----------
+    labels : int or list of str
+        Number of labels, or their names.
+    n_features : int
+        Length of every feature vector.
+    eta : float
+        Confidence, in (0.5, 1).
+    covariance : {'diag', 'full'}
+        Shape of Sigma.
+    seed : int
+        Seed of tie-breaking.
+
+    """
+
+    name = 'mcw'
+    _hyperparameters = ('eta', 'covariance')
+
+    def __init__(self, labels, n_features: int, eta: float = 0.95, covariance: str = 'diag',
+                 seed: int = 0):
+        self.eta, self.covariance = eta, covariance
+        super().__init__(labels, n_features, seed)
+
+    def _validate(self) -> None:
+        self.eta = check_range('eta', self.eta, 0.5, 1.0, low_open=True, high_open=True)
+        self._validate_covariance()
+        self._phi, self._psi, self._xi = confidence_constants(self.eta)
+
+    def _coefficients(self, m, v):
+        alpha = cw_alpha(m, v, self._phi, self._psi, self._xi)
+        return alpha, cw_beta(alpha, v, self._phi)
+
+
+class MulticlassAROW(_GaussianTop1):
+    """
+    mAROW: AROW (seed 000, section 3.2) with the top-1 rule.
+
+    Parameters
+    ----------
+    labels : int or list of str
+        Number of labels, or their names.
+    n_features : int
+        Length of every feature vector.
+    r : float
+        Regularisation trade-off (the paper's rho, > 0).
+    covariance : {'diag', 'full'}
+        Shape of Sigma.
+    seed : int
+        Seed of tie-breaking.
+
+    """
+
+    name = 'marow'
+    _hyperparameters = ('r', 'covariance')
+
+    def __init__(self, labels, n_features: int, r: float = 1.0, covariance: str = 'diag',
+                 seed: int = 0):
+        self.r, self.covariance = r, covariance
+        super().__init__(labels, n_features, seed)
+
+    def _validate(self) -> None:
+        self.r = check_range('r', self.r, 0.0, None, low_open=True)
+        self._validate_covariance()
+
+    def _coefficients(self, m, v):
+        return arow_coefficients(m, v, self.r)
+
+
+class MulticlassPA(FullFeedbackLearner):
+    """
+    mPA-I / mPA-II: multiclass Passive-Aggressive (Crammer et al. 2006).
+
+    With ``r`` the highest-scoring wrong label and ``loss = max{0, 1 - (w_y - w_r) . x}``:
+    ``w_y += tau x`` and ``w_r -= tau x``, where ``tau = min{C, loss / (2 ||x||^2)}`` (PA-I)
+    or ``tau = loss / (2 ||x||^2 + 1/(2C))`` (PA-II); the factor 2 is the squared norm of
+    the joint feature difference.
+
+    Parameters
+    ----------
+    labels : int or list of str
+        Number of labels, or their names.
+    n_features : int
+        Length of every feature vector.
+    C : float
+        Aggressiveness (> 0).
+    variant : {'pa1', 'pa2'}
+        Step-size rule.
+    seed : int
+        Seed of tie-breaking.
+
+    """
+
+    name = 'mpa'
+    _hyperparameters = ('C', 'variant')
+    _array_names = ('w',)
+
+    def __init__(self, labels, n_features: int, C: float = 1.0, variant: str = 'pa1',
+                 seed: int = 0):
+        self.C, self.variant = C, variant
+        super().__init__(labels, n_features, seed)
+
+    def _validate(self) -> None:
+        self.C = check_range('C', self.C, 0.0, None, low_open=True)
+        check_choice('variant', self.variant, ('pa1', 'pa2'))
+
+    def _init_rows(self, name: str, n: int) -> np.ndarray:
+        return np.zeros((n, self.n_features))
+
+    def scores(self, x: Any) -> np.ndarray:
+        """Margins ``w_i . x``."""
+        return self._w @ self.check_x(x)
+
+    def learn_true(self, x: Any, y: Label) -> bool:
+        """One PA step on the true label against the best-scoring wrong label."""
+        x = self.check_x(x)
+        y = self.label_index(y)
+        if self.n_labels < 2:
+            return False
+        scores = self._w @ x
+        scores_wrong = scores.copy()
+        scores_wrong[y] = -np.inf
+        r = self._argmax(scores_wrong)
+        loss = max(0.0, 1.0 - (scores[y] - scores[r]))
+        sq = 2.0 * float(x @ x)
+        if loss <= 0.0 or sq <= 0.0:
+            return False
+        tau = min(self.C, loss / sq) if self.variant == 'pa1' else loss / (sq + 0.5 / self.C)
+        self._w[y] += tau * x
+        self._w[r] -= tau * x
+        self.n_updates += 1
+        return True
+
+
+class MulticlassPerceptron(FullFeedbackLearner):
+    """
+    Multiclass Perceptron (seed 004 eq. (2); seed 001): on a mistake promote y, demote y_hat.
+
+    Parameters
+    ----------
+    labels : int or list of str
+        Number of labels, or their names.
+    n_features : int
+        Length of every feature vector.
+    seed : int
+        Seed of tie-breaking.
+
+    """
+
+    name = 'perceptron'
+    _array_names = ('w',)
+
+    def _init_rows(self, name: str, n: int) -> np.ndarray:
+        return np.zeros((n, self.n_features))
+
+    def scores(self, x: Any) -> np.ndarray:
+        """Margins ``w_i . x``."""
+        return self._w @ self.check_x(x)
+
+    def learn_true(self, x: Any, y: Label) -> bool:
+        """``W += U`` with ``U_rj = (1[y = r] - 1[y_hat = r]) x_j``."""
+        x = self.check_x(x)
+        y = self.label_index(y)
+        y_hat = self._argmax(self._w @ x)
+        if y_hat == y:
+            return False
+        self._w[y] += x
+        self._w[y_hat] -= x
+        self.n_updates += 1
+        return True

@@ -1,0 +1,159 @@
+# Copyright 2026 banditlearn_ros contributors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Model files: a versioned ``.npz`` (no pickle) holding the arrays and a JSON header.
+
+The JSON header (algorithm, hyperparameters, labels, feature size, package version,
+format version, random-generator state) is stored inside the same archive as a byte
+array, so one atomic rename publishes a consistent model.
+"""
+
+import io
+import json
+import os
+import tempfile
+from typing import Any, Dict, Union
+import zipfile
+
+import numpy as np
+
+from .base import OnlineClassifier
+
+FORMAT = 'banditlearn_ros.model'
+FORMAT_VERSION = 1
+_HEADER_KEY = '__header__'
+
+
+class ModelFileError(Exception):
+    """A model file that cannot be used; the message names the file and what is wrong."""
+
+    def __init__(self, path: Union[str, os.PathLike], problem: str):
+        self.path = os.fspath(path)
+        self.problem = problem
+        super().__init__(f'model file {self.path}: {problem}')
+
+
+def _package_version() -> str:
+    from .. import __version__
+    return __version__
+
+
+def atomic_write_bytes(path: Union[str, os.PathLike], data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file in the same folder and a rename."""
+    path = os.fspath(path)
+    folder = os.path.dirname(os.path.abspath(path))
+    os.makedirs(folder, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix='.' + os.path.basename(path) + '.', suffix='.tmp',
+                               dir=folder)
+    try:
+        with os.fdopen(fd, 'wb') as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    try:
+        dir_fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(dir_fd)
+    except OSError:
+        pass
+    finally:
+        os.close(dir_fd)
+
+
+def save_model(learner: OnlineClassifier, path: Union[str, os.PathLike]) -> None:
+    """Save a learner atomically; a crash mid-write leaves the previous file intact."""
+    state = learner.state_dict()
+    arrays = state.pop('arrays')
+    header = dict(state, format=FORMAT, format_version=FORMAT_VERSION,
+                  package_version=_package_version(),
+                  array_shapes={k: list(v.shape) for k, v in arrays.items()})
+    buffer = io.BytesIO()
+    payload = {_HEADER_KEY: np.frombuffer(json.dumps(header).encode('utf-8'), dtype=np.uint8)}
+    payload.update(arrays)
+    np.savez(buffer, **payload)
+    atomic_write_bytes(path, buffer.getvalue())
+
+
+def read_model_state(path: Union[str, os.PathLike]) -> Dict[str, Any]:
+    """Read and check a model file; return the state dict. Raises ModelFileError."""
+    path = os.fspath(path)
+    if not os.path.exists(path):
+        raise ModelFileError(path, 'does not exist')
+    try:
+        with np.load(path, allow_pickle=False) as archive:
+            contents = {name: archive[name] for name in archive.files}
+    except (zipfile.BadZipFile, ValueError, OSError, EOFError, KeyError) as exc:
+        raise ModelFileError(path, f'is not a readable .npz archive ({exc})') from None
+    if _HEADER_KEY not in contents:
+        raise ModelFileError(path, 'has no banditlearn_ros header (not a model file)')
+    try:
+        header = json.loads(contents.pop(_HEADER_KEY).tobytes().decode('utf-8'))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ModelFileError(path, f'has a corrupt header ({exc})') from None
+    if not isinstance(header, dict) or header.get('format') != FORMAT:
+        raise ModelFileError(path, 'header does not describe a banditlearn_ros model')
+    if header.get('format_version') != FORMAT_VERSION:
+        raise ModelFileError(
+            path, f'format version {header.get("format_version")!r} is not supported '
+                  f'(this package reads version {FORMAT_VERSION})')
+    for key in ('algorithm', 'hyperparameters', 'labels', 'n_features', 'array_shapes'):
+        if key not in header:
+            raise ModelFileError(path, f'header lacks {key!r}')
+    for name, shape in header['array_shapes'].items():
+        if name not in contents:
+            raise ModelFileError(path, f'array {name!r} is missing')
+        if list(contents[name].shape) != list(shape):
+            raise ModelFileError(
+                path, f'array {name!r} has shape {contents[name].shape}, header says {shape}')
+    header['arrays'] = contents
+    return header
+
+
+def load_model(path: Union[str, os.PathLike], expect_features: int = 0) -> OnlineClassifier:
+    """
+    Load a learner saved by ``save_model``.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The model file.
+    expect_features : int
+        When > 0, the feature size the caller needs; a different one is an error.
+
+    Returns
+    -------
+    OnlineClassifier
+        The learner, ready to continue exactly where it stopped.
+
+    """
+    from . import ALGORITHMS
+    state = read_model_state(path)
+    algorithm = state['algorithm']
+    if algorithm not in ALGORITHMS:
+        raise ModelFileError(path, f'unknown algorithm {algorithm!r}')
+    if expect_features and int(state['n_features']) != int(expect_features):
+        raise ModelFileError(
+            path, f'holds {state["n_features"]} features, expected {expect_features}')
+    try:
+        return ALGORITHMS[algorithm].from_state_dict(state)
+    except (ValueError, TypeError) as exc:
+        raise ModelFileError(path, str(exc)) from None

@@ -1,0 +1,128 @@
+# Copyright 2026 banditlearn_ros contributors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""Upper Confidence Weighted Learning (seed 000, Algorithm 1)."""
+
+from typing import Any, Optional
+
+import numpy as np
+
+from .base import BanditLearner, check_choice, check_range, Label, Prediction
+from .confidence_weighted import (
+    confidence_constants, cw_beta, gaussian_update, margin_variance, scw1_alpha, scw2_alpha)
+
+
+class UCWL(BanditLearner):
+    """
+    One soft-confidence-weighted classifier per label, chosen by an upper confidence bound.
+
+    Selection (Algorithm 1, lines 8-11): ``UCB_i = mu_i . x + k sqrt(x^T Sigma_i x)`` and
+    the output is the label with the largest bound.  Update (lines 13-17): only the
+    selected classifier learns, with ``z = +1`` for "right" and ``-1`` for "wrong", and only
+    when the adaptive margin constraint of eq. (4), ``z mu . x >= phi sqrt(x^T Sigma x)``,
+    is violated; alpha and beta are the SCW coefficients of section 3.3.
+
+    Parameters
+    ----------
+    labels : int or list of str
+        Number of labels, or their names.
+    n_features : int
+        Length of every feature vector.
+    eta : float
+        Confidence parameter, in (0.5, 1).
+    C : float
+        SCW aggressiveness cap (> 0).
+    k : float
+        Exploration weight on the margin's standard deviation (>= 0).
+    covariance : {'diag', 'full'}
+        Diagonal Sigma (the paper's choice, section 5) or full d x d.
+    variant : {'scw1', 'scw2'}
+        SCW-I (the paper's) or SCW-II step size.
+    seed : int
+        Seed of the tie-breaking random generator.
+
+    Examples
+    --------
+    >>> learner = UCWL(['fist', 'palm'], n_features=2, eta=0.95, C=1.0, k=2.8)
+    >>> p = learner.select([1.0, 0.0])
+    >>> learner.learn([1.0, 0.0], p.index, correct=True)
+    True
+
+    """
+
+    name = 'ucwl'
+    _hyperparameters = ('eta', 'C', 'k', 'covariance', 'variant')
+    _array_names = ('mu', 'sigma')
+
+    def __init__(self, labels, n_features: int, eta: float = 0.95, C: float = 1.0,
+                 k: float = 2.8, covariance: str = 'diag', variant: str = 'scw1',
+                 seed: int = 0):
+        self.eta, self.C, self.k = eta, C, k
+        self.covariance, self.variant = covariance, variant
+        super().__init__(labels, n_features, seed)
+
+    def _validate(self) -> None:
+        self.eta = check_range('eta', self.eta, 0.5, 1.0, low_open=True, high_open=True)
+        self.C = check_range('C', self.C, 0.0, None, low_open=True)
+        self.k = check_range('k', self.k, 0.0, None)
+        check_choice('covariance', self.covariance, ('diag', 'full'))
+        check_choice('variant', self.variant, ('scw1', 'scw2'))
+        self._phi, self._psi, self._xi = confidence_constants(self.eta)
+
+    def _init_rows(self, name: str, n: int) -> np.ndarray:
+        d = self.n_features
+        if name == 'mu':
+            return np.zeros((n, d))
+        if self.covariance == 'diag':
+            return np.ones((n, d))
+        return np.repeat(np.eye(d)[None], n, axis=0)
+
+    def _margin_variances(self, x: np.ndarray) -> np.ndarray:
+        if self.covariance == 'diag':
+            return self._sigma @ (x * x)
+        return np.einsum('i,kij,j->k', x, self._sigma, x)
+
+    def scores(self, x: Any) -> np.ndarray:
+        """Mean margins ``mu_i . x``."""
+        return self._mu @ self.check_x(x)
+
+    def select(self, x: Any) -> Prediction:
+        """Output the label with the highest upper confidence bound (Algorithm 1, line 11)."""
+        x = self.check_x(x)
+        scores = self._mu @ x
+        bounds = scores + self.k * np.sqrt(np.maximum(self._margin_variances(x), 0.0))
+        chosen = self._argmax(bounds)
+        return self._prediction(chosen, scores, bounds, greedy=self._argmax(scores))
+
+    def learn(self, x: Any, label: Label, correct: bool,
+              prediction: Optional[Prediction] = None) -> bool:
+        """Update the selected classifier only (Algorithm 1, lines 12-17)."""
+        x = self.check_x(x)
+        i = self.label_index(label)
+        z = 1.0 if self._check_correct(correct) else -1.0
+        mu, sigma = self._mu[i], self._sigma[i]
+        m = z * float(mu @ x)
+        v = margin_variance(sigma, x)
+        if not m < self._phi * np.sqrt(max(v, 0.0)):
+            return False
+        if self.variant == 'scw1':
+            alpha = scw1_alpha(m, v, self._phi, self._psi, self._xi, self.C)
+        else:
+            alpha = scw2_alpha(m, v, self._phi, self.C)
+        beta = cw_beta(alpha, v, self._phi)
+        if alpha <= 0.0:
+            return False
+        gaussian_update(mu, sigma, x, z, alpha, beta)
+        self.n_updates += 1
+        return True

@@ -1,0 +1,37 @@
+# Copyright 2026 banditlearn_ros contributors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""Test-wide settings: DDS stays on this machine, in a domain of this run's own."""
+
+import os
+from pathlib import Path
+
+import pytest
+
+# Every test process gets its own ROS domain so parallel runs never hear each other, and
+# discovery never leaves the machine.
+os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
+os.environ['ROS_DOMAIN_ID'] = str(1 + os.getpid() % 200)
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED_DATA = ROOT.parent / 'shared' / 'data'
+
+
+@pytest.fixture
+def shared_data() -> Path:
+    """Return the read-only real data beside the project; skip when a clone has none."""
+    if not SHARED_DATA.is_dir():
+        pytest.skip(f'real data folder {SHARED_DATA} is absent (it sits beside the project '
+                    'only on the development machines)')
+    return SHARED_DATA
