@@ -1,0 +1,119 @@
+# Copyright 2026 banditlearn_ros contributors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""Model files: atomic, versioned, and every kind of bad file is one clear error."""
+
+import io
+import json
+import os
+import zipfile
+
+import numpy as np
+import pytest
+
+from banditlearn_ros.learning import load_model, make_learner, ModelFileError, save_model
+from banditlearn_ros.learning.persistence import FORMAT_VERSION
+
+
+@pytest.fixture
+def saved(tmp_path):
+    learner = make_learner('ucwl', ['fist', 'palm'], 4, eta=0.9, C=1.0, k=1.0)
+    for i in range(30):
+        x = np.arange(4.0) + i
+        p = learner.select(x)
+        learner.learn(x, p.index, bool(i % 2))
+    path = tmp_path / 'model.npz'
+    save_model(learner, path)
+    return learner, path
+
+
+def _rewrite(path, mutate):
+    """Rewrite a saved model with its header or arrays changed by ``mutate``."""
+    with np.load(path, allow_pickle=False) as archive:
+        contents = {k: archive[k] for k in archive.files}
+    header = json.loads(contents['__header__'].tobytes())
+    mutate(header, contents)
+    contents['__header__'] = np.frombuffer(json.dumps(header).encode(), dtype=np.uint8)
+    buffer = io.BytesIO()
+    np.savez(buffer, **contents)
+    path.write_bytes(buffer.getvalue())
+
+
+def test_file_holds_metadata_without_pickle(saved):
+    learner, path = saved
+    assert zipfile.is_zipfile(path)
+    with np.load(path, allow_pickle=False) as archive:
+        header = json.loads(archive['__header__'].tobytes())
+        assert all(archive[k].dtype != object for k in archive.files)
+    assert header['algorithm'] == 'ucwl'
+    assert header['labels'] == ['fist', 'palm']
+    assert header['n_features'] == 4
+    assert header['hyperparameters'] == {'eta': 0.9, 'C': 1.0, 'k': 1.0, 'covariance': 'diag',
+                                         'variant': 'scw1'}
+    assert header['format_version'] == FORMAT_VERSION
+    assert header['package_version']
+    assert load_model(path).n_updates == learner.n_updates
+
+
+def test_no_temporary_files_are_left(saved):
+    _, path = saved
+    assert os.listdir(path.parent) == ['model.npz']
+
+
+def test_a_failed_write_keeps_the_previous_file(saved, monkeypatch):
+    learner, path = saved
+    before = path.read_bytes()
+
+    def boom(*args, **kwargs):
+        raise OSError('disk full')
+    monkeypatch.setattr(os, 'replace', boom)
+    with pytest.raises(OSError, match='disk full'):
+        save_model(learner, path)
+    assert path.read_bytes() == before
+    assert os.listdir(path.parent) == ['model.npz']
+
+
+@pytest.mark.parametrize('damage, message', [
+    (lambda p: p.write_bytes(p.read_bytes()[: len(p.read_bytes()) // 2]), 'not a readable'),
+    (lambda p: p.write_bytes(b'not a model at all'), 'not a readable'),
+    (lambda p: p.write_bytes(b''), 'not a readable'),
+    (lambda p: np.savez(p.open('wb'), w=np.zeros(3)), 'no banditlearn_ros header'),
+    (lambda p: _rewrite(p, lambda h, c: h.update(format_version=99)),
+     'format version 99 is not supported'),
+    (lambda p: _rewrite(p, lambda h, c: h.update(format='something.else')),
+     'does not describe a banditlearn_ros model'),
+    (lambda p: _rewrite(p, lambda h, c: h.pop('labels')), "lacks 'labels'"),
+    (lambda p: _rewrite(p, lambda h, c: c.update(mu=np.zeros((3, 4)))),
+     "array 'mu' has shape"),
+    (lambda p: _rewrite(p, lambda h, c: c.pop('sigma')), "array 'sigma' is missing"),
+    (lambda p: _rewrite(p, lambda h, c: h.update(algorithm='magic')), 'unknown algorithm'),
+    (lambda p: _rewrite(p, lambda h, c: h.update(
+        labels=['a', 'b', 'c'], array_shapes={'mu': [2, 4], 'sigma': [2, 4]})), 'shape'),
+    (lambda p: _rewrite(p, lambda h, c: c['mu'].__setitem__((0, 0), np.nan)), 'NaN'),
+    (lambda p: _rewrite(p, lambda h, c: h['hyperparameters'].update(eta=3.0)), 'eta=3.0'),
+])
+def test_bad_files_raise_one_clear_error(saved, damage, message):
+    _, path = saved
+    damage(path)
+    with pytest.raises(ModelFileError, match=message) as info:
+        load_model(path)
+    assert str(path) in str(info.value)
+
+
+def test_missing_file_and_wrong_feature_size(saved, tmp_path):
+    _, path = saved
+    with pytest.raises(ModelFileError, match='does not exist'):
+        load_model(tmp_path / 'nothing.npz')
+    with pytest.raises(ModelFileError, match='holds 4 features, expected 7'):
+        load_model(path, expect_features=7)
