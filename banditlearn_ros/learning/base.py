@@ -217,9 +217,11 @@ class OnlineClassifier:
 
     def _argmax(self, values: np.ndarray) -> int:
         """Argmax with ties broken at random from the learner's seed."""
-        best = np.flatnonzero(values == values.max())
-        if best.size == 1:
-            return int(best[0])
+        first = int(values.argmax())
+        ties = values == values[first]
+        if np.count_nonzero(ties) == 1:
+            return first
+        best = np.flatnonzero(ties)
         return int(best[self._rng.integers(best.size)])
 
     # -- predictions -----------------------------------------------------------------
