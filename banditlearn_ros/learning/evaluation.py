@@ -1,0 +1,458 @@
+# Copyright 2026 banditlearn_ros contributors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The offline evaluation protocol of seed 000, section 5.
+
+One pass over a data set in a random order; the online mistake rate (#mistakes /
+#predictions) against the label the simulated person had in mind (the observed, possibly
+noisy label) and against the true label; the number of model updates; the runtime.  Every
+algorithm sees the same 20 permutations (``make_streams``), and within a permutation the
+same noisy labels and the same random numbers for the person's answers (common random
+numbers: a flip or a silence happens in the same round for every algorithm, whatever it
+output).  Parameters are tuned on one further permutation that is never used for the
+reported figures, over each algorithm's grid; a tuned value on the edge of a grid is
+flagged, because the optimum may lie outside.
+
+The feedback model is ``learning.feedback.TeacherModel``: label noise p (the observed label
+is a uniform random label with probability p), flip noise (rho0, rho1) and a probability
+of no answer.  Full-feedback references are told the observed label (so label noise and
+silence reach them too; a flip of a yes/no answer has no meaning for them).
+"""
+
+from dataclasses import dataclass, field
+import itertools
+import math
+import time
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from .base import BanditLearner, HyperparameterError
+from .feedback import TeacherModel
+
+TUNING_STREAM = 1_000_000
+"""Stream index of the tuning permutation; the reported ones are 0..n-1."""
+
+PAPER_C = [2.0 ** e for e in range(-5, 6)]
+PAPER_ETA = [round(0.5 + 0.05 * i, 2) for i in range(1, 10)]
+PAPER_K = [round(0.2 * i, 1) for i in range(1, 16)]
+
+GRIDS: Dict[str, Dict[str, List[Any]]] = {
+    # Seed 000 section 5: C in 2^-5..2^5, eta in 0.55..0.95, k in 0.2..3.0.
+    'ucwl': {'C': PAPER_C, 'eta': PAPER_ETA, 'k': PAPER_K},
+    # Confidit's eta multiplies the variance (eps^2 = eta x^T A^-1 x), so the paper's k
+    # grid enters squared.
+    'confidit': {'eta': [round(v * v, 2) for v in PAPER_K]},
+    'banditron': {'gamma': [0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.4]},
+    'rcnbf': {'gamma': [0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.4]},
+    'rcine': {'gamma': [0.01, 0.05, 0.1, 0.2, 0.4]},
+    'mscw': {'C': PAPER_C, 'eta': PAPER_ETA},
+    'marow': {'r': PAPER_C},
+    'mcw': {'eta': PAPER_ETA},
+    'mpa': {'C': PAPER_C},
+    'perceptron': {},
+}
+
+WIDE_GRIDS: Dict[str, Dict[str, List[Any]]] = {
+    'ucwl': {'C': [2.0 ** e for e in range(-7, 8)],
+             'eta': PAPER_ETA + [0.975, 0.99],
+             'k': PAPER_K + [3.5, 4.0, 5.0]},
+}
+"""Grids widened past the paper's edges, for ``--wide-grids``."""
+
+
+@dataclass
+class Stream:
+    """
+    One permutation of a data set with everything random about the person fixed.
+
+    Attributes
+    ----------
+    index : int
+        Stream number (``TUNING_STREAM`` for the tuning permutation).
+    order : numpy.ndarray
+        Example indices in presentation order.
+    y_true, y_obs : numpy.ndarray
+        True label and the label the person has in mind, per round.
+    u_silent, u_flip : numpy.ndarray
+        Uniform numbers per round: silence when ``u_silent < no_answer``; the answer is
+        flipped when ``u_flip`` is below the flip rate that applies.
+    seed : int
+        Seed for the learner's own randomness (exploration, tie-breaking).
+
+    """
+
+    index: int
+    order: np.ndarray
+    y_true: np.ndarray
+    y_obs: np.ndarray
+    u_silent: np.ndarray
+    u_flip: np.ndarray
+    seed: int
+
+    def __len__(self) -> int:
+        return len(self.order)
+
+
+def make_stream(y: np.ndarray, n_labels: int, teacher: TeacherModel, index: int,
+                seed: int = 0) -> Stream:
+    """
+    Build stream ``index``; the permutation depends only on (seed, index), not the noise.
+
+    So the same 20 orders are used at every noise level and by every algorithm.
+    """
+    y = np.asarray(y)
+    rng = np.random.default_rng([int(seed), int(index)])
+    order = rng.permutation(len(y))
+    y_true = y[order].astype(np.int64)
+    noise_rng = np.random.default_rng([int(seed), int(index), 1])
+    y_obs = teacher.observed_labels(y_true, n_labels, noise_rng).astype(np.int64)
+    u_silent = noise_rng.random(len(y))
+    u_flip = noise_rng.random(len(y))
+    learner_seed = int(rng.integers(2 ** 31))
+    return Stream(index, order, y_true, y_obs, u_silent, u_flip, learner_seed)
+
+
+def make_streams(y: np.ndarray, n_labels: int, teacher: TeacherModel, n_permutations: int,
+                 seed: int = 0) -> List[Stream]:
+    """Return the reported streams 0..n_permutations-1."""
+    return [make_stream(y, n_labels, teacher, p, seed) for p in range(n_permutations)]
+
+
+def answer(teacher: TeacherModel, stream: Stream, t: int, output: int) -> Optional[bool]:
+    """Return the person's answer in round t about ``output`` (None is silence)."""
+    if stream.u_silent[t] < teacher.no_answer:
+        return None
+    right = output == stream.y_obs[t]
+    flip = teacher.rho1 if right else teacher.rho0
+    return bool(right != (stream.u_flip[t] < flip))
+
+
+def answers(teacher: TeacherModel, stream: Stream, t: int,
+            outputs: np.ndarray) -> Tuple[bool, np.ndarray]:
+    """Vector form of ``answer`` for many outputs: (silent, said_right per output)."""
+    silent = bool(stream.u_silent[t] < teacher.no_answer)
+    right = outputs == stream.y_obs[t]
+    flip = stream.u_flip[t] < np.where(right, teacher.rho1, teacher.rho0)
+    return silent, right != flip
+
+
+@dataclass
+class RunResult:
+    """What one algorithm did on one stream."""
+
+    mistakes_observed: int
+    mistakes_true: int
+    updates: int
+    seconds: float
+    rounds: int
+    curve_observed: Optional[np.ndarray] = None
+    curve_true: Optional[np.ndarray] = None
+
+    @property
+    def rate_observed(self) -> float:
+        """Online mistake rate against the observed label."""
+        return self.mistakes_observed / max(self.rounds, 1)
+
+    @property
+    def rate_true(self) -> float:
+        """Online mistake rate against the true label."""
+        return self.mistakes_true / max(self.rounds, 1)
+
+
+Runner = Callable[[Dict[str, Any], np.ndarray, Stream, TeacherModel, int, bool], RunResult]
+GridRunner = Callable[[List[Dict[str, Any]], np.ndarray, Stream, TeacherModel, int],
+                      List[RunResult]]
+
+
+@dataclass
+class Algorithm:
+    """
+    An algorithm the protocol can run: its grid, fixed parameters and how to run it.
+
+    ``run(params, X, stream, teacher, n_labels, curves)`` does one pass; ``run_grid``, when
+    given, runs many parameter settings on one stream at once (used for tuning).
+    """
+
+    name: str
+    run: Runner
+    grid: Dict[str, List[Any]] = field(default_factory=dict)
+    fixed: Dict[str, Any] = field(default_factory=dict)
+    run_grid: Optional[GridRunner] = None
+    feedback: str = 'bandit'
+
+
+def run_learner(algorithm: str, params: Dict[str, Any], X: np.ndarray, stream: Stream,
+                teacher: TeacherModel, n_labels: int, curves: bool = False) -> RunResult:
+    """Run one learning-core algorithm for one pass over ``stream`` (the reference loop)."""
+    from . import make_learner
+    learner = make_learner(algorithm, n_labels, X.shape[1], seed=stream.seed, **params)
+    n = len(stream)
+    outputs = np.empty(n, dtype=np.int64)
+    bandit = isinstance(learner, BanditLearner)
+    start = time.perf_counter()
+    for t in range(n):
+        x = X[stream.order[t]]
+        if bandit:
+            prediction = learner.select(x)
+            out = prediction.index
+            said = answer(teacher, stream, t, out)
+            if said is not None:
+                learner.learn(x, out, said, prediction)
+        else:
+            out = learner.predict(x)
+            if stream.u_silent[t] >= teacher.no_answer:
+                learner.learn_true(x, int(stream.y_obs[t]))
+        outputs[t] = out
+    seconds = time.perf_counter() - start
+    return _result(outputs, stream, learner.n_updates, seconds, curves)
+
+
+def _result(outputs: np.ndarray, stream: Stream, updates: int, seconds: float,
+            curves: bool) -> RunResult:
+    wrong_obs = outputs != stream.y_obs
+    wrong_true = outputs != stream.y_true
+    res = RunResult(int(wrong_obs.sum()), int(wrong_true.sum()), int(updates), seconds,
+                    len(outputs))
+    if curves:
+        res.curve_observed = np.cumsum(wrong_obs).astype(np.int32)
+        res.curve_true = np.cumsum(wrong_true).astype(np.int32)
+    return res
+
+
+def run_ucwl_settings(settings: List[Dict[str, Any]], X: np.ndarray, stream: Stream,
+                      teacher: TeacherModel, n_labels: int) -> List[RunResult]:
+    """Run many diagonal UCWL settings on one stream with ``UCWLGrid`` (same decisions)."""
+    from .ucwl_grid import run_grid
+    variant = {s.get('variant', 'scw1') for s in settings}
+    if len(variant) != 1 or any(s.get('covariance', 'diag') != 'diag' for s in settings):
+        return [run_learner('ucwl', s, X, stream, teacher, n_labels) for s in settings]
+    start = time.perf_counter()
+    out = run_grid(X, [stream], teacher, n_labels, [s['eta'] for s in settings],
+                   [s['C'] for s in settings], [s['k'] for s in settings],
+                   variant=variant.pop())
+    seconds = (time.perf_counter() - start) / len(settings)
+    return [RunResult(int(out['mistakes_observed'][i, 0]), int(out['mistakes_true'][i, 0]),
+                      int(out['updates'][i, 0]), seconds, len(stream))
+            for i in range(len(settings))]
+
+
+def core_algorithm(name: str, teacher: Optional[TeacherModel] = None,
+                   fixed: Optional[Dict[str, Any]] = None,
+                   grid: Optional[Dict[str, List[Any]]] = None) -> Algorithm:
+    """
+    Return a learning-core algorithm ready for the protocol.
+
+    RCNBF is given the teacher's true flip rates (seed 004 runs it with known rates).
+    """
+    from . import ALGORITHMS, FULL_FEEDBACK_ALGORITHMS
+    if name not in ALGORITHMS:
+        raise HyperparameterError(f'unknown algorithm {name!r}; choose from {sorted(ALGORITHMS)}')
+    fixed = dict(fixed or {})
+    if name == 'rcnbf' and teacher is not None:
+        fixed.setdefault('rho0', teacher.rho0)
+        fixed.setdefault('rho1', teacher.rho1)
+
+    def run(params, X, stream, teach, n_labels, curves=False):
+        return run_learner(name, params, X, stream, teach, n_labels, curves)
+
+    return Algorithm(
+        name=name, run=run, grid=dict(GRIDS.get(name, {}) if grid is None else grid),
+        fixed=fixed, run_grid=run_ucwl_settings if name == 'ucwl' else None,
+        feedback='full' if name in FULL_FEEDBACK_ALGORITHMS else 'bandit')
+
+
+@dataclass
+class Tuning:
+    """Result of tuning one algorithm on the tuning permutation."""
+
+    params: Dict[str, Any]
+    rate: float
+    edges: List[str]
+    tried: int
+    seconds: float
+
+
+def grid_settings(grid: Dict[str, List[Any]], fixed: Dict[str, Any]) -> List[Dict[str, Any]]:
+    """Every combination of the grid (in grid order) merged with the fixed parameters."""
+    names = [n for n in grid if n not in fixed]
+    combos = itertools.product(*[grid[n] for n in names]) if names else [()]
+    return [{**fixed, **dict(zip(names, combo))} for combo in combos]
+
+
+def edge_notes(grid: Dict[str, List[Any]], best: Dict[str, Any],
+               fixed: Dict[str, Any]) -> List[str]:
+    """Say which tuned numeric values sit on the edge of their grid."""
+    notes = []
+    for name, values in grid.items():
+        if name in fixed or len(values) < 3:
+            continue
+        try:
+            lo, hi = min(values), max(values)
+        except TypeError:
+            continue
+        if best[name] == hi:
+            notes.append(f'{name}={best[name]:g} is at the top of its grid [{lo:g}, {hi:g}]')
+        elif best[name] == lo:
+            notes.append(f'{name}={best[name]:g} is at the bottom of its grid [{lo:g}, {hi:g}]')
+    return notes
+
+
+def tune(algorithm: Algorithm, X: np.ndarray, y: np.ndarray, n_labels: int,
+         teacher: TeacherModel, seed: int = 0,
+         progress: Optional[Callable[[int], None]] = None) -> Tuning:
+    """
+    Pick the grid setting with the lowest observed-label mistake rate on the tuning stream.
+
+    Ties go to the earlier setting in grid order, so the choice is reproducible.
+    """
+    settings = grid_settings(algorithm.grid, algorithm.fixed)
+    stream = make_stream(y, n_labels, teacher, TUNING_STREAM, seed)
+    start = time.perf_counter()
+    if algorithm.run_grid is not None and len(settings) > 1:
+        results = algorithm.run_grid(settings, X, stream, teacher, n_labels)
+        if progress:
+            progress(len(settings))
+    else:
+        results = []
+        for s in settings:
+            results.append(algorithm.run(s, X, stream, teacher, n_labels, False))
+            if progress:
+                progress(1)
+    rates = [r.rate_observed for r in results]
+    best = int(np.argmin(rates))
+    return Tuning(settings[best], rates[best],
+                  edge_notes(algorithm.grid, settings[best], algorithm.fixed),
+                  len(settings), time.perf_counter() - start)
+
+
+@dataclass
+class Record:
+    """One line of summary.json: a data set x noise setting x algorithm over all streams."""
+
+    dataset: str
+    noise: Dict[str, float]
+    algorithm: str
+    feedback: str
+    params: Dict[str, Any]
+    tuned: bool
+    edges: List[str]
+    runs: List[RunResult]
+
+    def summary(self) -> Dict[str, Any]:
+        """Return the JSON-able means and standard deviations."""
+        obs = np.array([r.rate_observed for r in self.runs])
+        tru = np.array([r.rate_true for r in self.runs])
+        upd = np.array([r.updates for r in self.runs], dtype=float)
+        sec = np.array([r.seconds for r in self.runs])
+        rounds = self.runs[0].rounds if self.runs else 0
+        return {
+            'dataset': self.dataset, 'noise': dict(self.noise), 'algorithm': self.algorithm,
+            'feedback': self.feedback, 'permutations': len(self.runs), 'rounds': rounds,
+            'mistake_rate_observed': {'mean': _f(obs.mean()), 'std': _f(obs.std())},
+            'mistake_rate_true': {'mean': _f(tru.mean()), 'std': _f(tru.std())},
+            'updates': {'mean': _f(upd.mean()), 'std': _f(upd.std())},
+            'seconds': {'mean': _f(sec.mean()), 'std': _f(sec.std())},
+            'params': {k: _plain(v) for k, v in self.params.items()},
+            'tuned': self.tuned, 'edge_of_grid': list(self.edges),
+        }
+
+    def mean_curve(self, which: str = 'observed') -> Optional[np.ndarray]:
+        """Cumulative online mistake rate per round, averaged over the streams."""
+        curves = [getattr(r, 'curve_' + which) for r in self.runs]
+        if not curves or any(c is None for c in curves):
+            return None
+        cum = np.mean(np.stack(curves), axis=0)
+        return cum / np.arange(1, len(cum) + 1)
+
+
+def _f(v: float) -> float:
+    v = float(v)
+    return v if math.isfinite(v) else None
+
+
+def _plain(v: Any) -> Any:
+    if isinstance(v, np.generic):
+        return v.item()
+    return v
+
+
+def evaluate(algorithm: Algorithm, X: np.ndarray, y: np.ndarray, n_labels: int,
+             teacher: TeacherModel, dataset: str, n_permutations: int = 20, seed: int = 0,
+             do_tune: bool = True, curves: bool = False,
+             progress: Optional[Callable[[int], None]] = None) -> Record:
+    """
+    Run the whole protocol for one algorithm: tune (or take fixed values), then run streams.
+
+    Parameters
+    ----------
+    algorithm : Algorithm
+        What to run, with its grid and fixed parameters.
+    X, y : numpy.ndarray
+        Features (n x d) and true labels (n).
+    n_labels : int
+        Number of labels.
+    teacher : TeacherModel
+        Feedback model.
+    dataset : str
+        Name recorded in the result.
+    n_permutations : int
+        Number of reported permutations (20 in the paper).
+    seed : int
+        Seed of the permutations and of every random draw.
+    do_tune : bool
+        Tune over ``algorithm.grid`` on the separate tuning permutation; when False the
+        fixed parameters (plus the learners' defaults) are used.
+    curves : bool
+        Keep per-round cumulative mistakes (memory n_permutations x n).
+    progress : callable, optional
+        Called with a number of finished runs.
+
+    Returns
+    -------
+    Record
+        The per-stream results with the chosen parameters.
+
+    """
+    if n_permutations < 1:
+        raise HyperparameterError(f'need at least one permutation, got {n_permutations}')
+    X = np.asarray(X, dtype=np.float64)
+    params, edges, tuned = dict(algorithm.fixed), [], False
+    if do_tune and grid_settings(algorithm.grid, algorithm.fixed) != [algorithm.fixed]:
+        result = tune(algorithm, X, y, n_labels, teacher, seed, progress)
+        params, edges, tuned = result.params, result.edges, True
+    runs = []
+    for stream in make_streams(y, n_labels, teacher, n_permutations, seed):
+        runs.append(algorithm.run(params, X, stream, teacher, n_labels, curves))
+        if progress:
+            progress(1)
+    noise = {'label_noise': teacher.label_noise, 'rho0': teacher.rho0, 'rho1': teacher.rho1,
+             'no_answer': teacher.no_answer}
+    return Record(dataset, noise, algorithm.name, algorithm.feedback, params, tuned, edges,
+                  runs)
+
+
+def count_runs(algorithm: Algorithm, n_permutations: int, do_tune: bool) -> int:
+    """Return how many progress steps ``evaluate`` will report (for a progress bar)."""
+    n = n_permutations
+    settings = grid_settings(algorithm.grid, algorithm.fixed)
+    if do_tune and settings != [algorithm.fixed]:
+        n += len(settings)
+    return n
+
+
+def mean_rates(records: Sequence[Record]) -> Dict[str, float]:
+    """Map algorithm name to its mean observed-label mistake rate."""
+    return {r.algorithm: float(np.mean([x.rate_observed for x in r.runs])) for r in records}
