@@ -1,0 +1,193 @@
+# Copyright 2026 banditlearn_ros contributors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+dataset_node: plays a data set as a gesture stream (features + true label), for demos and tests.
+
+For each example it publishes the true label on the label topic and then the feature vector.
+In lock-step it waits for the learner's prediction and the teacher's answer (or a timeout)
+before the next example, so a run is exactly the offline protocol: same seed, same order.
+"""
+
+import os
+import sys
+import time
+
+from banditlearn_ros.learning.datasets import DatasetError, load_dataset
+from banditlearn_ros.learning.interaction import stream_order
+from banditlearn_ros.nodes import common
+import numpy as np
+import rclpy
+from rclpy.executors import ExternalShutdownException
+from rclpy.node import Node
+from std_msgs.msg import Bool, Float32MultiArray, MultiArrayDimension, String
+
+
+class DatasetNode(Node):
+    """Publish one labelled example after another, paced by rate or by lock-step."""
+
+    def __init__(self, node_name: str = 'dataset_node', **kwargs):
+        super().__init__(node_name, **kwargs)
+        d = common.declare
+        name = d(self, 'dataset', 'digits', 'bundled data set (digits, iris, wine) or the path '
+                 'of a CSV/NPZ file', read_only=True)
+        feature_set = d(self, 'feature_set', '', "name in the features' layout; '' = the "
+                        "data set's name", read_only=True)
+        self.rate = d(self, 'rate', 0.0, 'examples per second at most; 0 = as fast as '
+                      'lock-step allows', low=0.0, high=100_000.0, read_only=True)
+        self.lockstep = d(self, 'lockstep', True, 'wait for each answer (or a timeout) before '
+                          'the next example', read_only=True)
+        self.answer_wait = d(self, 'answer_wait', 0.5, 'lock-step: seconds to wait for an '
+                             'answer after the prediction', low=0.0, high=3600.0)
+        self.prediction_wait = d(self, 'prediction_wait', 2.0, 'lock-step: seconds to wait '
+                                 'for a prediction', low=0.0, high=3600.0)
+        shuffle = d(self, 'shuffle', True, 'one seeded permutation per pass', read_only=True)
+        seed = d(self, 'seed', 0, 'seed of the permutation', read_only=True, low=0,
+                 high=2 ** 31 - 1)
+        passes = d(self, 'passes', 1, 'passes over the data set', read_only=True, low=1,
+                   high=1_000_000)
+        max_examples = d(self, 'max_examples', 0, 'stop after this many examples; 0 = all',
+                         read_only=True, low=0, high=2 ** 31 - 1)
+        self.wait_for_learner = d(self, 'wait_for_learner', True, 'wait for a subscriber of '
+                                  'the features topic before the first example',
+                                  read_only=True)
+        self.exit_when_done = d(self, 'exit_when_done', False, 'end the process when the '
+                                'stream is finished', read_only=True)
+        period = d(self, 'diagnostics_period', 1.0, 'seconds between /diagnostics messages',
+                   read_only=True, low=0.01, high=3600.0)
+        topics = {}
+        for key, default in (('features_topic', 'gesture_features'),
+                             ('label_topic', 'gesture_label'),
+                             ('prediction_topic', 'gesture_prediction'),
+                             ('feedback_topic', 'gesture_feedback')):
+            topics[key] = d(self, key, default, 'topic name', read_only=True)
+        if not self.lockstep and self.rate <= 0:
+            raise ValueError('dataset_node: lockstep false needs rate > 0')
+
+        self.X, self.y, self.label_names = load_dataset(name)
+        self.feature_set = feature_set or os.path.splitext(os.path.basename(name))[0]
+        self.order = stream_order(len(self.X), passes=passes, shuffle=shuffle, seed=seed,
+                                  max_examples=max_examples)
+        self.counters = common.Counters(
+            ('examples_sent', 'answered', 'unanswered', 'no_prediction', 'feedback_unexpected'))
+        self.sent = 0
+        self.finished = False
+        self._round = None
+        self._last_sent = -1e9
+        self._features_pub = self.create_publisher(Float32MultiArray, topics['features_topic'],
+                                                   10)
+        self._label_pub = self.create_publisher(String, topics['label_topic'], 10)
+        self.create_subscription(Bool, topics['feedback_topic'], self._on_feedback, 10)
+        self.create_subscription(String, topics['prediction_topic'], self._on_prediction, 10)
+        self._timer = self.create_timer(1.0 / self.rate if self.rate > 0 else 0.01, self._tick)
+        self.diagnostics = common.Diagnostics(self, 'banditlearn_ros: dataset_node',
+                                              self._collect, period=period)
+        self.get_logger().info(
+            f'{self.feature_set}: {len(self.order)} examples of {self.X.shape[1]} features, '
+            f'{len(self.label_names)} labels {self.label_names}')
+
+    # -- pacing --------------------------------------------------------------------------
+    def _tick(self) -> None:
+        self._maybe_send(time.monotonic())
+
+    def _maybe_send(self, now: float) -> None:
+        if self.finished:
+            return
+        if self._round is not None:
+            if not self._round_over(now):
+                return
+            self._round = None
+        if self.sent >= len(self.order):
+            self.finished = True
+            self.get_logger().info(f'stream finished after {self.sent} examples')
+            return
+        if self.rate > 0 and now - self._last_sent < 1.0 / self.rate - 1e-4:
+            return
+        if self.wait_for_learner and self._features_pub.get_subscription_count() == 0:
+            self.get_logger().info('waiting for a learner to subscribe to the features',
+                                   throttle_duration_sec=5.0)
+            return
+        self._send(now)
+
+    def _round_over(self, now: float) -> bool:
+        r = self._round
+        if r['answered']:
+            return True
+        if r['predicted'] is not None:
+            if now - r['predicted'] >= self.answer_wait:
+                self.counters.add('unanswered')
+                return True
+            return False
+        if now - r['sent'] >= self.prediction_wait:
+            self.counters.add('no_prediction')
+            return True
+        return False
+
+    def _send(self, now: float) -> None:
+        i = int(self.order[self.sent])
+        x = self.X[i].astype(np.float32)
+        msg = Float32MultiArray()
+        msg.layout.dim = [MultiArrayDimension(label=self.feature_set, size=x.size,
+                                              stride=x.size)]
+        msg.data = x.tolist()
+        self._label_pub.publish(String(data=self.label_names[int(self.y[i])]))
+        self._features_pub.publish(msg)
+        self.sent += 1
+        self._last_sent = now
+        self.counters.add('examples_sent')
+        if self.lockstep:
+            self._round = {'sent': now, 'predicted': None, 'answered': False}
+
+    def _on_prediction(self, msg: String) -> None:
+        if self._round is not None and self._round['predicted'] is None:
+            self._round['predicted'] = time.monotonic()
+
+    def _on_feedback(self, msg: Bool) -> None:
+        if self._round is None or self._round['predicted'] is None or self._round['answered']:
+            self.counters.add('feedback_unexpected')
+            return
+        self._round['answered'] = True
+        self.counters.add('answered')
+        if self.rate <= 0:
+            self._maybe_send(time.monotonic())
+
+    def _collect(self):
+        values = self.counters.snapshot()
+        values.update(dataset=self.feature_set, examples_total=len(self.order),
+                      finished=self.finished)
+        return common.OK, 'finished' if self.finished else 'playing', values
+
+
+def main(args=None) -> None:
+    """Run dataset_node; with exit_when_done it ends after the stream."""
+    rclpy.init(args=args)
+    node = None
+    try:
+        node = DatasetNode()
+        while rclpy.ok() and not (node.exit_when_done and node.finished):
+            rclpy.spin_once(node, timeout_sec=0.1)
+    except (DatasetError, ValueError) as exc:
+        print(f'dataset_node: {exc}', file=sys.stderr)
+        sys.exit(1)
+    except (KeyboardInterrupt, ExternalShutdownException):
+        pass
+    finally:
+        if node is not None:
+            node.destroy_node()
+        if rclpy.ok():
+            rclpy.shutdown()
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,448 @@
+# Copyright 2026 banditlearn_ros contributors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+learner_node: feature vectors in, spoken labels out, yes/no back into the model.
+
+The node converts messages and parameters; the learning and the feedback-matching rule live in
+``banditlearn_ros.learning`` (``interaction.Interaction``), so they are tested without DDS.
+"""
+
+from collections import deque
+import inspect
+import json
+import os
+import sys
+import threading
+import time
+from typing import Any, Dict, List, Optional
+
+from banditlearn_ros.learning import (
+    BANDIT_ALGORITHMS, BanditLearner, HyperparameterError, load_model, make_learner,
+    ModelFileError, save_model)
+from banditlearn_ros.learning.interaction import BAD_INPUT_REASONS, DROP_REASONS, Interaction
+from banditlearn_ros.nodes import common
+from rclpy.node import Node
+from rclpy.parameter import Parameter
+from std_msgs.msg import Bool, Float32MultiArray, String
+from std_srvs.srv import Trigger
+
+# Hyperparameters fixed at construction (they shape the learned arrays): read-only.
+CONSTRUCTION_ONLY = ('covariance', 'alpha')
+DEFAULT_ALGORITHM = 'ucwl'
+DEFAULT_LABELS = ['fist', 'open_palm', 'point', 'thumbs_up', 'victory']
+
+_DESCRIPTIONS = {
+    'eta': 'confidence parameter eta',
+    'C': 'aggressiveness cap C of the soft-confidence-weighted step',
+    'k': 'exploration weight on the margin standard deviation',
+    'covariance': "covariance form: 'diag' or 'full'",
+    'variant': "step size: 'scw1' or 'scw2'",
+    'alpha': 'label-noise parameter alpha of the demotion step',
+    'normalize': 'scale every feature vector to unit length first',
+    'gamma': 'exploration probability gamma',
+    'rho0': 'known rate of "right" said for a wrong label',
+    'rho1': 'known rate of "wrong" said for a right label',
+    'n_s': 'rounds between two noise-rate estimates',
+    'percentile': "percentile used in place of the noise estimator's argmax",
+}
+
+
+def parameter_name(algorithm: str, hyperparameter: str) -> str:
+    """Return the ROS parameter of a hyperparameter: plain for UCWL, ``<algo>.<name>`` else."""
+    if algorithm == DEFAULT_ALGORITHM:
+        return hyperparameter
+    return f'{algorithm}.{hyperparameter}'
+
+
+def hyperparameter_defaults() -> Dict[str, Dict[str, Any]]:
+    """Return ``{algorithm: {hyperparameter: default}}`` from the learners' constructors."""
+    table = {}
+    for algorithm, cls in BANDIT_ALGORITHMS.items():
+        signature = inspect.signature(cls.__init__)
+        table[algorithm] = {name: signature.parameters[name].default
+                            for name in cls._hyperparameters}
+    return table
+
+
+class LearnerNode(Node):
+    """Select a label for each feature message and learn from the yes/no that follows."""
+
+    def __init__(self, node_name: str = 'learner_node', **kwargs):
+        super().__init__(node_name, **kwargs)
+        self.counters = common.Counters(
+            ('features_received', 'saves', 'autosaves', 'save_failures', 'resets',
+             'labels_added', 'parameter_changes', 'parameter_rejections'))
+        self._declare_parameters()
+        self._lock = threading.RLock()
+        self._times = deque(maxlen=200)
+        self._updates_since_save = 0
+        self._problem = ''
+        self._save_path = self._model_path
+        learner = self._load_at_start()
+        self.interaction = Interaction(
+            self._fresh_learner, learner=learner,
+            feedback_timeout=self.get_parameter('feedback_timeout').value,
+            max_unanswered=self.get_parameter('max_unanswered').value,
+            window=self.get_parameter('stats_window').value,
+            n_features=self.get_parameter('feature_size').value)
+        self.add_on_set_parameters_callback(self._on_set_parameters)
+
+        topic = self.get_parameter
+        # The feedback subscription is created first: when a yes/no and the next feature
+        # vector are ready together, the executor runs the yes/no first.
+        self._feedback_sub = self.create_subscription(
+            Bool, topic('feedback_topic').value, self._on_feedback, 10)
+        self._features_sub = self.create_subscription(
+            Float32MultiArray, topic('features_topic').value, self._on_features, 10)
+        self._prediction_pub = self.create_publisher(String, topic('prediction_topic').value, 10)
+        self._details_pub = self.create_publisher(String, topic('details_topic').value, 10)
+        self.create_service(Trigger, '~/save_model', self._on_save)
+        self.create_service(Trigger, '~/reset_model', self._on_reset)
+        self.diagnostics = common.Diagnostics(
+            self, 'banditlearn_ros: learner_node', self._collect,
+            period=self.get_parameter('diagnostics_period').value)
+        self.get_logger().info(
+            f'{self._algorithm} learner ready: labels {self._labels}, '
+            f'{self.interaction.n_features or "feature size from the first message"}, '
+            f'model file {self._save_path or "(none: memory only)"}')
+
+    # -- parameters ----------------------------------------------------------------------
+    def _declare_parameters(self) -> None:
+        d = common.declare
+        self._labels: List[str] = list(d(
+            self, 'labels', list(DEFAULT_LABELS),
+            'label names the robot can say; append one at runtime to add a class',
+            constraints='unique non-empty names; existing names keep their order'))
+        self._algorithm = d(
+            self, 'algorithm', DEFAULT_ALGORITHM, 'bandit learning algorithm', read_only=True,
+            constraints='one of ' + ', '.join(sorted(BANDIT_ALGORITHMS)))
+        if self._algorithm not in BANDIT_ALGORITHMS:
+            raise HyperparameterError(
+                f'algorithm {self._algorithm!r} is not one of {sorted(BANDIT_ALGORITHMS)}')
+        self._hp_defaults = hyperparameter_defaults()
+        for algorithm, defaults in self._hp_defaults.items():
+            for name, default in defaults.items():
+                d(self, parameter_name(algorithm, name), default,
+                  f'{algorithm}: {_DESCRIPTIONS.get(name, name)}',
+                  read_only=name in CONSTRUCTION_ONLY,
+                  constraints='checked by the learner; an invalid value is refused with '
+                              'the reason')
+        d(self, 'feature_size', 0, 'length of every feature vector; 0 = from the first message',
+          read_only=True, low=0, high=1_000_000)
+        self._seed = d(self, 'seed', 0, 'seed of the learner', read_only=True,
+                       low=0, high=2 ** 31 - 1)
+        path = d(self, 'model_path', '', 'model file: loaded at start, saved by ~/save_model, '
+                 'autosave and on shutdown; empty = memory only', read_only=True)
+        self._model_path = os.path.expanduser(path) if path else ''
+        d(self, 'autosave_every', 20, 'save after every N updates; 0 = never', low=0,
+          high=1_000_000_000)
+        d(self, 'save_on_shutdown', True, 'save the model when the node shuts down')
+        self._start_fresh = d(
+            self, 'start_fresh_on_bad_model', False,
+            'start with a fresh model when model_path cannot be read (the bad file is kept; '
+            'the new model is saved as <model_path>.fresh.npz)', read_only=True)
+        d(self, 'feedback_timeout', 10.0, 'seconds after a prediction within which its '
+          'yes/no counts', low=1e-3, high=1e6)
+        d(self, 'max_unanswered', 100, 'most unanswered predictions kept', read_only=True,
+          low=1, high=100_000)
+        d(self, 'stats_window', 100, 'rounds in the windowed rates', read_only=True,
+          low=1, high=1_000_000)
+        d(self, 'diagnostics_period', 1.0, 'seconds between /diagnostics messages',
+          read_only=True, low=0.01, high=3600.0)
+        for name, default in (('features_topic', 'gesture_features'),
+                              ('feedback_topic', 'gesture_feedback'),
+                              ('prediction_topic', 'gesture_prediction'),
+                              ('details_topic', 'gesture_prediction_details')):
+            d(self, name, default, 'topic name', read_only=True)
+        _check_labels(self._labels)
+
+    def _hyperparameters(self, algorithm: str,
+                         changes: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
+        """Return the constructor arguments of ``algorithm`` from the parameters."""
+        changes = changes or {}
+        out = {}
+        for name in self._hp_defaults[algorithm]:
+            pname = parameter_name(algorithm, name)
+            out[name] = changes[pname] if pname in changes else self.get_parameter(pname).value
+        return out
+
+    def _fresh_learner(self, n_features: int) -> BanditLearner:
+        return make_learner(self._algorithm, list(self._labels), n_features, seed=self._seed,
+                            **self._hyperparameters(self._algorithm))
+
+    def _on_set_parameters(self, params: List[Parameter]):
+        changes = {p.name: p.value for p in params}
+        try:
+            new_labels = self._check_new_labels(changes)
+            for algorithm in self._hp_defaults:
+                names = {parameter_name(algorithm, h) for h in self._hp_defaults[algorithm]}
+                if names & set(changes):
+                    # Building a throw-away learner runs the same checks as set_params.
+                    make_learner(algorithm, ['a'], 1, **self._hyperparameters(algorithm, changes))
+        except (HyperparameterError, ValueError, TypeError) as exc:
+            self.counters.add('parameter_rejections')
+            self.get_logger().warn(f'parameter change refused: {exc}')
+            return common.reject(str(exc))
+        with self._lock:
+            learner = self.interaction.learner
+            if learner is not None:
+                tunable = self._hyperparameters(learner.name, changes)
+                current = learner.get_params()
+                diff = {k: v for k, v in tunable.items()
+                        if k not in CONSTRUCTION_ONLY and v != current.get(k)}
+                if diff:
+                    learner.set_params(**diff)
+                for name in new_labels:
+                    learner.add_label(name)
+                    self.counters.add('labels_added')
+            if 'labels' in changes:
+                self._labels = list(changes['labels'])
+            if 'feedback_timeout' in changes:
+                self.interaction.feedback_timeout = float(changes['feedback_timeout'])
+        self.counters.add('parameter_changes')
+        if new_labels:
+            self.get_logger().info(f'labels added: {new_labels}')
+        return common.accept()
+
+    def _check_new_labels(self, changes: Dict[str, Any]) -> List[str]:
+        """Return the labels a change of ``labels`` appends; raise ValueError if it does more."""
+        if 'labels' not in changes:
+            return []
+        labels = [str(v) for v in (changes['labels'] or [])]
+        _check_labels(labels)
+        learner = self.interaction.learner
+        current = list(learner.labels) if learner is not None else list(self._labels)
+        if learner is None:
+            return []
+        if labels[:len(current)] != current:
+            raise ValueError(
+                f'labels can only be appended (current {current}, asked {labels}); '
+                'removing or renaming one needs ~/reset_model and a new model')
+        return labels[len(current):]
+
+    # -- model file ----------------------------------------------------------------------
+    def _load_at_start(self) -> Optional[BanditLearner]:
+        path = self._model_path
+        if not path or not os.path.exists(path):
+            return None
+        expect = self.get_parameter('feature_size').value
+        try:
+            learner = _load_bandit(path, expect)
+        except ModelFileError as exc:
+            if not self._start_fresh:
+                raise
+            self._save_path = path + '.fresh.npz'
+            self._problem = f'bad model file kept aside: {exc}'
+            self.get_logger().error(
+                f'{exc}; starting with a fresh model (start_fresh_on_bad_model is true); the '
+                f'bad file is left untouched and the new model is saved to {self._save_path}')
+            if not os.path.exists(self._save_path):
+                return None
+            try:
+                learner = _load_bandit(self._save_path, expect)
+            except ModelFileError as exc2:
+                self.get_logger().error(f'{exc2}; starting from scratch')
+                return None
+        self._reconcile(learner)
+        self.get_logger().info(
+            f'loaded {learner.name} model with {learner.n_labels} labels, '
+            f'{learner.n_features} features, {learner.n_updates} updates from {path}')
+        return learner
+
+    def _reconcile(self, learner: BanditLearner) -> None:
+        """Make the loaded learner and the parameters agree (the file's labels come first)."""
+        if learner.name != self._algorithm:
+            self.get_logger().warn(
+                f'model file holds a {learner.name} learner; parameter algorithm='
+                f'{self._algorithm!r} is ignored while this file is used')
+            self._algorithm = learner.name
+        wanted = self._hyperparameters(learner.name)
+        held = learner.get_params()
+        for name in CONSTRUCTION_ONLY:
+            if name in wanted and wanted[name] != held.get(name):
+                self.get_logger().warn(
+                    f'model file has {name}={held.get(name)!r}; parameter value '
+                    f'{wanted[name]!r} needs a new model (~/reset_model)')
+        tunable = {k: v for k, v in wanted.items()
+                   if k not in CONSTRUCTION_ONLY and v != held.get(k)}
+        if tunable:
+            self.get_logger().info(f'parameters override the file: {tunable}')
+            learner.set_params(**tunable)
+        for name in self._labels:
+            if name not in learner.labels:
+                learner.add_label(name)
+        if list(learner.labels) != self._labels:
+            self._labels = list(learner.labels)
+            self.set_parameters([Parameter('labels', Parameter.Type.STRING_ARRAY,
+                                           list(self._labels))])
+
+    def save(self) -> str:
+        """Save the model atomically; return where (raises OSError or ValueError)."""
+        if not self._save_path:
+            raise ValueError('model_path is empty: the model lives in memory only')
+        with self._lock:
+            learner = self.interaction.learner
+            if learner is None:
+                raise ValueError('no model yet (no feature vector seen)')
+            save_model(learner, self._save_path)
+            self._updates_since_save = 0
+        self.counters.add('saves')
+        return self._save_path
+
+    def close(self) -> None:
+        """Save on shutdown when asked to (called by ``run_node`` and the bring-up)."""
+        if not self.get_parameter('save_on_shutdown').value:
+            return
+        if self._save_path and self.interaction.learner is not None:
+            try:
+                self.save()
+                self.get_logger().info(f'model saved to {self._save_path} on shutdown')
+            except (OSError, ValueError) as exc:
+                self.counters.add('save_failures')
+                self.get_logger().error(f'could not save the model on shutdown: {exc}')
+
+    # -- callbacks -----------------------------------------------------------------------
+    def _on_features(self, msg: Float32MultiArray) -> None:
+        start = time.perf_counter()
+        self.counters.add('features_received')
+        data = msg.data[msg.layout.data_offset:] if msg.layout.data_offset else msg.data
+        with self._lock:
+            item, reason = self.interaction.predict(data)
+        if item is None:
+            self.get_logger().warn(
+                f'feature message refused ({reason}: {len(data)} values, '
+                f'{self.interaction.n_features or "any"} expected)', throttle_duration_sec=5.0)
+            return
+        p = item.prediction
+        self._prediction_pub.publish(String(data=p.label))
+        details = {
+            'id': item.id, 'label': p.label, 'index': int(p.index),
+            'scores': [float(v) for v in p.scores], 'bounds': [float(v) for v in p.bounds],
+            'explored': bool(p.explored), 'greedy': int(p.greedy),
+            'probability': float(p.probability),
+            'stamp': self.get_clock().now().nanoseconds * 1e-9,
+        }
+        self._details_pub.publish(String(data=json.dumps(details)))
+        self._times.append(time.perf_counter() - start)
+
+    def _on_feedback(self, msg: Bool) -> None:
+        with self._lock:
+            result = self.interaction.feedback(bool(msg.data))
+            if result.outcome != 'matched':
+                self.get_logger().info(f'feedback dropped ({result.outcome})',
+                                       throttle_duration_sec=5.0)
+                return
+            if not result.updated:
+                return
+            self._updates_since_save += 1
+            every = self.get_parameter('autosave_every').value
+            due = every > 0 and self._save_path and self._updates_since_save >= every
+        if due:
+            try:
+                self.save()
+                self.counters.add('autosaves')
+            except (OSError, ValueError) as exc:
+                self.counters.add('save_failures')
+                self.get_logger().error(f'autosave failed: {exc}', throttle_duration_sec=10.0)
+
+    def _on_save(self, request, response):
+        try:
+            path = self.save()
+        except (OSError, ValueError) as exc:
+            self.counters.add('save_failures')
+            response.success, response.message = False, f'not saved: {exc}'
+        else:
+            response.success, response.message = True, f'saved to {path}'
+        return response
+
+    def _on_reset(self, request, response):
+        with self._lock:
+            self.interaction.reset()
+        self.counters.add('resets')
+        self._updates_since_save = 0
+        response.success = True
+        response.message = ('model reset to a fresh one; the model file is replaced at the '
+                            'next save')
+        self.get_logger().info(response.message)
+        return response
+
+    # -- diagnostics ---------------------------------------------------------------------
+    def _collect(self):
+        stats = self.interaction.stats()
+        values: Dict[str, Any] = {'algorithm': self._algorithm,
+                                  'labels': ','.join(self._current_labels()),
+                                  'feature_size': self.interaction.n_features}
+        keys = (['predictions', 'feedback_received', 'feedback_matched', 'feedback_dropped']
+                + ['feedback_dropped_' + r for r in DROP_REASONS]
+                + ['features_refused'] + ['features_' + r for r in BAD_INPUT_REASONS]
+                + ['unanswered', 'unanswered_superseded', 'unanswered_expired',
+                   'unanswered_overflow', 'mistake_rate_window', 'mistake_rate',
+                   'exploration_rate_window', 'exploration_rate', 'updates'])
+        values.update({k: stats[k] for k in keys})
+        values.update(self.counters.snapshot())
+        times = list(self._times)
+        values['processing_ms_mean'] = 1e3 * sum(times) / len(times) if times else 0.0
+        values['processing_ms_max'] = 1e3 * max(times) if times else 0.0
+        values['model_file'] = self._save_path
+        values['model_file_age_s'] = _file_age(self._save_path)
+        level, message = common.OK, 'learning'
+        if self._problem:
+            level, message = common.WARN, self._problem
+        elif self.counters.get('save_failures'):
+            level, message = common.ERROR, 'saving the model failed'
+        elif stats['predictions'] == 0:
+            message = 'waiting for features'
+        return level, message, values
+
+    def _current_labels(self) -> List[str]:
+        learner = self.interaction.learner
+        return list(learner.labels) if learner is not None else list(self._labels)
+
+
+def _check_labels(labels: List[str]) -> None:
+    if not labels:
+        raise ValueError('labels must name at least one label')
+    if any(not str(name).strip() for name in labels):
+        raise ValueError(f'label names must not be empty: {labels}')
+    if len(set(labels)) != len(labels):
+        raise ValueError(f'label names must be unique: {labels}')
+
+
+def _load_bandit(path: str, expect_features: int) -> BanditLearner:
+    learner = load_model(path, expect_features=expect_features)
+    if not isinstance(learner, BanditLearner):
+        raise ModelFileError(path, f'holds a {learner.name} learner, which needs full '
+                                   'labels; learner_node runs bandit learners only')
+    return learner
+
+
+def _file_age(path: str) -> float:
+    try:
+        return max(0.0, time.time() - os.path.getmtime(path))
+    except (OSError, TypeError):
+        return -1.0
+
+
+def main(args=None) -> None:
+    """Run learner_node; a bad model file or parameter ends it with one readable line."""
+    try:
+        common.run_node(LearnerNode, args=args)
+    except (ModelFileError, HyperparameterError, ValueError) as exc:
+        print(f'learner_node: {exc}', file=sys.stderr)
+        sys.exit(1)
+
+
+if __name__ == '__main__':
+    main()
