@@ -59,7 +59,7 @@ def declare(node: Node, name: str, default: Any, description: str, *,
                 from_value=int(low if low is not None else -2 ** 31),
                 to_value=int(high if high is not None else 2 ** 31 - 1), step=0)]
         else:
-            descriptor.floating_range = [FloatingPointRange(
+            descriptor.floating_point_range = [FloatingPointRange(
                 from_value=float(low if low is not None else -1e300),
                 to_value=float(high if high is not None else 1e300), step=0.0)]
     if isinstance(default, (list, tuple)) and not default:
