@@ -301,6 +301,7 @@ class Bag:
         self._readers: List[Any] = []
         self._decoders: Dict[Tuple, _Decoder] = {}
         self._observed: Optional[Tuple[int, int]] = None
+        self._span = (2 ** 63 - 1, -1)
         self.topics: Dict[str, TopicInfo] = {}
         try:
             self._open()
@@ -500,6 +501,7 @@ class Bag:
             for conn, stamp, raw in heapq.merge(*generators, key=lambda item: item[1]):
                 topic = self.topics[conn.topic]
                 topic.read += 1
+                self._span = (min(self._span[0], stamp), max(self._span[1], stamp))
                 raw = bytes(raw)
                 if not decode:
                     yield BagMessage(conn.topic, conn.msgtype, stamp, None, raw)
@@ -522,16 +524,15 @@ class Bag:
         """Zero the per-topic read/decoded/failed counters before a new pass."""
         for topic in self.topics.values():
             topic.read = topic.decoded = topic.failed = 0
+        self._span = (2 ** 63 - 1, -1)
 
     def check(self, decode: bool = True) -> 'Bag':
         """Read (and decode) every message so each topic's counts and problems are complete."""
         self.reset_counts()
-        first = last = None
-        for item in self.messages(decode=decode):
-            first = item.stamp_ns if first is None else min(first, item.stamp_ns)
-            last = item.stamp_ns if last is None else max(last, item.stamp_ns)
+        for _ in self.messages(decode=decode):
+            pass
         # Old recorders wrote approximate times into metadata.yaml; trust what was read.
-        self._observed = (first, last) if first is not None else None
+        self._observed = self._span if self._span[0] <= self._span[1] else None
         for topic in self.topics.values():
             if topic.read < topic.count:
                 self._note(topic, [f'the index lists {topic.count} messages but only '
