@@ -69,6 +69,7 @@ setup(
         'console_scripts': [
             'learner_node = banditlearn_ros.nodes.learner_node:main',
             'teacher_node = banditlearn_ros.nodes.teacher_node:main',
+            'dataset_node = banditlearn_ros.nodes.dataset_node:main',
             'camera_node = banditlearn_ros.nodes.camera_node:main',
             'feedback_node = banditlearn_ros.nodes.feedback_node:main',
             'banditlearn_bringup = banditlearn_ros.nodes.bringup:main',
