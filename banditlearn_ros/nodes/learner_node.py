@@ -167,6 +167,8 @@ class LearnerNode(Node):
                               ('details_topic', 'gesture_prediction_details')):
             d(self, name, default, 'topic name', read_only=True)
         _check_labels(self._labels)
+        # Refuse bad hyperparameters now, not at the first message.
+        make_learner(self._algorithm, ['a'], 1, **self._hyperparameters(self._algorithm))
 
     def _hyperparameters(self, algorithm: str,
                          changes: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:

@@ -1,0 +1,541 @@
+# Copyright 2026 banditlearn_ros contributors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+banditlearn_bringup: start a system of nodes in one process, without ``ros2 launch``.
+
+A system is a YAML file (``config/<name>.system.yaml``) naming the nodes, the parameter
+files (the same ``config/params.yaml`` the launch files read) and per-node overrides.  All
+nodes run on one executor; the command prints the online mistake rate as the learner learns
+and ends cleanly when the data set is played (or after ``--rounds`` / ``--duration``).
+"""
+
+import argparse
+import importlib
+import inspect
+import math
+import os
+from pathlib import Path
+import shutil
+import sys
+import tempfile
+import time
+from typing import Any, Dict, List, Optional
+
+import yaml
+
+DEFAULT_SYSTEM = 'teach_sim'
+SYSTEM_SUFFIX = '.system.yaml'
+_ENTRY_KEYS = {'node', 'name', 'parameters', 'remappings'}
+_SYSTEM_KEYS = {'description', 'params_files', 'nodes', 'report'}
+
+
+class BringupError(Exception):
+    """A problem the user can fix; printed as one line."""
+
+
+def config_dirs() -> List[Path]:
+    """Return where system and parameter files are looked for: source tree, then share."""
+    dirs = []
+    source = Path(__file__).resolve().parents[2] / 'config'
+    if source.is_dir():
+        dirs.append(source)
+    try:
+        from ament_index_python.packages import get_package_share_directory
+        share = Path(get_package_share_directory('banditlearn_ros')) / 'config'
+        if share.is_dir() and share not in dirs:
+            dirs.append(share)
+    except (ImportError, LookupError, ValueError, OSError):
+        pass
+    return dirs
+
+
+def find_system(name_or_path: str) -> Path:
+    """Return the system file for a name (``teach_sim``) or a path."""
+    path = Path(name_or_path).expanduser()
+    if path.suffix in ('.yaml', '.yml') or os.sep in name_or_path:
+        if not path.is_file():
+            raise BringupError(f'system file {path} does not exist')
+        return path
+    for folder in config_dirs():
+        candidate = folder / (name_or_path + SYSTEM_SUFFIX)
+        if candidate.is_file():
+            return candidate
+    raise BringupError(f'no system {name_or_path!r}; known: {", ".join(list_systems()) or "none"}')
+
+
+def list_systems() -> List[str]:
+    """Return the names of the systems shipped in the config folders."""
+    names = set()
+    for folder in config_dirs():
+        names.update(p.name[:-len(SYSTEM_SUFFIX)] for p in folder.glob('*' + SYSTEM_SUFFIX))
+    return sorted(names)
+
+
+def _read_yaml(path: Path) -> Any:
+    try:
+        with open(path, encoding='utf-8') as handle:
+            return yaml.safe_load(handle)
+    except OSError as exc:
+        raise BringupError(f'{path}: cannot read ({exc.strerror})') from None
+    except yaml.YAMLError as exc:
+        raise BringupError(f'{path}: not valid YAML ({str(exc).splitlines()[0]})') from None
+
+
+def load_system(path: Path) -> Dict[str, Any]:
+    """Read and check a system file; paths in it become absolute."""
+    system = _read_yaml(path)
+    if not isinstance(system, dict) or not isinstance(system.get('nodes'), list) \
+            or not system['nodes']:
+        raise BringupError(f'{path}: a system needs a non-empty list under "nodes"')
+    unknown = set(system) - _SYSTEM_KEYS
+    if unknown:
+        raise BringupError(
+            f'{path}: unknown keys {sorted(unknown)}; allowed {sorted(_SYSTEM_KEYS)}')
+    entries, names = [], set()
+    for raw in system['nodes']:
+        if isinstance(raw, str):
+            raw = {'node': raw}
+        if not isinstance(raw, dict) or not isinstance(raw.get('node'), str):
+            raise BringupError(f'{path}: each node entry needs "node: <name>", got {raw!r}')
+        bad = set(raw) - _ENTRY_KEYS
+        if bad:
+            raise BringupError(f'{path}: node {raw["node"]}: unknown keys {sorted(bad)}')
+        entry = {'node': raw['node'],
+                 'name': raw.get('name') or raw['node'].split(':')[-1].split('.')[-1],
+                 'parameters': dict(raw.get('parameters') or {}),
+                 'remappings': dict(raw.get('remappings') or {})}
+        if entry['name'] in names:
+            raise BringupError(f'{path}: two nodes are named {entry["name"]!r}')
+        names.add(entry['name'])
+        entries.append(entry)
+    files = system.get('params_files') or []
+    if isinstance(files, str):
+        files = [files]
+    params_files = [(path.parent / Path(f).expanduser()).resolve() for f in files]
+    report = system.get('report') or {}
+    return {'path': path, 'description': system.get('description', ''),
+            'params_files': params_files, 'nodes': entries,
+            'every': int(report.get('every', 100))}
+
+
+def node_class(spec: str):
+    """Return the Node class for ``learner_node`` or ``package.module:Class``."""
+    from rclpy.node import Node
+    module_name, _, class_name = spec.partition(':')
+    if '.' not in module_name:
+        module_name = 'banditlearn_ros.nodes.' + module_name
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise BringupError(f'node {spec!r}: cannot import {module_name} ({exc})') from None
+    if class_name:
+        cls = getattr(module, class_name, None)
+        if cls is None:
+            raise BringupError(f'node {spec!r}: {module_name} has no {class_name}')
+        return cls
+    cls = getattr(module, 'NODE_CLASS', None)
+    if cls is not None:
+        return cls
+    found = [obj for obj in vars(module).values()
+             if inspect.isclass(obj) and issubclass(obj, Node) and obj is not Node
+             and obj.__module__ == module.__name__]
+    if len(found) != 1:
+        raise BringupError(f'node {spec!r}: {module_name} defines {len(found)} Node classes; '
+                           'write "module:Class"')
+    return found[0]
+
+
+def _base_values(params_files: List[Path]) -> Dict[str, Dict[str, Any]]:
+    values: Dict[str, Dict[str, Any]] = {}
+    for path in params_files:
+        data = _read_yaml(path) or {}
+        for node, section in data.items():
+            params = (section or {}).get('ros__parameters', {}) if isinstance(section, dict) \
+                else {}
+            values.setdefault(str(node).lstrip('/'), {}).update(params or {})
+    return values
+
+
+def _coerce(value: Any, like: Any) -> Any:
+    """Keep a parameter's type: an int given where the files hold a float becomes a float."""
+    if isinstance(like, float) and isinstance(value, int) and not isinstance(value, bool):
+        return float(value)
+    return value
+
+
+class System:
+    """The nodes of a system on one executor, with the files they were started from."""
+
+    def __init__(self, system: Dict[str, Any], log_level: str = 'warn'):
+        import rclpy
+        from rclpy.executors import SingleThreadedExecutor
+        self.system = system
+        for path in system['params_files']:
+            if not path.is_file():
+                raise BringupError(f'parameter file {path} does not exist')
+        base = _base_values(system['params_files'])
+        overrides = {}
+        for entry in system['nodes']:
+            known = base.get(entry['name'], {})
+            params = {k: _coerce(v, known.get(k)) for k, v in entry['parameters'].items()}
+            if params:
+                overrides[entry['name']] = {'ros__parameters': params}
+        self._tmp = tempfile.mkdtemp(prefix='banditlearn_bringup_')
+        args = ['--ros-args', '--log-level', log_level]
+        for path in system['params_files']:
+            args += ['--params-file', str(path)]
+        if overrides:
+            overlay = os.path.join(self._tmp, 'overrides.yaml')
+            with open(overlay, 'w', encoding='utf-8') as handle:
+                yaml.safe_dump(overrides, handle)
+            args += ['--params-file', overlay]
+        classes = [(entry, node_class(entry['node'])) for entry in system['nodes']]
+        for entry, cls in classes:
+            if not _accepts_kwargs(cls):
+                args += [a for src, dst in entry['remappings'].items()
+                         for a in ('-r', f'{entry["name"]}:{src}:={dst}')]
+        self.context = rclpy.context.Context()
+        rclpy.init(args=['banditlearn_bringup'] + args, context=self.context)
+        self.nodes = []
+        self.executor = SingleThreadedExecutor(context=self.context)
+        try:
+            for entry, cls in classes:
+                node = cls(**self._node_kwargs(entry, cls))
+                self.nodes.append(node)
+                self.executor.add_node(node)
+        except BaseException:
+            self.close()
+            raise
+
+    def _node_kwargs(self, entry: Dict[str, Any], cls) -> Dict[str, Any]:
+        params = inspect.signature(cls.__init__).parameters
+        kwargs: Dict[str, Any] = {}
+        if _accepts_kwargs(cls):
+            kwargs['context'] = self.context
+            if entry['remappings']:
+                kwargs['cli_args'] = ['--ros-args'] + [
+                    a for src, dst in entry['remappings'].items() for a in ('-r', f'{src}:={dst}')]
+        if 'node_name' in params:
+            kwargs['node_name'] = entry['name']
+        elif entry['name'] != entry['node'].split(':')[-1].split('.')[-1]:
+            raise BringupError(f'{cls.__name__} takes no node_name; it cannot be renamed')
+        return kwargs
+
+    def find(self, class_name: str):
+        """Return the first node whose class has this name, else None."""
+        for node in self.nodes:
+            if type(node).__name__ == class_name:
+                return node
+        return None
+
+    def spin_once(self, timeout: float = 0.1) -> None:
+        """Run one ready callback (or wait up to ``timeout``)."""
+        self.executor.spin_once(timeout_sec=timeout)
+
+    def close(self) -> None:
+        """Let nodes save (``close``), destroy them and shut the context down."""
+        import rclpy
+        for node in reversed(self.nodes):
+            close = getattr(node, 'close', None)
+            if close is not None:
+                close()
+        for node in reversed(self.nodes):
+            self.executor.remove_node(node)
+            node.destroy_node()
+        self.nodes = []
+        self.executor.shutdown(timeout_sec=1.0)
+        if self.context.ok():
+            rclpy.shutdown(context=self.context)
+        shutil.rmtree(self._tmp, ignore_errors=True)
+
+
+def _accepts_kwargs(cls) -> bool:
+    return any(p.kind == inspect.Parameter.VAR_KEYWORD
+               for p in inspect.signature(cls.__init__).parameters.values())
+
+
+class Reporter:
+    """Progress lines: rounds, true and reported mistake rates, exploration, updates."""
+
+    def __init__(self, system: System, every: int, out=sys.stdout):
+        self.learner = system.find('LearnerNode')
+        self.teacher = system.find('TeacherNode')
+        self.every = every
+        self.out = out
+        self._next = every if every > 0 else math.inf
+        self.lines = 0
+        self.start = time.monotonic()
+
+    def rounds(self) -> int:
+        """Return the rounds played: predictions answered (or not) by the teacher."""
+        if self.teacher is not None:
+            return int(self.teacher.teacher.stats()['rounds'])
+        if self.learner is not None:
+            return int(self.learner.interaction.stats()['predictions'])
+        return 0
+
+    def header(self) -> None:
+        """Print the column names."""
+        print(f'{"round":>7} {"mistakes":>9} {"window":>7} {"said-wrong":>11} '
+              f'{"explored":>9} {"updates":>8}', file=self.out, flush=True)
+
+    def poll(self) -> None:
+        """Print a line for every multiple of ``every`` passed since the last call."""
+        if self.rounds() >= self._next:
+            self.line(self.rounds())
+            while self._next <= self.rounds():
+                self._next += self.every
+
+    def line(self, rounds: int) -> None:
+        """Print one progress line."""
+        true_all = true_win = math.nan
+        if self.teacher is not None:
+            t = self.teacher.teacher.stats()
+            true_all, true_win = t['true_mistake_rate'], t['true_mistake_rate_window']
+        said = explored = math.nan
+        updates = 0
+        if self.learner is not None:
+            s = self.learner.interaction.stats()
+            said, explored, updates = (s['mistake_rate_window'], s['exploration_rate_window'],
+                                       s['updates'])
+            if self.teacher is None:
+                true_all, true_win = s['mistake_rate'], s['mistake_rate_window']
+        print(f'{rounds:>7} {_pct(true_all):>9} {_pct(true_win):>7} {_pct(said):>11} '
+              f'{_pct(explored):>9} {updates:>8}', file=self.out, flush=True)
+        self.lines += 1
+
+
+def _pct(value: float) -> str:
+    return '-' if value != value else f'{100 * value:.1f}%'
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        self.exit(2, f'{self.prog}: error: {message} (see --help)\n')
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Return the command-line parser."""
+    p = _Parser(prog='banditlearn_bringup', description=(
+        'Start a banditlearn_ros system (nodes + parameter files described in YAML) in one '
+        'process. With no arguments: dataset_node (digits) + learner_node (UCWL) + '
+        'teacher_node, one pass, printing the online mistake rate.'))
+    p.add_argument('--system', default=DEFAULT_SYSTEM,
+                   help='system name (config/<name>.system.yaml) or path (default teach_sim)')
+    p.add_argument('--list', action='store_true', help='list the shipped systems and exit')
+    p.add_argument('--params', metavar='FILE',
+                   help="parameter file replacing the system's first one (config/params.yaml)")
+    p.add_argument('--dataset', help='data set for dataset_node: digits, iris, wine or a '
+                   '.csv/.npz path (the learner gets its label names)')
+    p.add_argument('--rounds', type=_positive_int, default=0,
+                   help='stop after N rounds (default: one pass over the data set)')
+    p.add_argument('--duration', type=_positive_float, default=0.0,
+                   help='stop after this many seconds (default: no limit)')
+    p.add_argument('--noise', type=_probability, help='teacher flip noise: sets rho0 and rho1')
+    p.add_argument('--rho0', type=_probability, help='P(teacher says right | wrong)')
+    p.add_argument('--rho1', type=_probability, help='P(teacher says wrong | right)')
+    p.add_argument('--no-answer', type=_probability, help='P(teacher says nothing)')
+    p.add_argument('--label-noise', type=_probability, help='P(teacher has a random label)')
+    p.add_argument('--algorithm', help='learner algorithm (ucwl, confidit, banditron, ...)')
+    p.add_argument('--seed', type=_nonnegative_int,
+                   help='seed of the learner, the teacher and the data set order')
+    p.add_argument('--every', type=_nonnegative_int,
+                   help='print a line every N rounds (default from the system, 100)')
+    p.add_argument('--set', action='append', default=[], metavar='NODE.PARAM=VALUE',
+                   help='override any parameter, e.g. --set learner_node.k=1.5 (repeatable)')
+    p.add_argument('--log-level', default='warn',
+                   choices=('debug', 'info', 'warn', 'error', 'fatal'),
+                   help='ROS log level of the nodes (default warn)')
+    return p
+
+
+def _positive_int(text: str) -> int:
+    value = _nonnegative_int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f'{text!r} is not a positive whole number')
+    return value
+
+
+def _nonnegative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f'{text!r} is not a whole number') from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f'{text!r} is negative')
+    return value
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f'{text!r} is not a number') from None
+    if not value > 0 or not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f'{text!r} is not a positive number')
+    return value
+
+
+def _probability(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f'{text!r} is not a number') from None
+    if not 0.0 <= value < 1.0:
+        raise argparse.ArgumentTypeError(f'{text!r} is not a probability in [0, 1)')
+    return value
+
+
+def apply_options(system: Dict[str, Any], options: argparse.Namespace) -> None:
+    """Fold the command-line options into the system's per-node parameters."""
+    by_name = {entry['name']: entry for entry in system['nodes']}
+
+    def put(node: str, key: str, value: Any, required: bool = False) -> None:
+        if node in by_name:
+            by_name[node]['parameters'][key] = value
+        elif required:
+            raise BringupError(f'the system {system["path"].name} has no {node}')
+
+    if options.params:
+        path = Path(options.params).expanduser().resolve()
+        if not path.is_file():
+            raise BringupError(f'parameter file {path} does not exist')
+        system['params_files'][:1] = [path]
+    if options.dataset:
+        from banditlearn_ros.learning.datasets import DatasetError, load_dataset
+        try:
+            _, _, names = load_dataset(options.dataset)
+        except DatasetError as exc:
+            raise BringupError(str(exc)) from None
+        path = options.dataset
+        if os.path.exists(path):
+            path = os.path.abspath(path)
+        put('dataset_node', 'dataset', path, required=True)
+        put('learner_node', 'labels', list(names))
+        put('teacher_node', 'labels', list(names))
+    if options.rounds:
+        put('dataset_node', 'max_examples', options.rounds)
+    for key in ('rho0', 'rho1'):
+        value = getattr(options, key)
+        value = options.noise if value is None else value
+        if value is not None:
+            put('teacher_node', key, value, required=True)
+    if options.no_answer is not None:
+        put('teacher_node', 'no_answer', options.no_answer, required=True)
+    if options.label_noise is not None:
+        put('teacher_node', 'label_noise', options.label_noise, required=True)
+    if options.algorithm:
+        from banditlearn_ros.learning import BANDIT_ALGORITHMS
+        if options.algorithm not in BANDIT_ALGORITHMS:
+            raise BringupError(f'algorithm {options.algorithm!r} is not one of '
+                               f'{sorted(BANDIT_ALGORITHMS)}')
+        put('learner_node', 'algorithm', options.algorithm, required=True)
+    if options.seed is not None:
+        for node in ('learner_node', 'teacher_node', 'dataset_node'):
+            put(node, 'seed', options.seed)
+    for item in options.set:
+        target, sep, text = item.partition('=')
+        node, dot, key = target.partition('.')
+        if not sep or not dot or not key:
+            raise BringupError(f'--set {item!r}: write NODE.PARAM=VALUE')
+        if node not in by_name:
+            raise BringupError(f'--set {item!r}: no node {node!r} in the system')
+        try:
+            value = yaml.safe_load(text)
+        except yaml.YAMLError:
+            value = text
+        put(node, key, value)
+    if options.every is not None:
+        system['every'] = options.every
+
+
+def run(options: argparse.Namespace, out=sys.stdout) -> int:
+    """Run a system until its stream ends, ``--rounds``/``--duration`` or Ctrl-C."""
+    from rclpy.executors import ExternalShutdownException
+    system = load_system(find_system(options.system))
+    apply_options(system, options)
+    names = ', '.join(e['name'] for e in system['nodes'])
+    print(f'banditlearn_bringup: system {system["path"].stem.replace(".system", "")} '
+          f'({names})', file=out, flush=True)
+    print(f'  parameters: {", ".join(str(p) for p in system["params_files"])}', file=out,
+          flush=True)
+    running = System(system, log_level=options.log_level)
+    reporter = Reporter(running, system['every'], out=out)
+    dataset = running.find('DatasetNode')
+    limit = options.rounds if dataset is None else 0
+    deadline = time.monotonic() + options.duration if options.duration else math.inf
+    interrupted = False
+    try:
+        reporter.header()
+        while True:
+            running.spin_once(0.1)
+            reporter.poll()
+            if dataset is not None and dataset.finished:
+                break
+            if limit and reporter.rounds() >= limit:
+                break
+            if time.monotonic() >= deadline:
+                break
+        # Let the last answers reach the learner before the summary.
+        for _ in range(10):
+            running.spin_once(0.02)
+    except (KeyboardInterrupt, ExternalShutdownException):
+        interrupted = True
+    finally:
+        summary = _summary(reporter)
+        running.close()
+    print(('interrupted: ' if interrupted else 'finished: ') + summary, file=out, flush=True)
+    return 0
+
+
+def _summary(reporter: Reporter) -> str:
+    rounds = reporter.rounds()
+    text = f'{rounds} rounds in {time.monotonic() - reporter.start:.1f} s'
+    if reporter.teacher is not None:
+        t = reporter.teacher.teacher.stats()
+        text += (f', online mistake rate {_pct(t["true_mistake_rate"])} '
+                 f'(last {len(reporter.teacher.teacher._mistakes.values)}: '
+                 f'{_pct(t["true_mistake_rate_window"])})')
+    if reporter.learner is not None:
+        s = reporter.learner.interaction.stats()
+        text += (f', {s["updates"]} updates, feedback matched {s["feedback_matched"]}'
+                 f' / dropped {s["feedback_dropped"]}')
+    return text
+
+
+def main(argv: Optional[List[str]] = None) -> None:
+    """Console entry point ``banditlearn_bringup``."""
+    options = build_parser().parse_args(argv)
+    if options.list:
+        for name in list_systems():
+            try:
+                description = load_system(find_system(name))['description']
+            except BringupError as exc:
+                description = f'(unreadable: {exc})'
+            print(f'{name}: {description}')
+        sys.exit(0)
+    try:
+        code = run(options)
+    except BringupError as exc:
+        print(f'banditlearn_bringup: error: {exc}', file=sys.stderr)
+        sys.exit(1)
+    except Exception as exc:  # noqa: B902 - a CLI ends with one readable line
+        print(f'banditlearn_bringup: error: {type(exc).__name__}: {exc}', file=sys.stderr)
+        sys.exit(1)
+    sys.exit(code)
+
+
+if __name__ == '__main__':
+    main()
