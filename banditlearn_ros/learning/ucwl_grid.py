@@ -105,6 +105,7 @@ class UCWLGrid:
         self._rngs: Dict[int, np.random.Generator] = {}
         self._rows = np.arange(n)
         self._two = np.full(n, 2.0)
+        self._label_index = np.arange(self.n_labels, dtype=np.int64)[:, None]
 
     def _rng(self, s: int) -> np.random.Generator:
         rng = self._rngs.get(s)
@@ -112,26 +113,29 @@ class UCWLGrid:
             rng = self._rngs[s] = np.random.default_rng(self.seeds[s])
         return rng
 
-    def _argmax(self, values: np.ndarray) -> np.ndarray:
-        """Row-wise argmax; rows with ties draw from their own generator, like the reference."""
-        is_max = values == values.max(axis=1, keepdims=True)
-        chosen = is_max.argmax(axis=1)
-        tied = np.flatnonzero(is_max.sum(axis=1) > 1)
-        for s in tied.tolist():
-            best = np.flatnonzero(is_max[s])
-            chosen[s] = best[self._rng(s).integers(best.size)]
-        return chosen
+    def _ties(self, values_t: np.ndarray):
+        """Return (is_max, tied rows) for values laid out labels x settings."""
+        is_max = values_t == values_t.max(axis=0)
+        count = np.add.reduce(is_max.view(np.uint8), axis=0, dtype=np.uint8)
+        return is_max, np.flatnonzero(count > 1)
 
     def select(self, x: np.ndarray) -> np.ndarray:
         """Return each setting's output label for x (UCWL.select, Algorithm 1 line 11)."""
-        scores = self.mu @ x
-        var = self.sigma @ (x * x)
-        bounds = scores + self.k[:, None] * np.sqrt(np.maximum(var, 0.0))
-        chosen = self._argmax(bounds)
+        # (S, K, d) @ (d,) is one gemv per setting, the reference's own call; the results
+        # are transposed to labels x settings so reductions over labels run on long rows.
+        scores = np.ascontiguousarray((self.mu @ x).T)
+        var = np.ascontiguousarray((self.sigma @ (x * x)).T)
+        bounds = scores + self.k * np.sqrt(np.maximum(var, 0.0))
+        is_max, tied = self._ties(bounds)
+        # The unique maximum's index; tied settings are overwritten below.
+        chosen = np.add.reduce(is_max * self._label_index, axis=0)
+        for s in tied.tolist():
+            best = np.flatnonzero(is_max[:, s])
+            chosen[s] = best[self._rng(s).integers(best.size)]
         # The reference also computes the greedy label; its tie draws move the generator.
-        is_max = scores == scores.max(axis=1, keepdims=True)
-        for s in np.flatnonzero(is_max.sum(axis=1) > 1).tolist():
-            self._rng(s).integers(int(is_max[s].sum()))
+        is_max, tied = self._ties(scores)
+        for s in tied.tolist():
+            self._rng(s).integers(int(is_max[:, s].sum()))
         return chosen
 
     def learn(self, x: np.ndarray, chosen: np.ndarray, correct: np.ndarray,
@@ -161,25 +165,30 @@ class UCWLGrid:
             rows = rows[active]
             chosen = chosen[active]
             correct = correct[active]
+        changed = np.zeros(self.n_settings, dtype=bool)
         if rows.size == 0:
-            return np.zeros(self.n_settings, dtype=bool)
-        xx = x * x
-        mu_c = self.mu[rows, chosen]
-        sg_c = self.sigma[rows, chosen]
+            return changed
+        d = self.n_features
+        flat = rows * self.n_labels + chosen
+        mu_flat = self.mu.reshape(-1, d)
+        sg_flat = self.sigma.reshape(-1, d)
+        mu_c = mu_flat.take(flat, axis=0)
+        sg_c = sg_flat.take(flat, axis=0)
         z = np.where(correct, 1.0, -1.0)
+        # (S, 1, d) @ (d, 1) is one ddot per row: the reference's np.dot, bit for bit.
         m = z * (mu_c[:, None, :] @ x[:, None])[:, 0, 0]
-        v = (sg_c[:, None, :] @ xx[:, None])[:, 0, 0]
-        phi, psi, xi = self._phi[rows], self._psi[rows], self._xi[rows]
-        C = self.C[rows]
+        v = (sg_c[:, None, :] @ (x * x)[:, None])[:, 0, 0]
+        phi = self._phi if active is None else self._phi[rows]
         need = m < phi * np.sqrt(np.maximum(v, 0.0))
         need &= v > 0.0
         sel = np.flatnonzero(need)
-        changed = np.zeros(self.n_settings, dtype=bool)
         if sel.size == 0:
             return changed
-        m, v, z, phi, C = m[sel], v[sel], z[sel], phi[sel], C[sel]
+        rsel = rows[sel]
+        psi, xi, C = self._psi[rsel], self._xi[rsel], self.C[rsel]
+        m, v, z, phi = m[sel], v[sel], z[sel], phi[sel]
         if self.variant == 'scw1':
-            psi, xi, phi4 = psi[sel], xi[sel], self._phi4[rows[sel]]
+            phi4 = self._phi4[rsel]
             root = np.sqrt(m * m * phi4 / 4.0 + v * phi * phi * xi)
             a = (-m * psi + root) / (v * xi)
             a = np.where(a > 0.0, a, 0.0)
@@ -196,10 +205,10 @@ class UCWLGrid:
         t = -alpha * v * phi + np.sqrt(alpha * alpha * v * v * phi * phi + 4.0 * v)
         u = 0.25 * np.power(t, self._two[:t.size])
         beta = alpha * phi / (np.sqrt(u) + v * alpha * phi)
-        r, c = rows[sel], chosen[sel]
+        r, f = rows[sel], flat[sel]
         sx = sg_c[sel] * x
-        self.mu[r, c] = mu_c[sel] + (alpha * z)[:, None] * sx
-        self.sigma[r, c] = np.maximum(sg_c[sel] - beta[:, None] * sx * sx, SIGMA_FLOOR)
+        mu_flat[f] = mu_c[sel] + (alpha * z)[:, None] * sx
+        sg_flat[f] = np.maximum(sg_c[sel] - beta[:, None] * sx * sx, SIGMA_FLOOR)
         self.n_updates[r] += 1
         changed[r] = True
         return changed
