@@ -143,7 +143,13 @@ def _sortkey(s: str):
 
 
 def load_dataset(name_or_path: str) -> Dataset:
-    """Load a bundled data set by name, or a CSV/NPZ file by path."""
+    """Load a bundled data set by name, SynSep (``synsep[:N[:SEED]]``) or a CSV/NPZ file."""
     if name_or_path in BUNDLED:
         return load_bundled(name_or_path)
+    if name_or_path.split(':')[0] == 'synsep':
+        from .synsep import load_synsep
+        try:
+            return load_synsep(name_or_path)
+        except ValueError as exc:
+            raise DatasetError(str(exc)) from None
     return load_file(name_or_path)
