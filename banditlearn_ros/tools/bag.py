@@ -187,6 +187,8 @@ def play(bag: bagio.Bag, rate: float = 1.0, topics: Optional[Sequence[str]] = No
         Bag topic -> published topic.
     context : rclpy.context.Context, optional
         An initialised context; by default rclpy is initialised and shut down here.
+    say : callable
+        Where progress and skip reasons go (print by default).
 
     Returns
     -------
@@ -219,7 +221,7 @@ def play(bag: bagio.Bag, rate: float = 1.0, topics: Optional[Sequence[str]] = No
         context = rclpy.Context()
         rclpy.init(context=context)
     node = rclpy.create_node('banditlearn_bag_player', context=context)
-    published = {name: 0 for name in classes}
+    published = dict.fromkeys(classes, 0)
     failed: Dict[str, int] = {}
     try:
         publishers = {name: node.create_publisher(

@@ -708,6 +708,10 @@ def write_dataset_bag(path: PathLike, X: np.ndarray, y: np.ndarray, label_names:
         Examples per second in recorded time.
     start_ns : int, optional
         Time of the first example; now by default.
+    feature_set : str
+        The features' layout label (the feature-set name in the topic contract).
+    features_topic, label_topic, feedback_topic : str
+        Topic names as ros2 bag record stores them (fully qualified).
     feedback : sequence of bool, optional
         One yes/no per row, written on ``feedback_topic``.
 
