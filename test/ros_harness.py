@@ -1,0 +1,99 @@
+# Copyright 2026 banditlearn_ros contributors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""Helpers for the node tests: a private rclpy context, a probe node, bounded waits."""
+
+import time
+from typing import Callable, Dict, List, Optional
+import uuid
+
+import rclpy
+from rclpy.context import Context
+from rclpy.executors import SingleThreadedExecutor
+from rclpy.node import Node
+
+
+class Ros:
+    """A private context with one executor; nodes added here spin in the test's thread."""
+
+    def __init__(self):
+        self.context = Context()
+        rclpy.init(context=self.context)
+        self.executor = SingleThreadedExecutor(context=self.context)
+        self.probe = Node('probe_' + uuid.uuid4().hex[:8], context=self.context)
+        self.executor.add_node(self.probe)
+        self.nodes: List[Node] = [self.probe]
+
+    def add(self, node: Node) -> Node:
+        """Spin ``node`` with the others."""
+        self.executor.add_node(node)
+        self.nodes.append(node)
+        return node
+
+    def remove(self, node: Node) -> None:
+        """Stop spinning ``node`` and destroy it."""
+        self.executor.remove_node(node)
+        self.nodes.remove(node)
+        node.destroy_node()
+
+    def listen(self, msg_type, topic: str, qos: int = 100) -> list:
+        """Return a list that fills with the messages of ``topic``."""
+        box: list = []
+        self.probe.create_subscription(msg_type, topic, box.append, qos)
+        return box
+
+    def spin_until(self, condition: Callable[[], bool], timeout: float = 5.0) -> bool:
+        """Spin until ``condition()`` holds or ``timeout`` seconds pass; return whether it held."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if condition():
+                return True
+            self.executor.spin_once(timeout_sec=0.01)
+        return condition()
+
+    def spin_for(self, seconds: float) -> None:
+        """Spin for a fixed time (to show that something does NOT happen)."""
+        self.spin_until(lambda: False, seconds)
+
+    def connect(self, publisher, subscribers: int = 1, timeout: float = 5.0) -> None:
+        """Wait until ``publisher`` has matched its subscribers."""
+        assert self.spin_until(lambda: publisher.get_subscription_count() >= subscribers,
+                               timeout), f'no subscriber on {publisher.topic_name}'
+
+    def call(self, client, request, timeout: float = 5.0):
+        """Call a service and return its response (fails the test on timeout)."""
+        assert self.spin_until(client.service_is_ready, timeout), \
+            f'service {client.srv_name} not available'
+        future = client.call_async(request)
+        assert self.spin_until(future.done, timeout), f'{client.srv_name} did not answer'
+        return future.result()
+
+    def close(self) -> None:
+        """Destroy every node and shut the context down."""
+        for node in reversed(self.nodes):
+            self.executor.remove_node(node)
+            node.destroy_node()
+        self.nodes = []
+        self.executor.shutdown(timeout_sec=1.0)
+        if self.context.ok():
+            rclpy.shutdown(context=self.context)
+
+
+def diagnostic_values(messages: list, name: str) -> Optional[Dict[str, str]]:
+    """Return the key/values of the newest status called ``name`` in DiagnosticArrays."""
+    for msg in reversed(messages):
+        for status in msg.status:
+            if status.name == name:
+                return {kv.key: kv.value for kv in status.values}
+    return None
