@@ -129,6 +129,24 @@ def test_broken_mcap_in_a_real_process_has_no_traceback(tmp_path):
     assert 'empty' in done.stderr
 
 
+def test_info_export_write_need_no_rclpy(shared_data, tmp_path):
+    """Only play uses rclpy: the rest works where no ROS is installed at all."""
+    code = (
+        'import sys; sys.modules["rclpy"] = None\n'
+        'from banditlearn_ros.tools import bag\n'
+        f'assert bag.main(["info", {str(_bags(shared_data) / "sqlite3_talker")!r}]) == 0\n'
+        f'assert bag.main(["write", "iris", "-o", {str(tmp_path / "b")!r}]) == 0\n'
+        f'assert bag.main(["export", {str(tmp_path / "b")!r}, "-o", '
+        f'{str(tmp_path / "x.npz")!r}]) == 0\n'
+        'assert bag.main(["play", sys.argv[1]]) == 1\n'
+        'print("rclpy" in sys.modules and sys.modules["rclpy"] is None)\n')
+    done = subprocess.run([sys.executable, '-c', code, str(tmp_path / 'b')],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().endswith('True')
+    assert 'play: error: play needs rclpy' in done.stderr
+
+
 # ---------------------------------------------------------------------- write + export
 @pytest.mark.parametrize('storage', ['mcap', 'sqlite3'])
 def test_write_then_export_equals_the_data_set(tmp_path, capsys, storage):
@@ -170,6 +188,7 @@ def test_bad_write_and_export_input_gives_one_line(shared_data, tmp_path, capsys
         (['write', 'nosuchset', '-o', tmp_path / 'a'], 'no such file'),
         (['write', 'iris', '-o', tmp_path / 'b', '--rate', '0'], '--rate'),
         (['write', 'iris', '-o', tmp_path], 'exists already'),
+        (['write', 'iris', '-o', tmp_path / 'c', '--limit', '-2'], '--limit'),
         (['export', _bags(shared_data) / 'sqlite3_talker', '-o', tmp_path / 'x.npz'],
          "no topic 'gesture_features'"),
         (['export', _bags(shared_data) / 'sqlite3_talker', '-o', tmp_path / 'x.txt'], '.npz'),
@@ -178,7 +197,7 @@ def test_bad_write_and_export_input_gives_one_line(shared_data, tmp_path, capsys
     for argv, expect in cases:
         line = _one_line_error(*_run(capsys, *argv)[::2])
         assert expect in line, (argv, line)
-    assert not (tmp_path / 'a').exists() and not (tmp_path / 'b').exists()
+    assert not any((tmp_path / n).exists() for n in 'abc')
 
 
 # ---------------------------------------------------------------------- play

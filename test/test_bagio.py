@@ -18,6 +18,7 @@ import json
 from pathlib import Path
 import shutil
 import sqlite3
+import sys
 
 from banditlearn_ros.learning.datasets import load_bundled, load_file
 from banditlearn_ros.tools import bagio
@@ -249,6 +250,7 @@ def test_round_trip_write_read_export(tmp_path, storage):
         assert bag.topics['/gesture_features'].decoded == 300
         assert bag.topics['/gesture_features'].qos[0]['reliability'] == 'RELIABLE'
         assert abs(bag.duration_s - (299 / 4.0 + 0.025)) < 1e-6
+        assert abs(info['duration_s'] - bag.duration_s) < 1e-9
         first = next(bag.messages(['gesture_features'])).msg
         assert first.layout.dim[0].label == 'digits'
         assert first.layout.dim[0].size == 64 and first.layout.dim[0].stride == 64
@@ -264,6 +266,31 @@ def test_round_trip_write_read_export(tmp_path, storage):
     assert names2 == names
     np.testing.assert_array_equal(y2, y)
     np.testing.assert_array_equal(X2, X.astype(np.float32))
+
+
+def test_written_type_hashes_are_the_installed_ros2_ones(tmp_path):
+    """The RIHS01 hashes in metadata.yaml equal those the installed std_msgs declares."""
+    X, y, names = load_bundled('iris')
+    bagio.write_dataset_bag(tmp_path / 'bag', X[:2], y[:2], names, start_ns=10 ** 9,
+                            feedback=[True, False])
+    meta = yaml.safe_load((tmp_path / 'bag' / 'metadata.yaml').read_text())
+    share = Path(sys.prefix) / 'share' / 'std_msgs' / 'msg'
+    try:
+        from ament_index_python.packages import get_package_share_directory
+        share = Path(get_package_share_directory('std_msgs')) / 'msg'
+    except (ImportError, LookupError, OSError):
+        pass  # the pip wheels install the interface files under sys.prefix/share
+    if not (share / 'String.json').is_file():
+        pytest.skip('the installed std_msgs has no type description files')
+    checked = 0
+    for entry in meta['rosbag2_bagfile_information']['topics_with_message_count']:
+        topic = entry['topic_metadata']
+        name = topic['type'].rsplit('/', 1)[1]
+        described = json.loads((share / f'{name}.json').read_text())
+        hashes = {h['type_name']: h['hash_string'] for h in described['type_hashes']}
+        assert topic['type_description_hash'] == hashes[topic['type']]
+        checked += 1
+    assert checked == 3
 
 
 def test_written_mcap_reads_with_the_mcap_ros2_decoder(tmp_path):

@@ -108,6 +108,8 @@ def cmd_write(args) -> int:
     from banditlearn_ros.learning.datasets import load_dataset
     if not (math.isfinite(args.rate) and args.rate > 0):
         raise UsageError(f'--rate {args.rate}: must be a positive number of examples per second')
+    if args.limit < 0:
+        raise UsageError(f'--limit {args.limit}: must be 0 (all) or a positive count')
     X, y, names = load_dataset(args.dataset)
     if args.limit:
         X, y = X[:args.limit], y[:args.limit]
@@ -213,6 +215,8 @@ def play(bag: bagio.Bag, rate: float = 1.0, topics: Optional[Sequence[str]] = No
         except LookupError as err:
             say(f'skipping {name} ({info.count} msgs): {err}')
     if not classes:
+        if not any(bag.topics[name].count for name in chosen):
+            raise bagio.BagError(f'{bag.path}: no messages on {", ".join(chosen)}')
         raise bagio.BagError(f'{bag.path}: none of its topics can be published here '
                              '(see the reasons above)')
     remap = remap or {}
@@ -292,6 +296,11 @@ def cmd_play(args) -> int:
     if not (math.isfinite(args.rate) and args.rate > 0):
         raise UsageError(f'--rate {args.rate}: must be a positive factor')
     remap = _parse_remap(args.remap)
+    try:
+        import rclpy  # noqa: F401 (checked here to fail with a clear line)
+    except ImportError:
+        raise UsageError('play needs rclpy: source a ROS 2 installation or pip install '
+                         "the package's 'ros' extra") from None
     with bagio.open_bag(args.path) as bag:
         for note in bag.notes:
             print(f'note: {note}')

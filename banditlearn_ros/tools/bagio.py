@@ -756,9 +756,9 @@ def write_dataset_bag(path: PathLike, X: np.ndarray, y: np.ndarray, label_names:
     counts = {label_topic: len(X), features_topic: len(X)}
     if feedback is not None:
         counts[feedback_topic] = len(X)
+    last = (len(X) - 1) * period + lead + (period // 2 if feedback is not None else 0)
     return {'path': str(path), 'storage': storage, 'counts': counts, 'start_ns': start_ns,
-            'duration_s': (len(X) - 1) * period / 1e9 + (period // 2 if feedback is not None
-                                                         else lead) / 1e9}
+            'duration_s': last / 1e9}
 
 
 # ---------------------------------------------------------------------- export
