@@ -66,7 +66,7 @@ class RenderedHand:
     """Index of ``gesture`` in the renderer's gesture list."""
     finger_count: int
     landmarks: np.ndarray
-    """(21, 3) landmark positions: x, y in pixels, z in palm widths (negative = nearer)."""
+    """(21, 3) landmark positions in pixels (z negative = nearer the camera)."""
     centre: Tuple[float, float]
     scale: float
     """Palm width in pixels."""
@@ -149,6 +149,7 @@ class HandRenderer:
         mask = self._silhouette(shapes, transform)
         lm = landmarks.copy()
         lm[:, :2] = _apply(transform, landmarks[:, :2])
+        lm[:, 2] *= scale  # z in pixels, as MediaPipe gives it
         skin = self._skin(rng)
         image = self._background(rng) if background is None else background.copy()
         image = self._paint(image, mask, skin, transform, shapes, rng)
@@ -209,8 +210,8 @@ class HandRenderer:
         direction = rng.normal(size=2)
         direction /= np.linalg.norm(direction) + 1e-12
         yy, xx = np.mgrid[0:h, 0:w]
-        light = 1.0 + rng.uniform(0.0, 0.25) * ((xx / w - 0.5) * direction[0]
-                                                 + (yy / h - 0.5) * direction[1])
+        ramp = (xx / w - 0.5) * direction[0] + (yy / h - 0.5) * direction[1]
+        light = 1.0 + rng.uniform(0.0, 0.25) * ramp
         hand = skin[None, None, :] * (shade * light)[:, :, None]
         # Creases between fingers: thin darker lines along each finger's outline.
         crease = np.zeros_like(mask)

@@ -1,0 +1,129 @@
+# Copyright 2026 banditlearn_ros contributors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Per-frame gesture extraction: image -> (features or None), for each feature set.
+
+``contour`` segments the hand (guided by MediaPipe landmarks when available) and describes
+its silhouette; ``landmarks`` describes MediaPipe's 21 landmarks; ``combined`` is both,
+concatenated, and needs both.
+"""
+
+from dataclasses import dataclass
+from typing import Optional, Tuple
+
+import numpy as np
+
+from .contour_features import ContourFeatures, ContourShape
+from .hand_segmentation import HandSegmenter, Segmentation
+from .landmark_features import LandmarkFeatures
+from .mediapipe_hands import mediapipe_available, MediaPipeHands
+
+EXTRACTORS = ('contour', 'landmarks', 'combined')
+
+
+@dataclass
+class FrameObservation:
+    """What one frame gave."""
+
+    features: Optional[np.ndarray]
+    """The feature vector, or None when the frame shows no usable hand."""
+    reason: str = ''
+    segmentation: Optional[Segmentation] = None
+    shape: Optional[ContourShape] = None
+    landmarks: Optional[np.ndarray] = None
+
+    @property
+    def finger_count(self) -> Optional[int]:
+        """Return the convexity-defect finger count, when a contour was found."""
+        return None if self.shape is None else self.shape.finger_count
+
+
+class GestureExtractor:
+    """
+    Turn a BGR frame into one fixed-size feature vector.
+
+    Parameters
+    ----------
+    kind : {'contour', 'landmarks', 'combined'}
+        The feature set.
+    use_mediapipe : bool
+        For ``contour``: locate the hand with MediaPipe first when it is installed (the
+        other sets always need it).
+    segmenter : HandSegmenter, optional
+        Segmentation settings (defaults otherwise).
+    hands : MediaPipeHands, optional
+        A MediaPipe detector to share; one is made on first use otherwise.
+
+    """
+
+    def __init__(self, kind: str = 'contour', use_mediapipe: bool = True,
+                 segmenter: Optional[HandSegmenter] = None,
+                 hands: Optional[MediaPipeHands] = None,
+                 contour: Optional[ContourFeatures] = None):
+        if kind not in EXTRACTORS:
+            raise ValueError(f'unknown extractor {kind!r}; choose from {EXTRACTORS}')
+        self.kind = kind
+        self.segmenter = segmenter or HandSegmenter()
+        self.contour = contour or ContourFeatures()
+        self.landmark = LandmarkFeatures()
+        needs = kind != 'contour'
+        self.use_mediapipe = needs or (bool(use_mediapipe) and mediapipe_available())
+        if needs and not mediapipe_available():
+            raise RuntimeError(f'the {kind!r} extractor needs mediapipe==0.10.21')
+        self.hands = hands if hands is not None else (
+            MediaPipeHands() if self.use_mediapipe else None)
+
+    @property
+    def names(self) -> Tuple[str, ...]:
+        """Return the feature names, in vector order."""
+        if self.kind == 'contour':
+            return self.contour.names
+        if self.kind == 'landmarks':
+            return self.landmark.names
+        return tuple('contour.' + n for n in self.contour.names) + \
+            tuple('landmarks.' + n for n in self.landmark.names)
+
+    @property
+    def dim(self) -> int:
+        """Return the length of the feature vector."""
+        return len(self.names)
+
+    def process(self, bgr: np.ndarray,
+                landmarks: Optional[np.ndarray] = None) -> FrameObservation:
+        """Extract the features of one frame; ``landmarks`` skip MediaPipe when given."""
+        if landmarks is None and self.hands is not None:
+            hand = self.hands.best(bgr)
+            landmarks = None if hand is None else hand.landmarks
+        if self.kind == 'landmarks':
+            if landmarks is None:
+                return FrameObservation(None, 'no hand landmarks')
+            return FrameObservation(self.landmark.features(landmarks), landmarks=landmarks)
+        if self.kind == 'combined' and landmarks is None:
+            return FrameObservation(None, 'no hand landmarks')
+        seg = self.segmenter.segment(bgr, landmarks)
+        if not seg.found:
+            return FrameObservation(None, seg.reason or 'no hand', seg, landmarks=landmarks)
+        try:
+            vec, shape = self.contour.analyse(seg.contour)
+        except ValueError as exc:
+            return FrameObservation(None, str(exc), seg, landmarks=landmarks)
+        if self.kind == 'combined':
+            vec = np.concatenate([vec, self.landmark.features(landmarks)])
+        return FrameObservation(vec, seg.method, seg, shape, landmarks)
+
+    def close(self) -> None:
+        """Release MediaPipe."""
+        if self.hands is not None:
+            self.hands.close()
