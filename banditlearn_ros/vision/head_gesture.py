@@ -25,6 +25,7 @@ the other axis lowers the confidence; a refractory period stops one gesture from
 twice.
 """
 
+import bisect
 from collections import deque
 from dataclasses import dataclass
 import math
@@ -56,12 +57,14 @@ class GestureDecision:
 
 @dataclass
 class _Swing:
-    t0: float
+    """Motion from one extreme (at ``turn``) to the next (at ``t1``); ``t0``..``tb`` its core."""
+
+    turn: float
     v0: float
     t1: float
     v1: float
-    turn: float  # when the head was at the start point's extreme
-
+    t0: float = 0.0  # core start: last moment within CORE of the start extreme
+    tb: float = 0.0  # core end: first moment within CORE of the end extreme
 
     @property
     def amplitude(self) -> float:
@@ -69,22 +72,21 @@ class _Swing:
 
     @property
     def duration(self) -> float:
-        return self.t1 - self.t0
+        """Return the swing's duration estimated from its core (pauses at the ends excluded)."""
+        return (self.tb - self.t0) / (1.0 - 2.0 * CORE)
+
+
+CORE = 0.2
+"""A swing's core runs from 20 % to 80 % of its way: robust timing with pauses and jitter."""
 
 
 class _AxisTracker:
-    """
-    Turning points of one angle with hysteresis (a streaming zig-zag).
-
-    Each turning point also keeps its *departure* time, the last moment the angle was still
-    within the hysteresis of it: a swing that starts after a pause is timed from when the head
-    began to move, not from when it arrived.
-    """
+    """Turning points of one angle with hysteresis (a streaming zig-zag)."""
 
     def __init__(self, hysteresis: float, keep: float):
         self.hysteresis = hysteresis
         self.keep = keep
-        self.points: deque = deque()  # confirmed turning points [t, v, departure t]
+        self.points: deque = deque()  # confirmed turning points [t, v]
         self.ext_t: Optional[float] = None
         self.ext_v = 0.0
         self.direction = 0
@@ -97,7 +99,7 @@ class _AxisTracker:
     def update(self, t: float, v: float) -> None:
         if self.ext_t is None:
             self.ext_t, self.ext_v = t, v
-            self.points.append([t, v, t])
+            self.points.append([t, v])
             return
         if self.direction >= 0 and v >= self.ext_v:
             self.ext_t, self.ext_v = t, v
@@ -106,15 +108,13 @@ class _AxisTracker:
         elif abs(v - self.ext_v) >= self.hysteresis:
             # Retreated far enough from the running extreme: it was a turning point.
             if self.direction == 0:
-                self.points[-1] = [self.ext_t, self.ext_v, self.ext_t]
+                self.points[-1] = [self.ext_t, self.ext_v]
             else:
-                self.points.append([self.ext_t, self.ext_v, self.ext_t])
+                self.points.append([self.ext_t, self.ext_v])
             self.direction = 1 if v > self.ext_v else -1
             self.ext_t, self.ext_v = t, v
         if self.direction == 0 and abs(self.ext_v - self.points[-1][1]) >= self.hysteresis:
             self.direction = 1 if self.ext_v > self.points[-1][1] else -1
-        if abs(v - self.points[-1][1]) < self.hysteresis:
-            self.points[-1][2] = t
         while len(self.points) > 2 and self.points[1][0] < t - self.keep:
             self.points.popleft()
 
@@ -122,8 +122,8 @@ class _AxisTracker:
         """Return the swings between turning points, the open one (to the extreme) last."""
         pts = [tuple(p) for p in self.points]
         if self.ext_t is not None and self.ext_t > pts[-1][0]:
-            pts.append((self.ext_t, self.ext_v, self.ext_t))
-        return [_Swing(a[2], a[1], b[0], b[1], a[0]) for a, b in zip(pts[:-1], pts[1:])]
+            pts.append((self.ext_t, self.ext_v))
+        return [_Swing(a[0], a[1], b[0], b[1]) for a, b in zip(pts[:-1], pts[1:])]
 
     def last_turn(self) -> float:
         return self.points[-1][0] if self.points else -math.inf
@@ -175,13 +175,13 @@ class HeadGestureDetector:
 
     """
 
-    def __init__(self, min_swing: float = 4.0, min_speed: float = 12.0,
+    def __init__(self, min_swing: float = 6.0, min_speed: float = 12.0,
                  max_swing_duration: float = 0.7, min_reversals: int = 2,
                  min_duration: float = 0.25, max_duration: float = 3.5,
                  max_cross_ratio: float = 0.9, min_confidence: float = 0.3,
                  refractory: float = 1.0, quiet: float = 0.25, rest_speed: float = 12.0,
                  settle: float = 0.1, hysteresis: float = 1.5, smoothing: float = 0.03,
-                 max_gap: float = 0.4, max_pause: float = 0.25):
+                 max_gap: float = 0.4, max_pause: float = 0.35):
         if min_reversals < 1:
             raise ValueError('min_reversals must be at least 1')
         if not 0 < max_cross_ratio:
@@ -205,7 +205,9 @@ class HeadGestureDetector:
         keep = self.max_duration + 1.0
         self._axes = {'yaw': _AxisTracker(self.hysteresis, keep),
                       'pitch': _AxisTracker(self.hysteresis, keep)}
-        self._hist: deque = deque()  # (t, yaw, pitch) after filtering
+        self._ts: List[float] = []  # filtered history, trimmed to max_duration + 1 s
+        self._vals: List[Tuple[float, float]] = []
+        self._cores: dict = {}
         self._raw: deque = deque(maxlen=3)
         self._filtered: Optional[Tuple[float, float]] = None
         self._last_t: Optional[float] = None
@@ -219,7 +221,9 @@ class HeadGestureDetector:
         """Forget all motion (a new person, or the face was lost)."""
         for axis in self._axes.values():
             axis.reset()
-        self._hist.clear()
+        self._ts.clear()
+        self._vals.clear()
+        self._cores.clear()
         self._raw.clear()
         self._filtered = None
         self._last_t = None
@@ -264,9 +268,14 @@ class HeadGestureDetector:
             else:
                 self._rest_since = None
         self._filtered = filt
-        self._hist.append((t, filt[0], filt[1]))
-        while self._hist and self._hist[0][0] < t - self.max_duration - 1.0:
-            self._hist.popleft()
+        self._ts.append(t)
+        self._vals.append(filt)
+        if self._ts[0] < t - 2.0 * (self.max_duration + 1.0):
+            cut = bisect.bisect_left(self._ts, t - self.max_duration - 1.0)
+            del self._ts[:cut]
+            del self._vals[:cut]
+            if len(self._cores) > 256:
+                self._cores.clear()
         self._axes['yaw'].update(t, filt[0])
         self._axes['pitch'].update(t, filt[1])
         if t < self._blocked_until:
@@ -317,29 +326,56 @@ class HeadGestureDetector:
         return (swing.amplitude >= least and 0 < duration <= self.max_swing_duration
                 and swing.amplitude / duration >= self.min_speed)
 
+    def _core(self, name: str, swing: _Swing) -> _Swing:
+        """Fill in a swing's core times from the filtered history (cached once confirmed)."""
+        key = (name, swing.turn, swing.t1)
+        cached = self._cores.get(key)
+        if cached is not None:
+            swing.t0, swing.tb = cached
+            return swing
+        axis = 0 if name == 'yaw' else 1
+        lo = bisect.bisect_left(self._ts, swing.turn)
+        hi = bisect.bisect_right(self._ts, swing.t1)
+        band = CORE * swing.amplitude
+        t0, tb = swing.turn, swing.t1
+        for i in range(lo, hi):
+            if abs(self._vals[i][axis] - swing.v0) <= band:
+                t0 = self._ts[i]
+        for i in range(lo, hi):
+            if self._ts[i] >= t0 and abs(self._vals[i][axis] - swing.v1) <= band:
+                tb = self._ts[i]
+                break
+        swing.t0, swing.tb = t0, max(tb, t0)
+        self._cores[key] = (swing.t0, swing.tb)
+        return swing
+
     def _run(self, name: str, now: float) -> Tuple[List[_Swing], float]:
         """
         Return the latest run of consecutive qualifying swings on one axis and its last turn.
 
         Tiny trailing swings (jitter after the gesture) are skipped; any other swing that does
-        not count ends the run.
+        not count, or a hold longer than ``max_pause``, ends the run.
         """
-        swings = self._axes[name].swings()
-        open_swing = swings[-1] if swings and swings[-1].t1 > self._axes[name].last_turn() \
-            else None
+        tracker = self._axes[name]
+        swings = tracker.swings()
+        open_swing = swings[-1] if swings and swings[-1].t1 > tracker.last_turn() else None
         run: List[_Swing] = []
         oldest = now - self.max_duration - 1.0
         for swing in reversed(swings):
-            if run and run[-1].t0 - swing.t1 > self.max_pause:
-                break  # a hold between two swings: two separate movements
-            if swing.t0 < oldest:
+            if swing.turn < oldest:
                 break
+            if swing.amplitude < 0.5 * self.min_swing:
+                if run:
+                    break
+                continue
+            self._core(name, swing)
+            if run and run[-1].t0 - swing.tb > self.max_pause:
+                break  # a hold between two swings: two separate movements
             if not run:
                 if self._qualifies(swing, edge=True):
                     run.append(swing)
-                elif swing.amplitude >= 0.5 * self.min_swing:
-                    break
-                continue
+                    continue
+                break
             if self._qualifies(swing):
                 run.append(swing)
             elif self._qualifies(swing, edge=True):
@@ -355,7 +391,8 @@ class HeadGestureDetector:
 
     def _path(self, t0: float, t1: float) -> Tuple[float, float]:
         """Return the yaw and pitch path lengths (deg) of the filtered signal in [t0, t1]."""
-        pts = np.asarray([(y, p) for (t, y, p) in self._hist if t0 <= t <= t1])
+        lo, hi = bisect.bisect_left(self._ts, t0), bisect.bisect_right(self._ts, t1)
+        pts = np.asarray(self._vals[lo:hi])
         if len(pts) < 2:
             return 0.0, 0.0
         steps = np.abs(np.diff(pts, axis=0)).sum(axis=0)
@@ -366,12 +403,12 @@ class HeadGestureDetector:
         reversals = len(run) - 1
         if reversals < self.min_reversals:
             return 0.0, max(reversals, 0), 0.0
-        duration = run[-1].t1 - run[0].t0
+        duration = run[-1].tb - run[0].t0
         if not self.min_duration <= duration <= self.max_duration:
             return 0.0, reversals, 0.0
         amplitudes = np.array([s.amplitude for s in run])
         speeds = np.array([s.amplitude / s.duration for s in run])
-        paths = self._path(run[0].t0, run[-1].t1)
+        paths = self._path(run[0].t0, run[-1].tb)
         cross = paths[1 - own] / max(paths[own], 1e-9)
         s_osc = min(1.0, (reversals + 1.0) / (self.min_reversals + 2.0))
         s_amp = min(1.0, float(np.median(amplitudes)) / (2.0 * self.min_swing))
@@ -404,7 +441,7 @@ class HeadGestureDetector:
             answer=nod, kind='nod' if nod else 'shake',
             confidence=pitch_conf if nod else yaw_conf,
             nod_confidence=pitch_conf, shake_confidence=yaw_conf, stamp=now,
-            start=run[0].t0, end=run[-1].t1,
+            start=run[0].t0, end=run[-1].tb,
             reversals=pitch_rev if nod else yaw_rev,
             amplitude=pitch_amp if nod else yaw_amp)
         # The rest of this gesture must not answer again: forget its swings and wait.
