@@ -1,0 +1,470 @@
+# Copyright 2026 banditlearn_ros contributors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+banditlearn_evaluate: the papers' offline protocol on real data, beside Vowpal Wabbit.
+
+For every data set x feedback-noise setting x algorithm: tune on a separate permutation
+(or take fixed parameters), run one pass over each of N shared random permutations, and
+write ``summary.json``, ``results.md`` and figures to the output folder.  See
+``learning/evaluation.py`` for the protocol and ``docs/benchmarks.md`` for results.
+"""
+
+import argparse
+import concurrent.futures
+import json
+import multiprocessing
+import os
+import platform
+import sys
+import time
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from banditlearn_ros.learning import ALGORITHMS, BANDIT_ALGORITHMS, FULL_FEEDBACK_ALGORITHMS
+from banditlearn_ros.learning.base import HyperparameterError
+from banditlearn_ros.learning.datasets import DatasetError, load_dataset
+from banditlearn_ros.learning.evaluation import (
+    Algorithm, core_algorithm, count_runs, evaluate, Record, WIDE_GRIDS)
+from banditlearn_ros.learning.feedback import TeacherModel
+from banditlearn_ros.learning.persistence import atomic_write_bytes
+
+EXAMPLES = """
+examples:
+  banditlearn_evaluate --datasets digits --label-noise 0 0.1 0.2 --out results/
+  banditlearn_evaluate --datasets wine iris --algorithms ucwl vw --permutations 5 --out r/
+  banditlearn_evaluate --datasets my_features.csv --algorithms ucwl --no-tune \\
+      --params ucwl:eta=0.95,C=1,k=2.8 --out r/
+  banditlearn_evaluate --datasets synsep:20000 --flip 0.15,0.15 0.2,0.4 --out r/
+
+algorithm groups: core (every learning-core algorithm), bandit, full, vw (every Vowpal
+Wabbit option), all (core + vw).  Vowpal Wabbit runs need the optional vowpalwabbit
+package; without it those algorithms are skipped with a message.
+"""
+
+
+class UsageError(Exception):
+    """A command-line value the tool refuses; the message is the one line printed."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line (no usage block)."""
+
+    def error(self, message):
+        """Print one line and exit 2."""
+        self.exit(2, f'{self.prog}: error: {message} (see --help)\n')
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Return the argument parser (its --help is the tool's documentation)."""
+    p = _Parser(
+        prog='banditlearn_evaluate',
+        description='Offline evaluation of bandit learners (seed 000, section 5 protocol): '
+                    'one pass, online mistake rate against the observed and the true '
+                    'label, updates and runtime over shared random permutations, with '
+                    'tuning on a separate permutation; Vowpal Wabbit --cbify baselines.',
+        epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument('--datasets', nargs='+', default=['digits'], metavar='DATA',
+                   help='digits, iris, wine (scikit-learn, scaled to [0, 1]), synsep '
+                        '(Kakade et al. 2008; synsep:N[:SEED] for N examples, default '
+                        '10000) or a .csv/.npz file (default: digits)')
+    p.add_argument('--label-noise', nargs='+', type=float, default=None, metavar='P',
+                   help='label-noise probabilities: the observed label is uniform random '
+                        'with probability P (seeds 000/002); default 0')
+    p.add_argument('--flip', nargs='+', default=[], metavar='RHO0,RHO1',
+                   help='flip-noise settings of seed 004: rho0 = P(says right | wrong), '
+                        'rho1 = P(says wrong | right), e.g. 0.15,0.15 0.2,0.4')
+    p.add_argument('--no-answer', type=float, default=0.0, metavar='P',
+                   help='probability that the person gives no answer in a round (no '
+                        'update); applied to every noise setting (default 0)')
+    p.add_argument('--algorithms', nargs='+', default=['all'], metavar='ALG',
+                   help='algorithms or groups: ' + ', '.join(sorted(ALGORITHMS))
+                        + ', vw-<option> (epsilon first bag cover squarecb regcb regcbopt '
+                          'softmax synthcover), vw-oaa; groups core bandit full vw all '
+                          '(default all)')
+    p.add_argument('--params', action='append', default=[], metavar='ALG:K=V[,K=V]',
+                   help='fixed parameters, e.g. ucwl:eta=0.95,C=1,k=2.8 (repeatable); '
+                        'fixed values are not tuned')
+    p.add_argument('--no-tune', action='store_true',
+                   help='do not tune: use --params and the algorithms\' defaults')
+    p.add_argument('--wide-grids', action='store_true',
+                   help='tune UCWL and Vowpal Wabbit over grids wider than the paper\'s')
+    p.add_argument('--permutations', type=int, default=20, metavar='N',
+                   help='number of reported random permutations (default 20)')
+    p.add_argument('--seed', type=int, default=0,
+                   help='seed of permutations, noise and learners: the same seed gives '
+                        'the same numbers (default 0)')
+    p.add_argument('--out', default='evaluation_results', metavar='DIR',
+                   help='output folder for summary.json, results.md and figures '
+                        '(default evaluation_results)')
+    p.add_argument('--jobs', type=int, default=1, metavar='N',
+                   help='worker processes (default 1); results do not depend on it')
+    p.add_argument('--no-figures', action='store_true', help='skip the matplotlib figures')
+    p.add_argument('--no-progress', action='store_true', help='no progress bar')
+    return p
+
+
+def _parse_value(text: str) -> Any:
+    for cast in (int, float):
+        try:
+            return cast(text)
+        except ValueError:
+            pass
+    return text
+
+
+def parse_params(items: Sequence[str]) -> Dict[str, Dict[str, Any]]:
+    """Parse ``ALG:k=v,k=v`` items into {alg: {k: v}}."""
+    fixed: Dict[str, Dict[str, Any]] = {}
+    for item in items:
+        name, sep, rest = item.partition(':')
+        if not sep or not rest:
+            raise UsageError(f'--params {item!r}: use ALG:key=value[,key=value]')
+        for pair in rest.split(','):
+            key, eq, value = pair.partition('=')
+            if not eq or not key.strip():
+                raise UsageError(f'--params {item!r}: {pair!r} is not key=value')
+            fixed.setdefault(name.strip(), {})[key.strip()] = _parse_value(value.strip())
+    return fixed
+
+
+def noise_settings(args) -> List[TeacherModel]:
+    """Return one TeacherModel per requested noise setting."""
+    teachers = []
+    try:
+        for p in (args.label_noise if args.label_noise is not None
+                  else ([] if args.flip else [0.0])):
+            teachers.append(TeacherModel(label_noise=p, no_answer=args.no_answer))
+        for pair in args.flip:
+            parts = pair.split(',')
+            if len(parts) != 2:
+                raise UsageError(f'--flip {pair!r}: use RHO0,RHO1 such as 0.2,0.4')
+            try:
+                rho0, rho1 = float(parts[0]), float(parts[1])
+            except ValueError:
+                raise UsageError(f'--flip {pair!r}: RHO0 and RHO1 must be numbers') from None
+            teachers.append(TeacherModel(rho0=rho0, rho1=rho1, no_answer=args.no_answer))
+    except HyperparameterError as exc:
+        raise UsageError(f'noise setting: {exc}') from None
+    return teachers
+
+
+def expand_algorithms(names: Sequence[str]) -> List[str]:
+    """Expand groups and check names, keeping the given order without duplicates."""
+    from banditlearn_ros.tools.vowpal import NAMES as VW_NAMES
+    groups = {
+        'core': list(BANDIT_ALGORITHMS) + list(FULL_FEEDBACK_ALGORITHMS),
+        'bandit': list(BANDIT_ALGORITHMS), 'full': list(FULL_FEEDBACK_ALGORITHMS),
+        'vw': list(VW_NAMES),
+    }
+    groups['all'] = groups['core'] + groups['vw']
+    out: List[str] = []
+    for name in names:
+        for item in groups.get(name, [name]):
+            if item not in ALGORITHMS and item not in VW_NAMES:
+                raise UsageError(
+                    f'unknown algorithm {item!r}; choose from {sorted(ALGORITHMS)}, '
+                    f'{VW_NAMES} or a group {sorted(groups)}')
+            if item not in out:
+                out.append(item)
+    return out
+
+
+def make_algorithm(name: str, teacher: TeacherModel, fixed: Dict[str, Any],
+                   wide: bool) -> Algorithm:
+    """Return the protocol Algorithm for a core or Vowpal Wabbit name."""
+    if name.startswith('vw-'):
+        from banditlearn_ros.tools.vowpal import vw_algorithm
+        return vw_algorithm(name, fixed, wide)
+    grid = WIDE_GRIDS.get(name) if wide else None
+    return core_algorithm(name, teacher, fixed, grid)
+
+
+def noise_label(teacher: TeacherModel) -> str:
+    """Return a short name for a noise setting, e.g. ``p=0.1`` or ``rho=0.2,0.4``."""
+    if teacher.rho0 or teacher.rho1:
+        text = f'rho={teacher.rho0:g},{teacher.rho1:g}'
+    else:
+        text = f'p={teacher.label_noise:g}'
+    if teacher.no_answer:
+        text += f' silent={teacher.no_answer:g}'
+    return text
+
+
+def _task(args: Tuple) -> Record:
+    (name, dataset, teacher, fixed, wide, n_perm, seed, do_tune, curves) = args
+    X, y, labels = _DATA[dataset]
+    algorithm = make_algorithm(name, teacher, fixed, wide)
+    return evaluate(algorithm, X, y, len(labels), teacher, dataset, n_perm, seed, do_tune,
+                    curves)
+
+
+_DATA: Dict[str, Tuple[np.ndarray, np.ndarray, List[str]]] = {}
+
+
+def run(args) -> Dict[str, Any]:
+    """Run the whole evaluation the arguments describe and write the output folder."""
+    if args.permutations < 1:
+        raise UsageError(f'--permutations must be >= 1, got {args.permutations}')
+    if args.jobs < 1:
+        raise UsageError(f'--jobs must be >= 1, got {args.jobs}')
+    teachers = noise_settings(args)
+    names = expand_algorithms(args.algorithms)
+    fixed = parse_params(args.params)
+    unknown = set(fixed) - set(names)
+    if unknown:
+        raise UsageError(f'--params for {sorted(unknown)}, which are not being run')
+    from banditlearn_ros.tools import vowpal
+    if any(n.startswith('vw-') for n in names) and not vowpal.available():
+        print('banditlearn_evaluate: vowpalwabbit is not installed; skipping the Vowpal '
+              "Wabbit baselines (pip install 'banditlearn_ros[vowpal]')", file=sys.stderr)
+        names = [n for n in names if not n.startswith('vw-')]
+    for dataset in args.datasets:
+        try:
+            X, y, labels = load_dataset(dataset)
+        except DatasetError as exc:
+            raise UsageError(str(exc)) from None
+        if len(labels) < 2:
+            raise UsageError(f'{dataset}: needs at least two labels')
+        _DATA[dataset] = (np.ascontiguousarray(X, dtype=np.float64), y, labels)
+    # Check every fixed parameter now, so a typo fails before hours of work.
+    for name, params in fixed.items():
+        if not name.startswith('vw-'):
+            try:
+                ALGORITHMS[name](2, 1, **params)
+            except (HyperparameterError, TypeError) as exc:
+                raise UsageError(f'--params {name}: {exc}') from None
+    tasks, total = [], 0
+    for dataset in args.datasets:
+        for teacher in teachers:
+            for name in names:
+                algorithm = make_algorithm(name, teacher, fixed.get(name, {}), args.wide_grids)
+                total += count_runs(algorithm, args.permutations, not args.no_tune)
+                tasks.append((name, dataset, teacher, fixed.get(name, {}), args.wide_grids,
+                              args.permutations, args.seed, not args.no_tune,
+                              not args.no_figures))
+    os.makedirs(args.out, exist_ok=True)
+    bar = _progress(total, args.no_progress)
+    start = time.perf_counter()
+    records: List[Record] = []
+    try:
+        if args.jobs == 1:
+            for task in tasks:
+                records.append(_task(task))
+                bar.update(count_runs(make_algorithm(task[0], task[2], task[3], task[4]),
+                                      args.permutations, not args.no_tune))
+        else:
+            ctx = multiprocessing.get_context('fork')
+            with concurrent.futures.ProcessPoolExecutor(args.jobs, mp_context=ctx) as pool:
+                futures = [pool.submit(_task, task) for task in tasks]
+                for task, fut in zip(tasks, futures):
+                    records.append(fut.result())
+                    bar.update(count_runs(make_algorithm(task[0], task[2], task[3], task[4]),
+                                          args.permutations, not args.no_tune))
+    finally:
+        bar.close()
+    summary = {
+        'meta': meta(args, time.perf_counter() - start),
+        'records': [r.summary() for r in records],
+    }
+    atomic_write_bytes(os.path.join(args.out, 'summary.json'),
+                       (json.dumps(summary, indent=1) + '\n').encode())
+    atomic_write_bytes(os.path.join(args.out, 'results.md'),
+                       markdown(summary['records'], summary['meta']).encode())
+    if not args.no_figures:
+        figures(records, args.out)
+    return summary
+
+
+def meta(args, seconds: float) -> Dict[str, Any]:
+    """Return what produced the numbers: command, seed, machine and versions."""
+    versions = {'python': platform.python_version(), 'numpy': np.__version__}
+    for module in ('scipy', 'sklearn', 'vowpalwabbit', 'matplotlib'):
+        try:
+            versions[module] = __import__(module).__version__
+        except (ImportError, AttributeError):
+            versions[module] = None
+    return {
+        'command': 'banditlearn_evaluate ' + ' '.join(sys.argv[1:]),
+        'seed': args.seed, 'permutations': args.permutations,
+        'machine': f'{platform.machine()} {platform.processor() or ""} '
+                   f'{os.cpu_count()} cpus, {platform.system()} {platform.release()}',
+        'versions': versions, 'wall_seconds': round(seconds, 1),
+    }
+
+
+def _progress(total: int, disabled: bool):
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        disabled = True
+    if disabled:
+        class _Null:
+            def update(self, n=1):
+                pass
+
+            def close(self):
+                pass
+        return _Null()
+    # mininterval keeps short runs quiet; the bar appears once work takes a few seconds.
+    return tqdm(total=total, unit='run', desc='evaluate', delay=2.0, file=sys.stderr)
+
+
+def _pct(stat: Dict[str, float]) -> str:
+    return f"{100 * stat['mean']:.1f} ± {100 * stat['std']:.1f}"
+
+
+def markdown(records: List[Dict[str, Any]], info: Dict[str, Any]) -> str:
+    """Return the results as Markdown tables, one per data set x noise setting."""
+    lines = ['# banditlearn_evaluate results', '',
+             f"Command: `{info['command']}`  ", f"Seed {info['seed']}, "
+             f"{info['permutations']} permutations, machine: {info['machine']}  ",
+             'Versions: ' + ', '.join(f'{k} {v}' for k, v in info['versions'].items()), '',
+             'Mistake rates in % (mean ± std over the permutations); observed = against '
+             'the label the person had in mind, true = against the true label. '
+             '`*` marks a tuned value on the edge of its grid.', '']
+    groups: Dict[Tuple[str, str], List[Dict[str, Any]]] = {}
+    for rec in records:
+        groups.setdefault((rec['dataset'], _noise_text(rec['noise'])), []).append(rec)
+    for (dataset, noise), recs in groups.items():
+        lines += [f'## {dataset}, {noise}', '',
+                  '| algorithm | feedback | observed % | true % | updates | seconds | '
+                  'parameters |',
+                  '| --- | --- | --- | --- | --- | --- | --- |']
+        for rec in sorted(recs, key=lambda r: r['mistake_rate_observed']['mean']):
+            params = ', '.join(f'{k}={_fmt(v)}' for k, v in rec['params'].items())
+            if rec['edge_of_grid']:
+                params += ' *'
+            lines.append(
+                f"| {rec['algorithm']} | {rec['feedback']} | {_pct(rec['mistake_rate_observed'])}"
+                f" | {_pct(rec['mistake_rate_true'])} | {rec['updates']['mean']:.0f} | "
+                f"{rec['seconds']['mean']:.3f} | {params} |")
+        verdict = compare(recs)
+        if verdict:
+            lines += ['', verdict]
+        edges = [f"{r['algorithm']}: {'; '.join(r['edge_of_grid'])}" for r in recs
+                 if r['edge_of_grid']]
+        if edges:
+            lines += ['', 'Edge of grid: ' + ' | '.join(edges)]
+        lines.append('')
+    return '\n'.join(lines)
+
+
+def compare(recs: List[Dict[str, Any]]) -> Optional[str]:
+    """Return a sentence comparing UCWL with the best Vowpal Wabbit --cbify option."""
+    rate = {r['algorithm']: r['mistake_rate_observed']['mean'] for r in recs}
+    vw = {k: v for k, v in rate.items() if k.startswith('vw-') and k != 'vw-oaa'}
+    if 'ucwl' not in rate or not vw:
+        return None
+    best = min(vw, key=vw.get)
+    gap = 100 * (vw[best] - rate['ucwl'])
+    word = 'below' if gap > 0 else 'above'
+    return (f"UCWL {100 * rate['ucwl']:.1f} % vs best VW --cbify option {best} "
+            f'{100 * vw[best]:.1f} %: UCWL is {abs(gap):.1f} points {word} it.')
+
+
+def _fmt(v: Any) -> str:
+    return f'{v:g}' if isinstance(v, float) else str(v)
+
+
+def _noise_text(noise: Dict[str, float]) -> str:
+    return noise_label(TeacherModel(**noise))
+
+
+def figures(records: List[Record], out: str) -> None:
+    """Write per data set: learning curves (seed 000 Fig. 2), updates and runtime bars."""
+    import matplotlib
+    matplotlib.use('Agg')
+    import matplotlib.pyplot as plt
+    by_data: Dict[str, Dict[str, List[Record]]] = {}
+    for rec in records:
+        by_data.setdefault(rec.dataset, {}).setdefault(
+            noise_label(TeacherModel(**rec.noise)), []).append(rec)
+    for dataset, by_noise in by_data.items():
+        stem = _slug(dataset)
+        n = len(by_noise)
+        cols = min(n, 4)
+        rows = (n + cols - 1) // cols
+        fig, axes = plt.subplots(rows, cols, figsize=(3.6 * cols, 2.9 * rows), squeeze=False,
+                                 dpi=72)
+        for ax, (noise, recs) in zip(axes.flat, by_noise.items()):
+            for rec in recs:
+                curve = rec.mean_curve('observed')
+                if curve is None:
+                    continue
+                ax.plot(np.arange(1, len(curve) + 1), 100 * curve, lw=1.2 if
+                        rec.algorithm == 'ucwl' else 0.8, label=rec.algorithm,
+                        color='k' if rec.algorithm == 'ucwl' else None)
+            ax.set_title(f'{dataset}, {noise}', fontsize=9)
+            ax.set_xlabel('rounds', fontsize=8)
+            ax.set_ylabel('online mistake rate %', fontsize=8)
+            ax.tick_params(labelsize=7)
+            ax.set_ylim(0, 100)
+        for ax in list(axes.flat)[n:]:
+            ax.axis('off')
+        handles, labels = axes.flat[0].get_legend_handles_labels()
+        fig.legend(handles, labels, loc='center right', fontsize=7)
+        fig.tight_layout(rect=(0, 0, 0.86, 1))
+        fig.savefig(os.path.join(out, f'{stem}_curves.png'))
+        plt.close(fig)
+        for what, attr, unit in (('updates', 'updates', 'model updates'),
+                                 ('runtime', 'seconds', 'seconds per pass')):
+            first = next(iter(by_noise.values()))
+            names = [r.algorithm for r in first]
+            fig, ax = plt.subplots(figsize=(max(4.0, 0.5 * len(names) + 2), 2.8), dpi=72)
+            width = 0.8 / n
+            for j, (noise, recs) in enumerate(by_noise.items()):
+                vals = {r.algorithm: np.mean([getattr(x, attr) for x in r.runs]) for r in recs}
+                ax.bar(np.arange(len(names)) + j * width,
+                       [vals.get(a, np.nan) for a in names], width, label=noise)
+            ax.set_xticks(np.arange(len(names)) + 0.4 - width / 2)
+            ax.set_xticklabels(names, rotation=60, fontsize=7, ha='right')
+            ax.set_ylabel(unit, fontsize=8)
+            if attr == 'seconds':
+                ax.set_yscale('log')
+            ax.set_title(f'{dataset}: {what}', fontsize=9)
+            ax.legend(fontsize=6, ncol=2)
+            fig.tight_layout()
+            fig.savefig(os.path.join(out, f'{stem}_{what}.png'))
+            plt.close(fig)
+
+
+def _slug(text: str) -> str:
+    base = os.path.splitext(os.path.basename(text))[0]
+    return ''.join(c if c.isalnum() else '_' for c in base)
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Console entry point; bad input exits 2 with one readable line."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        summary = run(args)
+    except (UsageError, DatasetError, HyperparameterError) as exc:
+        print(f'banditlearn_evaluate: error: {exc}', file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f'banditlearn_evaluate: error: {exc}', file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print('banditlearn_evaluate: interrupted', file=sys.stderr)
+        return 130
+    print(f"wrote {len(summary['records'])} records to {args.out}/summary.json and "
+          f'{args.out}/results.md')
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
