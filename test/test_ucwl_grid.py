@@ -1,0 +1,107 @@
+# Copyright 2026 banditlearn_ros contributors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""UCWLGrid must take exactly the decisions of the reference UCWL, setting by setting."""
+
+import numpy as np
+import pytest
+
+from banditlearn_ros.learning import TeacherModel, UCWL
+from banditlearn_ros.learning.base import HyperparameterError
+from banditlearn_ros.learning.datasets import load_dataset
+from banditlearn_ros.learning.evaluation import make_stream, run_learner
+from banditlearn_ros.learning.synsep import make_synsep
+from banditlearn_ros.learning.ucwl_grid import run_grid, UCWLGrid
+
+SETTINGS = [  # (eta, C, k): paper corners, an interior point, and k=0 (ties everywhere)
+    (0.95, 1.0, 2.8), (0.55, 2.0 ** -5, 0.2), (0.95, 32.0, 3.0), (0.75, 0.5, 1.4),
+    (0.6, 4.0, 0.0),
+]
+
+
+def _lockstep(X, stream, teacher, n_labels, variant, rounds):
+    """Step the grid and one reference learner per setting side by side."""
+    eta, C, k = (np.array(v) for v in zip(*SETTINGS))
+    grid = UCWLGrid(n_labels, X.shape[1], eta, C, k, [stream.seed] * len(SETTINGS), variant)
+    refs = [UCWL(n_labels, X.shape[1], eta=e, C=c, k=kk, variant=variant, seed=stream.seed)
+            for e, c, kk in SETTINGS]
+    for t in range(min(rounds, len(stream))):
+        x = X[stream.order[t]]
+        chosen = grid.select(x)
+        preds = [r.select(x) for r in refs]
+        assert chosen.tolist() == [p.index for p in preds], f'round {t}'
+        silent = stream.u_silent[t] < teacher.no_answer
+        right = chosen == stream.y_obs[t]
+        said = right != (stream.u_flip[t] < np.where(right, teacher.rho1, teacher.rho0))
+        if silent:
+            continue
+        changed = grid.learn(x, chosen, said)
+        ref_changed = [r.learn(x, p.index, bool(s), p) for r, p, s in zip(refs, preds, said)]
+        assert changed.tolist() == ref_changed, f'round {t}'
+    for i, ref in enumerate(refs):
+        assert grid.n_updates[i] == ref.n_updates
+        np.testing.assert_array_equal(grid.mu[i], ref._mu)
+        np.testing.assert_array_equal(grid.sigma[i], ref._sigma)
+
+
+@pytest.mark.parametrize('name,teacher,variant,rounds', [
+    ('digits', TeacherModel(), 'scw1', 600),
+    ('digits', TeacherModel(label_noise=0.2, no_answer=0.1), 'scw2', 400),
+    ('wine', TeacherModel(rho0=0.2, rho1=0.4), 'scw1', 178),
+    ('synsep', TeacherModel(label_noise=0.1), 'scw1', 300),
+])
+def test_same_decisions_and_state_as_reference(name, teacher, variant, rounds):
+    if name == 'synsep':
+        X, y, labels = make_synsep(400, seed=3)
+    else:
+        X, y, labels = load_dataset(name)
+    stream = make_stream(y, len(labels), teacher, index=1, seed=7)
+    _lockstep(X, stream, teacher, len(labels), variant, rounds)
+
+
+def test_run_grid_counts_equal_reference_runs():
+    X, y, labels = load_dataset('iris')
+    teacher = TeacherModel(label_noise=0.1, rho0=0.1, no_answer=0.2)
+    streams = [make_stream(y, 3, teacher, p, seed=2) for p in range(2)]
+    eta, C, k = zip(*SETTINGS)
+    out = run_grid(X, streams, teacher, 3, eta, C, k, block=2)
+    for s, (e, c, kk) in enumerate(SETTINGS):
+        for p, stream in enumerate(streams):
+            ref = run_learner('ucwl', {'eta': e, 'C': c, 'k': kk}, X, stream, teacher, 3)
+            assert out['mistakes_observed'][s, p] == ref.mistakes_observed
+            assert out['mistakes_true'][s, p] == ref.mistakes_true
+            assert out['updates'][s, p] == ref.updates
+
+
+def test_worker_processes_give_the_same_numbers():
+    X, y, labels = load_dataset('iris')
+    teacher = TeacherModel()
+    streams = [make_stream(y, 3, teacher, p, seed=5) for p in range(2)]
+    eta, C, k = zip(*SETTINGS)
+    one = run_grid(X, streams, teacher, 3, eta, C, k, block=3, jobs=1)
+    two = run_grid(X, streams, teacher, 3, eta, C, k, block=3, jobs=2)
+    for key in one:
+        np.testing.assert_array_equal(one[key], two[key])
+
+
+@pytest.mark.parametrize('kwargs', [
+    {'eta': [0.5], 'C': [1.0], 'k': [1.0]},
+    {'eta': [0.9], 'C': [0.0], 'k': [1.0]},
+    {'eta': [0.9], 'C': [1.0], 'k': [-1.0]},
+    {'eta': [0.9, 0.8], 'C': [1.0], 'k': [1.0]},
+])
+def test_invalid_settings_are_refused(kwargs):
+    n = max(len(v) for v in kwargs.values())
+    with pytest.raises(HyperparameterError):
+        UCWLGrid(3, 4, seeds=[0] * n, **kwargs)
