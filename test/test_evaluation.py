@@ -1,0 +1,180 @@
+# Copyright 2026 banditlearn_ros contributors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""The evaluation protocol: shared streams, feedback model, tuning, records."""
+
+import numpy as np
+import pytest
+
+from banditlearn_ros.learning import TeacherModel
+from banditlearn_ros.learning.base import HyperparameterError
+from banditlearn_ros.learning.datasets import load_dataset
+from banditlearn_ros.learning.evaluation import (
+    Algorithm, answer, answers, core_algorithm, edge_notes, evaluate, grid_settings,
+    make_stream, make_streams, RunResult, run_learner, tune, TUNING_STREAM)
+from banditlearn_ros.learning.synsep import make_synsep, separating_weights
+
+
+@pytest.fixture(scope='module')
+def iris():
+    return load_dataset('iris')
+
+
+def test_permutations_are_shared_across_noise_levels_and_reproducible(iris):
+    X, y, labels = iris
+    clean = make_streams(y, 3, TeacherModel(), 3, seed=4)
+    noisy = make_streams(y, 3, TeacherModel(label_noise=0.3, rho0=0.2), 3, seed=4)
+    again = make_streams(y, 3, TeacherModel(), 3, seed=4)
+    for a, b, c in zip(clean, noisy, again):
+        np.testing.assert_array_equal(a.order, b.order)
+        np.testing.assert_array_equal(a.order, c.order)
+        np.testing.assert_array_equal(a.y_obs, c.y_obs)
+        assert a.seed == b.seed == c.seed
+        assert sorted(a.order.tolist()) == list(range(len(y)))
+    assert not np.array_equal(clean[0].order, clean[1].order)
+    tuning = make_stream(y, 3, TeacherModel(), TUNING_STREAM, seed=4)
+    assert all(not np.array_equal(tuning.order, s.order) for s in clean)
+
+
+def test_label_noise_replaces_labels_at_the_requested_rate():
+    y = np.zeros(40000, dtype=int)
+    stream = make_stream(y, 10, TeacherModel(label_noise=0.2), 0, seed=1)
+    changed = np.mean(stream.y_obs != stream.y_true)
+    # A uniform replacement keeps the label with probability 1/10: 0.2 * 0.9 = 0.18.
+    assert abs(changed - 0.18) < 0.01
+    np.testing.assert_array_equal(stream.y_true, 0)
+
+
+def test_answers_follow_flip_rates_and_silence():
+    y = np.zeros(40000, dtype=int)
+    teacher = TeacherModel(rho0=0.2, rho1=0.4, no_answer=0.1)
+    stream = make_stream(y, 2, teacher, 0, seed=2)
+    right_out = [answer(teacher, stream, t, 0) for t in range(len(y))]
+    wrong_out = [answer(teacher, stream, t, 1) for t in range(len(y))]
+    silent = np.mean([a is None for a in right_out])
+    assert abs(silent - 0.1) < 0.01
+    said_wrong_when_right = np.mean([a is False for a in right_out if a is not None])
+    said_right_when_wrong = np.mean([a is True for a in wrong_out if a is not None])
+    assert abs(said_wrong_when_right - 0.4) < 0.015
+    assert abs(said_right_when_wrong - 0.2) < 0.015
+    for t in range(50):
+        silent_t, said = answers(teacher, stream, t, np.array([0, 1]))
+        expected = [answer(teacher, stream, t, 0), answer(teacher, stream, t, 1)]
+        if silent_t:
+            assert expected == [None, None]
+        else:
+            assert said.tolist() == expected
+
+
+def test_run_counts_mistakes_against_observed_and_true_labels(iris):
+    X, y, labels = iris
+    teacher = TeacherModel(label_noise=0.3)
+    stream = make_stream(y, 3, teacher, 0, seed=3)
+    res = run_learner('ucwl', {}, X, stream, teacher, 3, curves=True)
+    assert res.rounds == len(y)
+    assert res.curve_observed[-1] == res.mistakes_observed
+    assert res.curve_true[-1] == res.mistakes_true
+    assert res.mistakes_observed != res.mistakes_true  # 30 % noise moves the count
+    assert 0 < res.updates <= len(y)
+    again = run_learner('ucwl', {}, X, stream, teacher, 3)
+    assert (again.mistakes_observed, again.updates) == (res.mistakes_observed, res.updates)
+
+
+def test_full_feedback_learner_is_told_the_observed_label():
+    X = np.eye(2)[np.array([0, 1] * 200)]
+    y = np.array([0, 1] * 200)
+    teacher = TeacherModel(label_noise=1.0)  # the observed label is pure noise
+    stream = make_stream(y, 2, teacher, 0, seed=0)
+    res = run_learner('perceptron', {}, X, stream, teacher, 2)
+    # Learning from random labels leaves it near chance against the true label.
+    assert 0.3 < res.rate_true < 0.7
+    clean = make_stream(y, 2, TeacherModel(), 0, seed=0)
+    assert run_learner('perceptron', {}, X, clean, TeacherModel(), 2).rate_true < 0.05
+
+
+def test_silent_person_means_no_updates(iris):
+    X, y, labels = iris
+    teacher = TeacherModel(no_answer=1.0)
+    stream = make_stream(y, 3, teacher, 0, seed=0)
+    for name in ('ucwl', 'banditron', 'mscw'):
+        assert run_learner(name, {}, X, stream, teacher, 3).updates == 0
+
+
+def _fake(grid, optimum):
+    """An algorithm whose mistake rate is the distance of its parameter to ``optimum``."""
+    def run(params, X, stream, teacher, n_labels, curves=False):
+        wrong = int(round(100 * abs(params['a'] - optimum)))
+        return RunResult(wrong, wrong, 0, 0.0, 100)
+    return Algorithm('fake', run, grid={'a': grid})
+
+
+def test_tuning_takes_the_best_setting_and_flags_grid_edges(iris):
+    X, y, labels = iris
+    inner = tune(_fake([0.1, 0.2, 0.3, 0.4], 0.21), X, y, 3, TeacherModel())
+    assert inner.params == {'a': 0.2} and inner.edges == [] and inner.tried == 4
+    top = tune(_fake([0.1, 0.2, 0.3, 0.4], 0.9), X, y, 3, TeacherModel())
+    assert top.params == {'a': 0.4}
+    assert top.edges == ['a=0.4 is at the top of its grid [0.1, 0.4]']
+    low = edge_notes({'a': [1, 2, 3]}, {'a': 1}, {})
+    assert low == ['a=1 is at the bottom of its grid [1, 3]']
+    assert edge_notes({'a': [1, 2, 3]}, {'a': 1}, {'a': 1}) == []
+
+
+def test_grid_settings_keep_fixed_values():
+    settings = grid_settings({'C': [1, 2], 'eta': [0.6, 0.7]}, {'eta': 0.9, 'k': 1.0})
+    assert settings == [{'eta': 0.9, 'k': 1.0, 'C': 1}, {'eta': 0.9, 'k': 1.0, 'C': 2}]
+
+
+def test_ucwl_tuning_with_the_grid_equals_tuning_one_by_one(iris):
+    X, y, labels = iris
+    teacher = TeacherModel(label_noise=0.1)
+    grid = {'C': [0.25, 4.0], 'eta': [0.6, 0.95], 'k': [0.4, 2.8]}
+    fast = core_algorithm('ucwl', teacher, grid=grid)
+    slow = core_algorithm('ucwl', teacher, grid=grid)
+    slow.run_grid = None
+    a, b = tune(fast, X, y, 3, teacher, seed=1), tune(slow, X, y, 3, teacher, seed=1)
+    assert a.params == b.params and a.rate == b.rate
+
+
+def test_evaluate_record_is_reproducible_and_summarised(iris):
+    X, y, labels = iris
+    teacher = TeacherModel(rho0=0.15, rho1=0.15)
+    algo = core_algorithm('rcnbf', teacher, grid={'gamma': [0.05, 0.2]})
+    assert algo.fixed == {'rho0': 0.15, 'rho1': 0.15}
+    rec = evaluate(algo, X, y, 3, teacher, 'iris', n_permutations=3, seed=9, curves=True)
+    again = evaluate(algo, X, y, 3, teacher, 'iris', n_permutations=3, seed=9)
+    assert [r.mistakes_observed for r in rec.runs] == [r.mistakes_observed for r in again.runs]
+    s = rec.summary()
+    assert s['permutations'] == 3 and s['tuned'] and s['params']['gamma'] in (0.05, 0.2)
+    rates = [r.rate_observed for r in rec.runs]
+    assert s['mistake_rate_observed']['mean'] == pytest.approx(np.mean(rates))
+    assert s['mistake_rate_observed']['std'] == pytest.approx(np.std(rates))
+    curve = rec.mean_curve()
+    assert curve.shape == (len(y),)
+    assert curve[-1] == pytest.approx(np.mean(rates))
+    with pytest.raises(HyperparameterError):
+        evaluate(algo, X, y, 3, teacher, 'iris', n_permutations=0)
+
+
+def test_synsep_is_separable_and_seeded():
+    X, y, labels = make_synsep(2000, seed=5)
+    assert X.shape == (2000, 400) and len(labels) == 9
+    assert set(np.unique(X)) == {0.0, 1.0}
+    assert np.all(X[:, 120:].sum(axis=1) == 20)
+    scores = X @ separating_weights(5).T
+    top2 = np.sort(scores, axis=1)[:, -2:]
+    assert np.all(scores.argmax(axis=1) == y) and np.all(top2[:, 1] - top2[:, 0] >= 2)
+    X2, y2, _ = make_synsep(2000, seed=5)
+    np.testing.assert_array_equal(X, X2)
+    assert not np.array_equal(make_synsep(2000, seed=6)[0], X)
