@@ -109,6 +109,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument('--out', default='evaluation_results', metavar='DIR',
                    help='output folder for summary.json, results.md and figures '
                         '(default evaluation_results)')
+    p.add_argument('--figures', default=None, metavar='DIR',
+                   help='folder for the PNG figures (default: the --out folder)')
     p.add_argument('--jobs', type=int, default=1, metavar='N',
                    help='worker processes (default 1); results do not depend on it')
     p.add_argument('--no-figures', action='store_true', help='skip the matplotlib figures')
@@ -284,7 +286,7 @@ def run(args) -> Dict[str, Any]:
     atomic_write_bytes(os.path.join(args.out, 'results.md'),
                        markdown(summary['records'], summary['meta']).encode())
     if not args.no_figures:
-        figures(records, args.out)
+        figures(records, args.figures or args.out)
     return summary
 
 
@@ -388,6 +390,7 @@ def figures(records: List[Record], out: str) -> None:
     import matplotlib
     matplotlib.use('Agg')
     import matplotlib.pyplot as plt
+    os.makedirs(out, exist_ok=True)
     by_data: Dict[str, Dict[str, List[Record]]] = {}
     for rec in records:
         by_data.setdefault(rec.dataset, {}).setdefault(

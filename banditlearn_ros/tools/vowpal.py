@@ -44,13 +44,13 @@ import numpy as np
 from banditlearn_ros.learning.evaluation import _result, Algorithm, RunResult, Stream
 from banditlearn_ros.learning.feedback import TeacherModel
 
-LEARNING_RATES = [0.5, 1.0, 2.0, 4.0, 8.0]
+LEARNING_RATES = [0.5, 1.0, 2.0, 4.0, 8.0, 16.0]
 
 # option -> (VW flag, its parameter flag or None, parameter grid, needs ADF in manual mode)
 EXPLORATION = {
     'epsilon': ('--epsilon', None, {'epsilon': [0.01, 0.02, 0.05, 0.1, 0.2]}, False),
     'first': ('--first', None, {'first': [1, 5, 10, 20, 50, 100]}, False),
-    'bag': ('--bag', None, {'bag': [2, 4, 8]}, False),
+    'bag': ('--bag', None, {'bag': [2, 4, 8, 16]}, False),
     'cover': ('--cover', None, {'cover': [1, 2, 4, 8]}, False),
     'squarecb': ('--squarecb', '--gamma_scale', {'gamma_scale': [1, 10, 100, 1000]}, True),
     'regcb': ('--regcb', '--mellowness', {'mellowness': [0.001, 0.01, 0.1]}, True),
@@ -225,7 +225,7 @@ def vw_algorithm(name: str, fixed: Optional[Dict[str, Any]] = None,
         raise ValueError(f'unknown Vowpal Wabbit option {name!r}; choose from {NAMES}')
     if not available():
         _workspace('')
-    rates = LEARNING_RATES + ([0.125, 0.25, 16.0, 32.0] if wide else [])
+    rates = LEARNING_RATES + ([0.125, 0.25, 32.0, 64.0] if wide else [])
     rates = sorted(rates)
     if name == 'vw-oaa':
         return Algorithm(name=name, run=run_oaa, grid={'learning_rate': rates},
