@@ -195,7 +195,7 @@ class LearnerNode(Node):
                     make_learner(algorithm, ['a'], 1, **self._hyperparameters(algorithm, changes))
         except (HyperparameterError, ValueError, TypeError) as exc:
             self.counters.add('parameter_rejections')
-            self.get_logger().warn(f'parameter change refused: {exc}')
+            self.get_logger().warning(f'parameter change refused: {exc}')
             return common.reject(str(exc))
         with self._lock:
             learner = self.interaction.learner
@@ -266,7 +266,7 @@ class LearnerNode(Node):
     def _reconcile(self, learner: BanditLearner) -> None:
         """Make the loaded learner and the parameters agree (the file's labels come first)."""
         if learner.name != self._algorithm:
-            self.get_logger().warn(
+            self.get_logger().warning(
                 f'model file holds a {learner.name} learner; parameter algorithm='
                 f'{self._algorithm!r} is ignored while this file is used')
             self._algorithm = learner.name
@@ -274,7 +274,7 @@ class LearnerNode(Node):
         held = learner.get_params()
         for name in CONSTRUCTION_ONLY:
             if name in wanted and wanted[name] != held.get(name):
-                self.get_logger().warn(
+                self.get_logger().warning(
                     f'model file has {name}={held.get(name)!r}; parameter value '
                     f'{wanted[name]!r} needs a new model (~/reset_model)')
         tunable = {k: v for k, v in wanted.items()
@@ -323,7 +323,7 @@ class LearnerNode(Node):
         with self._lock:
             item, reason = self.interaction.predict(data)
         if item is None:
-            self.get_logger().warn(
+            self.get_logger().warning(
                 f'feature message refused ({reason}: {len(data)} values, '
                 f'{self.interaction.n_features or "any"} expected)', throttle_duration_sec=5.0)
             return

@@ -1,0 +1,420 @@
+# Copyright 2026 banditlearn_ros contributors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""learner_node over real DDS on loopback: rounds, tuning, labels, model files, bad input."""
+
+import array
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+from banditlearn_ros.learning import load_model, make_learner, ModelFileError, TeacherModel
+from banditlearn_ros.learning.datasets import load_dataset
+from banditlearn_ros.learning.interaction import stream_order
+from banditlearn_ros.nodes.dataset_node import DatasetNode
+from banditlearn_ros.nodes.learner_node import LearnerNode
+from banditlearn_ros.nodes.teacher_node import TeacherNode
+from diagnostic_msgs.msg import DiagnosticArray
+import numpy as np
+import pytest
+from rcl_interfaces.msg import Parameter as ParameterMsg
+from rcl_interfaces.msg import ParameterType, ParameterValue
+from rcl_interfaces.srv import SetParameters
+from rclpy.parameter import Parameter
+from ros_harness import diagnostic_values, Ros
+from std_msgs.msg import Bool, Float32MultiArray, String
+from std_srvs.srv import Trigger
+
+pytestmark = pytest.mark.ros
+LABELS = ['fist', 'palm', 'point']
+DIAG = 'banditlearn_ros: learner_node'
+
+
+@pytest.fixture
+def ros():
+    r = Ros()
+    yield r
+    r.close()
+
+
+def learner(ros, **params):
+    params.setdefault('labels', list(LABELS))
+    params.setdefault('model_path', '')
+    params.setdefault('diagnostics_period', 0.2)
+    overrides = [Parameter(k, value=v) for k, v in params.items()]
+    return ros.add(LearnerNode(context=ros.context, parameter_overrides=overrides))
+
+
+class Driver:
+    """Publishes features and feedback to a learner and collects what it says."""
+
+    def __init__(self, ros, expect_learner=True, timeout=5.0):
+        self.ros = ros
+        self.features = ros.probe.create_publisher(Float32MultiArray, 'gesture_features', 10)
+        self.feedback = ros.probe.create_publisher(Bool, 'gesture_feedback', 10)
+        self.predictions = ros.listen(String, 'gesture_prediction', 1000)
+        self.details = ros.listen(String, 'gesture_prediction_details', 1000)
+        self.diagnostics = ros.listen(DiagnosticArray, '/diagnostics')
+        if expect_learner:
+            ros.connect(self.features, timeout=timeout)
+            ros.connect(self.feedback, timeout=timeout)
+
+    def send(self, x):
+        msg = Float32MultiArray()
+        msg.data = array.array('f', np.asarray(x, dtype=np.float32).tobytes())
+        self.features.publish(msg)
+
+    def ask(self, x, timeout=5.0):
+        """Send one vector and return the details of its prediction."""
+        n = len(self.details)
+        self.send(x)
+        assert self.ros.spin_until(lambda: len(self.details) > n, timeout), 'no prediction'
+        return json.loads(self.details[-1].data)
+
+    def answer(self, correct, node=None):
+        self.feedback.publish(Bool(data=bool(correct)))
+        if node is not None:
+            before = node.interaction.counts['feedback_received']
+            assert self.ros.spin_until(
+                lambda: node.interaction.counts['feedback_received'] > before)
+
+    def diag(self, condition=lambda v: True, timeout=5.0):
+        """Return the newest learner diagnostics satisfying ``condition``."""
+        def ok():
+            v = diagnostic_values(self.diagnostics, DIAG)
+            return v is not None and condition(v)
+        assert self.ros.spin_until(ok, timeout), diagnostic_values(self.diagnostics, DIAG)
+        return diagnostic_values(self.diagnostics, DIAG)
+
+
+def test_features_in_prediction_out(ros):
+    node = learner(ros)
+    drive = Driver(ros)
+    details = drive.ask([0.2, 0.4, 0.6, 0.8])
+    assert drive.predictions[-1].data in LABELS
+    assert details['label'] == drive.predictions[-1].data
+    assert details['id'] == 0 and details['label'] == LABELS[details['index']]
+    assert len(details['scores']) == len(details['bounds']) == 3
+    assert set(details) == {'id', 'label', 'index', 'scores', 'bounds', 'explored', 'greedy',
+                            'probability', 'stamp'}
+    assert node.interaction.n_features == 4
+
+
+def test_feedback_updates_the_model(ros):
+    node = learner(ros)
+    drive = Driver(ros)
+    x = [1.0, 0.0, 0.5, 0.25]
+    details = drive.ask(x)
+    mu_before = node.interaction.learner.state_dict()['arrays']['mu'].copy()
+    drive.answer(False, node)
+    mu_after = node.interaction.learner.state_dict()['arrays']['mu']
+    changed = np.flatnonzero(np.any(mu_after != mu_before, axis=1)).tolist()
+    assert changed == [details['index']]  # only the said label's classifier learned
+    values = drive.diag(lambda v: v['feedback_matched'] == '1')
+    assert values['updates'] == '1' and values['mistake_rate'] == '1'
+    # The same vector is now scored lower for the label that was wrong.
+    again = drive.ask(x)
+    assert again['scores'][details['index']] < details['scores'][details['index']]
+
+
+def test_digits_with_noisy_teacher_matches_the_offline_core(ros):
+    n_rounds, noise = 600, 0.1
+    X, y, names = load_dataset('digits')
+    learner(ros, labels=names, seed=0)
+    teacher = ros.add(TeacherNode(context=ros.context, parameter_overrides=[
+        Parameter('rho0', value=noise), Parameter('rho1', value=noise),
+        Parameter('seed', value=11)]))
+    dataset = ros.add(DatasetNode(context=ros.context, parameter_overrides=[
+        Parameter('max_examples', value=n_rounds), Parameter('seed', value=5)]))
+    said = ros.listen(String, 'gesture_prediction', 1000)
+    assert ros.spin_until(lambda: dataset.finished, 60.0)
+    assert len(said) == n_rounds
+    # The learning core alone on the same sequence, with the same teacher draws.
+    core = make_learner('ucwl', names, X.shape[1], seed=0)
+    model, rng = TeacherModel(rho0=noise, rho1=noise), np.random.default_rng(11)
+    offline = []
+    for i in stream_order(len(X), seed=5, max_examples=n_rounds):
+        x = X[i].astype(np.float32).astype(np.float64)  # what a Float32MultiArray carries
+        p = core.select(x)
+        offline.append(p.index != y[i])
+        answer = model.answer(p.index, int(y[i]), rng)
+        if answer is not None:
+            core.learn(x, p.index, answer, prediction=p)
+    truth = [names[y[i]] for i in stream_order(len(X), seed=5, max_examples=n_rounds)]
+    online = [m.data != t for m, t in zip(said, truth)]
+    online_rate, offline_rate = np.mean(online), np.mean(offline)
+    assert abs(online_rate - offline_rate) <= 0.02, (online_rate, offline_rate)
+    assert teacher.teacher.stats()['true_mistake_rate'] == pytest.approx(online_rate)
+    # And it learns: the last 100 rounds are far better than the first 100.
+    assert np.mean(online[-100:]) < np.mean(online[:100]) - 0.2
+
+
+def _set(ros, name, value, ptype):
+    client = ros.probe.create_client(SetParameters, '/learner_node/set_parameters')
+    field = {ParameterType.PARAMETER_DOUBLE: 'double_value',
+             ParameterType.PARAMETER_STRING: 'string_value',
+             ParameterType.PARAMETER_STRING_ARRAY: 'string_array_value',
+             ParameterType.PARAMETER_INTEGER: 'integer_value'}[ptype]
+    value_msg = ParameterValue(type=ptype, **{field: value})
+    request = SetParameters.Request(parameters=[ParameterMsg(name=name, value=value_msg)])
+    result = ros.call(client, request).results[0]
+    ros.probe.destroy_client(client)
+    return result
+
+
+def test_parameters_through_the_set_parameters_service(ros):
+    node = learner(ros)
+    drive = Driver(ros)
+    drive.ask([1.0, 0.0, 0.0])
+    drive.answer(True, node)
+    double = ParameterType.PARAMETER_DOUBLE
+    ok = _set(ros, 'k', 1.5, double)
+    assert ok.successful, ok.reason
+    assert node.interaction.learner.k == 1.5 and node.get_parameter('k').value == 1.5
+    bad = _set(ros, 'k', -1.0, double)
+    assert not bad.successful and 'k' in bad.reason
+    assert node.interaction.learner.k == 1.5 and node.get_parameter('k').value == 1.5
+    bad_eta = _set(ros, 'eta', 0.3, double)
+    assert not bad_eta.successful and 'eta' in bad_eta.reason
+    assert node.interaction.learner.eta == 0.95
+    bad_timeout = _set(ros, 'feedback_timeout', 0.0, double)
+    assert not bad_timeout.successful
+    read_only = _set(ros, 'algorithm', 'banditron', ParameterType.PARAMETER_STRING)
+    assert not read_only.successful and node.interaction.learner.name == 'ucwl'
+    bad_other = _set(ros, 'rcnbf.gamma', 0.7, double)  # not in use, still checked
+    assert not bad_other.successful and 'gamma' in bad_other.reason
+    # k = 0 turns exploration off from the next round: the bounds are the scores.
+    assert _set(ros, 'k', 0.0, double).successful
+    details = drive.ask([0.3, 0.9, 0.1])
+    assert details['bounds'] == details['scores']
+    assert _set(ros, 'k', 4.0, double).successful
+    details = drive.ask([0.3, 0.9, 0.1])
+    assert all(b > s for b, s in zip(details['bounds'], details['scores']))
+    values = drive.diag(lambda v: int(v['parameter_rejections']) >= 3)
+    assert values['parameter_changes'] == '3'
+
+
+def test_label_added_at_runtime_keeps_what_was_learned(ros):
+    node = learner(ros)
+    drive = Driver(ros)
+    rng = np.random.default_rng(2)
+    for _ in range(10):
+        drive.ask(rng.random(5))
+        drive.answer(bool(rng.integers(2)), node)
+    before = node.interaction.learner.state_dict()['arrays']
+    array = ParameterType.PARAMETER_STRING_ARRAY
+    result = _set(ros, 'labels', LABELS + ['thumbs_up'], array)
+    assert result.successful, result.reason
+    after = node.interaction.learner.state_dict()['arrays']
+    assert node.interaction.learner.labels == LABELS + ['thumbs_up']
+    for name in before:
+        assert np.array_equal(after[name][:3], before[name])
+    details = drive.ask(rng.random(5))
+    assert len(details['scores']) == 4
+    removed = _set(ros, 'labels', ['fist', 'palm'], array)
+    assert not removed.successful and 'appended' in removed.reason
+    renamed = _set(ros, 'labels', ['fist', 'palm', 'pointing', 'thumbs_up'], array)
+    assert not renamed.successful
+    assert node.interaction.learner.labels == LABELS + ['thumbs_up']
+
+
+def test_save_restart_load_gives_identical_predictions(ros, tmp_path):
+    path = str(tmp_path / 'model.npz')
+    node = learner(ros, model_path=path, autosave_every=0)
+    drive = Driver(ros)
+    rng = np.random.default_rng(3)
+    for _ in range(30):
+        drive.ask(rng.random(6))
+        drive.answer(bool(rng.integers(2)), node)
+    client = ros.probe.create_client(Trigger, '/learner_node/save_model')
+    response = ros.call(client, Trigger.Request())
+    assert response.success and path in response.message
+    probes = np.random.default_rng(4).random((8, 6))
+    first = [drive.ask(x) for x in probes]
+    ros.remove(node)
+    node = learner(ros, model_path=path, autosave_every=0, save_on_shutdown=False)
+    assert node.interaction.learner.n_updates == load_model(path).n_updates > 0
+    ros.connect(drive.features)
+    second = [drive.ask(x) for x in probes]
+    for a, b in zip(first, second):
+        assert (a['label'], a['scores'], a['bounds']) == (b['label'], b['scores'], b['bounds'])
+
+
+def test_reset_service_starts_fresh(ros):
+    node = learner(ros)
+    drive = Driver(ros)
+    drive.ask([1.0, 0.0])
+    drive.answer(False, node)
+    assert node.interaction.learner.n_updates == 1
+    client = ros.probe.create_client(Trigger, '/learner_node/reset_model')
+    assert ros.call(client, Trigger.Request()).success
+    assert node.interaction.learner.n_updates == 0
+    drive.answer(True, node)  # the reset forgot the round this would have answered
+    assert node.interaction.counts['feedback_dropped_no_prediction'] == 1
+
+
+def test_corrupt_model_file_is_a_clear_error_and_is_never_overwritten(ros, tmp_path):
+    path = tmp_path / 'model.npz'
+    path.write_bytes(b'this is not a model')
+    with pytest.raises(ModelFileError, match='model.npz'):
+        LearnerNode(context=ros.context, parameter_overrides=[
+            Parameter('model_path', value=str(path)), Parameter('labels', value=LABELS)])
+    node = learner(ros, model_path=str(path), start_fresh_on_bad_model=True)
+    drive = Driver(ros)
+    drive.ask([1.0, 2.0])
+    drive.answer(False, node)
+    saved = node.save()
+    assert saved == str(path) + '.fresh.npz' and load_model(saved).n_updates == 1
+    assert path.read_bytes() == b'this is not a model'
+    assert drive.diag()['model_file'] == saved
+    # As a process: one readable line, exit code 1.
+    result = subprocess.run(
+        [sys.executable, '-m', 'banditlearn_ros.nodes.learner_node', '--ros-args',
+         '-p', f'model_path:={path}'], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 1
+    assert 'Traceback' not in result.stderr
+    assert f'model file {path}' in result.stderr.strip().splitlines()[-1]
+
+
+# -- the learner as a separate process -------------------------------------------------
+
+def start_learner(tmp_path, **params):
+    params.setdefault('labels', list(LABELS))
+    params.setdefault('diagnostics_period', 0.2)
+    lines = ['learner_node:', '  ros__parameters:']
+    lines += [f'    {k}: {json.dumps(v)}' for k, v in params.items()]
+    param_file = tmp_path / f'learner_{time.monotonic_ns()}.yaml'
+    param_file.write_text('\n'.join(lines) + '\n')
+    return subprocess.Popen(
+        [sys.executable, '-m', 'banditlearn_ros.nodes.learner_node', '--ros-args',
+         '--params-file', str(param_file)], stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE, text=True)
+
+
+def stop(process, sig=signal.SIGINT):
+    if process.poll() is None:
+        os.kill(process.pid, sig)
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        os.kill(process.pid, signal.SIGKILL)
+        process.wait(timeout=10)
+
+
+def rss_kib(pid):
+    with open(f'/proc/{pid}/status') as handle:
+        for line in handle:
+            if line.startswith('VmRSS:'):
+                return int(line.split()[1])
+    raise AssertionError('no VmRSS')
+
+
+def test_killed_process_loses_at_most_the_updates_since_the_last_autosave(ros, tmp_path):
+    path = tmp_path / 'model.npz'
+    process = start_learner(tmp_path, model_path=str(path), autosave_every=7)
+    try:
+        drive = Driver(ros, timeout=30.0)
+        rng = np.random.default_rng(5)
+        for _ in range(40):
+            drive.ask(rng.random(6), timeout=10.0)
+            drive.feedback.publish(Bool(data=bool(rng.integers(2))))
+        values = drive.diag(lambda v: v['feedback_matched'] == '40', timeout=10.0)
+        updates = int(values['updates'])
+        assert updates >= 14 and int(values['autosaves']) == updates // 7
+        os.kill(process.pid, signal.SIGKILL)  # mid-run: no chance to save on shutdown
+        process.wait(timeout=10)
+        kept = load_model(str(path)).n_updates
+        assert kept == 7 * (updates // 7) and updates - kept < 7
+        drive.diagnostics.clear()
+        process = start_learner(tmp_path, model_path=str(path), autosave_every=7)
+        values = drive.diag(lambda v: v['updates'] == str(kept), timeout=20.0)
+        assert values['model_file'] == str(path)
+    finally:
+        stop(process)
+
+
+def settled(drive, key, quiet=1.0, timeout=30.0):
+    """Return diagnostics once ``key`` has not changed for ``quiet`` seconds."""
+    deadline = time.monotonic() + timeout
+    last, since = None, time.monotonic()
+    while time.monotonic() < deadline:
+        drive.ros.spin_for(0.25)
+        values = diagnostic_values(drive.diagnostics, DIAG)
+        if values[key] != last:
+            last, since = values[key], time.monotonic()
+        elif time.monotonic() - since >= quiet:
+            return values
+    raise AssertionError(f'{key} kept changing')
+
+
+def test_bad_input_storm_and_burst_keep_the_node_running_and_bounded(ros, tmp_path):
+    d = 4000
+    process = start_learner(tmp_path, model_path='', max_unanswered=100, feature_size=d,
+                            feedback_timeout=600.0)
+    try:
+        drive = Driver(ros, timeout=30.0)
+        # A storm of yes/no before any prediction: all dropped, nothing learned.
+        for i in range(2000):
+            drive.feedback.publish(Bool(data=bool(i % 2)))
+        # (DDS keeps the last 10 per reader, so not all 2000 arrive; every one that does is
+        # counted.)
+        values = drive.diag(lambda v: int(v['feedback_received']) >= 10, timeout=15.0)
+        values = settled(drive, 'feedback_received')
+        assert 10 <= int(values['feedback_received']) <= 2000
+        assert values['feedback_matched'] == '0' and values['updates'] == '0'
+        assert values['feedback_dropped_no_prediction'] == values['feedback_received']
+        assert values['feedback_dropped'] == values['feedback_received']
+        # Wrong size, NaN and empty vectors: refused and counted.
+        drive.send(np.ones(d - 1))
+        drive.send(np.r_[np.ones(d - 1), np.nan])
+        drive.send([])
+        drive.diag(lambda v: v['features_refused'] == '3')
+        values = drive.diag(lambda v: (v['features_bad_size'], v['features_not_finite'],
+                                       v['features_empty']) == ('1', '1', '1'))
+        assert values['predictions'] == '0'
+        drive.ask(np.full(d, 0.5), timeout=10.0)
+        base_rss = rss_kib(process.pid)
+        # A burst of 10^4 vectors with no answers: the queue stays at its bound.
+        rng = np.random.default_rng(6)
+        x = rng.random(d).astype(np.float32)
+        start = time.monotonic()
+        for i in range(10_000):
+            x[i % d] = rng.random()
+            drive.send(x)
+            if i % 100 == 99:
+                ros.executor.spin_once(timeout_sec=0.0)
+        burst_s = time.monotonic() - start
+        drive.diag(lambda v: int(v['predictions']) > 100, timeout=30.0)
+        values = settled(drive, 'predictions')
+        predictions = int(values['predictions'])
+        # The node takes what DDS delivers (QoS depth 10); each one it takes is a round.
+        assert 1000 < predictions <= 10_002
+        assert int(values['unanswered']) <= 100
+        assert int(values['unanswered_overflow']) == predictions - 100
+        growth_mib = (rss_kib(process.pid) - base_rss) / 1024
+        # Unbounded, the rounds' vectors alone would hold predictions * d doubles (> 40 MiB).
+        assert growth_mib < min(20.0, 0.5 * predictions * d * 8 / 2 ** 20), growth_mib
+        # Still answering, and the last prediction is matched.
+        drive.ask(np.full(d, 0.25), timeout=10.0)
+        drive.feedback.publish(Bool(data=True))
+        values = drive.diag(lambda v: v['feedback_matched'] == '1', timeout=10.0)
+        print(f'storm/burst: predictions {predictions} in {burst_s:.1f} s, '
+              f'RSS growth {growth_mib:.1f} MiB')
+        assert process.poll() is None
+    finally:
+        stop(process)
+    assert process.returncode == 0, process.stderr.read()[-2000:]
