@@ -62,6 +62,12 @@ class DatasetNode(Node):
         self.wait_for_learner = d(self, 'wait_for_learner', True, 'wait for a subscriber of '
                                   'the features topic before the first example',
                                   read_only=True)
+        self.wait_for_teacher = d(self, 'wait_for_teacher', True, 'lock-step: also wait for '
+                                  'a subscriber of the label topic and publishers of the '
+                                  'prediction and feedback topics', read_only=True)
+        self.start_delay = d(self, 'start_delay', 0.5, 'seconds to wait after the peers '
+                             'appear, so that every connection is made', low=0.0, high=60.0,
+                             read_only=True)
         self.exit_when_done = d(self, 'exit_when_done', False, 'end the process when the '
                                 'stream is finished', read_only=True)
         period = d(self, 'diagnostics_period', 1.0, 'seconds between /diagnostics messages',
@@ -84,6 +90,8 @@ class DatasetNode(Node):
         self.sent = 0
         self.finished = False
         self._round = None
+        self._ready_at = None
+        self._topics = topics
         self._last_sent = -1e9
         self._features_pub = self.create_publisher(Float32MultiArray, topics['features_topic'],
                                                    10)
@@ -114,11 +122,26 @@ class DatasetNode(Node):
             return
         if self.rate > 0 and now - self._last_sent < 1.0 / self.rate - 1e-4:
             return
-        if self.wait_for_learner and self._features_pub.get_subscription_count() == 0:
-            self.get_logger().info('waiting for a learner to subscribe to the features',
-                                   throttle_duration_sec=5.0)
+        if self._ready_at is None:
+            missing = self._missing_peers()
+            if missing:
+                self.get_logger().info(f'waiting for {missing}', throttle_duration_sec=5.0)
+                return
+            self._ready_at = now + self.start_delay
+        if now < self._ready_at:
             return
         self._send(now)
+
+    def _missing_peers(self) -> str:
+        if self.wait_for_learner and self._features_pub.get_subscription_count() == 0:
+            return 'a learner subscribed to the features'
+        if self.lockstep and self.wait_for_teacher:
+            if self._label_pub.get_subscription_count() == 0:
+                return 'a teacher subscribed to the labels'
+            for topic in (self._topics['prediction_topic'], self._topics['feedback_topic']):
+                if self.count_publishers(topic) == 0:
+                    return f'a publisher on {topic}'
+        return ''
 
     def _round_over(self, now: float) -> bool:
         r = self._round
