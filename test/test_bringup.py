@@ -1,0 +1,97 @@
+# Copyright 2026 banditlearn_ros contributors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""banditlearn_bringup: the default demo learns, options work, bad arguments fail readably."""
+
+import re
+import subprocess
+import sys
+
+from banditlearn_ros.nodes import bringup
+import pytest
+from rclpy.node import Node
+
+pytestmark = pytest.mark.ros
+LINE = re.compile(r'^\s*(\d+)\s+([\d.]+)%\s+([\d.]+)%\s+([\d.]+)%\s+([\d.]+)%\s+(\d+)\s*$')
+
+
+def run(*args, timeout=120):
+    return subprocess.run([sys.executable, '-m', 'banditlearn_ros.nodes.bringup', *args],
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def rows(stdout):
+    return [tuple(float(g) for g in m.groups())
+            for m in map(LINE.match, stdout.splitlines()) if m]
+
+
+def test_default_demo_prints_a_falling_mistake_rate():
+    result = run('--rounds', '400')
+    assert result.returncode == 0, result.stderr
+    table = rows(result.stdout)
+    assert [r[0] for r in table] == [100, 200, 300, 400]
+    windows = [r[2] for r in table]
+    cumulative = [r[1] for r in table]
+    assert windows[-1] < windows[0] - 20  # the last 100 rounds: far fewer mistakes
+    assert cumulative == sorted(cumulative, reverse=True)
+    assert all(b > a for a, b in zip([r[5] for r in table], [r[5] for r in table][1:]))
+    summary = result.stdout.strip().splitlines()[-1]
+    assert summary.startswith('finished: 400 rounds')
+    assert 'feedback matched 400 / dropped 0' in summary
+    assert 'params.yaml' in result.stdout and 'teach_sim.params.yaml' in result.stdout
+
+
+def test_options_choose_dataset_noise_and_algorithm():
+    result = run('--dataset', 'iris', '--noise', '0.2', '--algorithm', 'banditron',
+                 '--every', '50', '--set', 'learner_node.banditron.gamma=0.1')
+    assert result.returncode == 0, result.stderr
+    assert [r[0] for r in rows(result.stdout)] == [50, 100, 150]
+    assert 'finished: 150 rounds' in result.stdout
+
+
+@pytest.mark.parametrize('args, message', [
+    (['--rounds', '-3'], "argument --rounds: '-3' is negative"),
+    (['--noise', '1.5'], 'not a probability'),
+    (['--system', 'nope'], "no system 'nope'"),
+    (['--dataset', '/no/such.csv'], 'no such file'),
+    (['--set', 'learner_node.k=-1', '--rounds', '5'], 'k=-1.0 is outside'),
+    (['--set', 'nobody.k=1'], "no node 'nobody'"),
+    (['--params', '/no/params.yaml'], 'does not exist'),
+])
+def test_bad_arguments_exit_nonzero_with_one_line(args, message):
+    result = run(*args, timeout=60)
+    assert result.returncode != 0
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and 'Traceback' not in result.stderr, result.stderr
+    assert lines[0].startswith('banditlearn_bringup: error:') and message in lines[0]
+
+
+def test_system_files_are_well_formed():
+    names = bringup.list_systems()
+    assert {'teach_sim', 'full'} <= set(names)
+    for name in names:
+        system = bringup.load_system(bringup.find_system(name))
+        assert system['params_files'] and all(p.is_file() for p in system['params_files'])
+        for entry in system['nodes']:
+            assert issubclass(bringup.node_class(entry['node']), Node)
+
+
+def test_a_bad_system_file_is_reported(tmp_path):
+    path = tmp_path / 'mine.system.yaml'
+    path.write_text('nodes: [learner_node]\nextra: 1\n')
+    with pytest.raises(bringup.BringupError, match='unknown keys'):
+        bringup.load_system(path)
+    path.write_text('description: no nodes\n')
+    with pytest.raises(bringup.BringupError, match='nodes'):
+        bringup.load_system(path)
