@@ -50,6 +50,7 @@ def _names() -> List[str]:
               'enclosing_circle_fill', 'equivalent_diameter_over_major_axis',
               'polygon_vertices', 'hull_vertices', 'orientation_cos2', 'orientation_sin2',
               'palm_radius', 'max_centroid_distance', 'palm_centre_offset']
+    names += [f'fingers_is_{k}' for k in range(6)]
     names += ['finger_count', 'deep_defects', 'all_defects', 'defect_depth_max',
               'defect_depth_mean', 'defect_depth_std', 'defect_depth_sum']
     names += [f'defect_depth_top{i}' for i in range(1, 6)]
@@ -134,12 +135,17 @@ class ContourFeatures:
         raw = np.asarray(contour, dtype=np.float64).reshape(-1, 2)
         if len(raw) < 3:
             raise ValueError('a contour needs at least 3 points')
-        m_raw = cv2.moments(raw.astype(np.float32))
-        if m_raw['m00'] <= 0 and cv2.contourArea(raw.astype(np.float32)) == 0:
+        # Centroid and area in float64 (shoelace), so shifting or scaling the input changes
+        # the normalised points only at rounding level.
+        x, y = raw[:, 0] - raw[0, 0], raw[:, 1] - raw[0, 1]
+        cross = x * np.roll(y, -1) - np.roll(x, -1) * y
+        area_signed = 0.5 * cross.sum()
+        if abs(area_signed) < 1e-9:
             raise ValueError('the contour encloses no area')
-        area_raw = abs(m_raw['m00'])
-        centre = np.array([m_raw['m10'], m_raw['m01']]) / area_raw
-        scale = _CANVAS_SIDE / np.sqrt(area_raw)
+        centre = np.array([((x + np.roll(x, -1)) * cross).sum(),
+                           ((y + np.roll(y, -1)) * cross).sum()]) / (6.0 * area_signed)
+        centre = centre + raw[0]
+        scale = _CANVAS_SIDE / np.sqrt(abs(area_signed))
         pts = (raw - centre) * scale
         poly = fit_polygon(pts, self.polygon_epsilon)
         if _signed_area(poly) < 0:
@@ -214,6 +220,9 @@ class ContourFeatures:
                    np.cos(2 * theta), np.sin(2 * theta),
                    palm_radius / side, dist_centroid.max() / side / 2.0,
                    np.linalg.norm(palm_centre) / side]
+        # One indicator per count as well: a linear learner cannot pick a middle value of
+        # one ordinal feature easily, but it can weigh an indicator.
+        values += [float(finger_count == k) for k in range(6)]
         values += [finger_count / 5.0, min(len(deep), 5) / 5.0, min(len(defects), 20) / 20.0,
                    depths.max() / palm_radius / 3.0 if len(depths) else 0.0,
                    deep_depths.mean() / palm_radius / 3.0 if len(deep_depths) else 0.0,

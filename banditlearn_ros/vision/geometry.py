@@ -84,10 +84,18 @@ def principal_axis(points: np.ndarray) -> Tuple[np.ndarray, float]:
 
 
 def palm_circle(mask: np.ndarray) -> Tuple[np.ndarray, float]:
-    """Return the centre and radius of the largest circle inside a mask (the palm)."""
+    """
+    Return the centre and radius of the largest circle inside a mask (the palm).
+
+    The centre is the mean of the near-maximal distance-transform plateau, not its argmax,
+    so a broad palm does not make it jump between pixels when the shape moves or turns.
+    """
     dist = cv2.distanceTransform((mask > 0).astype(np.uint8), cv2.DIST_L2, 5)
-    _, radius, _, loc = cv2.minMaxLoc(dist)
-    return np.array(loc, dtype=np.float64), float(radius)
+    radius = float(dist.max())
+    if radius <= 0:
+        return np.zeros(2), 0.0
+    ys, xs = np.nonzero(dist >= 0.95 * radius)
+    return np.array([xs.mean(), ys.mean()], dtype=np.float64), radius
 
 
 def contour_mask(contour: np.ndarray, shape: Tuple[int, int]) -> np.ndarray:
