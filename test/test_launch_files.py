@@ -1,0 +1,233 @@
+# Copyright 2026 banditlearn_ros contributors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""The launch files name only installed executables and files, and parameters nodes declare."""
+
+import importlib.util
+import os
+from pathlib import Path
+import runpy
+import shutil
+import sys
+import types
+
+from banditlearn_ros.nodes import bringup
+import pytest
+import rclpy
+from rclpy.context import Context
+import setuptools
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = 'banditlearn_ros'
+LAUNCH_FILES = ['banditlearn.launch.py', 'teach_sim.launch.py']
+
+
+class LaunchConfiguration:
+    """Stand-in for launch.substitutions.LaunchConfiguration."""
+
+    def __init__(self, name, default=None):
+        self.name = name
+
+
+class DeclareLaunchArgument:
+    """Stand-in for launch.actions.DeclareLaunchArgument."""
+
+    def __init__(self, name, default_value=None, description='', **kwargs):
+        self.name, self.default_value, self.description = name, default_value, description
+
+
+class LaunchDescription:
+    """Stand-in for launch.LaunchDescription."""
+
+    def __init__(self, entities=()):
+        self.entities = list(entities)
+
+
+class Node:
+    """Stand-in for launch_ros.actions.Node: keeps its arguments."""
+
+    def __init__(self, **kwargs):
+        self.kwargs = kwargs
+
+
+class ParameterValue:
+    """Stand-in for launch_ros.parameter_descriptions.ParameterValue."""
+
+    def __init__(self, value, value_type=None):
+        self.value, self.value_type = value, value_type
+
+
+@pytest.fixture(scope='module')
+def setup_args():
+    """Return the keyword arguments setup.py passes to setuptools.setup."""
+    captured = {}
+    real, cwd = setuptools.setup, Path.cwd()
+    setuptools.setup = lambda **kwargs: captured.update(kwargs)
+    try:
+        os.chdir(ROOT)
+        runpy.run_path(str(ROOT / 'setup.py'), run_name='__main__')
+    finally:
+        setuptools.setup = real
+        os.chdir(cwd)
+    return captured
+
+
+@pytest.fixture(scope='module')
+def share(setup_args, tmp_path_factory):
+    """Install the data_files into a fake prefix; return the package's share folder."""
+    prefix = tmp_path_factory.mktemp('install')
+    for destination, files in setup_args['data_files']:
+        for name in files:
+            target = prefix / destination
+            target.mkdir(parents=True, exist_ok=True)
+            shutil.copy(ROOT / name, target)
+    return prefix / 'share' / PACKAGE
+
+
+@pytest.fixture(scope='module')
+def console_scripts(setup_args):
+    scripts = {}
+    for line in setup_args['entry_points']['console_scripts']:
+        name, target = (part.strip() for part in line.split('='))
+        scripts[name] = target
+    return scripts
+
+
+def load_launch(path: Path, share: Path, monkeypatch):
+    """Import a launch file with stub launch modules; return its description."""
+    def share_dir(package):
+        if package != PACKAGE:
+            raise LookupError(package)
+        return str(share)
+    stubs = {
+        'launch': {'LaunchDescription': LaunchDescription},
+        'launch.actions': {'DeclareLaunchArgument': DeclareLaunchArgument},
+        'launch.substitutions': {'LaunchConfiguration': LaunchConfiguration},
+        'launch_ros': {},
+        'launch_ros.actions': {'Node': Node},
+        'launch_ros.parameter_descriptions': {'ParameterValue': ParameterValue},
+        'ament_index_python': {},
+        'ament_index_python.packages': {'get_package_share_directory': share_dir},
+    }
+    for name, attrs in stubs.items():
+        module = types.ModuleType(name)
+        module.__dict__.update(attrs)
+        monkeypatch.setitem(sys.modules, name, module)
+    spec = importlib.util.spec_from_file_location(path.stem.replace('.', '_'), path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.generate_launch_description()
+
+
+@pytest.fixture(scope='module')
+def declared():
+    """Return ``{node name: declared parameter names}`` for the launched and configured nodes."""
+    sections = {'camera_node', 'feedback_node', 'learner_node', 'teacher_node', 'dataset_node'}
+    for name in ('params.yaml', 'teach_sim.params.yaml'):
+        sections |= set(yaml.safe_load((ROOT / 'config' / name).read_text()))
+    context = Context()
+    rclpy.init(context=context, args=['--ros-args', '--log-level', 'error'])
+    out = {}
+    try:
+        for section in sorted(sections):
+            node = bringup.node_class(section)(context=context)
+            out[section] = set(node.get_parameters_by_prefix(''))
+            node.destroy_node()
+    finally:
+        rclpy.shutdown(context=context)
+    return out
+
+
+def resolve(value, arguments):
+    if isinstance(value, LaunchConfiguration):
+        assert value.name in arguments, f'launch argument {value.name} is not declared'
+        return arguments[value.name].default_value
+    return value
+
+
+@pytest.mark.parametrize('launch_file', LAUNCH_FILES)
+def test_launch_file_names_installed_things(launch_file, share, console_scripts, declared,
+                                            monkeypatch):
+    installed = share / 'launch' / launch_file
+    assert installed.is_file(), f'{launch_file} is not installed by setup.py data_files'
+    description = load_launch(installed, share, monkeypatch)
+    arguments = {e.name: e for e in description.entities
+                 if isinstance(e, DeclareLaunchArgument)}
+    nodes = [e for e in description.entities if isinstance(e, Node)]
+    assert nodes and all(a.description for a in arguments.values())
+    for action in nodes:
+        kw = action.kwargs
+        assert kw['package'] == PACKAGE
+        executable = kw['executable']
+        assert executable in console_scripts, f'{executable} is not a console script'
+        module = console_scripts[executable].split(':')[0]
+        assert importlib.util.find_spec(module) is not None, f'{module} does not exist'
+        assert kw.get('name') == executable  # so the params.yaml section applies
+        for item in kw.get('parameters', []):
+            item = resolve(item, arguments)
+            if isinstance(item, dict):
+                unknown = set(item) - declared[kw['name']]
+                assert not unknown, f'{executable} does not declare {unknown}'
+                continue
+            path = Path(item)
+            assert path.is_file() and share in path.parents, f'{item} is not installed'
+            section = (yaml.safe_load(path.read_text()) or {}).get(kw['name'])
+            if section:
+                unknown = set(section['ros__parameters']) - declared[kw['name']]
+                assert not unknown, f'{path.name}: {kw["name"]} does not declare {unknown}'
+        for pair in kw.get('remappings', []):
+            assert len(pair) == 2 and isinstance(pair[0], str)
+
+
+def test_full_system_arguments(share, monkeypatch):
+    description = load_launch(share / 'launch' / 'banditlearn.launch.py', share, monkeypatch)
+    arguments = {e.name: e for e in description.entities
+                 if isinstance(e, DeclareLaunchArgument)}
+    assert {'image_topic', 'params_file'} <= set(arguments)
+    assert arguments['params_file'].default_value == str(share / 'config' / 'params.yaml')
+    nodes = {e.kwargs['executable']: e.kwargs for e in description.entities
+             if isinstance(e, Node)}
+    assert set(nodes) == {'camera_node', 'learner_node', 'feedback_node'}
+    for name in ('camera_node', 'feedback_node'):
+        (source, target), = nodes[name]['remappings']
+        assert source == 'image_raw' and target.name == 'image_topic'
+
+
+def test_every_parameter_in_the_files_is_declared(declared):
+    for name in ('params.yaml', 'teach_sim.params.yaml'):
+        for section, body in yaml.safe_load((ROOT / 'config' / name).read_text()).items():
+            unknown = set(body['ros__parameters']) - declared[section]
+            assert not unknown, f'{name}: {section} does not declare {sorted(unknown)}'
+
+
+def test_every_declared_parameter_of_my_nodes_is_documented(declared):
+    text = (ROOT / 'config' / 'params.yaml').read_text()
+    sections = yaml.safe_load(text)
+    for node in ('learner_node', 'teacher_node', 'dataset_node'):
+        missing = declared[node] - set(sections[node]['ros__parameters']) - {
+            'use_sim_time', 'start_type_description_service'}
+        assert not missing, f'params.yaml lacks {node} {sorted(missing)}'
+    lines = text.splitlines()
+    node = None
+    for i, line in enumerate(lines):
+        if not line.startswith(' ') and line.endswith(':'):
+            node = line[:-1]
+        key = line.strip().split(':')[0]
+        if node not in ('learner_node', 'teacher_node', 'dataset_node') or \
+                not line.startswith('    ') or line.strip().startswith('#'):
+            continue
+        above = lines[i - 1].strip()
+        grouped = key.endswith('_topic') and above.split(':')[0].endswith('_topic')
+        assert above.startswith('#') or grouped, f'{node}.{key} has no comment'
