@@ -1,0 +1,151 @@
+# Copyright 2026 banditlearn_ros contributors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""banditlearn_evaluate: help, readable errors, outputs and reproducibility (small runs)."""
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from banditlearn_ros.tools import evaluate, vowpal
+
+
+def _cli(*args, cwd=None):
+    return subprocess.run([sys.executable, '-m', 'banditlearn_ros.tools.evaluate', *args],
+                          capture_output=True, text=True, timeout=240, cwd=cwd)
+
+
+def test_help_documents_the_options(capsys):
+    with pytest.raises(SystemExit) as exc:
+        evaluate.main(['--help'])
+    assert exc.value.code == 0
+    text = capsys.readouterr().out
+    for option in ('--datasets', '--label-noise', '--flip', '--no-answer', '--algorithms',
+                   '--params', '--no-tune', '--wide-grids', '--permutations', '--seed',
+                   '--out', '--figures', 'synsep', 'vw-oaa'):
+        assert option in text
+
+
+@pytest.mark.parametrize('args,words', [
+    (['--datasets', 'no_such_file.csv'], 'no such file'),
+    (['--datasets', 'iris', '--algorithms', 'nope'], "unknown algorithm 'nope'"),
+    (['--datasets', 'iris', '--flip', '0.6,0.6'], 'rho0 + rho1'),
+    (['--datasets', 'iris', '--flip', '0.2'], 'RHO0,RHO1'),
+    (['--datasets', 'iris', '--label-noise', '1.5'], 'label_noise'),
+    (['--datasets', 'iris', '--algorithms', 'ucwl', '--params', 'ucwl:eta=2'], 'eta'),
+    (['--datasets', 'iris', '--algorithms', 'ucwl', '--params', 'ucwl:eta'], 'key=value'),
+    (['--datasets', 'iris', '--algorithms', 'ucwl', '--params', 'mpa:C=1'], 'not being run'),
+    (['--datasets', 'iris', '--permutations', '0'], '--permutations'),
+    (['--datasets', 'synsep:abc'], 'whole numbers'),
+    (['--permutations', 'x'], 'invalid int'),
+])
+def test_bad_input_exits_non_zero_with_one_readable_line(tmp_path, capsys, args, words):
+    try:
+        code = evaluate.main([*args, '--out', str(tmp_path / 'out'), '--no-progress'])
+    except SystemExit as exc:  # argparse's own errors
+        code = exc.code
+    assert code != 0
+    err = capsys.readouterr().err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert 'Traceback' not in err and words in lines[0]
+    assert not (tmp_path / 'out' / 'summary.json').exists()
+
+
+def test_console_command_reports_bad_input_without_traceback(tmp_path):
+    res = _cli('--datasets', 'missing.npz', '--out', str(tmp_path))
+    assert res.returncode == 2
+    assert res.stderr.strip() == 'banditlearn_evaluate: error: missing.npz: no such file'
+
+
+def test_small_run_writes_summary_table_and_figures(tmp_path):
+    out, figs = tmp_path / 'out', tmp_path / 'figs'
+    algos = ['ucwl', 'mpa', 'perceptron'] + (['vw-epsilon'] if vowpal.available() else [])
+    args = ['--datasets', 'iris', '--label-noise', '0', '0.2', '--flip', '0.2,0.4',
+            '--permutations', '2', '--seed', '3', '--out', str(out), '--figures', str(figs),
+            '--algorithms', *algos, '--params', 'ucwl:eta=0.9,C=1', '--no-progress']
+    if 'vw-epsilon' in algos:
+        args += ['--params', 'vw-epsilon:epsilon=0.1,learning_rate=2']
+    res = _cli(*args)
+    assert res.returncode == 0, res.stderr
+    summary = json.loads((out / 'summary.json').read_text())
+    records = summary['records']
+    assert len(records) == 3 * len(algos)
+    ucwl = [r for r in records if r['algorithm'] == 'ucwl']
+    assert all(r['params']['eta'] == 0.9 and r['params']['C'] == 1 for r in ucwl)
+    assert all(r['tuned'] for r in ucwl)  # k is still tuned
+    for rec in records:
+        assert rec['permutations'] == 2 and rec['rounds'] == 150
+        for key in ('mistake_rate_observed', 'mistake_rate_true', 'updates', 'seconds'):
+            assert set(rec[key]) == {'mean', 'std'}
+    noisy = [r for r in records if r['noise']['label_noise'] == 0.2]
+    assert any(r['mistake_rate_observed']['mean'] != r['mistake_rate_true']['mean']
+               for r in noisy)
+    table = (out / 'results.md').read_text()
+    assert '## iris, p=0.2' in table and '## iris, rho=0.2,0.4' in table
+    for name in ('iris_curves.png', 'iris_updates.png', 'iris_runtime.png'):
+        assert (figs / name).stat().st_size > 1000
+    # Same seed, same numbers (the runtimes aside).
+    res2 = _cli(*[a if a != str(out) else str(tmp_path / 'again') for a in args],
+                '--no-figures')
+    assert res2.returncode == 0, res2.stderr
+    again = json.loads((tmp_path / 'again' / 'summary.json').read_text())['records']
+    for a, b in zip(records, again):
+        for key in ('mistake_rate_observed', 'mistake_rate_true', 'updates', 'params'):
+            assert a[key] == b[key]
+
+
+def test_csv_input_and_fixed_parameters_without_tuning(tmp_path):
+    rng = np.random.default_rng(0)
+    X = rng.random((60, 3))
+    y = np.where(X[:, 0] > 0.5, 'big', 'small')
+    path = tmp_path / 'data.csv'
+    with open(path, 'w') as handle:
+        handle.write('a,b,c,label\n')
+        for row, label in zip(X, y):
+            handle.write(','.join(f'{v:.5f}' for v in row) + f',{label}\n')
+    out = tmp_path / 'out'
+    code = evaluate.main(['--datasets', str(path), '--algorithms', 'ucwl', 'banditron',
+                          '--no-tune', '--params', 'ucwl:eta=0.8,C=2,k=1',
+                          '--permutations', '2', '--out', str(out), '--no-figures',
+                          '--no-progress'])
+    assert code == 0
+    records = json.loads((out / 'summary.json').read_text())['records']
+    assert [r['algorithm'] for r in records] == ['ucwl', 'banditron']
+    assert records[0]['params'] == {'eta': 0.8, 'C': 2, 'k': 1}
+    assert not records[0]['tuned'] and records[1]['params'] == {}
+    assert records[0]['dataset'] == str(path)
+
+
+def test_missing_vowpal_wabbit_is_skipped_with_a_message(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(vowpal, 'available', lambda: False)
+    out = tmp_path / 'out'
+    code = evaluate.main(['--datasets', 'iris', '--algorithms', 'perceptron', 'vw',
+                          '--permutations', '1', '--out', str(out), '--no-figures',
+                          '--no-progress'])
+    assert code == 0
+    assert 'vowpalwabbit is not installed' in capsys.readouterr().err
+    records = json.loads((out / 'summary.json').read_text())['records']
+    assert [r['algorithm'] for r in records] == ['perceptron']
+
+
+def test_algorithm_groups_expand_in_order():
+    names = evaluate.expand_algorithms(['ucwl', 'bandit', 'vw-oaa'])
+    assert names[:5] == ['ucwl', 'confidit', 'banditron', 'rcnbf', 'rcine']
+    assert names[-1] == 'vw-oaa' and len(names) == len(set(names))
+    assert os.path.basename(evaluate._slug('/a/b/my data.csv')) == 'my_data'
