@@ -223,7 +223,8 @@ def play(bag: bagio.Bag, rate: float = 1.0, topics: Optional[Sequence[str]] = No
     own_context = context is None
     if own_context:
         context = rclpy.Context()
-        rclpy.init(context=context)
+        # No command-line arguments: FROM:=TO here are this command's remaps, not rcl's.
+        rclpy.init(args=[], context=context)
     node = rclpy.create_node('banditlearn_bag_player', context=context)
     published = dict.fromkeys(classes, 0)
     failed: Dict[str, int] = {}
@@ -247,6 +248,8 @@ def play(bag: bagio.Bag, rate: float = 1.0, topics: Optional[Sequence[str]] = No
             first = None
             start = time.monotonic()
             for item in bag.messages(list(classes), decode=False):
+                if not context.ok():  # Ctrl-C under rclpy's signal handler
+                    break
                 if first is None:
                     first = item.stamp_ns
                 due = start + (item.stamp_ns - first) / 1e9 / rate
@@ -272,12 +275,12 @@ def play(bag: bagio.Bag, rate: float = 1.0, topics: Optional[Sequence[str]] = No
                 publisher.wait_for_all_acked(Duration(seconds=2.0))
     finally:
         node.destroy_node()
-        if own_context:
+        if own_context and context.ok():
             rclpy.shutdown(context=context)
-    for name, count in published.items():
-        extra = f', {failed[name]} undecodable skipped' if failed.get(name) else ''
-        target = f' as {remap[name]}' if name in remap else ''
-        say(f'published {count} on {name}{target}{extra}')
+        for name, count in published.items():
+            extra = f', {failed[name]} undecodable skipped' if failed.get(name) else ''
+            target = f' as {remap[name]}' if name in remap else ''
+            say(f'published {count} on {name}{target}{extra}')
     return published
 
 
