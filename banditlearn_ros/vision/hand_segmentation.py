@@ -241,7 +241,7 @@ class HandSegmenter:
             if self._bg is None:
                 self._bg = cv2.createBackgroundSubtractorMOG2(history=300, varThreshold=25,
                                                               detectShadows=False)
-            moving = self._bg.apply(small, learningRate=0.002)
+            moving = self._bg.apply(small)  # learning rate 1/frames, then 1/history
             moving = cv2.dilate(moving, _kernel(small, 0.03))
             skin = cv2.bitwise_and(skin, moving)
         skin = _clean(skin, small)
@@ -264,7 +264,11 @@ class HandSegmenter:
         cv2.fillPoly(skeleton, [pts[list(_PALM)].reshape(-1, 1, 2)], 255)
         thick = max(int(round(0.28 * palm)), 2)
         for chain in _CHAINS:
-            cv2.polylines(skeleton, [pts[list(chain)].reshape(-1, 1, 2)], False, 255, thick)
+            line = lm[list(chain)].copy()
+            # The tip landmark sits on the finger pad; the finger ends a little further on.
+            line[-1] = line[-1] + 0.5 * (line[-1] - line[-2])
+            line = np.round(line).astype(np.int32).reshape(-1, 1, 2)
+            cv2.polylines(skeleton, [line], False, 255, thick)
         # The palm polygon is the most reliable colour sample (finger landmarks can stray).
         palm_region = np.zeros((h, w), np.uint8)
         cv2.fillPoly(palm_region, [pts[list(_PALM)].reshape(-1, 1, 2)], 255)
