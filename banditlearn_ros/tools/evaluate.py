@@ -261,32 +261,43 @@ def run(args) -> Dict[str, Any]:
     bar = _progress(total, args.no_progress)
     start = time.perf_counter()
     records: List[Record] = []
+
+    def done(task, record):
+        records.append(record)
+        bar.update(count_runs(make_algorithm(task[0], task[2], task[3], task[4]),
+                              args.permutations, not args.no_tune))
+        # Finished records are kept on disk as they come, so a long run that is stopped
+        # leaves what it measured (partial: true until the end).
+        write_summary(args, records, time.perf_counter() - start, partial=True)
+
     try:
         if args.jobs == 1:
             for task in tasks:
-                records.append(_task(task))
-                bar.update(count_runs(make_algorithm(task[0], task[2], task[3], task[4]),
-                                      args.permutations, not args.no_tune))
+                done(task, _task(task))
         else:
             ctx = multiprocessing.get_context('fork')
             with concurrent.futures.ProcessPoolExecutor(args.jobs, mp_context=ctx) as pool:
                 futures = [pool.submit(_task, task) for task in tasks]
                 for task, fut in zip(tasks, futures):
-                    records.append(fut.result())
-                    bar.update(count_runs(make_algorithm(task[0], task[2], task[3], task[4]),
-                                          args.permutations, not args.no_tune))
+                    done(task, fut.result())
     finally:
         bar.close()
-    summary = {
-        'meta': meta(args, time.perf_counter() - start),
-        'records': [r.summary() for r in records],
-    }
-    atomic_write_bytes(os.path.join(args.out, 'summary.json'),
-                       (json.dumps(summary, indent=1) + '\n').encode())
+    summary = write_summary(args, records, time.perf_counter() - start, partial=False)
     atomic_write_bytes(os.path.join(args.out, 'results.md'),
                        markdown(summary['records'], summary['meta']).encode())
     if not args.no_figures:
         figures(records, args.figures or args.out)
+    return summary
+
+
+def write_summary(args, records: List[Record], seconds: float, partial: bool) -> Dict[str, Any]:
+    """Write summary.json atomically and return it."""
+    summary = {
+        'meta': {**meta(args, seconds), 'partial': partial},
+        'records': [r.summary() for r in records],
+    }
+    atomic_write_bytes(os.path.join(args.out, 'summary.json'),
+                       (json.dumps(summary, indent=1) + '\n').encode())
     return summary
 
 

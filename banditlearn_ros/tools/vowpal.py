@@ -44,7 +44,7 @@ import numpy as np
 from banditlearn_ros.learning.evaluation import _result, Algorithm, RunResult, Stream
 from banditlearn_ros.learning.feedback import TeacherModel
 
-LEARNING_RATES = [0.5, 1.0, 2.0, 4.0, 8.0, 16.0]
+LEARNING_RATES = [1.0, 4.0, 16.0]
 
 # option -> (VW flag, its parameter flag or None, parameter grid, needs ADF in manual mode)
 EXPLORATION = {
@@ -225,7 +225,7 @@ def vw_algorithm(name: str, fixed: Optional[Dict[str, Any]] = None,
         raise ValueError(f'unknown Vowpal Wabbit option {name!r}; choose from {NAMES}')
     if not available():
         _workspace('')
-    rates = LEARNING_RATES + ([0.125, 0.25, 32.0, 64.0] if wide else [])
+    rates = LEARNING_RATES + ([0.25, 0.5, 2.0, 8.0, 32.0, 64.0] if wide else [])
     rates = sorted(rates)
     if name == 'vw-oaa':
         return Algorithm(name=name, run=run_oaa, grid={'learning_rate': rates},
