@@ -302,8 +302,8 @@ def _pose(gesture: str, rng: np.random.Generator):
             # A folded finger shows as a knuckle bump; its joints curl back over the palm.
             bump = base + direction * 0.07
             shapes.append((np.array([bump, bump]), width * 1.05))
-            landmarks[idx:idx + 4, :2] = [base, base + direction * 0.22,
-                                          base + direction * 0.05, base - direction * 0.12]
+            landmarks[idx:idx + 4, :2] = [base, base + direction * 0.12,
+                                          base - direction * 0.04, base - direction * 0.18]
             landmarks[idx + 1:idx + 4, 2] = [-0.2, -0.3, -0.25]
     return shapes, landmarks
 
