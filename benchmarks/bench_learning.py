@@ -34,12 +34,11 @@ import platform
 import resource
 import time
 
-import numpy as np
-
 from banditlearn_ros.learning import TeacherModel, UCWL
 from banditlearn_ros.learning.datasets import load_dataset
-from banditlearn_ros.learning.evaluation import GRIDS, grid_settings, make_stream, make_streams
+from banditlearn_ros.learning.evaluation import grid_settings, GRIDS, make_stream, make_streams
 from banditlearn_ros.learning.ucwl_grid import run_grid
+import numpy as np
 
 SHAPES = [(64, 10), (110, 6), (784, 10)]
 

@@ -19,10 +19,9 @@ import os
 import subprocess
 import sys
 
+from banditlearn_ros.tools import evaluate, vowpal
 import numpy as np
 import pytest
-
-from banditlearn_ros.tools import evaluate, vowpal
 
 
 def _cli(*args, cwd=None):

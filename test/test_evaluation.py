@@ -14,16 +14,15 @@
 
 """The evaluation protocol: shared streams, feedback model, tuning, records."""
 
-import numpy as np
-import pytest
-
 from banditlearn_ros.learning import TeacherModel
 from banditlearn_ros.learning.base import HyperparameterError
 from banditlearn_ros.learning.datasets import load_dataset
 from banditlearn_ros.learning.evaluation import (
     Algorithm, answer, answers, core_algorithm, edge_notes, evaluate, grid_settings,
-    make_stream, make_streams, RunResult, run_learner, tune, TUNING_STREAM)
+    make_stream, make_streams, run_learner, RunResult, tune, TUNING_STREAM)
 from banditlearn_ros.learning.synsep import make_synsep, separating_weights
+import numpy as np
+import pytest
 
 
 @pytest.fixture(scope='module')
@@ -112,7 +111,7 @@ def test_silent_person_means_no_updates(iris):
 
 
 def _fake(grid, optimum):
-    """An algorithm whose mistake rate is the distance of its parameter to ``optimum``."""
+    """Return an algorithm whose mistake rate is the distance of its parameter to optimum."""
     def run(params, X, stream, teacher, n_labels, curves=False):
         wrong = int(round(100 * abs(params['a'] - optimum)))
         return RunResult(wrong, wrong, 0, 0.0, 100)

@@ -14,15 +14,14 @@
 
 """UCWLGrid must take exactly the decisions of the reference UCWL, setting by setting."""
 
-import numpy as np
-import pytest
-
 from banditlearn_ros.learning import TeacherModel, UCWL
 from banditlearn_ros.learning.base import HyperparameterError
 from banditlearn_ros.learning.datasets import load_dataset
 from banditlearn_ros.learning.evaluation import make_stream, run_learner
 from banditlearn_ros.learning.synsep import make_synsep
 from banditlearn_ros.learning.ucwl_grid import run_grid, UCWLGrid
+import numpy as np
+import pytest
 
 SETTINGS = [  # (eta, C, k): paper corners, an interior point, and k=0 (ties everywhere)
     (0.95, 1.0, 2.8), (0.55, 2.0 ** -5, 0.2), (0.95, 32.0, 3.0), (0.75, 0.5, 1.4),

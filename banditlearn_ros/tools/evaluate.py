@@ -31,8 +31,6 @@ import sys
 import time
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-import numpy as np
-
 from banditlearn_ros.learning import ALGORITHMS, BANDIT_ALGORITHMS, FULL_FEEDBACK_ALGORITHMS
 from banditlearn_ros.learning.base import HyperparameterError
 from banditlearn_ros.learning.datasets import DatasetError, load_dataset
@@ -40,6 +38,7 @@ from banditlearn_ros.learning.evaluation import (
     Algorithm, core_algorithm, count_runs, evaluate, Record, WIDE_GRIDS)
 from banditlearn_ros.learning.feedback import TeacherModel
 from banditlearn_ros.learning.persistence import atomic_write_bytes
+import numpy as np
 
 EXAMPLES = """
 examples:
@@ -98,9 +97,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help='fixed parameters, e.g. ucwl:eta=0.95,C=1,k=2.8 (repeatable); '
                         'fixed values are not tuned')
     p.add_argument('--no-tune', action='store_true',
-                   help='do not tune: use --params and the algorithms\' defaults')
+                   help="do not tune: use --params and the algorithms' defaults")
     p.add_argument('--wide-grids', action='store_true',
-                   help='tune UCWL and Vowpal Wabbit over grids wider than the paper\'s')
+                   help="tune UCWL and Vowpal Wabbit over grids wider than the paper's")
     p.add_argument('--permutations', type=int, default=20, metavar='N',
                    help='number of reported random permutations (default 20)')
     p.add_argument('--seed', type=int, default=0,

@@ -39,10 +39,9 @@ number of examples VW learned from.
 import time
 from typing import Any, Dict, List, Optional
 
-import numpy as np
-
 from banditlearn_ros.learning.evaluation import _result, Algorithm, RunResult, Stream
 from banditlearn_ros.learning.feedback import TeacherModel
+import numpy as np
 
 LEARNING_RATES = [1.0, 4.0, 16.0]
 
