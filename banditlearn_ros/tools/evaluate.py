@@ -350,6 +350,7 @@ def markdown(records: List[Dict[str, Any]], info: Dict[str, Any]) -> str:
     groups: Dict[Tuple[str, str], List[Dict[str, Any]]] = {}
     for rec in records:
         groups.setdefault((rec['dataset'], _noise_text(rec['noise'])), []).append(rec)
+    lines += overview(records)
     for (dataset, noise), recs in groups.items():
         lines += [f'## {dataset}, {noise}', '',
                   '| algorithm | feedback | observed % | true % | updates | seconds | '
@@ -372,6 +373,35 @@ def markdown(records: List[Dict[str, Any]], info: Dict[str, Any]) -> str:
             lines += ['', 'Edge of grid: ' + ' | '.join(edges)]
         lines.append('')
     return '\n'.join(lines)
+
+
+def overview(records: List[Dict[str, Any]]) -> List[str]:
+    """Return one compact table per data set: algorithms x noise settings, observed %."""
+    lines: List[str] = []
+    datasets = list(dict.fromkeys(r['dataset'] for r in records))
+    for dataset in datasets:
+        recs = [r for r in records if r['dataset'] == dataset]
+        noises = list(dict.fromkeys(_noise_text(r['noise']) for r in recs))
+        algos = list(dict.fromkeys(r['algorithm'] for r in recs))
+        cell = {(r['algorithm'], _noise_text(r['noise'])): r for r in recs}
+        lines += [f'## Overview: {dataset}, observed-label online mistake rate %', '',
+                  '| algorithm | feedback | ' + ' | '.join(noises) + ' |',
+                  '| --- | --- |' + ' --- |' * len(noises)]
+        for algo in algos:
+            row = []
+            for noise in noises:
+                rec = cell.get((algo, noise))
+                row.append('' if rec is None else
+                           f"{100 * rec['mistake_rate_observed']['mean']:.1f}")
+            feedback = next(r['feedback'] for r in recs if r['algorithm'] == algo)
+            lines.append(f'| {algo} | {feedback} | ' + ' | '.join(row) + ' |')
+        gaps = []
+        for noise in noises:
+            verdict = compare([r for r in recs if _noise_text(r['noise']) == noise])
+            if verdict:
+                gaps.append(f'- {noise}: {verdict}')
+        lines += [''] + gaps + ([''] if gaps else [])
+    return lines
 
 
 def compare(recs: List[Dict[str, Any]]) -> Optional[str]:
