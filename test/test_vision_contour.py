@@ -14,19 +14,22 @@
 
 """Contour features: finger count against the renderer's truth, invariance, names."""
 
-import cv2
-import numpy as np
-import pytest
-
 from banditlearn_ros.vision.contour_features import ContourFeatures, FEATURE_NAMES
 from banditlearn_ros.vision.geometry import largest_contour
 from banditlearn_ros.vision.hand_renderer import GESTURES, HandRenderer
 from banditlearn_ros.vision.hand_segmentation import HandSegmenter
+import cv2
+import numpy as np
+import pytest
 
 # Rotation-invariant groups (the central moments and orientation terms keep direction).
 ROTATION_INVARIANT = [i for i, n in enumerate(FEATURE_NAMES)
                       if n.startswith(('hu_', 'fourier_', 'signature_', 'defect_', 'finger_',
                                        'solidity', 'circularity', 'convexity', 'palm_'))]
+
+# Features that do not jump by a whole step when the finger count changes.
+COUNT_FREE = np.array([not n.startswith(('fingers_is_', 'finger_count', 'deep_defects'))
+                       for n in FEATURE_NAMES])
 
 
 @pytest.fixture(scope='module')
@@ -91,7 +94,8 @@ def test_silhouette_translation_and_scaling_rasterised(hands):
             same.append(sb.finger_count == sa.finger_count)
             # Aliasing moves features a little; a different gesture moves them a lot.
             assert np.median(np.abs(a - b)) < 0.01
-            assert np.abs(a - b).max() < 0.25
+            keep = np.ones(len(a), bool) if same[-1] else COUNT_FREE
+            assert np.abs(a - b)[keep].max() < 0.25
     # Finger gaps a few pixels wide can close when the hand is drawn 0.7 times as big.
     assert np.mean(same) >= 0.9, same
 

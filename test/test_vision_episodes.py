@@ -14,10 +14,9 @@
 
 """Gesture episodes: one observation per steady presentation, re-armed by leaving or changing."""
 
+from banditlearn_ros.vision.episodes import EpisodeDetector
 import numpy as np
 import pytest
-
-from banditlearn_ros.vision.episodes import EpisodeDetector
 
 A = np.array([1.0, 2.0, 3.0])
 B = np.array([3.0, 0.5, 1.0])

@@ -14,14 +14,13 @@
 
 """Landmark features: invariance, meaning of the angles, MediaPipe on a real photo."""
 
-import cv2
-import numpy as np
-import pytest
-
 from banditlearn_ros.vision.hand_renderer import HandRenderer
 from banditlearn_ros.vision.landmark_features import (
     FEATURE_NAMES, LandmarkFeatures, normalise_landmarks)
 from banditlearn_ros.vision.mediapipe_hands import mediapipe_available, MediaPipeHands
+import cv2
+import numpy as np
+import pytest
 
 
 def test_names_and_size():

@@ -14,11 +14,10 @@
 
 """UCWL learns rendered gestures from yes/no alone (contour features, 10 % flipped answers)."""
 
-import numpy as np
-
 from banditlearn_ros.learning import TeacherModel
 from banditlearn_ros.learning.evaluation import make_streams, run_learner
 from banditlearn_ros.vision.synthetic_dataset import render_features, SIX_GESTURES
+import numpy as np
 
 CHANCE = 5.0 / 6.0
 

@@ -14,10 +14,9 @@
 
 """Synthetic hand renderer: seeded, every gesture, consistent ground truth."""
 
+from banditlearn_ros.vision.hand_renderer import FINGER_COUNT, GESTURES, HandRenderer
 import numpy as np
 import pytest
-
-from banditlearn_ros.vision.hand_renderer import FINGER_COUNT, GESTURES, HandRenderer
 
 
 def test_same_seed_same_images():

@@ -14,15 +14,14 @@
 
 """Hand segmentation: real photographs (incl. the skin-coloured floor), guidance, adaptation."""
 
-import cv2
-import numpy as np
-import pytest
-
 from banditlearn_ros.vision.contour_features import FEATURE_NAMES
 from banditlearn_ros.vision.extractors import GestureExtractor
 from banditlearn_ros.vision.hand_renderer import HandRenderer
 from banditlearn_ros.vision.hand_segmentation import HandSegmenter, SKIN_BOX
 from banditlearn_ros.vision.mediapipe_hands import mediapipe_available, MediaPipeHands
+import cv2
+import numpy as np
+import pytest
 
 PHOTOS = ['mps_hand_thumb_up.jpg', 'mps_hand_landmarker_test_image.jpg', 'mps_thumbs-up.png',
           'mps_hand_victory.jpg']

@@ -17,13 +17,12 @@
 import subprocess
 import sys
 
-import numpy as np
-import pytest
-
 from banditlearn_ros.learning.datasets import load_file
 from banditlearn_ros.tools.render_dataset import main
 from banditlearn_ros.vision.contour_features import FEATURE_NAMES as CONTOUR
 from banditlearn_ros.vision.landmark_features import FEATURE_NAMES as LANDMARKS
+import numpy as np
+import pytest
 
 
 @pytest.mark.parametrize('features, dim', [('contour', len(CONTOUR)),

@@ -50,6 +50,11 @@ class CameraNode(Node):
 
     def __init__(self, node_name: str = 'camera_node', **kwargs):
         super().__init__(node_name, **kwargs)
+        self._stop = threading.Event()
+        self._slot = LatestFrame()
+        self._video: Optional[VideoSource] = None
+        self._worker: Optional[threading.Thread] = None
+        self.extractor: Optional[GestureExtractor] = None
         self.counters = common.Counters(
             ('frames_received', 'frames_processed', 'frames_dropped', 'frames_no_hand',
              'episodes', 'unsupported_encoding', 'bad_image', 'processing_errors',
@@ -57,7 +62,6 @@ class CameraNode(Node):
         self._declare_parameters()
         p = self.get_parameter
         self._lock = threading.Lock()
-        self._slot = LatestFrame()
         self._bad_encodings = set()
         self._received = common.RateMeter()
         self._processed = common.RateMeter()
@@ -77,7 +81,6 @@ class CameraNode(Node):
             Float32MultiArray, p('features_topic').value, 10)
         self._debug_pub = self.create_publisher(
             Image, p('debug_image_topic').value, qos_profile_sensor_data)
-        self._video: Optional[VideoSource] = None
         source = p('source').value
         if source:
             self._video = VideoSource(source, self._on_frame, loop=p('loop_video').value,
@@ -88,7 +91,6 @@ class CameraNode(Node):
         self.diagnostics = common.Diagnostics(
             self, 'banditlearn_ros: camera_node', self._collect,
             period=p('diagnostics_period').value)
-        self._stop = threading.Event()
         self._worker = threading.Thread(target=self._work, name='camera_worker', daemon=True)
         self._worker.start()
         self.get_logger().info(
@@ -300,14 +302,22 @@ class CameraNode(Node):
         return level, message, values
 
     def close(self) -> None:
-        """Stop the worker and the video source, release MediaPipe."""
+        """Stop the worker and the video source, release MediaPipe (safe to call twice)."""
+        if self._stop.is_set():
+            return
         self._stop.set()
         self._slot.close()
         if self._video is not None:
             self._video.close()
-        if self._worker.is_alive():
+        if self._worker is not None and self._worker.is_alive():
             self._worker.join(timeout=5.0)
-        self.extractor.close()
+        if self.extractor is not None:
+            self.extractor.close()
+
+    def destroy_node(self):
+        """Stop the worker thread before the node goes away."""
+        self.close()
+        return super().destroy_node()
 
 
 NODE_CLASS = CameraNode
@@ -321,3 +331,7 @@ def main(args=None):
     except (ValueError, OSError, RuntimeError) as exc:
         print(f'camera_node: {exc}', file=sys.stderr)
         sys.exit(1)
+
+
+if __name__ == '__main__':
+    main()
