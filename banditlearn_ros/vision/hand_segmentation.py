@@ -97,17 +97,20 @@ class SkinModel:
     def _build(self) -> None:
         grid = np.arange(0, 256, 2, dtype=np.float64) + 0.5
         cr, cb = np.meshgrid(grid, grid, indexing='ij')
+        (cr0, cr1), (cb0, cb1) = SKIN_BOX
+        box = (cr >= cr0) & (cr <= cr1) & (cb >= cb0) & (cb <= cb1)
         if not self.adapted and not self.calibrated:
-            (cr0, cr1), (cb0, cb1) = SKIN_BOX
-            lut = (cr >= cr0) & (cr <= cr1) & (cb >= cb0) & (cb <= cb1)
+            lut = box
         else:
             inv = np.linalg.inv(self.cov + np.eye(2) * 4.0)
             d = np.stack([cr - self.mean[0], cb - self.mean[1]], axis=-1)
             dist2 = np.einsum('...i,ij,...j->...', d, inv, d)
             lut = dist2 <= self.threshold ** 2
             if not self.calibrated:
-                (cr0, cr1), (cb0, cb1) = _LOOSE_BOX
-                lut &= (cr >= cr0) & (cr <= cr1) & (cb >= cb0) & (cb <= cb1)
+                # Adaptation adds the person's colours to the classic box, within a looser
+                # box; it never removes skin, so a second person is still found.
+                (lr0, lr1), (lb0, lb1) = _LOOSE_BOX
+                lut = box | (lut & (cr >= lr0) & (cr <= lr1) & (cb >= lb0) & (cb <= lb1))
         self._lut = np.where(lut, 255, 0).astype(np.uint8).ravel()
 
     def mask(self, ycrcb: np.ndarray) -> np.ndarray:
