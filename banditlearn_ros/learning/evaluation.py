@@ -367,6 +367,7 @@ class Record:
             'seconds': {'mean': _f(sec.mean()), 'std': _f(sec.std())},
             'params': {k: _plain(v) for k, v in self.params.items()},
             'tuned': self.tuned, 'edge_of_grid': list(self.edges),
+            'curve_observed': _sampled(self.mean_curve('observed')),
         }
 
     def mean_curve(self, which: str = 'observed') -> Optional[np.ndarray]:
@@ -376,6 +377,14 @@ class Record:
             return None
         cum = np.mean(np.stack(curves), axis=0)
         return cum / np.arange(1, len(cum) + 1)
+
+
+def _sampled(curve: Optional[np.ndarray], points: int = 50) -> Optional[Dict[str, list]]:
+    """Return the mean cumulative mistake rate at up to ``points`` rounds (for plots)."""
+    if curve is None:
+        return None
+    rounds = np.unique(np.linspace(1, len(curve), points).round().astype(int))
+    return {'round': rounds.tolist(), 'rate': [round(float(v), 5) for v in curve[rounds - 1]]}
 
 
 def _f(v: float) -> float:

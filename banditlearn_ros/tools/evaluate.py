@@ -261,13 +261,19 @@ def run(args) -> Dict[str, Any]:
     start = time.perf_counter()
     records: List[Record] = []
 
+    remaining = {dataset: sum(1 for t in tasks if t[1] == dataset) for dataset in args.datasets}
+
     def done(task, record):
         records.append(record)
         bar.update(count_runs(make_algorithm(task[0], task[2], task[3], task[4]),
                               args.permutations, not args.no_tune))
         # Finished records are kept on disk as they come, so a long run that is stopped
-        # leaves what it measured (partial: true until the end).
+        # leaves what it measured (partial: true until the end); a data set's figures are
+        # drawn as soon as its last record is in.
         write_summary(args, records, time.perf_counter() - start, partial=True)
+        remaining[task[1]] -= 1
+        if remaining[task[1]] == 0 and not args.no_figures:
+            figures([r for r in records if r.dataset == task[1]], args.figures or args.out)
 
     try:
         if args.jobs == 1:
@@ -284,8 +290,6 @@ def run(args) -> Dict[str, Any]:
     summary = write_summary(args, records, time.perf_counter() - start, partial=False)
     atomic_write_bytes(os.path.join(args.out, 'results.md'),
                        markdown(summary['records'], summary['meta']).encode())
-    if not args.no_figures:
-        figures(records, args.figures or args.out)
     return summary
 
 
