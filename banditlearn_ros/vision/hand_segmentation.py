@@ -279,13 +279,17 @@ class HandSegmenter:
         fit = self.skin._fit(ycrcb, sample)
         region = cv2.dilate(skeleton, _kernel_px(max(int(0.2 * palm), 2)))
         mask = skeleton
-        if fit is not None:
+        x, y, bw, bh = cv2.boundingRect(region)
+        if fit is not None and bw > 0 and bh > 0:
             mean, cov = fit
             inv = np.linalg.inv(cov * 1.5 + np.eye(2) * 4.0)
-            d = ycrcb[:, :, 1:3].astype(np.float64) - mean
-            dist2 = np.einsum('...i,ij,...j->...', d, inv, d)
-            colour = np.where((dist2 <= 9.0) & (region > 0), 255, 0).astype(np.uint8)
-            colour = _clean(colour, ycrcb)
+            roi = (slice(y, y + bh), slice(x, x + bw))
+            d0 = ycrcb[roi][:, :, 1].astype(np.float32) - np.float32(mean[0])
+            d1 = ycrcb[roi][:, :, 2].astype(np.float32) - np.float32(mean[1])
+            dist2 = inv[0, 0] * d0 * d0 + 2 * inv[0, 1] * d0 * d1 + inv[1, 1] * d1 * d1
+            colour = np.zeros((h, w), np.uint8)
+            colour[roi] = _clean(np.where((dist2 <= 9.0) & (region[roi] > 0), 255, 0)
+                                 .astype(np.uint8), ycrcb)
             # Trust the colour only where it agrees with most of the skeleton.
             overlap = np.count_nonzero(colour & skeleton) / max(np.count_nonzero(skeleton), 1)
             if overlap > 0.5:
