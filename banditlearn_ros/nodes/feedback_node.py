@@ -41,14 +41,16 @@ from std_msgs.msg import Bool, Float32, String
 
 # Detector parameters that may change at runtime: name -> (default, low, high, description).
 DETECTOR_PARAMETERS = {
-    'min_swing': (6.0, 1.0, 60.0, 'smallest counted head swing, extreme to extreme (deg)'),
+    'min_swing': (5.0, 1.0, 60.0, 'smallest counted head swing, extreme to extreme (deg)'),
     'min_speed': (12.0, 1.0, 500.0, 'smallest mean angular speed of a counted swing (deg/s)'),
     'max_swing_duration': (0.7, 0.1, 5.0, 'longest counted swing (s); slower = looking around'),
     'min_reversals': (2, 1, 10, 'direction reversals a nod/shake needs'),
     'max_duration': (3.5, 0.5, 20.0, 'longest nod/shake (s)'),
     'max_cross_ratio': (0.9, 0.05, 10.0,
                         'other-axis / own-axis motion at which the confidence reaches 0'),
-    'min_confidence': (0.3, 0.0, 1.0, 'decisions below this confidence are dropped'),
+    'min_confidence': (0.5, 0.0, 1.0, 'decisions below this confidence are dropped'),
+    'min_contrast': (4.0, 1.01, 100.0, 'how many times the head\'s motion spread in the '
+                     'previous 4 s the largest swing must be for full confidence'),
     'refractory': (1.0, 0.0, 30.0, 'seconds after a decision before the next one'),
 }
 

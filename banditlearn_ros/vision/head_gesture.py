@@ -63,8 +63,8 @@ class _Swing:
     v0: float
     t1: float
     v1: float
-    t0: float = 0.0  # core start: last moment within CORE of the start extreme
-    tb: float = 0.0  # core end: first moment within CORE of the end extreme
+    t0: float = 0.0  # core start: last moment short of CORE of the way
+    tb: float = 0.0  # core end: first moment past 1 - CORE of the way
 
     @property
     def amplitude(self) -> float:
@@ -146,23 +146,33 @@ class HeadGestureDetector:
     min_duration, max_duration : float
         Limits on the oscillation's length (s).
     max_cross_ratio : float
-        Other-axis path length / own-axis path length at which the confidence reaches 0.
+        Other-axis range / own-axis range during the oscillation at which the confidence
+        reaches 0 (full confidence up to half of it).
     min_confidence : float
         Decisions below this are dropped.
     refractory : float
         Time after a decision during which no other one is made (s).
     quiet : float
-        The oscillation is over when no turning point came for this long (s) ...
+        The oscillation is over ``quiet`` s after its last reversal ...
     rest_speed, settle : float
-        ... or when both axes moved slower than ``rest_speed`` (deg/s) for ``settle`` s.
+        ... or when both angles stayed within ``rest_speed * settle`` deg for ``settle`` s.
     hysteresis : float
         Retreat (deg) that confirms a turning point; above the pose jitter.
     smoothing : float
-        Time constant (s) of the low-pass after a 3-sample median (glitch removal).
+        Time constant (s) of the low-pass after a 3-sample median (removes one-frame
+        landmark glitches and some jitter).
     max_gap : float
         A gap in the samples longer than this (face lost) restarts the trackers.
     max_pause : float
         A hold longer than this (s) between two swings splits them into separate movements.
+    context, min_contrast : float
+        The largest swing must be ``min_contrast`` times the spread of the angle in the
+        ``context`` seconds before the oscillation for full confidence (1x gives 0): a nod
+        stands out from a still head, while the same swing inside ongoing motion (talking)
+        is likely part of that motion.
+    nod_down_first : bool
+        Halve the confidence of a pitch oscillation whose first swing goes up: an answering
+        nod starts downward, while speech-related head motion often rises first.
 
     Examples
     --------
@@ -175,13 +185,15 @@ class HeadGestureDetector:
 
     """
 
-    def __init__(self, min_swing: float = 6.0, min_speed: float = 12.0,
+    def __init__(self, min_swing: float = 5.0, min_speed: float = 12.0,
                  max_swing_duration: float = 0.7, min_reversals: int = 2,
                  min_duration: float = 0.25, max_duration: float = 3.5,
-                 max_cross_ratio: float = 0.9, min_confidence: float = 0.3,
-                 refractory: float = 1.0, quiet: float = 0.25, rest_speed: float = 12.0,
+                 max_cross_ratio: float = 0.9, min_confidence: float = 0.5,
+                 refractory: float = 1.0, quiet: float = 0.25, rest_speed: float = 20.0,
                  settle: float = 0.1, hysteresis: float = 1.5, smoothing: float = 0.03,
-                 max_gap: float = 0.4, max_pause: float = 0.35):
+                 max_gap: float = 0.4, max_pause: float = 0.35,
+                 context: float = 4.0, min_contrast: float = 4.0,
+                 nod_down_first: bool = True):
         if min_reversals < 1:
             raise ValueError('min_reversals must be at least 1')
         if not 0 < max_cross_ratio:
@@ -202,6 +214,9 @@ class HeadGestureDetector:
         self.smoothing = float(smoothing)
         self.max_gap = float(max_gap)
         self.max_pause = float(max_pause)
+        self.context = float(context)
+        self.min_contrast = float(min_contrast)
+        self.nod_down_first = bool(nod_down_first)
         keep = self.max_duration + 1.0
         self._axes = {'yaw': _AxisTracker(self.hysteresis, keep),
                       'pitch': _AxisTracker(self.hysteresis, keep)}
@@ -212,7 +227,6 @@ class HeadGestureDetector:
         self._filtered: Optional[Tuple[float, float]] = None
         self._last_t: Optional[float] = None
         self._blocked_until = -math.inf
-        self._rest_since: Optional[float] = None
         self._answered = False
         self.last_scores: Tuple[float, float] = (0.0, 0.0)
 
@@ -227,7 +241,6 @@ class HeadGestureDetector:
         self._raw.clear()
         self._filtered = None
         self._last_t = None
-        self._rest_since = None
 
     def block(self, until: float) -> None:
         """Make no decision before ``until`` (s)."""
@@ -259,19 +272,12 @@ class HeadGestureDetector:
             k = 1.0 - math.exp(-(t - prev_t) / self.smoothing) if self.smoothing > 0 else 1.0
             filt = (self._filtered[0] + k * (med[0] - self._filtered[0]),
                     self._filtered[1] + k * (med[1] - self._filtered[1]))
-        if self._filtered is not None and prev_t is not None:
-            speed = math.hypot(filt[0] - self._filtered[0],
-                               filt[1] - self._filtered[1]) / (t - prev_t)
-            if speed < self.rest_speed:
-                if self._rest_since is None:
-                    self._rest_since = prev_t
-            else:
-                self._rest_since = None
         self._filtered = filt
         self._ts.append(t)
         self._vals.append(filt)
-        if self._ts[0] < t - 2.0 * (self.max_duration + 1.0):
-            cut = bisect.bisect_left(self._ts, t - self.max_duration - 1.0)
+        keep = self.max_duration + 1.0 + self.context
+        if self._ts[0] < t - 2.0 * keep:
+            cut = bisect.bisect_left(self._ts, t - keep)
             del self._ts[:cut]
             del self._vals[:cut]
             if len(self._cores) > 256:
@@ -331,22 +337,35 @@ class HeadGestureDetector:
         key = (name, swing.turn, swing.t1)
         cached = self._cores.get(key)
         if cached is not None:
-            swing.t0, swing.tb = cached
+            swing.turn, swing.v0, swing.t0, swing.tb = cached
             return swing
         axis = 0 if name == 'yaw' else 1
         lo = bisect.bisect_left(self._ts, swing.turn)
         hi = bisect.bisect_right(self._ts, swing.t1)
-        band = CORE * swing.amplitude
+        sign = 1.0 if swing.v1 >= swing.v0 else -1.0
+        recent = bisect.bisect_left(self._ts, swing.t1 - self.max_swing_duration)
+        if recent > lo and hi - recent >= 2:
+            # The swing began long ago (a rest, or a drift): start it from its lowest (or
+            # highest) point within the longest swing time instead of a stale extreme.
+            values = [self._vals[i][axis] for i in range(recent, hi)]
+            j = int(np.argmin(values)) if sign > 0 else int(np.argmax(values))
+            swing.turn, swing.v0 = self._ts[recent + j], values[j]
+            lo = recent + j
+        low = swing.v0 + sign * CORE * swing.amplitude
+        high = swing.v1 - sign * CORE * swing.amplitude
         t0, tb = swing.turn, swing.t1
-        for i in range(lo, hi):
-            if abs(self._vals[i][axis] - swing.v0) <= band:
+        # Rise-time style: the last moment still short of the low level, then the first
+        # moment past the high one. A slow drift before the swing does not stretch it.
+        for i in range(hi - 1, lo - 1, -1):
+            if sign * (self._vals[i][axis] - low) <= 0:
                 t0 = self._ts[i]
+                break
         for i in range(lo, hi):
-            if self._ts[i] >= t0 and abs(self._vals[i][axis] - swing.v1) <= band:
+            if self._ts[i] >= t0 and sign * (self._vals[i][axis] - high) >= 0:
                 tb = self._ts[i]
                 break
         swing.t0, swing.tb = t0, max(tb, t0)
-        self._cores[key] = (swing.t0, swing.tb)
+        self._cores[key] = (swing.turn, swing.v0, swing.t0, swing.tb)
         return swing
 
     def _run(self, name: str, now: float) -> Tuple[List[_Swing], float]:
@@ -358,17 +377,18 @@ class HeadGestureDetector:
         """
         tracker = self._axes[name]
         swings = tracker.swings()
-        open_swing = swings[-1] if swings and swings[-1].t1 > tracker.last_turn() else None
         run: List[_Swing] = []
         oldest = now - self.max_duration - 1.0
         for swing in reversed(swings):
-            if swing.turn < oldest:
+            if swing.t1 < oldest:
                 break
             if swing.amplitude < 0.5 * self.min_swing:
                 if run:
                     break
                 continue
             self._core(name, swing)
+            if swing.t0 < oldest:
+                break
             if run and run[-1].t0 - swing.tb > self.max_pause:
                 break  # a hold between two swings: two separate movements
             if not run:
@@ -386,17 +406,54 @@ class HeadGestureDetector:
         run.reverse()
         if not run:
             return run, -math.inf
-        last_turn = run[-1].turn if run[-1] is open_swing else run[-1].t1
-        return run, last_turn
+        # The last reversal: the start of the final swing (a turning point after it that the
+        # jitter confirmed does not count).
+        return run, run[-1].turn
 
-    def _path(self, t0: float, t1: float) -> Tuple[float, float]:
-        """Return the yaw and pitch path lengths (deg) of the filtered signal in [t0, t1]."""
+    def _extent(self, t0: float, t1: float) -> Tuple[float, float]:
+        """
+        Return how far yaw and pitch ranged (deg, max - min) in [t0, t1].
+
+        The range, unlike the path length, does not grow with frame-to-frame jitter, so the
+        cross-axis ratio stays meaningful for small gestures in noisy poses.
+        """
         lo, hi = bisect.bisect_left(self._ts, t0), bisect.bisect_right(self._ts, t1)
-        pts = np.asarray(self._vals[lo:hi])
-        if len(pts) < 2:
+        if hi - lo < 2:
             return 0.0, 0.0
-        steps = np.abs(np.diff(pts, axis=0)).sum(axis=0)
-        return float(steps[0]), float(steps[1])
+        pts = np.asarray(self._vals[lo:hi])
+        spread = pts.max(axis=0) - pts.min(axis=0)
+        return float(spread[0]), float(spread[1])
+
+    def _background(self, axis: int, start: float) -> float:
+        """Return the spread (10th to 90th percentile, deg) of one smoothed angle before ``start``."""
+        lo = bisect.bisect_left(self._ts, start - self.context)
+        hi = bisect.bisect_left(self._ts, start - 0.05)
+        if hi - lo < 10:
+            return 0.0
+        values = np.asarray(self._vals[lo:hi])[:, axis]
+        # A 0.2 s moving average first: white pose jitter is no head motion, slower talking
+        # and glancing motion is.
+        span = max(1, int(round(0.2 * (hi - lo) / max(self._ts[hi - 1] - self._ts[lo], 1e-9))))
+        if span > 1 and len(values) > span:
+            values = np.convolve(values, np.full(span, 1.0 / span), mode='valid')
+        p10, p90 = np.percentile(values, [10, 90])
+        return float(p90 - p10)
+
+    def _went_down_first(self, first: _Swing) -> bool:
+        """
+        Return whether a pitch oscillation began with the head going down.
+
+        Either its first counted swing goes down, or the head came down into that swing's
+        start (a first half-swing too small or slow to count) from where it was before.
+        """
+        if first.v1 > first.v0:
+            return True
+        lo = bisect.bisect_left(self._ts, first.turn - self.max_swing_duration)
+        hi = bisect.bisect_left(self._ts, first.turn)
+        if hi - lo < 2:
+            return False
+        before = min(self._vals[i][1] for i in range(lo, hi))
+        return first.v0 - before >= 0.25 * self.min_swing
 
     def _score(self, run: List[_Swing], own: int) -> Tuple[float, int, float]:
         """Return (confidence, reversals, median swing) of one axis' run."""
@@ -408,19 +465,38 @@ class HeadGestureDetector:
             return 0.0, reversals, 0.0
         amplitudes = np.array([s.amplitude for s in run])
         speeds = np.array([s.amplitude / s.duration for s in run])
-        paths = self._path(run[0].t0, run[-1].tb)
-        cross = paths[1 - own] / max(paths[own], 1e-9)
+        extent = self._extent(run[0].t0, run[-1].tb)
+        cross = extent[1 - own] / max(extent[own], 1e-9)
         s_osc = min(1.0, (reversals + 1.0) / (self.min_reversals + 2.0))
         s_amp = min(1.0, float(np.median(amplitudes)) / (2.0 * self.min_swing))
         s_speed = min(1.0, float(np.median(speeds)) / (2.0 * self.min_speed))
         s_cross = min(1.0, max(0.0, (self.max_cross_ratio - cross) / (0.5 * self.max_cross_ratio)))
-        confidence = (s_osc * s_amp * s_speed) ** (1.0 / 3.0) * s_cross
+        background = self._background(own, run[0].t0)
+        contrast = float(amplitudes.max()) / max(background, 1e-9)
+        s_ctx = min(1.0, max(0.0, (contrast - 1.0) / max(self.min_contrast - 1.0, 1e-9)))
+        confidence = (s_osc * s_amp * s_speed) ** (1.0 / 3.0) * s_cross * s_ctx
+        if own == 1 and self.nod_down_first and not self._went_down_first(run[0]):
+            confidence *= 0.5  # a "yes" nod starts downward; up first is likely other motion
         return float(confidence), reversals, float(np.median(amplitudes))
+
+    def _resting(self, now: float) -> bool:
+        """
+        Return whether the head stayed still over the last ``settle`` seconds.
+
+        Judged by the spread of each angle in that window (at most ``rest_speed * settle``),
+        which frame-to-frame jitter does not break the way a per-frame speed would.
+        """
+        lo = bisect.bisect_left(self._ts, now - self.settle)
+        if len(self._ts) - lo < 3 or self._ts[lo] - (now - self.settle) > 0.05:
+            return False
+        window = np.asarray(self._vals[lo:])
+        spread = window.max(axis=0) - window.min(axis=0)
+        return bool(np.all(spread <= self.rest_speed * self.settle))
 
     def _decide(self, now: float) -> Optional[GestureDecision]:
         runs = {}
         ready = False
-        resting = self._rest_since is not None and now - self._rest_since >= self.settle
+        resting = self._resting(now)
         for name in self._axes:
             run, last_turn = self._run(name, now)
             runs[name] = run

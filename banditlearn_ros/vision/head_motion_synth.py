@@ -62,8 +62,10 @@ class PoseSequence:
 
     @property
     def duration(self) -> float:
-        """Return the length in seconds."""
-        return float(self.t[-1] - self.t[0]) if len(self.t) > 1 else 0.0
+        """Return the length in seconds (frames x frame period)."""
+        if len(self.t) < 2:
+            return 0.0
+        return float(self.t[-1] - self.t[0]) * len(self.t) / (len(self.t) - 1)
 
 
 def _taper(n: int, ramp: float = 0.2) -> np.ndarray:
