@@ -238,10 +238,6 @@ class FeedbackNode(Node):
         return self.get_clock().now().nanoseconds * 1e-9
 
     def _on_image(self, msg: Image) -> None:
-        self._frame_index += 1
-        if not self._listening and self._frame_index % self.idle_every:
-            self.counters.add('frames_skipped')
-            return
         try:
             frame = image_to_array(msg)
         except UnsupportedEncodingError as exc:
@@ -254,6 +250,10 @@ class FeedbackNode(Node):
             return
         if frame.dtype != 'uint8':  # mono16: scale to 8 bits for Face Mesh
             frame = (frame >> 8).astype('uint8')
+        self._frame_index += 1
+        if not self._listening and self._frame_index % self.idle_every:
+            self.counters.add('frames_skipped')
+            return
         self.counters.add('frames')
         self._rate.tick()
         start = time.perf_counter()

@@ -1,0 +1,248 @@
+# Copyright 2026 banditlearn_ros contributors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""feedback_node over real rclpy on this machine: Joy, Bool, Image, listening window."""
+
+import time
+
+from banditlearn_ros.nodes.bridge import array_to_image
+from banditlearn_ros.nodes.feedback_node import FeedbackNode
+from banditlearn_ros.vision import head_motion_synth as hs
+from diagnostic_msgs.msg import DiagnosticArray
+import numpy as np
+import pytest
+import rclpy
+from rclpy.context import Context
+from rclpy.executors import SingleThreadedExecutor
+from rclpy.parameter import Parameter
+from rclpy.qos import DurabilityPolicy, QoSProfile
+from sensor_msgs.msg import Image, Joy
+from std_msgs.msg import Bool, Float32, String
+
+
+class Harness:
+    """A FeedbackNode plus a probe node that publishes inputs and records outputs."""
+
+    def __init__(self, context, **params):
+        overrides = [Parameter(k, value=v) for k, v in params.items()]
+        self.node = FeedbackNode(context=context, parameter_overrides=overrides)
+        self.probe = rclpy.create_node('probe', context=context)
+        self.executor = SingleThreadedExecutor(context=context)
+        self.executor.add_node(self.node)
+        self.executor.add_node(self.probe)
+        self.feedback, self.confidence, self.listening, self.diag = [], [], [], []
+        self.probe.create_subscription(Bool, 'gesture_feedback',
+                                       lambda m: self.feedback.append(m.data), 10)
+        self.probe.create_subscription(Float32, 'feedback_confidence',
+                                       lambda m: self.confidence.append(m.data), 10)
+        latched = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL)
+        self.probe.create_subscription(Bool, 'feedback_listening',
+                                       lambda m: self.listening.append(m.data), latched)
+        self.probe.create_subscription(DiagnosticArray, '/diagnostics',
+                                       lambda m: self.diag.append(m), 10)
+        self.joy = self.probe.create_publisher(Joy, 'joy', 10)
+        self.image = self.probe.create_publisher(Image, 'image_raw', 10)
+        self.prediction = self.probe.create_publisher(String, 'gesture_prediction', 10)
+
+    def spin_until(self, condition, timeout=5.0):
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            self.executor.spin_once(timeout_sec=0.02)
+            if condition():
+                return True
+        return condition()
+
+    def wait_connected(self, publisher, timeout=5.0):
+        assert self.spin_until(lambda: publisher.get_subscription_count() > 0, timeout)
+
+    def close(self):
+        self.node.close()
+        self.executor.shutdown(timeout_sec=1.0)
+        self.node.destroy_node()
+        self.probe.destroy_node()
+
+
+@pytest.fixture
+def context():
+    ctx = Context()
+    rclpy.init(context=ctx)
+    yield ctx
+    rclpy.shutdown(context=ctx)
+
+
+@pytest.fixture
+def harness(context, request):
+    params = getattr(request, 'param', {})
+    h = Harness(context, **params)
+    yield h
+    h.close()
+
+
+def _joy(*buttons):
+    return Joy(buttons=list(buttons), axes=[0.0, 0.0])
+
+
+def test_joy_buttons_answer_once_per_press(harness):
+    h = harness
+    h.wait_connected(h.joy)
+    h.joy.publish(_joy(1, 0))
+    assert h.spin_until(lambda: h.feedback == [True])
+    h.joy.publish(_joy(1, 0))  # still held: no second answer
+    h.joy.publish(_joy(0, 0))
+    h.joy.publish(_joy(0, 1))
+    assert h.spin_until(lambda: len(h.feedback) >= 2)
+    h.spin_until(lambda: False, timeout=0.3)
+    assert h.feedback == [True, False]
+    assert h.spin_until(lambda: len(h.confidence) == 2)
+    assert h.confidence == [1.0, 1.0]
+    assert h.node.counters.get('joy_answers') == 2
+
+
+@pytest.mark.parametrize('harness', [{'joy_right_button': 3, 'joy_wrong_button': 5}],
+                         indirect=True)
+def test_joy_button_indices_are_parameters(harness):
+    h = harness
+    h.wait_connected(h.joy)
+    h.joy.publish(_joy(1, 1, 0, 0, 0, 1))  # 5 = wrong; 0 and 1 mean nothing now
+    assert h.spin_until(lambda: h.feedback == [False])
+    h.joy.publish(_joy(0, 0, 0, 1, 0, 0))  # 3 = right; 5 released
+    assert h.spin_until(lambda: h.feedback == [False, True])
+    h.joy.publish(_joy(0, 0))  # too short for the indices: no answer, no crash
+    h.spin_until(lambda: False, timeout=0.2)
+    assert h.feedback == [False, True]
+
+
+@pytest.mark.parametrize('harness', [{'bool_topics': ['big_button']}], indirect=True)
+def test_bool_topic_is_passed_through(harness):
+    h = harness
+    pub = h.probe.create_publisher(Bool, 'big_button', 10)
+    h.wait_connected(pub)
+    pub.publish(Bool(data=False))
+    pub.publish(Bool(data=True))
+    assert h.spin_until(lambda: h.feedback == [False, True])
+    assert h.node.counters.get('bool_answers') == 2
+
+
+def test_parameter_changes_are_validated(harness):
+    node = harness.node
+    result = node.set_parameters([Parameter('joy_wrong_button', value=0)])[0]
+    assert not result.successful and 'differ' in result.reason
+    result = node.set_parameters([Parameter('min_confidence', value=1.5)])[0]
+    assert not result.successful
+    result = node.set_parameters([Parameter('min_swing', value=8.0)])[0]
+    assert result.successful and node.detector.min_swing == 8.0
+    result = node.set_parameters([Parameter('image_topic', value='other')])[0]
+    assert not result.successful  # read-only: needs a restart
+    assert node.describe_parameter('min_swing').floating_point_range[0].from_value == 1.0
+
+
+def test_unsupported_and_broken_images_are_counted(harness):
+    h = harness
+    h.wait_connected(h.image)
+    bad = Image(height=4, width=4, encoding='32FC1', step=16, data=bytes(64))
+    h.image.publish(bad)
+    assert h.spin_until(lambda: h.node.counters.get('unsupported_encoding') == 1)
+    short = Image(height=4, width=4, encoding='bgr8', step=12, data=bytes(10))
+    h.image.publish(short)
+    assert h.spin_until(lambda: h.node.counters.get('bad_image') == 1)
+    msg = h.node.diagnostics.publish()
+    values = {kv.key: kv.value for kv in msg.status[0].values}
+    assert values['unsupported_encoding'] == '1' and values['bad_image'] == '1'
+    assert msg.status[0].level == msg.status[0].WARN
+    assert h.spin_until(lambda: any(
+        kv.key == 'unsupported_encoding' and kv.value == '1'
+        for m in h.diag for s in m.status for kv in s.values), timeout=3.0)
+    # The node still works: an empty frame is looked at (no face) and a button still answers.
+    h.node.set_parameters([Parameter('listen_on_prediction', value=False)])
+    h.image.publish(array_to_image(np.zeros((120, 160, 3), np.uint8)))
+    assert h.spin_until(lambda: h.node.counters.get('frames_no_face') == 1, timeout=30.0)
+    h.joy.publish(_joy(1, 0))
+    assert h.spin_until(lambda: h.feedback == [True])
+
+
+def _nod_poses(start=0.0, rate=30.0):
+    t = np.arange(0, 3.0, 1 / rate)
+    pitch = hs.oscillation(t, 1.0, 2.0, 2.0, 8.0)
+    return start + t, np.zeros_like(t), pitch
+
+
+def test_listening_window_gates_head_gestures(harness):
+    h = harness
+    node = h.node
+    assert h.spin_until(lambda: h.listening == [False])
+    assert not node.listening
+    # A nod while nobody asked anything is ignored.
+    for t, y, p in zip(*_nod_poses(100.0)):
+        node.feed_pose(t, y, p)
+    assert node.counters.get('gestures_ignored') == 1
+    assert h.feedback == []
+    # A prediction opens the window; the cue says so; a nod answers "right" and closes it.
+    h.wait_connected(h.prediction)
+    h.prediction.publish(String(data='fist'))
+    assert h.spin_until(lambda: node.listening and h.listening[-1:] == [True])
+    for t, y, p in zip(*_nod_poses(200.0)):
+        node.feed_pose(t, y, p)
+    assert h.spin_until(lambda: h.feedback == [True])
+    assert h.spin_until(lambda: h.listening[-1:] == [False])
+    assert h.confidence and 0.5 <= h.confidence[-1] <= 1.0
+    assert node.counters.get('nods') == 1
+
+
+@pytest.mark.parametrize('harness', [{'listen_window': 0.5}], indirect=True)
+def test_listening_window_times_out(harness):
+    h = harness
+    h.wait_connected(h.prediction)
+    h.prediction.publish(String(data='point'))
+    assert h.spin_until(lambda: h.listening[-1:] == [True])
+    assert h.spin_until(lambda: h.listening[-1:] == [False], timeout=3.0)
+    assert h.node.counters.get('windows_timed_out') == 1
+
+
+@pytest.mark.parametrize('harness', [{'listen_on_prediction': False}], indirect=True)
+def test_always_listening_when_the_window_is_off(harness):
+    h = harness
+    assert h.spin_until(lambda: h.listening[-1:] == [True])
+    t = np.arange(0, 3.0, 1 / 30)
+    yaw = hs.oscillation(t, 1.0, 2.0, 2.0, 12.0)
+    for ti, y in zip(t, yaw):
+        h.node.feed_pose(ti, y, 0.0)
+    assert h.spin_until(lambda: h.feedback == [False])
+
+
+@pytest.mark.parametrize('harness', [{'listen_on_prediction': False}], indirect=True)
+def test_camera_images_of_a_nodding_face_answer_right(harness, shared_data):
+    # Real face photo, turned frame by frame into a nod, sent as bgr8 Image messages.
+    import cv2
+    from banditlearn_ros.vision.head_pose import FaceMeshHeadPose
+    h = harness
+    img = cv2.imread(str(shared_data / 'real' / 'faces' / 'mps_business-person.png'))
+    scale = 480 / img.shape[0]
+    img = cv2.resize(img, (int(img.shape[1] * scale), 480), interpolation=cv2.INTER_AREA)
+    pad = (640 - img.shape[1]) // 2
+    img = cv2.copyMakeBorder(img, 0, 0, pad, 640 - img.shape[1] - pad, cv2.BORDER_REPLICATE)
+    finder = FaceMeshHeadPose(static_image_mode=True)
+    landmarks = finder.landmarks(img, depth=True)[0]
+    finder.close()
+    h.wait_connected(h.image)
+    t = np.arange(0, 2.4, 1 / 30)
+    pitch = hs.oscillation(t, 0.7, 2.0, 1.5, 12.0)
+    for i, (ti, p) in enumerate(zip(t, pitch)):
+        msg = array_to_image(hs.rotate_face(img, landmarks, 0.0, p, 0.0, step=6))
+        msg.header.stamp.sec = 1000 + int(ti)
+        msg.header.stamp.nanosec = int(round((ti % 1) * 1e9))
+        h.image.publish(msg)
+        # One frame at a time, so the best-effort camera queue drops nothing.
+        assert h.spin_until(lambda: h.node.counters.get('frames') == i + 1, timeout=30.0)
+    assert h.spin_until(lambda: h.feedback == [True], timeout=2.0), h.node.counters.snapshot()
+    assert h.node.counters.get('frames_no_face') == 0
