@@ -79,7 +79,12 @@ def extract_all(n: int, seed: int, jitter: float):
         if (i + 1) % 100 == 0:
             print(f'  rendered and extracted {i + 1}/{n}', file=sys.stderr)
     hands.close()
-    return {k: (np.array(x), np.array(y)) for k, (x, y) in sets.items()}, missed
+    out = {k: (np.array(x), np.array(y)) for k, (x, y) in sets.items()}
+    # Ablation: the contour set without its one-hot finger-count indicators.
+    keep = np.array([not n.startswith('fingers_is_') for n in contour.names])
+    X, y = out['contour']
+    out['contour without fingers_is_* indicators'] = (X[:, keep], y)
+    return out, missed
 
 
 def _add(bucket, x, y):
