@@ -246,3 +246,27 @@ def test_camera_images_of_a_nodding_face_answer_right(harness, shared_data):
         assert h.spin_until(lambda: h.node.counters.get('frames') == i + 1, timeout=30.0)
     assert h.spin_until(lambda: h.feedback == [True], timeout=2.0), h.node.counters.snapshot()
     assert h.node.counters.get('frames_no_face') == 0
+
+
+def test_parameter_file_section_matches_the_node(context):
+    import yaml
+    from pathlib import Path
+    path = Path(__file__).resolve().parent.parent / 'config' / 'params.yaml'
+    section = yaml.safe_load(path.read_text())['feedback_node']['ros__parameters']
+    overrides = [Parameter(k, value=v) for k, v in section.items()]
+    node = FeedbackNode(context=context, parameter_overrides=overrides)
+    try:
+        for key, value in section.items():
+            assert node.has_parameter(key), key
+            assert node.get_parameter(key).value == value, key
+            # The file holds the defaults: a fresh node without it has the same values.
+        fresh = FeedbackNode(node_name='fresh', context=context)
+        try:
+            for key, value in section.items():
+                assert fresh.get_parameter(key).value == value, key
+        finally:
+            fresh.close()
+            fresh.destroy_node()
+    finally:
+        node.close()
+        node.destroy_node()
