@@ -329,9 +329,12 @@ def test_killed_process_loses_at_most_the_updates_since_the_last_autosave(ros, t
     try:
         drive = Driver(ros, timeout=30.0)
         rng = np.random.default_rng(5)
-        for _ in range(40):
+        for i in range(40):
             drive.ask(rng.random(6), timeout=10.0)
             drive.feedback.publish(Bool(data=bool(rng.integers(2))))
+            # Features and feedback travel on two topics; wait until this answer has arrived
+            # so that a loaded machine cannot reorder it behind the next gesture.
+            drive.diag(lambda v, n=i + 1: v['feedback_received'] == str(n), timeout=10.0)
         values = drive.diag(lambda v: v['feedback_matched'] == '40', timeout=10.0)
         updates = int(values['updates'])
         assert updates >= 14 and int(values['autosaves']) == updates // 7
