@@ -28,14 +28,14 @@ import math
 import sys
 import threading
 import time
-from typing import Any, Dict, Optional
+from typing import Any, Dict
 
 from banditlearn_ros.nodes import common
 from banditlearn_ros.nodes.bridge import image_to_array, ImageFormatError, \
     UnsupportedEncodingError
 from banditlearn_ros.vision.head_gesture import HeadGestureDetector
 from rclpy.node import Node
-from rclpy.qos import DurabilityPolicy, QoSProfile, qos_profile_sensor_data
+from rclpy.qos import DurabilityPolicy, qos_profile_sensor_data, QoSProfile
 from sensor_msgs.msg import Image, Joy
 from std_msgs.msg import Bool, Float32, String
 
@@ -49,7 +49,7 @@ DETECTOR_PARAMETERS = {
     'max_cross_ratio': (0.9, 0.05, 10.0,
                         'other-axis / own-axis motion at which the confidence reaches 0'),
     'min_confidence': (0.5, 0.0, 1.0, 'decisions below this confidence are dropped'),
-    'min_contrast': (4.0, 1.01, 100.0, 'how many times the head\'s motion spread in the '
+    'min_contrast': (4.0, 1.01, 100.0, "how many times the head's motion spread in the "
                      'previous 4 s the largest swing must be for full confidence'),
     'refractory': (1.0, 0.0, 30.0, 'seconds after a decision before the next one'),
 }
@@ -93,7 +93,7 @@ class FeedbackNode(Node):
                       'the biggest, most central, then tracked', read_only=True, low=1, high=10)
         focal = d(self, 'focal_length', 0.0, 'camera focal length in pixels; 0 = image width',
                   read_only=True, low=0.0, high=1e5)
-        warmup = d(self, 'baseline_frames', 10, 'frames that define a new person\'s neutral '
+        warmup = d(self, 'baseline_frames', 10, "frames that define a new person's neutral "
                    'head pose', read_only=True, low=1, high=1000)
         period = d(self, 'diagnostics_period', 1.0, 'seconds between /diagnostics messages',
                    read_only=True, low=0.01, high=3600.0)
@@ -110,8 +110,8 @@ class FeedbackNode(Node):
             'parameter_rejections'))
         self._lock = threading.Lock()
         self._pose = None
-        self._pose_args = dict(max_faces=max_faces, focal=focal or None,
-                               baseline_warmup=warmup)
+        self._pose_args = {'max_faces': max_faces, 'focal': focal or None,
+                           'baseline_warmup': warmup}
         self._last_buttons: Dict[int, int] = {}
         self._listening = not self.listen_on_prediction
         self._window_end = math.inf if self._listening else -math.inf

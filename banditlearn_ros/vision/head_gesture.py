@@ -125,9 +125,6 @@ class _AxisTracker:
             pts.append((self.ext_t, self.ext_v))
         return [_Swing(a[0], a[1], b[0], b[1]) for a, b in zip(pts[:-1], pts[1:])]
 
-    def last_turn(self) -> float:
-        return self.points[-1][0] if self.points else -math.inf
-
 
 class HeadGestureDetector:
     """
@@ -425,7 +422,7 @@ class HeadGestureDetector:
         return float(spread[0]), float(spread[1])
 
     def _background(self, axis: int, start: float) -> float:
-        """Return the spread (10th to 90th percentile, deg) of one smoothed angle before ``start``."""
+        """Return the spread (10th-90th percentile, deg) of a smoothed angle before ``start``."""
         lo = bisect.bisect_left(self._ts, start - self.context)
         hi = bisect.bisect_left(self._ts, start - 0.05)
         if hi - lo < 10:

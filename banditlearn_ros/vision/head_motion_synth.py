@@ -411,7 +411,8 @@ def rotate_face(image: np.ndarray, landmarks: np.ndarray, yaw: float = 0.0,
         if x1 <= x0 or y1 <= y0:
             continue
         affine = cv2.getAffineTransform((d - [x0, y0]).astype(np.float32), src[ids])
-        patch = cv2.warpAffine(image, affine, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+        patch = cv2.warpAffine(image, affine, (x1 - x0, y1 - y0),
+                               flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                                borderMode=cv2.BORDER_REFLECT)
         mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
         cv2.fillConvexPoly(mask, np.round(d - [x0, y0]).astype(np.int32), 1)
