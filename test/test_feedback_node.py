@@ -270,3 +270,18 @@ def test_parameter_file_section_matches_the_node(context):
     finally:
         node.close()
         node.destroy_node()
+
+
+def test_keyboard_words():
+    from banditlearn_ros.nodes.feedback_node import parse_answer
+    assert parse_answer('y\n') is True and parse_answer(' YES ') is True
+    assert parse_answer('n') is False and parse_answer('No\n') is False
+    assert parse_answer('') is None and parse_answer('maybe') is None
+
+
+@pytest.mark.parametrize('harness', [{'keyboard': True}], indirect=True)
+def test_keyboard_mode_stays_off_without_a_terminal(harness):
+    # pytest's stdin is not a terminal: the node must not start a reader on it.
+    import sys
+    assert not sys.stdin.isatty()
+    assert harness.node._keyboard_thread is None

@@ -28,7 +28,7 @@ import math
 import sys
 import threading
 import time
-from typing import Any, Dict
+from typing import Any, Dict, Optional
 
 from banditlearn_ros.nodes import common
 from banditlearn_ros.nodes.bridge import image_to_array, ImageFormatError, \
@@ -53,6 +53,16 @@ DETECTOR_PARAMETERS = {
                      'previous 4 s the largest swing must be for full confidence'),
     'refractory': (1.0, 0.0, 30.0, 'seconds after a decision before the next one'),
 }
+
+
+def parse_answer(text: str) -> Optional[bool]:
+    """Return True for y/yes, False for n/no (any case), None for anything else."""
+    word = text.strip().lower()
+    if word in ('y', 'yes'):
+        return True
+    if word in ('n', 'no'):
+        return False
+    return None
 
 
 class FeedbackNode(Node):
@@ -146,6 +156,7 @@ class FeedbackNode(Node):
         self._stop = threading.Event()
         if keyboard:
             if sys.stdin is not None and sys.stdin.isatty():
+                # A daemon thread: a blocked readline() must not keep the process alive.
                 self._keyboard_thread = threading.Thread(target=self._read_keyboard,
                                                          daemon=True)
                 self._keyboard_thread.start()
@@ -183,14 +194,11 @@ class FeedbackNode(Node):
             line = sys.stdin.readline()
             if not line:
                 return
-            word = line.strip().lower()
-            if word in ('y', 'yes'):
+            answer = parse_answer(line)
+            if answer is not None:
                 self.counters.add('keyboard_answers')
-                self.publish_answer(True, 1.0, 'keyboard')
-            elif word in ('n', 'no'):
-                self.counters.add('keyboard_answers')
-                self.publish_answer(False, 1.0, 'keyboard')
-            elif word:
+                self.publish_answer(answer, 1.0, 'keyboard')
+            elif line.strip():
                 print('type y (right) or n (wrong)', file=sys.stderr)
 
     # -- listening window --------------------------------------------------------------
