@@ -180,3 +180,29 @@ def test_warped_real_face_gesture_is_detected(shared_data, faces, kind):
     print(kind, 'correlation applied/estimated', round(corr, 3), decisions)
     assert corr > 0.8
     assert [d.kind for d in decisions] == [kind]
+
+
+def test_two_real_faces_keep_the_same_answering_person(shared_data):
+    # Two children in one photo: the bigger / more central face is chosen, and the same face
+    # is kept while the picture moves from frame to frame.
+    from banditlearn_ros.vision.face_select import box_of
+    img = _load_face(shared_data / 'real' / 'faces' / 'mps_face_test.jpg')
+    est = FaceMeshHeadPose(max_faces=3, baseline_warmup=3)
+    try:
+        faces = est.landmarks(img)
+        assert len(faces) == 2
+        scores = [est.tracker.score(box_of(f), SIZE) for f in faces]
+        best = box_of(faces[int(np.argmax(scores))])
+        first = est.process(img, 0.0)
+        assert first.found and first.faces == 2 and first.new_person
+        start = np.mean(np.reshape(first.box, (2, 2)), axis=0)
+        assert np.allclose(start, np.mean(np.reshape(best, (2, 2)), axis=0), atol=15)
+        for k in range(1, 8):
+            pose = est.process(np.roll(img, 4 * k, axis=1), k / 30.0)
+            assert pose.found and pose.faces == 2
+            assert pose.track_id == first.track_id and not pose.new_person
+            centre = np.mean(np.reshape(pose.box, (2, 2)), axis=0)
+            assert abs(centre[0] - (start[0] + 4 * k)) < 15
+        assert est.baseline.ready
+    finally:
+        est.close()

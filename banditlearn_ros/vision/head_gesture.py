@@ -21,8 +21,9 @@ turning-point tracker with hysteresis; a *swing* is the motion between two turni
 (or stops reversing) after a run of qualifying swings with enough direction reversals, both
 axes are scored and the larger confidence decides: yaw and pitch are coupled in real head motion
 and in the pose estimate, so testing one axis first would bias the answer toward it. Motion in
-the other axis lowers the confidence; a refractory period stops one gesture from answering
-twice.
+the other axis, a swing that does not stand out from the head's motion of the seconds before
+(talking), and for nods an upward start lower the confidence; a refractory period, extended
+while the answered gesture goes on, stops one gesture from answering twice.
 """
 
 import bisect
