@@ -14,26 +14,26 @@
 
 """One contract, run over every algorithm of the learning core."""
 
-import numpy as np
-import pytest
-
 from banditlearn_ros.learning import (
     ALGORITHMS, BANDIT_ALGORITHMS, BanditLearner, HyperparameterError, LearnerInputError,
     load_model, make_learner, save_model)
+import numpy as np
+import pytest
 
 # Hyperparameters that make every algorithm explore and update often, so the contract is
 # exercised on busy models; each is inside its paper's range.
 SETTINGS = {
-    'ucwl': [dict(eta=0.9, C=1.0, k=1.0), dict(eta=0.7, C=0.1, k=0.5, covariance='full',
-                                              variant='scw2')],
-    'confidit': [dict(eta=1.0, alpha=1.0), dict(eta=0.5, alpha=0.0, covariance='full')],
-    'banditron': [dict(gamma=0.2)],
-    'rcnbf': [dict(gamma=0.2, rho0=0.1, rho1=0.2)],
-    'rcine': [dict(gamma=0.2, n_s=300)],
-    'mscw': [dict(eta=0.9, C=1.0), dict(eta=0.8, C=0.5, variant='scw2', covariance='full')],
-    'marow': [dict(r=1.0), dict(r=0.1, covariance='full')],
-    'mcw': [dict(eta=0.9)],
-    'mpa': [dict(C=1.0), dict(C=0.1, variant='pa2')],
+    'ucwl': [{'eta': 0.9, 'C': 1.0, 'k': 1.0},
+             {'eta': 0.7, 'C': 0.1, 'k': 0.5, 'covariance': 'full', 'variant': 'scw2'}],
+    'confidit': [{'eta': 1.0, 'alpha': 1.0}, {'eta': 0.5, 'alpha': 0.0, 'covariance': 'full'}],
+    'banditron': [{'gamma': 0.2}],
+    'rcnbf': [{'gamma': 0.2, 'rho0': 0.1, 'rho1': 0.2}],
+    'rcine': [{'gamma': 0.2, 'n_s': 300}],
+    'mscw': [{'eta': 0.9, 'C': 1.0},
+             {'eta': 0.8, 'C': 0.5, 'variant': 'scw2', 'covariance': 'full'}],
+    'marow': [{'r': 1.0}, {'r': 0.1, 'covariance': 'full'}],
+    'mcw': [{'eta': 0.9}],
+    'mpa': [{'C': 1.0}, {'C': 0.1, 'variant': 'pa2'}],
     'perceptron': [{}],
 }
 CASES = [(name, kw) for name, kws in SETTINGS.items() for kw in kws]
@@ -178,23 +178,23 @@ def test_bad_input_raises_clear_errors(name):
 
 
 @pytest.mark.parametrize('name, params, message', [
-    ('ucwl', dict(eta=0.5), r'eta=0.5 is outside \(0.5, 1.0\)'),
-    ('ucwl', dict(eta=1.0), 'eta=1.0 is outside'),
-    ('ucwl', dict(C=0.0), 'C=0.0 is outside'),
-    ('ucwl', dict(k=-0.1), 'k=-0.1 is outside'),
-    ('ucwl', dict(covariance='dense'), 'covariance'),
-    ('ucwl', dict(variant='scw3'), 'variant'),
-    ('confidit', dict(alpha=-1.0), 'alpha=-1.0 is outside'),
-    ('confidit', dict(alpha=1.5), 'alpha=1.5 is outside'),
-    ('confidit', dict(eta=-1.0), 'eta=-1.0'),
-    ('banditron', dict(gamma=1.0), 'gamma=1.0 is outside'),
-    ('rcnbf', dict(gamma=0.5), 'gamma=0.5 is outside'),
-    ('rcnbf', dict(rho0=0.6, rho1=0.5), 'rho0 \\+ rho1 must be < 1'),
-    ('rcine', dict(n_s=5), 'n_s=5.0 is outside'),
-    ('mscw', dict(eta=0.2), 'eta=0.2'),
-    ('marow', dict(r=0.0), 'r=0.0'),
-    ('mpa', dict(C=-1.0), 'C=-1.0'),
-    ('ucwl', dict(eta=float('nan')), 'finite'),
+    ('ucwl', {'eta': 0.5}, r'eta=0.5 is outside \(0.5, 1.0\)'),
+    ('ucwl', {'eta': 1.0}, 'eta=1.0 is outside'),
+    ('ucwl', {'C': 0.0}, 'C=0.0 is outside'),
+    ('ucwl', {'k': -0.1}, 'k=-0.1 is outside'),
+    ('ucwl', {'covariance': 'dense'}, 'covariance'),
+    ('ucwl', {'variant': 'scw3'}, 'variant'),
+    ('confidit', {'alpha': -1.0}, 'alpha=-1.0 is outside'),
+    ('confidit', {'alpha': 1.5}, 'alpha=1.5 is outside'),
+    ('confidit', {'eta': -1.0}, 'eta=-1.0'),
+    ('banditron', {'gamma': 1.0}, 'gamma=1.0 is outside'),
+    ('rcnbf', {'gamma': 0.5}, 'gamma=0.5 is outside'),
+    ('rcnbf', {'rho0': 0.6, 'rho1': 0.5}, 'rho0 \\+ rho1 must be < 1'),
+    ('rcine', {'n_s': 5}, 'n_s=5.0 is outside'),
+    ('mscw', {'eta': 0.2}, 'eta=0.2'),
+    ('marow', {'r': 0.0}, 'r=0.0'),
+    ('mpa', {'C': -1.0}, 'C=-1.0'),
+    ('ucwl', {'eta': float('nan')}, 'finite'),
 ])
 def test_out_of_range_hyperparameters(name, params, message):
     with pytest.raises(HyperparameterError, match=message):

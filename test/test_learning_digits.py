@@ -20,20 +20,17 @@ C = 1, eta = 0.95, k = 2.8) on these streams; Confidit and the Banditron, tuned 
 separate permutation as seed 000 section 5 prescribes, must be behind it.
 """
 
+from banditlearn_ros.learning import make_learner
+from banditlearn_ros.learning.datasets import load_dataset
 import numpy as np
 import pytest
-
-from banditlearn_ros.learning import make_learner
-
-pytest.importorskip('sklearn', reason='the digits data set ships with scikit-learn')
-
-from banditlearn_ros.learning.datasets import load_dataset  # noqa: E402
 
 PERMUTATIONS = 20
 
 
 @pytest.fixture(scope='module')
 def digits():
+    pytest.importorskip('sklearn', reason='the digits data set ships with scikit-learn')
     X, y, _ = load_dataset('digits')
     return X, y
 

@@ -21,14 +21,13 @@ eq. (3), Lemma 1 and Algorithm 1; Crammer et al. 2006 for PA) on 2-dimensional i
 independently of the code under test.
 """
 
-import numpy as np
-import pytest
-
 from banditlearn_ros.learning import (
     Banditron, Confidit, MulticlassAROW, MulticlassCW, MulticlassPA, MulticlassPerceptron,
     MulticlassSCW, Prediction, RCNBF, UCWL)
 from banditlearn_ros.learning.confidence_weighted import confidence_constants
 from banditlearn_ros.learning.rcnbf import unbiased_feedback
+import numpy as np
+import pytest
 
 # eta = 0.9: phi = Phi^-1(0.9).
 PHI_09 = 1.2815515655446004

@@ -19,11 +19,10 @@ import json
 import os
 import zipfile
 
-import numpy as np
-import pytest
-
 from banditlearn_ros.learning import load_model, make_learner, ModelFileError, save_model
 from banditlearn_ros.learning.persistence import FORMAT_VERSION
+import numpy as np
+import pytest
 
 
 @pytest.fixture
