@@ -93,6 +93,15 @@ def arow_coefficients(m: float, v: float, r: float) -> Tuple[float, float]:
     return max(0.0, 1.0 - m) * beta, beta
 
 
+def initial_gaussian(name: str, n: int, d: int, covariance: str) -> np.ndarray:
+    """Return ``n`` rows of the prior N(0, I): ``mu`` zeros, ``sigma`` ones or identities."""
+    if name == 'mu':
+        return np.zeros((n, d))
+    if covariance == 'diag':
+        return np.ones((n, d))
+    return np.repeat(np.eye(d)[None], n, axis=0)
+
+
 def margin_variance(sigma: np.ndarray, x: np.ndarray) -> float:
     """``v = x^T Sigma x`` for a diagonal (vector) or full (matrix) Sigma."""
     if sigma.ndim == 1:

@@ -30,7 +30,7 @@ import numpy as np
 from .base import check_choice, check_range, FullFeedbackLearner, Label
 from .confidence_weighted import (
     arow_coefficients, confidence_constants, cw_alpha, cw_beta, gaussian_update,
-    margin_variance, scw1_alpha, scw2_alpha)
+    initial_gaussian, margin_variance, scw1_alpha, scw2_alpha)
 
 
 class _GaussianTop1(FullFeedbackLearner):
@@ -42,12 +42,7 @@ class _GaussianTop1(FullFeedbackLearner):
         check_choice('covariance', self.covariance, ('diag', 'full'))
 
     def _init_rows(self, name: str, n: int) -> np.ndarray:
-        d = self.n_features
-        if name == 'mu':
-            return np.zeros((n, d))
-        if self.covariance == 'diag':
-            return np.ones((n, d))
-        return np.repeat(np.eye(d)[None], n, axis=0)
+        return initial_gaussian(name, n, self.n_features, self.covariance)
 
     def scores(self, x: Any) -> np.ndarray:
         """Mean margins ``mu_i . x``."""

@@ -20,7 +20,8 @@ import numpy as np
 
 from .base import BanditLearner, check_choice, check_range, Label, Prediction
 from .confidence_weighted import (
-    confidence_constants, cw_beta, gaussian_update, margin_variance, scw1_alpha, scw2_alpha)
+    confidence_constants, cw_beta, gaussian_update, initial_gaussian, margin_variance, scw1_alpha,
+    scw2_alpha)
 
 
 class UCWL(BanditLearner):
@@ -81,12 +82,7 @@ class UCWL(BanditLearner):
         self._phi, self._psi, self._xi = confidence_constants(self.eta)
 
     def _init_rows(self, name: str, n: int) -> np.ndarray:
-        d = self.n_features
-        if name == 'mu':
-            return np.zeros((n, d))
-        if self.covariance == 'diag':
-            return np.ones((n, d))
-        return np.repeat(np.eye(d)[None], n, axis=0)
+        return initial_gaussian(name, n, self.n_features, self.covariance)
 
     def _margin_variances(self, x: np.ndarray) -> np.ndarray:
         if self.covariance == 'diag':
