@@ -318,6 +318,12 @@ class BanditLearner(OnlineClassifier):
         """
         raise NotImplementedError
 
+    def _upper_confidence_choice(self, scores: np.ndarray, widths: np.ndarray) -> Prediction:
+        """Output the label maximising ``score + width`` (ties at random): the UCB rule."""
+        bounds = scores + widths
+        chosen = self._argmax(bounds)
+        return self._prediction(chosen, scores, bounds, greedy=self._argmax(scores))
+
     def _prediction(self, chosen: int, scores: np.ndarray, bounds: np.ndarray,
                     greedy: int, probability: float = 1.0) -> Prediction:
         return Prediction(index=chosen, label=self.labels[chosen], scores=scores,

@@ -108,9 +108,7 @@ class Confidit(BanditLearner):
             quad = (x * x) @ (1.0 / self._a).T
         else:
             quad = np.einsum('i,kij,j->k', x, self._a, x)
-        bounds = scores + np.sqrt(self.eta * np.maximum(quad, 0.0))
-        chosen = self._argmax(bounds)
-        return self._prediction(chosen, scores, bounds, greedy=self._argmax(scores))
+        return self._upper_confidence_choice(scores, np.sqrt(self.eta * np.maximum(quad, 0.0)))
 
     def learn(self, x: Any, label: Label, correct: bool,
               prediction: Optional[Prediction] = None) -> bool:

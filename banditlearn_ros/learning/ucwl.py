@@ -97,9 +97,8 @@ class UCWL(BanditLearner):
         """Output the label with the highest upper confidence bound (Algorithm 1, line 11)."""
         x = self.check_x(x)
         scores = self._mu @ x
-        bounds = scores + self.k * np.sqrt(np.maximum(self._margin_variances(x), 0.0))
-        chosen = self._argmax(bounds)
-        return self._prediction(chosen, scores, bounds, greedy=self._argmax(scores))
+        widths = self.k * np.sqrt(np.maximum(self._margin_variances(x), 0.0))
+        return self._upper_confidence_choice(scores, widths)
 
     def learn(self, x: Any, label: Label, correct: bool,
               prediction: Optional[Prediction] = None) -> bool:

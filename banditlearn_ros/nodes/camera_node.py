@@ -325,12 +325,7 @@ NODE_CLASS = CameraNode
 
 def main(args=None):
     """Run camera_node; a bad parameter or video source ends it with one readable line."""
-    import sys
-    try:
-        common.run_node(CameraNode, args=args)
-    except (ValueError, OSError, RuntimeError) as exc:
-        print(f'camera_node: {exc}', file=sys.stderr)
-        sys.exit(1)
+    common.run_node(CameraNode, args=args, name='camera_node')
 
 
 if __name__ == '__main__':

@@ -21,6 +21,7 @@ from typing import Any, Callable, Dict, Iterable, Optional
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from rcl_interfaces.msg import (
     FloatingPointRange, IntegerRange, ParameterDescriptor, SetParametersResult)
+from rclpy.exceptions import ParameterException
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 
@@ -167,17 +168,32 @@ class RateMeter:
         return (len(recent) - 1) / max(recent[-1] - recent[0], 1e-9)
 
 
-def run_node(node_factory: Callable[..., Node], args=None) -> None:
-    """Run a node: init, spin, clean shutdown on Ctrl-C (the ``main`` of every node)."""
+START_ERRORS = (ValueError, OSError, RuntimeError, ParameterException)
+"""Errors that end a node at start with one readable line instead of a traceback."""
+
+
+def run_node(node_factory: Callable[..., Node], args=None, name: str = '',
+             errors: tuple = START_ERRORS) -> None:
+    """
+    Run a node: init, spin, clean shutdown on Ctrl-C (the ``main`` of every node).
+
+    An exception of a type in ``errors`` (a bad parameter, an unreadable file) ends the
+    process with ``<name>: <message>`` on stderr and exit status 1.
+    """
+    import sys
+
     import rclpy
     from rclpy.executors import ExternalShutdownException
     rclpy.init(args=args)
     node = None
+    failure = None
     try:
         node = node_factory()
         rclpy.spin(node)
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
+    except errors as exc:
+        failure = exc
     finally:
         if node is not None:
             close = getattr(node, 'close', None)
@@ -186,3 +202,7 @@ def run_node(node_factory: Callable[..., Node], args=None) -> None:
             node.destroy_node()
         if rclpy.ok():
             rclpy.shutdown()
+    if failure is not None:
+        label = name or getattr(node_factory, '__module__', 'node').rsplit('.', 1)[-1]
+        print(f'{label}: {failure}', file=sys.stderr)
+        sys.exit(1)

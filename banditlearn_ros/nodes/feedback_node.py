@@ -362,7 +362,7 @@ NODE_CLASS = FeedbackNode
 
 def main(args=None) -> None:
     """Run the feedback node."""
-    common.run_node(FeedbackNode, args)
+    common.run_node(FeedbackNode, args=args, name='feedback_node')
 
 
 if __name__ == '__main__':

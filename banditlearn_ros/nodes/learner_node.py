@@ -23,7 +23,6 @@ from collections import deque
 import inspect
 import json
 import os
-import sys
 import threading
 import time
 from typing import Any, Dict, List, Optional
@@ -439,11 +438,8 @@ def _file_age(path: str) -> float:
 
 def main(args=None) -> None:
     """Run learner_node; a bad model file or parameter ends it with one readable line."""
-    try:
-        common.run_node(LearnerNode, args=args)
-    except (ModelFileError, HyperparameterError, ValueError) as exc:
-        print(f'learner_node: {exc}', file=sys.stderr)
-        sys.exit(1)
+    common.run_node(LearnerNode, args=args, name='learner_node',
+                    errors=common.START_ERRORS + (ModelFileError, HyperparameterError))
 
 
 if __name__ == '__main__':

@@ -125,7 +125,7 @@ class TeacherNode(Node):
 
 def main(args=None) -> None:
     """Run teacher_node until Ctrl-C."""
-    common.run_node(TeacherNode, args=args)
+    common.run_node(TeacherNode, args=args, name='teacher_node')
 
 
 if __name__ == '__main__':
