@@ -99,6 +99,11 @@ def test_small_run_writes_summary_table_and_figures(tmp_path):
     assert '## iris, p=0.2' in table and '## iris, rho=0.2,0.4' in table
     for name in ('iris_curves.png', 'iris_updates.png', 'iris_runtime.png'):
         assert (figs / name).stat().st_size > 1000
+    # The figures can be redrawn from summary.json alone.
+    assert evaluate.main(['--replot', str(out / 'summary.json'), '--figures',
+                          str(tmp_path / 'replot')]) == 0
+    assert (tmp_path / 'replot' / 'iris_curves.png').stat().st_size > 1000
+    assert evaluate.main(['--replot', str(tmp_path / 'nope.json')]) == 2
     # Same seed, same numbers (the runtimes aside).
     res2 = _cli(*[a if a != str(out) else str(tmp_path / 'again') for a in args],
                 '--no-figures')

@@ -113,6 +113,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument('--jobs', type=int, default=1, metavar='N',
                    help='worker processes (default 1); results do not depend on it')
     p.add_argument('--no-figures', action='store_true', help='skip the matplotlib figures')
+    p.add_argument('--replot', default=None, metavar='SUMMARY',
+                   help='run nothing: redraw the figures (into --figures, else beside the '
+                        'file) and rewrite results.md from an existing summary.json')
     p.add_argument('--no-progress', action='store_true', help='no progress bar')
     return p
 
@@ -215,8 +218,25 @@ def _task(args: Tuple) -> Record:
 _DATA: Dict[str, Tuple[np.ndarray, np.ndarray, List[str]]] = {}
 
 
+def replot(args) -> Dict[str, Any]:
+    """Redraw figures and results.md from a summary.json (no learning)."""
+    try:
+        with open(args.replot, encoding='utf-8') as handle:
+            summary = json.load(handle)
+        records = summary['records']
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise UsageError(f'{args.replot}: not a readable summary.json ({exc})') from None
+    folder = os.path.dirname(os.path.abspath(args.replot))
+    atomic_write_bytes(os.path.join(folder, 'results.md'),
+                       markdown(records, summary['meta']).encode())
+    figures(records, args.figures or folder)
+    return summary
+
+
 def run(args) -> Dict[str, Any]:
     """Run the whole evaluation the arguments describe and write the output folder."""
+    if args.replot:
+        return replot(args)
     if args.permutations < 1:
         raise UsageError(f'--permutations must be >= 1, got {args.permutations}')
     if args.jobs < 1:
@@ -273,7 +293,8 @@ def run(args) -> Dict[str, Any]:
         write_summary(args, records, time.perf_counter() - start, partial=True)
         remaining[task[1]] -= 1
         if remaining[task[1]] == 0 and not args.no_figures:
-            figures([r for r in records if r.dataset == task[1]], args.figures or args.out)
+            figures([r.summary() for r in records if r.dataset == task[1]],
+                    args.figures or args.out)
 
     try:
         if args.jobs == 1:
@@ -429,31 +450,42 @@ def _noise_text(noise: Dict[str, float]) -> str:
     return noise_label(TeacherModel(**noise))
 
 
-def figures(records: List[Record], out: str) -> None:
-    """Write per data set: learning curves (seed 000 Fig. 2), updates and runtime bars."""
+def figures(records: List[Dict[str, Any]], out: str) -> None:
+    """
+    Write per data set: learning curves (seed 000 Fig. 2), updates and runtime bars.
+
+    Drawn from summary records (their sampled mean curves), so ``--replot`` can redraw
+    them from a summary.json.  UCWL is black; full-feedback references dashed; Vowpal
+    Wabbit dotted.
+    """
     import matplotlib
     matplotlib.use('Agg')
     import matplotlib.pyplot as plt
     os.makedirs(out, exist_ok=True)
-    by_data: Dict[str, Dict[str, List[Record]]] = {}
+    by_data: Dict[str, Dict[str, List[Dict[str, Any]]]] = {}
     for rec in records:
-        by_data.setdefault(rec.dataset, {}).setdefault(
-            noise_label(TeacherModel(**rec.noise)), []).append(rec)
+        by_data.setdefault(rec['dataset'], {}).setdefault(
+            _noise_text(rec['noise']), []).append(rec)
     for dataset, by_noise in by_data.items():
         stem = _slug(dataset)
+        names = list(dict.fromkeys(r['algorithm'] for recs in by_noise.values() for r in recs))
+        cmap = plt.get_cmap('tab20')
+        color = {a: ('k' if a == 'ucwl' else cmap(i % 20)) for i, a in enumerate(names)}
         n = len(by_noise)
         cols = min(n, 4)
         rows = (n + cols - 1) // cols
-        fig, axes = plt.subplots(rows, cols, figsize=(3.6 * cols, 2.9 * rows), squeeze=False,
-                                 dpi=72)
+        fig, axes = plt.subplots(rows, cols, figsize=(3.3 * cols, 2.6 * rows), squeeze=False,
+                                 dpi=60)
         for ax, (noise, recs) in zip(axes.flat, by_noise.items()):
             for rec in recs:
-                curve = rec.mean_curve('observed')
-                if curve is None:
+                curve = rec.get('curve_observed')
+                if not curve:
                     continue
-                ax.plot(np.arange(1, len(curve) + 1), 100 * curve, lw=1.2 if
-                        rec.algorithm == 'ucwl' else 0.8, label=rec.algorithm,
-                        color='k' if rec.algorithm == 'ucwl' else None)
+                name = rec['algorithm']
+                style = '--' if rec['feedback'] == 'full' else (
+                    ':' if name.startswith('vw-') else '-')
+                ax.plot(curve['round'], [100 * v for v in curve['rate']], style,
+                        lw=2.0 if name == 'ucwl' else 1.0, color=color[name], label=name)
             ax.set_title(f'{dataset}, {noise}', fontsize=9)
             ax.set_xlabel('rounds', fontsize=8)
             ax.set_ylabel('online mistake rate %', fontsize=8)
@@ -463,23 +495,21 @@ def figures(records: List[Record], out: str) -> None:
             ax.axis('off')
         handles, labels = axes.flat[0].get_legend_handles_labels()
         fig.legend(handles, labels, loc='center right', fontsize=7)
-        fig.tight_layout(rect=(0, 0, 0.86, 1))
+        fig.tight_layout(rect=(0, 0, 0.85, 1))
         fig.savefig(os.path.join(out, f'{stem}_curves.png'))
         plt.close(fig)
-        for what, attr, unit in (('updates', 'updates', 'model updates'),
-                                 ('runtime', 'seconds', 'seconds per pass')):
-            first = next(iter(by_noise.values()))
-            names = [r.algorithm for r in first]
-            fig, ax = plt.subplots(figsize=(max(4.0, 0.5 * len(names) + 2), 2.8), dpi=72)
+        for what, key, unit in (('updates', 'updates', 'model updates per pass'),
+                                ('runtime', 'seconds', 'seconds per pass')):
+            fig, ax = plt.subplots(figsize=(max(4.0, 0.45 * len(names) + 2), 2.8), dpi=60)
             width = 0.8 / n
             for j, (noise, recs) in enumerate(by_noise.items()):
-                vals = {r.algorithm: np.mean([getattr(x, attr) for x in r.runs]) for r in recs}
+                vals = {r['algorithm']: r[key]['mean'] for r in recs}
                 ax.bar(np.arange(len(names)) + j * width,
                        [vals.get(a, np.nan) for a in names], width, label=noise)
             ax.set_xticks(np.arange(len(names)) + 0.4 - width / 2)
             ax.set_xticklabels(names, rotation=60, fontsize=7, ha='right')
             ax.set_ylabel(unit, fontsize=8)
-            if attr == 'seconds':
+            if key == 'seconds':
                 ax.set_yscale('log')
             ax.set_title(f'{dataset}: {what}', fontsize=9)
             ax.legend(fontsize=6, ncol=2)
@@ -508,8 +538,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except KeyboardInterrupt:
         print('banditlearn_evaluate: interrupted', file=sys.stderr)
         return 130
-    print(f"wrote {len(summary['records'])} records to {args.out}/summary.json and "
-          f'{args.out}/results.md')
+    if not args.replot:
+        print(f"wrote {len(summary['records'])} records to {args.out}/summary.json and "
+              f'{args.out}/results.md')
     return 0
 
 
