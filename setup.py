@@ -64,7 +64,6 @@ setup(
     maintainer_email='maintainers@banditlearn.invalid',
     description='Teach a robot hand gestures with yes/no feedback (UCWL online bandit learning).',
     license='Apache-2.0',
-    tests_require=['pytest'],
     entry_points={
         'console_scripts': [
             'learner_node = banditlearn_ros.nodes.learner_node:main',
