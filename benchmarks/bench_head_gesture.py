@@ -84,11 +84,7 @@ def bench_detector(seeds, repeats, minutes):
 def _frames(count):
     import cv2
     from banditlearn_ros.vision.head_pose import FaceMeshHeadPose
-    img = cv2.imread(str(FACES / 'mps_business-person.png'))
-    scale = 480 / img.shape[0]
-    img = cv2.resize(img, (int(img.shape[1] * scale), 480), interpolation=cv2.INTER_AREA)
-    pad = (640 - img.shape[1]) // 2
-    img = cv2.copyMakeBorder(img, 0, 0, pad, 640 - img.shape[1] - pad, cv2.BORDER_REPLICATE)
+    img = hs.fit_frame(cv2.imread(str(FACES / 'mps_business-person.png')))
     finder = FaceMeshHeadPose(static_image_mode=True)
     landmarks = finder.landmarks(img, depth=True)[0]
     finder.close()

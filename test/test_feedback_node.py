@@ -226,11 +226,7 @@ def test_camera_images_of_a_nodding_face_answer_right(harness, shared_data):
     import cv2
     from banditlearn_ros.vision.head_pose import FaceMeshHeadPose
     h = harness
-    img = cv2.imread(str(shared_data / 'real' / 'faces' / 'mps_business-person.png'))
-    scale = 480 / img.shape[0]
-    img = cv2.resize(img, (int(img.shape[1] * scale), 480), interpolation=cv2.INTER_AREA)
-    pad = (640 - img.shape[1]) // 2
-    img = cv2.copyMakeBorder(img, 0, 0, pad, 640 - img.shape[1] - pad, cv2.BORDER_REPLICATE)
+    img = hs.fit_frame(cv2.imread(str(shared_data / 'real' / 'faces' / 'mps_business-person.png')))
     finder = FaceMeshHeadPose(static_image_mode=True)
     landmarks = finder.landmarks(img, depth=True)[0]
     finder.close()

@@ -358,6 +358,17 @@ def score(condition: str, sequences: Iterable[PoseSequence],
     return result
 
 
+def fit_frame(image: np.ndarray, width: int = 640, height: int = 480) -> np.ndarray:
+    """Return a photo scaled to ``height`` and padded (edge pixels) to a width x height frame."""
+    import cv2
+    scale = height / image.shape[0]
+    image = cv2.resize(image, (int(image.shape[1] * scale), height),
+                       interpolation=cv2.INTER_AREA)
+    pad = (width - image.shape[1]) // 2
+    return cv2.copyMakeBorder(image, 0, 0, pad, width - image.shape[1] - pad,
+                              cv2.BORDER_REPLICATE)
+
+
 def rotate_face(image: np.ndarray, landmarks: np.ndarray, yaw: float = 0.0,
                 pitch: float = 0.0, roll: float = 0.0, axis_depth: float = 0.6,
                 step: int = 3) -> np.ndarray:
