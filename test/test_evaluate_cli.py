@@ -36,7 +36,7 @@ def test_help_documents_the_options(capsys):
     text = capsys.readouterr().out
     for option in ('--datasets', '--label-noise', '--flip', '--no-answer', '--algorithms',
                    '--params', '--no-tune', '--wide-grids', '--permutations', '--seed',
-                   '--out', '--figures', 'synsep', 'vw-oaa'):
+                   '--out', '--figures', 'synsep', 'vw-oaa', '--tuning-permutations'):
         assert option in text
 
 
@@ -50,6 +50,7 @@ def test_help_documents_the_options(capsys):
     (['--datasets', 'iris', '--algorithms', 'ucwl', '--params', 'ucwl:eta'], 'key=value'),
     (['--datasets', 'iris', '--algorithms', 'ucwl', '--params', 'mpa:C=1'], 'not being run'),
     (['--datasets', 'iris', '--permutations', '0'], '--permutations'),
+    (['--datasets', 'iris', '--tuning-permutations', '0'], '--tuning-permutations'),
     (['--datasets', 'synsep:abc'], 'whole numbers'),
     (['--permutations', 'x'], 'invalid int'),
 ])
@@ -112,6 +113,25 @@ def test_small_run_writes_summary_table_and_figures(tmp_path):
     for a, b in zip(records, again):
         for key in ('mistake_rate_observed', 'mistake_rate_true', 'updates', 'params'):
             assert a[key] == b[key]
+
+
+def test_tuning_permutations_are_recorded_and_used(tmp_path):
+    runs = {}
+    for n in (1, 3):
+        out = tmp_path / f'n{n}'
+        extra = [] if n == 1 else ['--tuning-permutations', str(n)]
+        code = evaluate.main(['--datasets', 'wine', '--label-noise', '0.2', '--algorithms',
+                              'ucwl', '--params', 'ucwl:eta=0.9', '--permutations', '2',
+                              '--seed', '1', '--out', str(out), '--no-figures',
+                              '--no-progress', *extra])
+        assert code == 0
+        summary = json.loads((out / 'summary.json').read_text())
+        assert summary['meta']['tuning_permutations'] == n
+        assert f'tuning_permutations={n} ' in (out / 'results.md').read_text()
+        runs[n] = summary['records'][0]
+    assert runs[1]['params']['eta'] == runs[3]['params']['eta'] == 0.9
+    # The same seed tunes on different evidence, so the tuned C and k differ here.
+    assert runs[1]['params'] != runs[3]['params']
 
 
 def test_csv_input_and_fixed_parameters_without_tuning(tmp_path):

@@ -19,7 +19,7 @@ from banditlearn_ros.learning.base import HyperparameterError
 from banditlearn_ros.learning.datasets import load_dataset
 from banditlearn_ros.learning.evaluation import (
     Algorithm, answer, answers, core_algorithm, edge_notes, evaluate, grid_settings,
-    make_stream, make_streams, run_learner, RunResult, tune, TUNING_STREAM)
+    make_stream, make_streams, run_learner, RunResult, tune, TUNING_STREAM, tuning_streams)
 from banditlearn_ros.learning.synsep import make_synsep, separating_weights
 import numpy as np
 import pytest
@@ -144,6 +144,99 @@ def test_ucwl_tuning_with_the_grid_equals_tuning_one_by_one(iris):
     slow.run_grid = None
     a, b = tune(fast, X, y, 3, teacher, seed=1), tune(slow, X, y, 3, teacher, seed=1)
     assert a.params == b.params and a.rate == b.rate
+
+
+def _old_tune(algorithm, X, y, n_labels, teacher, seed):
+    """Tune as before --tuning-permutations: argmin on the one tuning stream, one by one."""
+    stream = make_stream(y, n_labels, teacher, TUNING_STREAM, seed)
+    settings = grid_settings(algorithm.grid, algorithm.fixed)
+    rates = [algorithm.run(s, X, stream, teacher, n_labels, False).rate_observed
+             for s in settings]
+    return settings[int(np.argmin(rates))], min(rates)
+
+
+def test_one_tuning_permutation_is_the_papers_protocol(iris):
+    X, y, labels = iris
+    teacher = TeacherModel(label_noise=0.2)
+    grid = {'C': [0.25, 1.0, 4.0], 'eta': [0.6, 0.8, 0.95], 'k': [0.4, 1.4, 2.8]}
+    algo = core_algorithm('ucwl', teacher, grid=grid)
+    params, rate = _old_tune(algo, X, y, 3, teacher, seed=2)
+    for n_tuning in ({}, {'n_tuning': 1}):
+        got = tune(algo, X, y, 3, teacher, seed=2, **n_tuning)
+        assert got.params == params and got.rate == rate
+        assert got.rates.shape == (27, 1)
+    rec = evaluate(algo, X, y, 3, teacher, 'iris', n_permutations=3, seed=2)
+    one = evaluate(algo, X, y, 3, teacher, 'iris', n_permutations=3, seed=2, n_tuning=1)
+    assert rec.params == one.params == params
+    expected = [run_learner('ucwl', params, X, s, teacher, 3)
+                for s in make_streams(y, 3, teacher, 3, seed=2)]
+    for runs in (rec.runs, one.runs):
+        assert [(r.mistakes_observed, r.mistakes_true, r.updates) for r in runs] == [
+            (r.mistakes_observed, r.mistakes_true, r.updates) for r in expected]
+
+
+def test_tuning_streams_are_separate_from_each_other_and_the_reported_ones():
+    X, y, labels = load_dataset('digits')
+    teacher = TeacherModel(label_noise=0.2)
+    tuning = tuning_streams(y, 10, teacher, 5, seed=0)
+    reported = make_streams(y, 10, teacher, 20, seed=0)
+    first = make_stream(y, 10, teacher, TUNING_STREAM, seed=0)
+    np.testing.assert_array_equal(tuning[0].order, first.order)
+    np.testing.assert_array_equal(tuning[0].y_obs, first.y_obs)
+    assert len({s.index for s in tuning}) == 5
+    assert not {s.index for s in tuning} & {s.index for s in reported}
+    for i, a in enumerate(tuning):
+        assert sorted(a.order.tolist()) == list(range(len(y)))
+        for b in tuning[i + 1:] + reported:
+            assert not np.array_equal(a.order, b.order)
+            assert not np.array_equal(a.u_flip, b.u_flip)
+    again = tuning_streams(y, 10, teacher, 5, seed=0)
+    assert all(np.array_equal(a.order, b.order) for a, b in zip(tuning, again))
+    with pytest.raises(HyperparameterError):
+        tuning_streams(y, 10, teacher, 0)
+
+
+def test_several_tuning_permutations_pick_the_lowest_mean(iris):
+    X, y, labels = iris
+
+    # Setting a=0 wins on the first tuning stream only; a=1 has the lowest mean.
+    def run(params, X, stream, teacher, n_labels, curves=False):
+        first = stream.index == TUNING_STREAM
+        wrong = {0: 10 if first else 60, 1: 30, 2: 20 if first else 45}[params['a']]
+        return RunResult(wrong, wrong, 0, 0.0, 100)
+    algo = Algorithm('fake', run, grid={'a': [0, 1, 2]})
+    assert tune(algo, X, y, 3, TeacherModel()).params == {'a': 0}
+    three = tune(algo, X, y, 3, TeacherModel(), n_tuning=3)
+    assert three.params == {'a': 1} and three.rate == pytest.approx(0.30)
+    assert three.rates.shape == (3, 3)
+
+
+def test_ucwl_grid_tuning_on_several_permutations_minimises_the_mean():
+    X, y, labels = load_dataset('wine')
+    teacher = TeacherModel(label_noise=0.2)
+    grid = {'C': [0.125, 1.0, 8.0], 'eta': [0.6, 0.9], 'k': [0.4, 1.6, 2.8]}
+    fast = core_algorithm('ucwl', teacher, grid=grid)
+    got = tune(fast, X, y, 3, teacher, seed=1, n_tuning=4)
+    streams = tuning_streams(y, 3, teacher, 4, seed=1)
+    settings = grid_settings(grid, {})
+    # The reference loop, setting by setting and stream by stream.
+    table = np.array([[run_learner('ucwl', s, X, st, teacher, 3).rate_observed
+                       for st in streams] for s in settings])
+    np.testing.assert_array_equal(got.rates, table)
+    means = table.mean(axis=1)
+    assert got.params == settings[int(np.argmin(means))]
+    assert got.rate == means.min()
+    assert all(got.rate <= m for m in means)
+    # With this seed the mean over four streams changes the pick (first stream alone:
+    # C=0.125, eta=0.6, k=1.6), so a tuner that looked at one stream would fail here.
+    assert got.params != settings[int(np.argmin(table[:, 0]))]
+    slow = core_algorithm('ucwl', teacher, grid=grid)
+    slow.run_grid = None
+    assert tune(slow, X, y, 3, teacher, seed=1, n_tuning=4).params == got.params
+    rec = evaluate(fast, X, y, 3, teacher, 'wine', n_permutations=2, seed=1, n_tuning=4)
+    assert rec.params == got.params
+    with pytest.raises(HyperparameterError):
+        evaluate(fast, X, y, 3, teacher, 'wine', n_permutations=2, n_tuning=0)
 
 
 def test_evaluate_record_is_reproducible_and_summarised(iris):

@@ -23,7 +23,9 @@ same noisy labels and the same random numbers for the person's answers (common r
 numbers: a flip or a silence happens in the same round for every algorithm, whatever it
 output).  Parameters are tuned on one further permutation that is never used for the
 reported figures, over each algorithm's grid; a tuned value on the edge of a grid is
-flagged, because the optimum may lie outside.
+flagged, because the optimum may lie outside.  Optionally (not the paper's protocol) the
+tuning uses N such permutations and picks the lowest mean, since one noisy run is a noisy
+judge.
 
 The feedback model is ``learning.feedback.TeacherModel``: label noise p (the observed label
 is a uniform random label with probability p), flip noise (rho0, rho1) and a probability
@@ -43,7 +45,7 @@ from .base import BanditLearner, HyperparameterError
 from .feedback import TeacherModel
 
 TUNING_STREAM = 1_000_000
-"""Stream index of the tuning permutation; the reported ones are 0..n-1."""
+"""Stream index of the (first) tuning permutation; the reported ones are 0..n-1."""
 
 PAPER_C = [2.0 ** e for e in range(-5, 6)]
 PAPER_ETA = [round(0.5 + 0.05 * i, 2) for i in range(1, 10)]
@@ -131,6 +133,18 @@ def make_streams(y: np.ndarray, n_labels: int, teacher: TeacherModel, n_permutat
     return [make_stream(y, n_labels, teacher, p, seed) for p in range(n_permutations)]
 
 
+def tuning_streams(y: np.ndarray, n_labels: int, teacher: TeacherModel, n_tuning: int = 1,
+                   seed: int = 0) -> List[Stream]:
+    """
+    Return the tuning streams TUNING_STREAM, TUNING_STREAM+1, ... (n_tuning of them).
+
+    The first is the paper's single tuning permutation, so n_tuning=1 changes nothing.
+    """
+    if n_tuning < 1:
+        raise HyperparameterError(f'need at least one tuning permutation, got {n_tuning}')
+    return [make_stream(y, n_labels, teacher, TUNING_STREAM + j, seed) for j in range(n_tuning)]
+
+
 def answer(teacher: TeacherModel, stream: Stream, t: int, output: int) -> Optional[bool]:
     """Return the person's answer in round t about ``output`` (None is silence)."""
     if stream.u_silent[t] < teacher.no_answer:
@@ -173,8 +187,8 @@ class RunResult:
 
 
 Runner = Callable[[Dict[str, Any], np.ndarray, Stream, TeacherModel, int, bool], RunResult]
-GridRunner = Callable[[List[Dict[str, Any]], np.ndarray, Stream, TeacherModel, int],
-                      List[RunResult]]
+GridRunner = Callable[[List[Dict[str, Any]], np.ndarray, Sequence[Stream], TeacherModel, int],
+                      List[List[RunResult]]]
 
 
 @dataclass
@@ -183,7 +197,8 @@ class Algorithm:
     An algorithm the protocol can run: its grid, fixed parameters and how to run it.
 
     ``run(params, X, stream, teacher, n_labels, curves)`` does one pass; ``run_grid``, when
-    given, runs many parameter settings on one stream at once (used for tuning).
+    given, runs many parameter settings on several streams at once (used for tuning) and
+    returns one list of per-stream results per setting.
     """
 
     name: str
@@ -235,17 +250,25 @@ def _result(outputs: np.ndarray, stream: Stream, updates: int, seconds: float,
 def run_ucwl_settings(settings: List[Dict[str, Any]], X: np.ndarray, stream: Stream,
                       teacher: TeacherModel, n_labels: int) -> List[RunResult]:
     """Run many diagonal UCWL settings on one stream with ``UCWLGrid`` (same decisions)."""
+    return [r[0] for r in run_ucwl_streams(settings, X, [stream], teacher, n_labels)]
+
+
+def run_ucwl_streams(settings: List[Dict[str, Any]], X: np.ndarray, streams: Sequence[Stream],
+                     teacher: TeacherModel, n_labels: int) -> List[List[RunResult]]:
+    """Run many UCWL settings on many streams in one ``UCWLGrid`` call; [setting][stream]."""
     from .ucwl_grid import run_grid
     variant = {s.get('variant', 'scw1') for s in settings}
     if len(variant) != 1 or any(s.get('covariance', 'diag') != 'diag' for s in settings):
-        return [run_learner('ucwl', s, X, stream, teacher, n_labels) for s in settings]
+        return [[run_learner('ucwl', s, X, st, teacher, n_labels) for st in streams]
+                for s in settings]
     start = time.perf_counter()
-    out = run_grid(X, [stream], teacher, n_labels, [s['eta'] for s in settings],
+    out = run_grid(X, list(streams), teacher, n_labels, [s['eta'] for s in settings],
                    [s['C'] for s in settings], [s['k'] for s in settings],
                    variant=variant.pop())
-    seconds = (time.perf_counter() - start) / len(settings)
-    return [RunResult(int(out['mistakes_observed'][i, 0]), int(out['mistakes_true'][i, 0]),
-                      int(out['updates'][i, 0]), seconds, len(stream))
+    seconds = (time.perf_counter() - start) / (len(settings) * len(streams))
+    return [[RunResult(int(out['mistakes_observed'][i, j]), int(out['mistakes_true'][i, j]),
+                       int(out['updates'][i, j]), seconds, len(st))
+             for j, st in enumerate(streams)]
             for i in range(len(settings))]
 
 
@@ -270,19 +293,21 @@ def core_algorithm(name: str, teacher: Optional[TeacherModel] = None,
 
     return Algorithm(
         name=name, run=run, grid=dict(GRIDS.get(name, {}) if grid is None else grid),
-        fixed=fixed, run_grid=run_ucwl_settings if name == 'ucwl' else None,
+        fixed=fixed, run_grid=run_ucwl_streams if name == 'ucwl' else None,
         feedback='full' if name in FULL_FEEDBACK_ALGORITHMS else 'bandit')
 
 
 @dataclass
 class Tuning:
-    """Result of tuning one algorithm on the tuning permutation."""
+    """Result of tuning one algorithm on the tuning permutation(s)."""
 
     params: Dict[str, Any]
     rate: float
     edges: List[str]
     tried: int
     seconds: float
+    rates: Optional[np.ndarray] = None
+    """Observed-label mistake rate per setting (grid order) and tuning stream."""
 
 
 def grid_settings(grid: Dict[str, List[Any]], fixed: Dict[str, Any]) -> List[Dict[str, Any]]:
@@ -312,30 +337,35 @@ def edge_notes(grid: Dict[str, List[Any]], best: Dict[str, Any],
 
 def tune(algorithm: Algorithm, X: np.ndarray, y: np.ndarray, n_labels: int,
          teacher: TeacherModel, seed: int = 0,
-         progress: Optional[Callable[[int], None]] = None) -> Tuning:
+         progress: Optional[Callable[[int], None]] = None, n_tuning: int = 1) -> Tuning:
     """
-    Pick the grid setting with the lowest observed-label mistake rate on the tuning stream.
+    Pick the grid setting with the lowest mean observed-label mistake rate.
 
-    Ties go to the earlier setting in grid order, so the choice is reproducible.
+    The mean is over the ``n_tuning`` tuning streams (one in the paper).  Ties go to the
+    earlier setting in grid order, so the choice is reproducible.
     """
     settings = grid_settings(algorithm.grid, algorithm.fixed)
-    stream = make_stream(y, n_labels, teacher, TUNING_STREAM, seed)
+    streams = tuning_streams(y, n_labels, teacher, n_tuning, seed)
     start = time.perf_counter()
     if algorithm.run_grid is not None and len(settings) > 1:
-        results = algorithm.run_grid(settings, X, stream, teacher, n_labels)
+        results = algorithm.run_grid(settings, X, streams, teacher, n_labels)
         if progress:
-            progress(len(settings))
+            progress(len(settings) * len(streams))
     else:
         results = []
         for s in settings:
-            results.append(algorithm.run(s, X, stream, teacher, n_labels, False))
-            if progress:
-                progress(1)
-    rates = [r.rate_observed for r in results]
-    best = int(np.argmin(rates))
-    return Tuning(settings[best], rates[best],
+            row = []
+            for stream in streams:
+                row.append(algorithm.run(s, X, stream, teacher, n_labels, False))
+                if progress:
+                    progress(1)
+            results.append(row)
+    table = np.array([[r.rate_observed for r in row] for row in results])
+    means = table.mean(axis=1)
+    best = int(np.argmin(means))
+    return Tuning(settings[best], float(means[best]),
                   edge_notes(algorithm.grid, settings[best], algorithm.fixed),
-                  len(settings), time.perf_counter() - start)
+                  len(settings), time.perf_counter() - start, table)
 
 
 @dataclass
@@ -401,7 +431,8 @@ def _plain(v: Any) -> Any:
 def evaluate(algorithm: Algorithm, X: np.ndarray, y: np.ndarray, n_labels: int,
              teacher: TeacherModel, dataset: str, n_permutations: int = 20, seed: int = 0,
              do_tune: bool = True, curves: bool = False,
-             progress: Optional[Callable[[int], None]] = None) -> Record:
+             progress: Optional[Callable[[int], None]] = None,
+             n_tuning: int = 1) -> Record:
     """
     Run the whole protocol for one algorithm: tune (or take fixed values), then run streams.
 
@@ -428,6 +459,8 @@ def evaluate(algorithm: Algorithm, X: np.ndarray, y: np.ndarray, n_labels: int,
         Keep per-round cumulative mistakes (memory n_permutations x n).
     progress : callable, optional
         Called with a number of finished runs.
+    n_tuning : int
+        Number of separate tuning permutations whose mean decides (1 in the paper).
 
     Returns
     -------
@@ -437,10 +470,15 @@ def evaluate(algorithm: Algorithm, X: np.ndarray, y: np.ndarray, n_labels: int,
     """
     if n_permutations < 1:
         raise HyperparameterError(f'need at least one permutation, got {n_permutations}')
+    if n_permutations > TUNING_STREAM:
+        raise HyperparameterError(f'at most {TUNING_STREAM} permutations (the tuning '
+                                  'streams must stay separate)')
+    if n_tuning < 1:
+        raise HyperparameterError(f'need at least one tuning permutation, got {n_tuning}')
     X = np.asarray(X, dtype=np.float64)
     params, edges, tuned = dict(algorithm.fixed), [], False
     if do_tune and grid_settings(algorithm.grid, algorithm.fixed) != [algorithm.fixed]:
-        result = tune(algorithm, X, y, n_labels, teacher, seed, progress)
+        result = tune(algorithm, X, y, n_labels, teacher, seed, progress, n_tuning)
         params, edges, tuned = result.params, result.edges, True
     runs = []
     for stream in make_streams(y, n_labels, teacher, n_permutations, seed):
@@ -453,12 +491,13 @@ def evaluate(algorithm: Algorithm, X: np.ndarray, y: np.ndarray, n_labels: int,
                   runs)
 
 
-def count_runs(algorithm: Algorithm, n_permutations: int, do_tune: bool) -> int:
+def count_runs(algorithm: Algorithm, n_permutations: int, do_tune: bool,
+               n_tuning: int = 1) -> int:
     """Return how many progress steps ``evaluate`` will report (for a progress bar)."""
     n = n_permutations
     settings = grid_settings(algorithm.grid, algorithm.fixed)
     if do_tune and settings != [algorithm.fixed]:
-        n += len(settings)
+        n += len(settings) * n_tuning
     return n
 
 
