@@ -16,6 +16,7 @@
 
 import os
 from pathlib import Path
+import tempfile
 
 import pytest
 
@@ -23,6 +24,8 @@ import pytest
 # discovery never leaves the machine.
 os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
 os.environ['ROS_DOMAIN_ID'] = str(1 + os.getpid() % 200)
+# ROS logs of test nodes go to a temporary folder, not the user's ~/.ros/log.
+os.environ.setdefault('ROS_LOG_DIR', tempfile.mkdtemp(prefix='banditlearn-test-roslog-'))
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED_DATA = ROOT.parent / 'shared' / 'data'
