@@ -228,6 +228,20 @@ def _spin_until(executor, done, process, timeout=30.0):
             break
 
 
+def _play(args, executor, done):
+    """Run ``banditlearn_bag play`` while spinning until ``done``; return (rc, out, err)."""
+    player = subprocess.Popen(_command() + ['play'] + args, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+    try:
+        _spin_until(executor, done, player)
+        out, err = player.communicate(timeout=30)
+    finally:
+        if player.poll() is None:
+            player.kill()
+            player.wait()
+    return player.returncode, out, err
+
+
 def test_play_replays_features_and_labels_in_order(tmp_path, ros_node, capsys):
     from rclpy.qos import QoSProfile, ReliabilityPolicy
     from std_msgs.msg import Float32MultiArray, String
@@ -244,20 +258,12 @@ def test_play_replays_features_and_labels_in_order(tmp_path, ros_node, capsys):
     node.create_subscription(String, prefix + '/label',
                              lambda m: got.append(('label', m.data)), qos)
     started = time.monotonic()
-    player = subprocess.Popen(
-        _command() + ['play', str(bagdir), '--rate', '3', '--wait-for-subscribers', '15',
-                      '--remap', f'gesture_features:={prefix}/features',
-                      f'gesture_label:={prefix}/label'],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        _spin_until(executor, lambda: len(got) >= 300, player)
-        out, err = player.communicate(timeout=30)
-    finally:
-        if player.poll() is None:
-            player.kill()
-            player.wait()
+    rc, out, err = _play([str(bagdir), '--rate', '3', '--wait-for-subscribers', '15',
+                          '--remap', f'gesture_features:={prefix}/features',
+                          f'gesture_label:={prefix}/label'],
+                         executor, lambda: len(got) >= 300)
     elapsed = time.monotonic() - started
-    assert player.returncode == 0, err
+    assert rc == 0, err
     assert 'Traceback' not in err
     assert 'published 150 on /gesture_features' in out
     labels = [v for kind, v in got if kind == 'label']
@@ -276,19 +282,11 @@ def test_play_real_talker_bag_and_skip_what_is_not_installed(shared_data, ros_no
     got = []
     node.create_subscription(String, topic, lambda m: got.append(m.data),
                              QoSProfile(depth=50, reliability=ReliabilityPolicy.RELIABLE))
-    player = subprocess.Popen(
-        _command() + ['play', str(_bags(shared_data) / 'sqlite3_talker'), '--rate', '10',
-                      '--topics', '/topic', '--wait-for-subscribers', '15',
-                      '--remap', f'/topic:={topic}'],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        _spin_until(executor, lambda: len(got) >= 10, player)
-        out, err = player.communicate(timeout=30)
-    finally:
-        if player.poll() is None:
-            player.kill()
-            player.wait()
-    assert player.returncode == 0, err
+    rc, out, err = _play([str(_bags(shared_data) / 'sqlite3_talker'), '--rate', '10',
+                          '--topics', '/topic', '--wait-for-subscribers', '15',
+                          '--remap', f'/topic:={topic}'],
+                         executor, lambda: len(got) >= 10)
+    assert rc == 0, err
     assert 'note: metadata.yaml and the data file (talker.db3) disagree' in out
     assert got == [f'Hello, world! {i}' for i in range(10)]
 
