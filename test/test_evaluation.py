@@ -259,6 +259,22 @@ def test_evaluate_record_is_reproducible_and_summarised(iris):
         evaluate(algo, X, y, 3, teacher, 'iris', n_permutations=0)
 
 
+def test_named_variant_runs_its_base_with_the_preset_and_keeps_its_name(iris):
+    X, y, labels = iris
+    teacher = TeacherModel(label_noise=0.1)
+    variant = core_algorithm('ucwl-variance', teacher, fixed={'k': 1.0})
+    assert variant.name == 'ucwl-variance' and variant.run_grid is not None
+    assert variant.fixed == {'diagonal': 'variance', 'k': 1.0}
+    assert variant.grid == core_algorithm('ucwl').grid
+    stream = make_stream(y, 3, teacher, 0, seed=1)
+    params = {'eta': 0.9, 'C': 1.0, 'k': 1.0, 'diagonal': 'variance'}
+    ran = variant.run(params, X, stream, teacher, 3)
+    ref = run_learner('ucwl', params, X, stream, teacher, 3)
+    assert ran.mistakes_observed == ref.mistakes_observed and ran.updates == ref.updates
+    with pytest.raises(HyperparameterError, match='ucwl-variance'):
+        core_algorithm('ucwl-nonsense')
+
+
 def test_synsep_is_separable_and_seeded():
     X, y, labels = make_synsep(2000, seed=5)
     assert X.shape == (2000, 400) and len(labels) == 9

@@ -22,8 +22,8 @@ independently of the code under test.
 """
 
 from banditlearn_ros.learning import (
-    Banditron, Confidit, MulticlassAROW, MulticlassCW, MulticlassPA, MulticlassPerceptron,
-    MulticlassSCW, Prediction, RCNBF, UCWL)
+    Banditron, Confidit, make_learner, MulticlassAROW, MulticlassCW, MulticlassPA,
+    MulticlassPerceptron, MulticlassSCW, Prediction, RCNBF, UCWL)
 from banditlearn_ros.learning.confidence_weighted import confidence_constants
 from banditlearn_ros.learning.rcnbf import unbiased_feedback
 import numpy as np
@@ -35,6 +35,9 @@ PHI_09 = 1.2815515655446004
 # alpha = phi / sqrt(5 xi) (below C = 1), u and beta from eq. (3).
 ALPHA_1 = 0.3525769410425608
 BETA_1 = 0.12431049935492942
+# The same step on the precision: Sigma^-1 += gamma x x^T with gamma = beta / (1 - beta v)
+# (Sherman-Morrison); the precision diagonal keeps 1 / sigma_j = 1 + gamma x_j^2.
+GAMMA_1 = BETA_1 / (1.0 - 5.0 * BETA_1)
 
 
 def test_confidence_constants_match_algorithm_1_line_1():
@@ -44,18 +47,60 @@ def test_confidence_constants_match_algorithm_1_line_1():
     assert xi == pytest.approx(1 + PHI_09 ** 2)
 
 
-def test_ucwl_first_update_is_one_scw_step():
-    learner = UCWL(2, n_features=2, eta=0.9, C=1.0, k=1.0)
+@pytest.mark.parametrize('diagonal,sigma', [
+    ('variance', [1 - BETA_1, 1 - 4 * BETA_1]),
+    ('precision', [1 / (1 + GAMMA_1), 1 / (1 + 4 * GAMMA_1)]),
+])
+def test_ucwl_first_update_is_one_scw_step(diagonal, sigma):
+    learner = UCWL(2, n_features=2, eta=0.9, C=1.0, k=1.0, diagonal=diagonal)
     assert learner.learn([1.0, 2.0], 0, correct=True)
     np.testing.assert_allclose(learner._mu[0], [ALPHA_1, 2 * ALPHA_1], rtol=1e-12)
-    np.testing.assert_allclose(learner._sigma[0], [1 - BETA_1, 1 - 4 * BETA_1], rtol=1e-12)
+    np.testing.assert_allclose(learner._sigma[0], sigma, rtol=1e-12)
     # Only the selected classifier changes (Algorithm 1, line 13).
     np.testing.assert_array_equal(learner._mu[1], [0.0, 0.0])
     np.testing.assert_array_equal(learner._sigma[1], [1.0, 1.0])
 
 
+@pytest.mark.parametrize('name,kwargs', [
+    ('ucwl', {'eta': 0.8, 'C': 2.0, 'k': 1.0}), ('mscw', {'eta': 0.8, 'C': 2.0}),
+    ('mcw', {'eta': 0.8}), ('marow', {'r': 0.5}),
+])
+def test_both_diagonals_are_the_exact_update_when_one_feature_is_active(name, kwargs):
+    # With a single non-zero feature the full update is already diagonal, so dropping the
+    # off-diagonal terms of Sigma or of Sigma^-1 must give the same matrix as the full one.
+    rng = np.random.default_rng(4)
+    learners = {form: make_learner(name, 3, 3, **kwargs, **form_kw) for form, form_kw in {
+        'precision': {'diagonal': 'precision'}, 'variance': {'diagonal': 'variance'},
+        'full': {'covariance': 'full'}}.items()}
+    for _ in range(30):
+        x = np.zeros(3)
+        x[rng.integers(3)] = rng.normal(scale=2.0)
+        label, correct = int(rng.integers(3)), bool(rng.random() < 0.5)
+        for learner in learners.values():
+            if name == 'ucwl':
+                learner.learn(x, label, correct=correct)
+            else:
+                learner.learn_true(x, label)
+    full = learners['full']
+    for form in ('precision', 'variance'):
+        np.testing.assert_allclose(learners[form]._mu, full._mu, rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(learners[form]._sigma,
+                                   np.diagonal(full._sigma, axis1=1, axis2=2), rtol=1e-9)
+
+
+def test_precision_step_survives_an_unbounded_cw_step():
+    # CW's alpha has no cap: with a tiny variance it is huge and gamma overflows; the touched
+    # variance must go to the floor, the untouched one stay, and nothing become NaN.
+    learner = MulticlassCW(2, n_features=2, eta=0.95)
+    learner._sigma[:] = 1e-300
+    learner._sigma[:, 1] = 0.5
+    learner.learn_true([1.0, 0.0], 0)
+    assert np.all(np.isfinite(learner._sigma)) and np.all(learner._sigma > 0)
+    np.testing.assert_array_equal(learner._sigma[:, 1], [0.5, 0.5])
+
+
 def test_ucwl_second_update_with_a_nonzero_margin():
-    learner = UCWL(2, n_features=2, eta=0.9, C=1.0, k=1.0)
+    learner = UCWL(2, n_features=2, eta=0.9, C=1.0, k=1.0, diagonal='variance')
     learner.learn([1.0, 2.0], 0, correct=True)
     # x = (1, -1), z = -1: m = alpha_1 = 0.35258 < phi sqrt(v) = 1.50464, so it updates
     # with alpha = 0.49990, beta = 0.37776 (worked from eq. (3) and section 3.3).
@@ -202,12 +247,18 @@ def test_rcnbf_without_noise_is_the_banditron():
     np.testing.assert_allclose(a._w, b._w)
 
 
-def test_multiclass_arow_top1_step():
-    learner = MulticlassAROW(2, n_features=2, r=1.0)
+@pytest.mark.parametrize('diagonal,sigma', [
+    # Sigma -= beta Sigma x x^T Sigma: 1 - x_j^2 / 6.
+    ('variance', [5 / 6, 1 / 3]),
+    # Sigma^-1 += x x^T / r: 1 / (1 + x_j^2).
+    ('precision', [1 / 2, 1 / 5]),
+])
+def test_multiclass_arow_top1_step(diagonal, sigma):
+    learner = MulticlassAROW(2, n_features=2, r=1.0, diagonal=diagonal)
     learner.learn_true([1.0, 2.0], 0)
     # beta = 1 / (v + r) = 1/6, alpha = (1 - 0) / 6 for the promoted and the demoted class.
     np.testing.assert_allclose(learner._mu, [[1 / 6, 1 / 3], [-1 / 6, -1 / 3]])
-    np.testing.assert_allclose(learner._sigma, [[5 / 6, 1 / 3], [5 / 6, 1 / 3]])
+    np.testing.assert_allclose(learner._sigma, [sigma, sigma])
 
 
 def test_multiclass_scw_top1_step():

@@ -59,7 +59,7 @@ def test_file_holds_metadata_without_pickle(saved):
     assert header['labels'] == ['fist', 'palm']
     assert header['n_features'] == 4
     assert header['hyperparameters'] == {'eta': 0.9, 'C': 1.0, 'k': 1.0, 'covariance': 'diag',
-                                         'variant': 'scw1'}
+                                         'diagonal': 'precision', 'variant': 'scw1'}
     assert header['format_version'] == FORMAT_VERSION
     assert header['package_version']
     assert load_model(path).n_updates == learner.n_updates
@@ -116,3 +116,11 @@ def test_missing_file_and_wrong_feature_size(saved, tmp_path):
         load_model(tmp_path / 'nothing.npz')
     with pytest.raises(ModelFileError, match='holds 4 features, expected 7'):
         load_model(path, expect_features=7)
+
+
+def test_file_saved_before_the_diagonal_option_loads_with_its_old_update(saved):
+    # Files written before 'diagonal' existed were trained with the Sigma-diagonal step; they
+    # must continue with it, not silently switch to the new default.
+    _, path = saved
+    _rewrite(path, lambda header, contents: header['hyperparameters'].pop('diagonal'))
+    assert load_model(path).diagonal == 'variance'

@@ -29,11 +29,13 @@ SETTINGS = [  # (eta, C, k): paper corners, an interior point, and k=0 (ties eve
 ]
 
 
-def _lockstep(X, stream, teacher, n_labels, variant, rounds):
+def _lockstep(X, stream, teacher, n_labels, variant, diagonal, rounds):
     """Step the grid and one reference learner per setting side by side."""
     eta, C, k = (np.array(v) for v in zip(*SETTINGS))
-    grid = UCWLGrid(n_labels, X.shape[1], eta, C, k, [stream.seed] * len(SETTINGS), variant)
-    refs = [UCWL(n_labels, X.shape[1], eta=e, C=c, k=kk, variant=variant, seed=stream.seed)
+    grid = UCWLGrid(n_labels, X.shape[1], eta, C, k, [stream.seed] * len(SETTINGS), variant,
+                    diagonal)
+    refs = [UCWL(n_labels, X.shape[1], eta=e, C=c, k=kk, variant=variant, diagonal=diagonal,
+                 seed=stream.seed)
             for e, c, kk in SETTINGS]
     for t in range(min(rounds, len(stream))):
         x = X[stream.order[t]]
@@ -54,30 +56,34 @@ def _lockstep(X, stream, teacher, n_labels, variant, rounds):
         np.testing.assert_array_equal(grid.sigma[i], ref._sigma)
 
 
-@pytest.mark.parametrize('name,teacher,variant,rounds', [
-    ('digits', TeacherModel(), 'scw1', 600),
-    ('digits', TeacherModel(label_noise=0.2, no_answer=0.1), 'scw2', 400),
-    ('wine', TeacherModel(rho0=0.2, rho1=0.4), 'scw1', 178),
-    ('synsep', TeacherModel(label_noise=0.1), 'scw1', 300),
+@pytest.mark.parametrize('name,teacher,variant,diagonal,rounds', [
+    ('digits', TeacherModel(), 'scw1', 'precision', 600),
+    ('digits', TeacherModel(), 'scw1', 'variance', 600),
+    ('digits', TeacherModel(label_noise=0.2, no_answer=0.1), 'scw2', 'precision', 400),
+    ('digits', TeacherModel(label_noise=0.2, no_answer=0.1), 'scw2', 'variance', 400),
+    ('wine', TeacherModel(rho0=0.2, rho1=0.4), 'scw1', 'precision', 178),
+    ('synsep', TeacherModel(label_noise=0.1), 'scw1', 'variance', 300),
 ])
-def test_same_decisions_and_state_as_reference(name, teacher, variant, rounds):
+def test_same_decisions_and_state_as_reference(name, teacher, variant, diagonal, rounds):
     if name == 'synsep':
         X, y, labels = make_synsep(400, seed=3)
     else:
         X, y, labels = load_dataset(name)
     stream = make_stream(y, len(labels), teacher, index=1, seed=7)
-    _lockstep(X, stream, teacher, len(labels), variant, rounds)
+    _lockstep(X, stream, teacher, len(labels), variant, diagonal, rounds)
 
 
-def test_run_grid_counts_equal_reference_runs():
+@pytest.mark.parametrize('diagonal', ['precision', 'variance'])
+def test_run_grid_counts_equal_reference_runs(diagonal):
     X, y, labels = load_dataset('iris')
     teacher = TeacherModel(label_noise=0.1, rho0=0.1, no_answer=0.2)
     streams = [make_stream(y, 3, teacher, p, seed=2) for p in range(2)]
     eta, C, k = zip(*SETTINGS)
-    out = run_grid(X, streams, teacher, 3, eta, C, k, block=2)
+    out = run_grid(X, streams, teacher, 3, eta, C, k, diagonal=diagonal, block=2)
     for s, (e, c, kk) in enumerate(SETTINGS):
         for p, stream in enumerate(streams):
-            ref = run_learner('ucwl', {'eta': e, 'C': c, 'k': kk}, X, stream, teacher, 3)
+            params = {'eta': e, 'C': c, 'k': kk, 'diagonal': diagonal}
+            ref = run_learner('ucwl', params, X, stream, teacher, 3)
             assert out['mistakes_observed'][s, p] == ref.mistakes_observed
             assert out['mistakes_true'][s, p] == ref.mistakes_true
             assert out['updates'][s, p] == ref.updates
@@ -99,8 +105,9 @@ def test_worker_processes_give_the_same_numbers():
     {'eta': [0.9], 'C': [0.0], 'k': [1.0]},
     {'eta': [0.9], 'C': [1.0], 'k': [-1.0]},
     {'eta': [0.9, 0.8], 'C': [1.0], 'k': [1.0]},
+    {'eta': [0.9], 'C': [1.0], 'k': [1.0], 'diagonal': 'inverse'},
 ])
 def test_invalid_settings_are_refused(kwargs):
-    n = max(len(v) for v in kwargs.values())
+    n = max(len(v) for v in kwargs.values() if isinstance(v, list))
     with pytest.raises(HyperparameterError):
         UCWLGrid(3, 4, seeds=[0] * n, **kwargs)

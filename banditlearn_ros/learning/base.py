@@ -110,6 +110,8 @@ class OnlineClassifier:
 
     name = 'base'
     _hyperparameters: tuple = ()
+    _hyperparameters_before: Dict[str, Any] = {}
+    """Values of hyperparameters added later, for states saved before they existed."""
     _array_names: tuple = ()
 
     def __init__(self, labels: Union[int, Sequence[str]], n_features: int, seed: int = 0):
@@ -264,8 +266,9 @@ class OnlineClassifier:
         """Rebuild a learner from ``state_dict()`` output, checking every shape."""
         if state.get('algorithm') != cls.name:
             raise ValueError(f'state is for {state.get("algorithm")!r}, not {cls.name!r}')
+        hyperparameters = {**cls._hyperparameters_before, **state['hyperparameters']}
         obj = cls(labels=state['labels'], n_features=state['n_features'],
-                  seed=state.get('seed', 0), **state['hyperparameters'])
+                  seed=state.get('seed', 0), **hyperparameters)
         arrays = state['arrays']
         missing = set(cls._array_names) - set(arrays)
         if missing:

@@ -20,16 +20,30 @@ updates it as ``mu += alpha z Sigma x`` and ``Sigma -= beta Sigma x x^T Sigma``
 (seed 000, section 3.1); they differ only in the coefficients alpha and beta.
 UCWL (one such classifier per label) and the full-feedback references use these
 functions, so the equations live in one place.
+
+Diagonal Sigma.  Seed 000 (section 5) keeps Sigma diagonal but does not say which matrix
+the diagonalisation step acts on.  The same exact update can be written on the precision,
+``Sigma^-1 += gamma x x^T`` (Crammer, Dredze and Pereira 2008, exact convex CW), and
+dropping its off-diagonal terms (``diagonal='precision'``, the way Confidit keeps its
+correlation matrix diagonal, seed 002 section 3: ``(A_t)_rr = (A_t-1)_rr + x_r^2``) is not
+the same as keeping the diagonal of the Sigma update (``diagonal='variance'``).  Both
+are offered; docs/benchmarks.md measures the choice on the paper's protocol.
 """
 
 import math
-from typing import Tuple
+from typing import Optional, Tuple
 
 import numpy as np
 from scipy.stats import norm
 
 SIGMA_FLOOR = np.finfo(np.float64).tiny
 """Diagonal variances never fall below this; rounding could otherwise make them 0."""
+
+FLOAT_MAX = float(np.finfo(np.float64).max)
+"""Cap of the precision step: an overflow must not turn 0 * inf into NaN."""
+
+DIAGONALS = ('precision', 'variance')
+"""How a diagonal Sigma is updated: keep the diagonal of Sigma^-1's or of Sigma's update."""
 
 
 def confidence_constants(eta: float) -> Tuple[float, float, float]:
@@ -87,6 +101,22 @@ def cw_beta(alpha: float, v: float, phi: float) -> float:
     return alpha * phi / (math.sqrt(u) + v * alpha * phi)
 
 
+def cw_gamma(alpha: float, v: float, phi: float) -> float:
+    """
+    CW/SCW precision step: the same update as ``cw_beta``, written ``Sigma^-1 += gamma x x^T``.
+
+    ``gamma = alpha phi / sqrt(u)`` (exact convex CW, Crammer, Dredze and Pereira 2008), with
+    u as in ``cw_beta``; by Sherman-Morrison ``beta = gamma / (1 + gamma v)``.  ``sqrt(u)`` is
+    taken as ``2 v / (alpha v phi + sqrt(alpha^2 v^2 phi^2 + 4 v))``, the same number without
+    the cancellation that makes u round to 0 for a large uncapped alpha (CW).  An overflow
+    gives the largest float, which still sends every touched variance to ``SIGMA_FLOOR``.
+    """
+    if alpha <= 0.0 or v <= 0.0:
+        return 0.0
+    avp = alpha * v * phi
+    return min(alpha * phi * (avp + math.sqrt(avp * avp + 4.0 * v)) / (2.0 * v), FLOAT_MAX)
+
+
 def arow_coefficients(m: float, v: float, r: float) -> Tuple[float, float]:
     """Return AROW's (alpha, beta), seed 000 3.2: beta = 1/(v + r), alpha = max{0, 1 - m} beta."""
     beta = 1.0 / (v + r)
@@ -110,18 +140,24 @@ def margin_variance(sigma: np.ndarray, x: np.ndarray) -> float:
 
 
 def gaussian_update(mu: np.ndarray, sigma: np.ndarray, x: np.ndarray, z: float,
-                    alpha: float, beta: float) -> None:
+                    alpha: float, beta: float, gamma: Optional[float] = None) -> None:
     """
     Apply ``mu += alpha z Sigma x`` and ``Sigma -= beta Sigma x x^T Sigma`` in place.
 
     For a diagonal Sigma the update is followed by the diagonalisation step of seed 000
-    section 5 ("Implementation details"): only the diagonal of the full update is kept,
-    ``sigma_j -= beta sigma_j^2 x_j^2``.
+    section 5 ("Implementation details").  Given the precision step ``gamma``, the
+    diagonal of ``Sigma^-1 += gamma x x^T`` is kept, ``sigma_j <- sigma_j / (1 + gamma
+    sigma_j x_j^2)`` (``diagonal='precision'``); without it, the diagonal of the Sigma
+    update, ``sigma_j -= beta sigma_j^2 x_j^2`` (``diagonal='variance'``).  A full Sigma
+    ignores ``gamma``: both forms are the same matrix there.
     """
     if sigma.ndim == 1:
         sx = sigma * x
         mu += (alpha * z) * sx
-        sigma -= beta * sx * sx
+        if gamma is None:
+            sigma -= beta * sx * sx
+        else:
+            sigma /= 1.0 + gamma * (sx * x)
         np.maximum(sigma, SIGMA_FLOOR, out=sigma)
     else:
         sx = sigma @ x

@@ -67,6 +67,14 @@ GRIDS: Dict[str, Dict[str, List[Any]]] = {
     'perceptron': {},
 }
 
+VARIANTS: Dict[str, Tuple[str, Dict[str, Any]]] = {
+    'ucwl-variance': ('ucwl', {'diagonal': 'variance'}),
+}
+"""Named variants run and reported beside their base algorithm: {name: (base, fixed)}.
+
+``ucwl-variance`` is UCWL with the other reading of seed 000's diagonalisation step (see
+``confidence_weighted``), so one command shows what that choice is worth."""
+
 WIDE_GRIDS: Dict[str, Dict[str, List[Any]]] = {
     'ucwl': {'C': [2.0 ** e for e in range(-7, 8)],
              'eta': PAPER_ETA + [0.975, 0.99],
@@ -258,13 +266,15 @@ def run_ucwl_streams(settings: List[Dict[str, Any]], X: np.ndarray, streams: Seq
     """Run many UCWL settings on many streams in one ``UCWLGrid`` call; [setting][stream]."""
     from .ucwl_grid import run_grid
     variant = {s.get('variant', 'scw1') for s in settings}
-    if len(variant) != 1 or any(s.get('covariance', 'diag') != 'diag' for s in settings):
+    diagonal = {s.get('diagonal', 'precision') for s in settings}
+    if (len(variant) != 1 or len(diagonal) != 1
+            or any(s.get('covariance', 'diag') != 'diag' for s in settings)):
         return [[run_learner('ucwl', s, X, st, teacher, n_labels) for st in streams]
                 for s in settings]
     start = time.perf_counter()
     out = run_grid(X, list(streams), teacher, n_labels, [s['eta'] for s in settings],
                    [s['C'] for s in settings], [s['k'] for s in settings],
-                   variant=variant.pop())
+                   variant=variant.pop(), diagonal=diagonal.pop())
     seconds = (time.perf_counter() - start) / (len(settings) * len(streams))
     return [[RunResult(int(out['mistakes_observed'][i, j]), int(out['mistakes_true'][i, j]),
                        int(out['updates'][i, j]), seconds, len(st))
@@ -276,25 +286,27 @@ def core_algorithm(name: str, teacher: Optional[TeacherModel] = None,
                    fixed: Optional[Dict[str, Any]] = None,
                    grid: Optional[Dict[str, List[Any]]] = None) -> Algorithm:
     """
-    Return a learning-core algorithm ready for the protocol.
+    Return a learning-core algorithm (or a named variant of one) ready for the protocol.
 
     RCNBF is given the teacher's true flip rates (seed 004 runs it with known rates).
     """
     from . import ALGORITHMS, FULL_FEEDBACK_ALGORITHMS
-    if name not in ALGORITHMS:
-        raise HyperparameterError(f'unknown algorithm {name!r}; choose from {sorted(ALGORITHMS)}')
-    fixed = dict(fixed or {})
-    if name == 'rcnbf' and teacher is not None:
+    base, preset = VARIANTS.get(name, (name, {}))
+    if base not in ALGORITHMS:
+        choices = sorted(ALGORITHMS) + sorted(VARIANTS)
+        raise HyperparameterError(f'unknown algorithm {name!r}; choose from {choices}')
+    fixed = {**preset, **(fixed or {})}
+    if base == 'rcnbf' and teacher is not None:
         fixed.setdefault('rho0', teacher.rho0)
         fixed.setdefault('rho1', teacher.rho1)
 
     def run(params, X, stream, teach, n_labels, curves=False):
-        return run_learner(name, params, X, stream, teach, n_labels, curves)
+        return run_learner(base, params, X, stream, teach, n_labels, curves)
 
     return Algorithm(
-        name=name, run=run, grid=dict(GRIDS.get(name, {}) if grid is None else grid),
-        fixed=fixed, run_grid=run_ucwl_streams if name == 'ucwl' else None,
-        feedback='full' if name in FULL_FEEDBACK_ALGORITHMS else 'bandit')
+        name=name, run=run, grid=dict(GRIDS.get(base, {}) if grid is None else grid),
+        fixed=fixed, run_grid=run_ucwl_streams if base == 'ucwl' else None,
+        feedback='full' if base in FULL_FEEDBACK_ALGORITHMS else 'bandit')
 
 
 @dataclass

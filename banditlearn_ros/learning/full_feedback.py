@@ -29,17 +29,19 @@ import numpy as np
 
 from .base import check_choice, check_range, FullFeedbackLearner, Label
 from .confidence_weighted import (
-    arow_coefficients, confidence_constants, cw_alpha, cw_beta, gaussian_update,
-    initial_gaussian, margin_variance, scw1_alpha, scw2_alpha)
+    arow_coefficients, confidence_constants, cw_alpha, cw_beta, cw_gamma, DIAGONALS,
+    gaussian_update, initial_gaussian, margin_variance, scw1_alpha, scw2_alpha)
 
 
 class _GaussianTop1(FullFeedbackLearner):
     """Per-label Gaussian classifiers updated by the top-1 promote/demote rule."""
 
     _array_names = ('mu', 'sigma')
+    _hyperparameters_before = {'diagonal': 'variance'}
 
     def _validate_covariance(self) -> None:
         check_choice('covariance', self.covariance, ('diag', 'full'))
+        check_choice('diagonal', self.diagonal, DIAGONALS)
 
     def _init_rows(self, name: str, n: int) -> np.ndarray:
         return initial_gaussian(name, n, self.n_features, self.covariance)
@@ -52,6 +54,10 @@ class _GaussianTop1(FullFeedbackLearner):
         """Return (alpha, beta) for a binary example with margin m and variance v."""
         raise NotImplementedError
 
+    def _precision_step(self, alpha: float, v: float) -> float:
+        """Return gamma of ``Sigma^-1 += gamma x x^T``, the same update as beta (CW, SCW)."""
+        return cw_gamma(alpha, v, self._phi)
+
     def _binary_update(self, i: int, x: np.ndarray, z: float) -> bool:
         mu, sigma = self._mu[i], self._sigma[i]
         m = z * float(mu @ x)
@@ -59,7 +65,8 @@ class _GaussianTop1(FullFeedbackLearner):
         alpha, beta = self._coefficients(m, v)
         if alpha <= 0.0:
             return False
-        gaussian_update(mu, sigma, x, z, alpha, beta)
+        gamma = self._precision_step(alpha, v) if self.diagonal == 'precision' else None
+        gaussian_update(mu, sigma, x, z, alpha, beta, gamma)
         return True
 
     def learn_true(self, x: Any, y: Label) -> bool:
@@ -95,15 +102,19 @@ class MulticlassSCW(_GaussianTop1):
         Shape of Sigma.
     seed : int
         Seed of tie-breaking.
+    diagonal : {'precision', 'variance'}
+        Diagonalisation step of a diagonal Sigma (as in ``UCWL``).
 
     """
 
     name = 'mscw'
-    _hyperparameters = ('eta', 'C', 'variant', 'covariance')
+    _hyperparameters = ('eta', 'C', 'variant', 'covariance', 'diagonal')
 
     def __init__(self, labels, n_features: int, eta: float = 0.95, C: float = 1.0,
-                 variant: str = 'scw1', covariance: str = 'diag', seed: int = 0):
+                 variant: str = 'scw1', covariance: str = 'diag', seed: int = 0,
+                 diagonal: str = 'precision'):
         self.eta, self.C, self.variant, self.covariance = eta, C, variant, covariance
+        self.diagonal = diagonal
         super().__init__(labels, n_features, seed)
 
     def _validate(self) -> None:
@@ -139,15 +150,17 @@ class MulticlassCW(_GaussianTop1):
         Shape of Sigma.
     seed : int
         Seed of tie-breaking.
+    diagonal : {'precision', 'variance'}
+        Diagonalisation step of a diagonal Sigma (as in ``UCWL``).
 
     """
 
     name = 'mcw'
-    _hyperparameters = ('eta', 'covariance')
+    _hyperparameters = ('eta', 'covariance', 'diagonal')
 
     def __init__(self, labels, n_features: int, eta: float = 0.95, covariance: str = 'diag',
-                 seed: int = 0):
-        self.eta, self.covariance = eta, covariance
+                 seed: int = 0, diagonal: str = 'precision'):
+        self.eta, self.covariance, self.diagonal = eta, covariance, diagonal
         super().__init__(labels, n_features, seed)
 
     def _validate(self) -> None:
@@ -176,15 +189,17 @@ class MulticlassAROW(_GaussianTop1):
         Shape of Sigma.
     seed : int
         Seed of tie-breaking.
+    diagonal : {'precision', 'variance'}
+        Diagonalisation step of a diagonal Sigma (as in ``UCWL``).
 
     """
 
     name = 'marow'
-    _hyperparameters = ('r', 'covariance')
+    _hyperparameters = ('r', 'covariance', 'diagonal')
 
     def __init__(self, labels, n_features: int, r: float = 1.0, covariance: str = 'diag',
-                 seed: int = 0):
-        self.r, self.covariance = r, covariance
+                 seed: int = 0, diagonal: str = 'precision'):
+        self.r, self.covariance, self.diagonal = r, covariance, diagonal
         super().__init__(labels, n_features, seed)
 
     def _validate(self) -> None:
@@ -193,6 +208,10 @@ class MulticlassAROW(_GaussianTop1):
 
     def _coefficients(self, m, v):
         return arow_coefficients(m, v, self.r)
+
+    def _precision_step(self, alpha, v):
+        # beta = 1 / (v + r) is Sigma^-1 += x x^T / r by Sherman-Morrison.
+        return 1.0 / self.r
 
 
 class MulticlassPA(FullFeedbackLearner):

@@ -20,8 +20,8 @@ import numpy as np
 
 from .base import BanditLearner, check_choice, check_range, Label, Prediction
 from .confidence_weighted import (
-    confidence_constants, cw_beta, gaussian_update, initial_gaussian, margin_variance, scw1_alpha,
-    scw2_alpha)
+    confidence_constants, cw_beta, cw_gamma, DIAGONALS, gaussian_update, initial_gaussian,
+    margin_variance, scw1_alpha, scw2_alpha)
 
 
 class UCWL(BanditLearner):
@@ -48,6 +48,9 @@ class UCWL(BanditLearner):
         Exploration weight on the margin's standard deviation (>= 0).
     covariance : {'diag', 'full'}
         Diagonal Sigma (the paper's choice, section 5) or full d x d.
+    diagonal : {'precision', 'variance'}
+        Diagonalisation step for ``covariance='diag'`` (see ``confidence_weighted``): keep
+        the diagonal of the precision update (default) or of the Sigma update.
     variant : {'scw1', 'scw2'}
         SCW-I (the paper's) or SCW-II step size.
     seed : int
@@ -63,14 +66,15 @@ class UCWL(BanditLearner):
     """
 
     name = 'ucwl'
-    _hyperparameters = ('eta', 'C', 'k', 'covariance', 'variant')
+    _hyperparameters = ('eta', 'C', 'k', 'covariance', 'diagonal', 'variant')
+    _hyperparameters_before = {'diagonal': 'variance'}
     _array_names = ('mu', 'sigma')
 
     def __init__(self, labels, n_features: int, eta: float = 0.95, C: float = 1.0,
                  k: float = 2.8, covariance: str = 'diag', variant: str = 'scw1',
-                 seed: int = 0):
+                 seed: int = 0, diagonal: str = 'precision'):
         self.eta, self.C, self.k = eta, C, k
-        self.covariance, self.variant = covariance, variant
+        self.covariance, self.variant, self.diagonal = covariance, variant, diagonal
         super().__init__(labels, n_features, seed)
 
     def _validate(self) -> None:
@@ -79,6 +83,7 @@ class UCWL(BanditLearner):
         self.k = check_range('k', self.k, 0.0, None)
         check_choice('covariance', self.covariance, ('diag', 'full'))
         check_choice('variant', self.variant, ('scw1', 'scw2'))
+        check_choice('diagonal', self.diagonal, DIAGONALS)
         self._phi, self._psi, self._xi = confidence_constants(self.eta)
 
     def _init_rows(self, name: str, n: int) -> np.ndarray:
@@ -115,9 +120,10 @@ class UCWL(BanditLearner):
             alpha = scw1_alpha(m, v, self._phi, self._psi, self._xi, self.C)
         else:
             alpha = scw2_alpha(m, v, self._phi, self.C)
-        beta = cw_beta(alpha, v, self._phi)
         if alpha <= 0.0:
             return False
-        gaussian_update(mu, sigma, x, z, alpha, beta)
+        beta = cw_beta(alpha, v, self._phi)
+        gamma = cw_gamma(alpha, v, self._phi) if self.diagonal == 'precision' else None
+        gaussian_update(mu, sigma, x, z, alpha, beta, gamma)
         self.n_updates += 1
         return True

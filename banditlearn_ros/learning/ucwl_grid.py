@@ -52,7 +52,7 @@ from typing import Dict, Optional, Sequence
 import numpy as np
 
 from .base import HyperparameterError
-from .confidence_weighted import confidence_constants, SIGMA_FLOOR
+from .confidence_weighted import confidence_constants, DIAGONALS, FLOAT_MAX, SIGMA_FLOOR
 
 
 class UCWLGrid:
@@ -71,12 +71,14 @@ class UCWLGrid:
         Tie-breaking seed per setting (the ``seed`` of the equivalent ``UCWL``).
     variant : {'scw1', 'scw2'}
         SCW step size, shared by every setting.
+    diagonal : {'precision', 'variance'}
+        Diagonalisation step, shared by every setting (``UCWL``'s ``diagonal``).
 
     """
 
     def __init__(self, n_labels: int, n_features: int, eta: Sequence[float],
                  C: Sequence[float], k: Sequence[float], seeds: Sequence[int],
-                 variant: str = 'scw1'):
+                 variant: str = 'scw1', diagonal: str = 'precision'):
         eta = np.asarray(eta, dtype=np.float64).ravel()
         C = np.asarray(C, dtype=np.float64).ravel()
         k = np.asarray(k, dtype=np.float64).ravel()
@@ -90,6 +92,9 @@ class UCWLGrid:
             raise HyperparameterError('every C must be > 0 and every k >= 0')
         if variant not in ('scw1', 'scw2'):
             raise HyperparameterError(f"variant must be 'scw1' or 'scw2', got {variant!r}")
+        if diagonal not in DIAGONALS:
+            raise HyperparameterError(f'diagonal must be one of {DIAGONALS}, got {diagonal!r}')
+        self.diagonal = diagonal
         self.n_settings, self.n_labels, self.n_features = n, int(n_labels), int(n_features)
         self.variant = variant
         self.eta, self.C, self.k, self.seeds = eta, C, k, seeds
@@ -202,13 +207,21 @@ class UCWLGrid:
         if not np.any(ok):
             return changed
         sel, alpha, v, z, phi = sel[ok], alpha[ok], v[ok], z[ok], phi[ok]
-        t = -alpha * v * phi + np.sqrt(alpha * alpha * v * v * phi * phi + 4.0 * v)
-        u = 0.25 * np.power(t, self._two[:t.size])
-        beta = alpha * phi / (np.sqrt(u) + v * alpha * phi)
         r, f = rows[sel], flat[sel]
         sx = sg_c[sel] * x
         mu_flat[f] = mu_c[sel] + (alpha * z)[:, None] * sx
-        sg_flat[f] = np.maximum(sg_c[sel] - beta[:, None] * sx * sx, SIGMA_FLOOR)
+        if self.diagonal == 'precision':
+            # cw_gamma, operation for operation.
+            avp = alpha * v * phi
+            gamma = alpha * phi * (avp + np.sqrt(avp * avp + 4.0 * v)) / (2.0 * v)
+            gamma = np.minimum(gamma, FLOAT_MAX)
+            sigma = sg_c[sel] / (1.0 + gamma[:, None] * (sx * x))
+        else:
+            t = -alpha * v * phi + np.sqrt(alpha * alpha * v * v * phi * phi + 4.0 * v)
+            u = 0.25 * np.power(t, self._two[:t.size])
+            beta = alpha * phi / (np.sqrt(u) + v * alpha * phi)
+            sigma = sg_c[sel] - beta[:, None] * sx * sx
+        sg_flat[f] = np.maximum(sigma, SIGMA_FLOOR)
         self.n_updates[r] += 1
         changed[r] = True
         return changed
@@ -216,9 +229,10 @@ class UCWLGrid:
 
 def _run_task(args) -> Dict[str, np.ndarray]:
     """Run one block of settings over one stream (a unit of work for a worker process)."""
-    X, stream, rates, n_labels, eta, C, k, variant = args
+    X, stream, rates, n_labels, eta, C, k, variant, diagonal = args
     rho0, rho1, no_answer = rates
-    grid = UCWLGrid(n_labels, X.shape[1], eta, C, k, [stream.seed] * len(eta), variant)
+    grid = UCWLGrid(n_labels, X.shape[1], eta, C, k, [stream.seed] * len(eta), variant,
+                    diagonal)
     n = len(stream.order)
     wrong_obs = np.zeros(len(eta), dtype=np.int64)
     wrong_true = np.zeros(len(eta), dtype=np.int64)
@@ -244,8 +258,8 @@ def _run_task(args) -> Dict[str, np.ndarray]:
 
 def run_grid(X: np.ndarray, streams: Sequence, teacher, n_labels: int,
              eta: Sequence[float], C: Sequence[float], k: Sequence[float],
-             variant: str = 'scw1', block: int = 512, jobs: int = 1,
-             progress=None) -> Dict[str, np.ndarray]:
+             variant: str = 'scw1', diagonal: str = 'precision', block: int = 512,
+             jobs: int = 1, progress=None) -> Dict[str, np.ndarray]:
     """
     Run S settings of diagonal UCWL over P streams of the evaluation protocol.
 
@@ -268,6 +282,8 @@ def run_grid(X: np.ndarray, streams: Sequence, teacher, n_labels: int,
         One value per setting.
     variant : {'scw1', 'scw2'}
         SCW step size.
+    diagonal : {'precision', 'variance'}
+        Diagonalisation step.
     block : int
         Settings stepped together.
     jobs : int
@@ -291,7 +307,8 @@ def run_grid(X: np.ndarray, streams: Sequence, teacher, n_labels: int,
     for p, stream in enumerate(streams):
         for lo in range(0, S, max(int(block), 1)):
             hi = min(S, lo + max(int(block), 1))
-            tasks.append((X, stream, rates, n_labels, eta[lo:hi], C[lo:hi], k[lo:hi], variant))
+            tasks.append((X, stream, rates, n_labels, eta[lo:hi], C[lo:hi], k[lo:hi], variant,
+                          diagonal))
             where.append((p, lo, hi))
     out = {name: np.zeros((S, P), dtype=np.int64)
            for name in ('mistakes_observed', 'mistakes_true', 'updates')}

@@ -48,6 +48,7 @@ _DESCRIPTIONS = {
     'k': 'exploration weight on the margin standard deviation',
     'covariance': "covariance form: 'diag' or 'full'",
     'variant': "step size: 'scw1' or 'scw2'",
+    'diagonal': "diagonal Sigma update: 'precision' (diagonal of Sigma^-1's) or 'variance'",
     'alpha': 'label-noise parameter alpha of the demotion step',
     'normalize': 'scale every feature vector to unit length first',
     'gamma': 'exploration probability gamma',

@@ -35,7 +35,7 @@ from banditlearn_ros.learning import ALGORITHMS, BANDIT_ALGORITHMS, FULL_FEEDBAC
 from banditlearn_ros.learning.base import HyperparameterError
 from banditlearn_ros.learning.datasets import DatasetError, load_dataset
 from banditlearn_ros.learning.evaluation import (
-    Algorithm, core_algorithm, count_runs, evaluate, Record, TUNING_STREAM, WIDE_GRIDS)
+    Algorithm, core_algorithm, count_runs, evaluate, Record, TUNING_STREAM, VARIANTS, WIDE_GRIDS)
 from banditlearn_ros.learning.feedback import TeacherModel
 from banditlearn_ros.learning.persistence import atomic_write_bytes
 import numpy as np
@@ -90,6 +90,7 @@ def build_parser() -> argparse.ArgumentParser:
                         'update); applied to every noise setting (default 0)')
     p.add_argument('--algorithms', nargs='+', default=['all'], metavar='ALG',
                    help='algorithms or groups: ' + ', '.join(sorted(ALGORITHMS))
+                        + ', ' + ', '.join(sorted(VARIANTS))
                         + ', vw-<option> (epsilon first bag cover squarecb regcb regcbopt '
                           'softmax synthcover), vw-oaa; groups core bandit full vw all '
                           '(default all)')
@@ -173,18 +174,19 @@ def expand_algorithms(names: Sequence[str]) -> List[str]:
     """Expand groups and check names, keeping the given order without duplicates."""
     from banditlearn_ros.tools.vowpal import NAMES as VW_NAMES
     groups = {
-        'core': list(BANDIT_ALGORITHMS) + list(FULL_FEEDBACK_ALGORITHMS),
-        'bandit': list(BANDIT_ALGORITHMS), 'full': list(FULL_FEEDBACK_ALGORITHMS),
+        'core': list(BANDIT_ALGORITHMS) + list(VARIANTS) + list(FULL_FEEDBACK_ALGORITHMS),
+        'bandit': list(BANDIT_ALGORITHMS) + list(VARIANTS),
+        'full': list(FULL_FEEDBACK_ALGORITHMS),
         'vw': list(VW_NAMES),
     }
     groups['all'] = groups['core'] + groups['vw']
     out: List[str] = []
     for name in names:
         for item in groups.get(name, [name]):
-            if item not in ALGORITHMS and item not in VW_NAMES:
+            if item not in ALGORITHMS and item not in VARIANTS and item not in VW_NAMES:
                 raise UsageError(
                     f'unknown algorithm {item!r}; choose from {sorted(ALGORITHMS)}, '
-                    f'{VW_NAMES} or a group {sorted(groups)}')
+                    f'{sorted(VARIANTS)}, {VW_NAMES} or a group {sorted(groups)}')
             if item not in out:
                 out.append(item)
     return out
@@ -196,7 +198,7 @@ def make_algorithm(name: str, teacher: TeacherModel, fixed: Dict[str, Any],
     if name.startswith('vw-'):
         from banditlearn_ros.tools.vowpal import vw_algorithm
         return vw_algorithm(name, fixed, wide)
-    grid = WIDE_GRIDS.get(name) if wide else None
+    grid = WIDE_GRIDS.get(VARIANTS.get(name, (name, {}))[0]) if wide else None
     return core_algorithm(name, teacher, fixed, grid)
 
 
@@ -272,7 +274,8 @@ def run(args) -> Dict[str, Any]:
     for name, params in fixed.items():
         if not name.startswith('vw-'):
             try:
-                ALGORITHMS[name](2, 1, **params)
+                base, preset = VARIANTS.get(name, (name, {}))
+                ALGORITHMS[base](2, 1, **{**preset, **params})
             except (HyperparameterError, TypeError) as exc:
                 raise UsageError(f'--params {name}: {exc}') from None
     tasks, total = [], 0
