@@ -91,12 +91,26 @@ def test_both_diagonals_are_the_exact_update_when_one_feature_is_active(name, kw
 def test_precision_step_survives_an_unbounded_cw_step():
     # CW's alpha has no cap: with a tiny variance it is huge and gamma overflows; the touched
     # variance must go to the floor, the untouched one stay, and nothing become NaN.
-    learner = MulticlassCW(2, n_features=2, eta=0.95)
+    learner = MulticlassCW(2, n_features=2, eta=0.95, diagonal='precision')
     learner._sigma[:] = 1e-300
     learner._sigma[:, 1] = 0.5
     learner.learn_true([1.0, 0.0], 0)
     assert np.all(np.isfinite(learner._sigma)) and np.all(learner._sigma > 0)
     np.testing.assert_array_equal(learner._sigma[:, 1], [0.5, 0.5])
+
+
+@pytest.mark.parametrize('diagonal', ['precision', 'variance'])
+def test_a_step_that_overflows_is_refused_and_changes_nothing(diagonal):
+    # m = -1e10 on a variance of 1e-300: CW's uncapped alpha overflows to infinity.
+    learner = MulticlassCW(1, n_features=2, eta=0.95, diagonal=diagonal)
+    learner._mu[0] = [-1e10, 0.0]
+    learner._sigma[0] = [1e-300, 1.0]
+    before = learner.state_dict()['arrays']
+    with np.errstate(all='raise'):
+        assert not learner.learn_true([1.0, 0.0], 0)
+    np.testing.assert_array_equal(learner._mu, before['mu'])
+    np.testing.assert_array_equal(learner._sigma, before['sigma'])
+    assert learner.n_updates == 0
 
 
 def test_ucwl_second_update_with_a_nonzero_margin():

@@ -140,7 +140,7 @@ def margin_variance(sigma: np.ndarray, x: np.ndarray) -> float:
 
 
 def gaussian_update(mu: np.ndarray, sigma: np.ndarray, x: np.ndarray, z: float,
-                    alpha: float, beta: float, gamma: Optional[float] = None) -> None:
+                    alpha: float, beta: float, gamma: Optional[float] = None) -> bool:
     """
     Apply ``mu += alpha z Sigma x`` and ``Sigma -= beta Sigma x x^T Sigma`` in place.
 
@@ -150,19 +150,30 @@ def gaussian_update(mu: np.ndarray, sigma: np.ndarray, x: np.ndarray, z: float,
     sigma_j x_j^2)`` (``diagonal='precision'``); without it, the diagonal of the Sigma
     update, ``sigma_j -= beta sigma_j^2 x_j^2`` (``diagonal='variance'``).  A full Sigma
     ignores ``gamma``: both forms are the same matrix there.
+
+    Returns
+    -------
+    bool
+        False, with nothing changed, when the mean step is not finite: an uncapped step
+        (CW) on a collapsed variance can overflow, and one such step would make every
+        later score NaN.
+
     """
+    sx = sigma * x if sigma.ndim == 1 else sigma @ x
+    with np.errstate(over='ignore', invalid='ignore'):
+        step = (alpha * z) * sx
+    if not np.all(np.isfinite(step)):
+        return False
+    mu += step
     if sigma.ndim == 1:
-        sx = sigma * x
-        mu += (alpha * z) * sx
         if gamma is None:
             sigma -= beta * sx * sx
         else:
             sigma /= 1.0 + gamma * (sx * x)
         np.maximum(sigma, SIGMA_FLOOR, out=sigma)
     else:
-        sx = sigma @ x
-        mu += (alpha * z) * sx
         sigma -= beta * np.outer(sx, sx)
         # Keep exact symmetry; rounding in the outer product could otherwise drift.
         sigma += sigma.T
         sigma *= 0.5
+    return True

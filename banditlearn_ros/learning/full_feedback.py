@@ -66,8 +66,7 @@ class _GaussianTop1(FullFeedbackLearner):
         if alpha <= 0.0:
             return False
         gamma = self._precision_step(alpha, v) if self.diagonal == 'precision' else None
-        gaussian_update(mu, sigma, x, z, alpha, beta, gamma)
-        return True
+        return gaussian_update(mu, sigma, x, z, alpha, beta, gamma)
 
     def learn_true(self, x: Any, y: Label) -> bool:
         """Promote the true label, demote the best-scoring wrong one (top-1)."""
@@ -151,7 +150,10 @@ class MulticlassCW(_GaussianTop1):
     seed : int
         Seed of tie-breaking.
     diagonal : {'precision', 'variance'}
-        Diagonalisation step of a diagonal Sigma (as in ``UCWL``).
+        Diagonalisation step of a diagonal Sigma (as in ``UCWL``).  The default here is
+        'variance': CW's step has no cap, and with the precision diagonal it shrinks the
+        variances so fast that the steps grow without bound (digits: 22 % mistakes at
+        eta = 0.9 against 12 %).
 
     """
 
@@ -159,7 +161,7 @@ class MulticlassCW(_GaussianTop1):
     _hyperparameters = ('eta', 'covariance', 'diagonal')
 
     def __init__(self, labels, n_features: int, eta: float = 0.95, covariance: str = 'diag',
-                 seed: int = 0, diagonal: str = 'precision'):
+                 seed: int = 0, diagonal: str = 'variance'):
         self.eta, self.covariance, self.diagonal = eta, covariance, diagonal
         super().__init__(labels, n_features, seed)
 

@@ -124,6 +124,7 @@ class UCWL(BanditLearner):
             return False
         beta = cw_beta(alpha, v, self._phi)
         gamma = cw_gamma(alpha, v, self._phi) if self.diagonal == 'precision' else None
-        gaussian_update(mu, sigma, x, z, alpha, beta, gamma)
+        if not gaussian_update(mu, sigma, x, z, alpha, beta, gamma):
+            return False
         self.n_updates += 1
         return True

@@ -207,9 +207,15 @@ class UCWLGrid:
         if not np.any(ok):
             return changed
         sel, alpha, v, z, phi = sel[ok], alpha[ok], v[ok], z[ok], phi[ok]
-        r, f = rows[sel], flat[sel]
         sx = sg_c[sel] * x
-        mu_flat[f] = mu_c[sel] + (alpha * z)[:, None] * sx
+        with np.errstate(over='ignore', invalid='ignore'):
+            step = (alpha * z)[:, None] * sx
+        finite = np.isfinite(step).all(axis=1)
+        if not finite.all():  # gaussian_update refuses a non-finite step
+            sel, alpha, v, z, phi = sel[finite], alpha[finite], v[finite], z[finite], phi[finite]
+            sx, step = sx[finite], step[finite]
+        r, f = rows[sel], flat[sel]
+        mu_flat[f] = mu_c[sel] + step
         if self.diagonal == 'precision':
             # cw_gamma, operation for operation.
             avp = alpha * v * phi

@@ -452,10 +452,15 @@ def compare(recs: List[Dict[str, Any]]) -> Optional[str]:
     if 'ucwl' not in rate or not vw:
         return None
     best = min(vw, key=vw.get)
-    gap = 100 * (vw[best] - rate['ucwl'])
-    word = 'below' if gap > 0 else 'above'
+    sentences = []
+    for name in ['ucwl'] + [v for v in VARIANTS if v in rate]:
+        gap = 100 * (vw[best] - rate[name])
+        word = 'below' if gap > 0 else 'above'
+        label = 'UCWL' if name == 'ucwl' else name
+        sentences.append(f'{label} is {abs(gap):.1f} points {word} it'
+                         + (f' ({100 * rate[name]:.1f} %)' if name != 'ucwl' else ''))
     return (f"UCWL {100 * rate['ucwl']:.1f} % vs best VW --cbify option {best} "
-            f'{100 * vw[best]:.1f} %: UCWL is {abs(gap):.1f} points {word} it.')
+            f'{100 * vw[best]:.1f} %: ' + '; '.join(sentences) + '.')
 
 
 def _fmt(v: Any) -> str:
