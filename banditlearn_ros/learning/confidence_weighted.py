@@ -160,9 +160,12 @@ def gaussian_update(mu: np.ndarray, sigma: np.ndarray, x: np.ndarray, z: float,
 
     """
     sx = sigma * x if sigma.ndim == 1 else sigma @ x
-    with np.errstate(over='ignore', invalid='ignore'):
+    if abs(alpha) < 1e100:
         step = (alpha * z) * sx
-    if not np.all(np.isfinite(step)):
+    else:
+        with np.errstate(over='ignore', invalid='ignore'):
+            step = (alpha * z) * sx
+    if not np.isfinite(step).all():
         return False
     mu += step
     if sigma.ndim == 1:

@@ -43,8 +43,8 @@ on another CPU, or evaluates stacked matmul slices differently in another numpy 
 values can differ in the last bit and a later near-tie can go the other way.
 ``test/test_ucwl_grid.py`` checks equality of every decision and update count on this
 machine; run it after a numpy upgrade.  Only the diagonal covariance is supported (the
-paper's experimental choice); the full covariance costs d x d per label and is left to
-the reference class.
+paper's experimental choice), with either diagonalisation step (``diagonal``); the full
+covariance costs d x d per label and is left to the reference class.
 """
 
 from typing import Dict, Optional, Sequence
@@ -208,8 +208,11 @@ class UCWLGrid:
             return changed
         sel, alpha, v, z, phi = sel[ok], alpha[ok], v[ok], z[ok], phi[ok]
         sx = sg_c[sel] * x
-        with np.errstate(over='ignore', invalid='ignore'):
+        if alpha.max() < 1e100:
             step = (alpha * z)[:, None] * sx
+        else:
+            with np.errstate(over='ignore', invalid='ignore'):
+                step = (alpha * z)[:, None] * sx
         finite = np.isfinite(step).all(axis=1)
         if not finite.all():  # gaussian_update refuses a non-finite step
             sel, alpha, v, z, phi = sel[finite], alpha[finite], v[finite], z[finite], phi[finite]
