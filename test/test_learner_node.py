@@ -209,6 +209,15 @@ def test_parameters_through_the_set_parameters_service(ros):
     assert all(b > s for b, s in zip(details['bounds'], details['scores']))
     values = drive.diag(lambda v: int(v['parameter_rejections']) >= 3)
     assert values['parameter_changes'] == '3'
+    # The diagonal step is a string choice, switchable while running.
+    string = ParameterType.PARAMETER_STRING
+    assert node.interaction.learner.diagonal == 'precision'
+    ok = _set(ros, 'diagonal', 'variance', string)
+    assert ok.successful, ok.reason
+    assert node.interaction.learner.diagonal == 'variance'
+    bad = _set(ros, 'diagonal', 'inverse', string)
+    assert not bad.successful and 'diagonal' in bad.reason
+    assert node.interaction.learner.diagonal == 'variance'
 
 
 def test_label_added_at_runtime_keeps_what_was_learned(ros):
