@@ -75,6 +75,12 @@ VARIANTS: Dict[str, Tuple[str, Dict[str, Any]]] = {
 ``ucwl-variance`` is UCWL with the other reading of seed 000's diagonalisation step (see
 ``confidence_weighted``), so one command shows what that choice is worth."""
 
+
+def variant_base(name: str) -> Tuple[str, Dict[str, Any]]:
+    """Return (base algorithm, preset parameters) for an algorithm or a named variant."""
+    return VARIANTS.get(name, (name, {}))
+
+
 WIDE_GRIDS: Dict[str, Dict[str, List[Any]]] = {
     'ucwl': {'C': [2.0 ** e for e in range(-7, 8)],
              'eta': PAPER_ETA + [0.975, 0.99],
@@ -291,7 +297,7 @@ def core_algorithm(name: str, teacher: Optional[TeacherModel] = None,
     RCNBF is given the teacher's true flip rates (seed 004 runs it with known rates).
     """
     from . import ALGORITHMS, FULL_FEEDBACK_ALGORITHMS
-    base, preset = VARIANTS.get(name, (name, {}))
+    base, preset = variant_base(name)
     if base not in ALGORITHMS:
         choices = sorted(ALGORITHMS) + sorted(VARIANTS)
         raise HyperparameterError(f'unknown algorithm {name!r}; choose from {choices}')

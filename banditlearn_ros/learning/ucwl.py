@@ -122,8 +122,10 @@ class UCWL(BanditLearner):
             alpha = scw2_alpha(m, v, self._phi, self.C)
         if alpha <= 0.0:
             return False
-        beta = cw_beta(alpha, v, self._phi)
-        gamma = cw_gamma(alpha, v, self._phi) if self.diagonal == 'precision' else None
+        if self.covariance == 'diag' and self.diagonal == 'precision':
+            beta, gamma = 0.0, cw_gamma(alpha, v, self._phi)  # this step does not use beta
+        else:
+            beta, gamma = cw_beta(alpha, v, self._phi), None
         if not gaussian_update(mu, sigma, x, z, alpha, beta, gamma):
             return False
         self.n_updates += 1

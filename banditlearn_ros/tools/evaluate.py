@@ -35,7 +35,8 @@ from banditlearn_ros.learning import ALGORITHMS, BANDIT_ALGORITHMS, FULL_FEEDBAC
 from banditlearn_ros.learning.base import HyperparameterError
 from banditlearn_ros.learning.datasets import DatasetError, load_dataset
 from banditlearn_ros.learning.evaluation import (
-    Algorithm, core_algorithm, count_runs, evaluate, Record, TUNING_STREAM, VARIANTS, WIDE_GRIDS)
+    Algorithm, core_algorithm, count_runs, evaluate, Record, TUNING_STREAM, variant_base,
+    VARIANTS, WIDE_GRIDS)
 from banditlearn_ros.learning.feedback import TeacherModel
 from banditlearn_ros.learning.persistence import atomic_write_bytes
 import numpy as np
@@ -198,7 +199,7 @@ def make_algorithm(name: str, teacher: TeacherModel, fixed: Dict[str, Any],
     if name.startswith('vw-'):
         from banditlearn_ros.tools.vowpal import vw_algorithm
         return vw_algorithm(name, fixed, wide)
-    grid = WIDE_GRIDS.get(VARIANTS.get(name, (name, {}))[0]) if wide else None
+    grid = WIDE_GRIDS.get(variant_base(name)[0]) if wide else None
     return core_algorithm(name, teacher, fixed, grid)
 
 
@@ -274,7 +275,7 @@ def run(args) -> Dict[str, Any]:
     for name, params in fixed.items():
         if not name.startswith('vw-'):
             try:
-                base, preset = VARIANTS.get(name, (name, {}))
+                base, preset = variant_base(name)
                 ALGORITHMS[base](2, 1, **{**preset, **params})
             except (HyperparameterError, TypeError) as exc:
                 raise UsageError(f'--params {name}: {exc}') from None
