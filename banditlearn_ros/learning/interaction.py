@@ -13,32 +13,39 @@
 # limitations under the License.
 
 """
-One round after another between a learner and a person, without ROS.
+Interactions between a learner and a person, without ROS: questions, yes/no, the matching rule.
 
-A round is a prediction followed, perhaps, by a yes/no.  A yes/no (std_msgs/Bool) carries no
-id, so it can only be about the last thing the robot said.  The rule, in words:
+One *interaction* per presented gesture (feature vector), up to ``max_questions``
+*questions* in it (``learning.ask_again``: after a "no" the robot asks its next-best label).
+Each question carries ``(interaction id, question number)``; the details message puts both
+on the wire.  A yes/no (std_msgs/Bool) carries no id, so it can only be about the last thing
+the robot said.  The rule, in words:
 
-- feedback refers to the **latest** prediction;
-- it is applied if that prediction is still unanswered and at most ``feedback_timeout``
-  seconds old;
-- otherwise it is dropped and counted: ``no_prediction`` (nothing was predicted yet, or the
-  model was reset since), ``duplicate`` (the latest prediction was already answered) or
-  ``late`` (the latest prediction is older than the timeout).
+- feedback refers to the **latest open question of the latest interaction**;
+- it is applied if that question is still unanswered and was asked at most
+  ``feedback_timeout`` seconds ago;
+- otherwise it is dropped and counted: ``no_prediction`` (nothing was asked yet, or the
+  model was reset since), ``duplicate`` (the latest question was already answered: an answer
+  that ended the interaction, or one whose next question has not been asked) or ``late``
+  (the latest question is older than the timeout).
 
-Dropped feedback is never applied to another (older) prediction.  Unanswered predictions wait
-in a bounded queue until they are answered, expire or are pushed out by newer ones; only the
-newest can still be answered, the queue exists so that what was never answered is counted and
-memory stays bounded.
+Dropped feedback is never applied to another question: not to an older one, not to an
+earlier question of the same interaction, not to the next one.  A new gesture ends an
+interaction still waiting for its answer (``timed_out``).  Unanswered questions wait in a
+bounded queue until they are answered, expire or are pushed out by newer ones; only the
+newest can still be answered, the queue exists so that what was never answered is counted
+and memory stays bounded.
 """
 
 from collections import deque
 from dataclasses import dataclass
 import threading
 import time
-from typing import Callable, Deque, Dict, Optional, Tuple
+from typing import Callable, Deque, Dict, List, Optional, Tuple
 
 import numpy as np
 
+from .ask_again import check_protocol, DEFAULT_REVEAL_STEP, OUTCOMES, Questions
 from .base import BanditLearner, Prediction
 from .feedback import TeacherModel
 
@@ -78,22 +85,57 @@ def check_features(values, n_features: int = 0) -> Tuple[Optional[np.ndarray], s
 
 @dataclass
 class Round:
-    """A prediction that may still get its yes/no."""
+    """A question that may still get its yes/no: ``id`` is its interaction's id."""
 
     id: int  # noqa: A003 (the name the details JSON uses)
     x: np.ndarray
     prediction: Prediction
     stamp: float
     answered: bool = False
+    question: int = 1
+    final: bool = True
+    """A "no" to this question ends the interaction."""
+    questions: Optional[Questions] = None
+
+
+@dataclass
+class Ended:
+    """One finished interaction, for the node to announce (``gesture_interaction``)."""
+
+    id: int  # noqa: A003
+    outcome: str
+    questions: int
+    answers: int
+    first: int
+    revealed: Optional[int]
+    rejected: List[int]
+    labels: List[str]
+
+    def as_dict(self) -> Dict[str, object]:
+        """Return the JSON-able form (label names beside indices)."""
+        name = (lambda i: self.labels[i] if i is not None and i < len(self.labels) else None)
+        return {'id': self.id, 'outcome': self.outcome, 'questions': self.questions,
+                'answers': self.answers, 'first_guess': name(self.first),
+                'label': name(self.revealed), 'index': self.revealed,
+                'rejected': [name(i) for i in self.rejected]}
 
 
 @dataclass
 class FeedbackResult:
-    """What became of one yes/no: ``outcome`` is 'matched' or one of ``DROP_REASONS``."""
+    """
+    What became of one yes/no: ``outcome`` is 'matched' or one of ``DROP_REASONS``.
+
+    A matched answer either asks the next question (``next_round``) or ends the
+    interaction (``ended``); ``updates`` counts the model updates it made.
+    """
 
     outcome: str
     round_id: Optional[int] = None
     updated: bool = False
+    question: Optional[int] = None
+    next_round: Optional[Round] = None
+    ended: Optional[Ended] = None
+    updates: int = 0
 
 
 class _Window:
@@ -105,8 +147,11 @@ class _Window:
         self.count = 0
 
     def add(self, value: bool) -> None:
-        self.values.append(int(bool(value)))
-        self.total += int(bool(value))
+        self.add_value(int(bool(value)))
+
+    def add_value(self, value: int) -> None:
+        self.values.append(int(value))
+        self.total += int(value)
         self.count += 1
 
     def windowed(self) -> float:
@@ -118,7 +163,7 @@ class _Window:
 
 class Interaction:
     """
-    Predictions and feedback for one learner, with the matching rule of this module.
+    Interactions, questions and feedback for one learner, with the matching rule of this module.
 
     Parameters
     ----------
@@ -128,22 +173,30 @@ class Interaction:
     learner : BanditLearner, optional
         A learner to start from (a loaded model).
     feedback_timeout : float
-        Seconds after a prediction within which its yes/no counts.
+        Seconds after a question within which its yes/no counts.
     max_unanswered : int
-        Bound of the queue of unanswered predictions.
+        Bound of the queue of unanswered questions.
     window : int
-        Rounds in the windowed mistake and exploration rates.
+        Interactions in the windowed rates.
     n_features : int
         Feature size to insist on before a learner exists (0 = the first vector's).
     clock : callable
         Seconds, monotonic (tests pass a fake one).
+    max_questions : int
+        Questions per interaction (1 = the paper's protocol; 0 = as many as labels).
+        Changing the attribute acts from the next interaction.
+    reveal_step : str
+        What a revealed label teaches the labels not asked (``ask_again.REVEAL_STEPS``).
+    seed : int
+        Seed of the tie-breaks between equally good next questions.
 
     """
 
     def __init__(self, make_learner: Callable[[int], BanditLearner],
                  learner: Optional[BanditLearner] = None, feedback_timeout: float = 10.0,
                  max_unanswered: int = 100, window: int = 100, n_features: int = 0,
-                 clock: Callable[[], float] = time.monotonic):
+                 clock: Callable[[], float] = time.monotonic, max_questions: int = 1,
+                 reveal_step: str = DEFAULT_REVEAL_STEP, seed: int = 0):
         if feedback_timeout <= 0:
             raise ValueError(f'feedback_timeout must be > 0, got {feedback_timeout}')
         if max_unanswered < 1:
@@ -151,17 +204,24 @@ class Interaction:
         self._make = make_learner
         self.learner = learner
         self.feedback_timeout = float(feedback_timeout)
+        self.max_questions, self.reveal_step = int(max_questions), reveal_step
+        check_protocol(_name(learner), self.max_questions, reveal_step)
         self._n_features = int(n_features)
         self._clock = clock
         self._lock = threading.RLock()
+        self._rng = np.random.default_rng(seed)
         self._pending: Deque[Round] = deque(maxlen=int(max_unanswered))
         self._latest: Optional[Round] = None
         self._next_id = 0
+        self._ended: Deque[Ended] = deque(maxlen=int(max_unanswered))
         self._mistakes = _Window(window)
         self._explored = _Window(window)
+        self._questions = _Window(window)
         self.counts: Dict[str, int] = dict.fromkeys(
             ('predictions', 'feedback_received', 'feedback_matched', 'updates_applied',
-             'unanswered_superseded', 'unanswered_expired', 'unanswered_overflow')
+             'unanswered_superseded', 'unanswered_expired', 'unanswered_overflow',
+             'interactions', 'questions_asked')
+            + tuple('interactions_' + o for o in OUTCOMES)
             + tuple('feedback_dropped_' + r for r in DROP_REASONS)
             + tuple('features_' + r for r in BAD_INPUT_REASONS), 0)
 
@@ -173,12 +233,21 @@ class Interaction:
 
     @property
     def unanswered(self) -> int:
-        """Return how many predictions wait in the unanswered queue."""
+        """Return how many questions wait in the unanswered queue."""
         with self._lock:
             return len(self._pending)
 
+    def set_protocol(self, max_questions: Optional[int] = None,
+                     reveal_step: Optional[str] = None) -> None:
+        """Change the protocol from the next interaction on; a bad value changes nothing."""
+        with self._lock:
+            mq = self.max_questions if max_questions is None else max_questions
+            step = self.reveal_step if reveal_step is None else reveal_step
+            check_protocol(_name(self.learner), mq, step)
+            self.max_questions, self.reveal_step = int(mq), step
+
     def reset(self) -> None:
-        """Start a fresh model; pending predictions are forgotten (their feedback is dropped)."""
+        """Start a fresh model; pending questions are forgotten (their feedback is dropped)."""
         with self._lock:
             d = self.n_features
             self.learner = self._make(d) if d else None
@@ -186,16 +255,25 @@ class Interaction:
             self._latest = None
 
     def replace_learner(self, learner: BanditLearner) -> None:
-        """Use another learner (same labels order); pending predictions are forgotten."""
+        """Use another learner (same labels order); pending questions are forgotten."""
         with self._lock:
+            check_protocol(_name(learner), self.max_questions, self.reveal_step)
             self.learner = learner
             self._pending.clear()
             self._latest = None
 
-    # -- a round -------------------------------------------------------------------------
+    def take_ended(self) -> List[Ended]:
+        """Return the interactions finished since the last call (oldest first)."""
+        with self._lock:
+            self._expire(self._clock())
+            out = list(self._ended)
+            self._ended.clear()
+            return out
+
+    # -- an interaction ------------------------------------------------------------------
     def predict(self, values, now: Optional[float] = None) -> Tuple[Optional[Round], str]:
         """
-        Select a label for one feature vector.
+        Start an interaction for one feature vector: its first question.
 
         Returns
         -------
@@ -210,23 +288,32 @@ class Interaction:
                 return None, reason
             if self.learner is None:
                 self.learner = self._make(x.size)
+                check_protocol(_name(self.learner), self.max_questions, self.reveal_step)
             now = self._clock() if now is None else now
             self._expire(now)
             if self._latest is not None and not self._latest.answered:
                 self.counts['unanswered_superseded'] += 1
-            prediction = self.learner.select(x)
-            item = Round(id=self._next_id, x=x, prediction=prediction, stamp=now)
+                self._end(self._latest, timed_out=True)
+            questions = Questions.start(self.learner, x, self.max_questions, self.reveal_step,
+                                        self._rng)
+            item = self._ask(Round(id=self._next_id, x=x, prediction=questions.current,
+                                   stamp=now, final=questions.final, questions=questions))
             self._next_id += 1
-            if len(self._pending) == self._pending.maxlen:
-                self.counts['unanswered_overflow'] += 1
-            self._pending.append(item)
-            self._latest = item
             self.counts['predictions'] += 1
-            self._explored.add(prediction.explored)
+            self.counts['interactions'] += 1
+            self._explored.add(item.prediction.explored)
             return item, ''
 
+    def _ask(self, item: Round) -> Round:
+        if len(self._pending) == self._pending.maxlen:
+            self.counts['unanswered_overflow'] += 1
+        self._pending.append(item)
+        self._latest = item
+        self.counts['questions_asked'] += 1
+        return item
+
     def feedback(self, correct: bool, now: Optional[float] = None) -> FeedbackResult:
-        """Apply a yes/no to the latest prediction if the rule allows, else drop and count it."""
+        """Apply a yes/no to the latest open question if the rule allows, else drop it."""
         with self._lock:
             now = self._clock() if now is None else now
             self.counts['feedback_received'] += 1
@@ -243,12 +330,36 @@ class Interaction:
                 self._pending.remove(latest)
             except ValueError:
                 pass
-            updated = bool(self.learner.learn(latest.x, latest.prediction.index, bool(correct),
-                                              prediction=latest.prediction))
+            questions = latest.questions
+            nxt = questions.answer(bool(correct))
+            updates = questions.last_updates
             self.counts['feedback_matched'] += 1
-            self.counts['updates_applied'] += int(updated)
-            self._mistakes.add(not correct)
-            return FeedbackResult('matched', latest.id, updated)
+            self.counts['updates_applied'] += updates
+            if latest.question == 1:
+                self._mistakes.add(not correct)
+            result = FeedbackResult('matched', latest.id, updates > 0, latest.question,
+                                    updates=updates)
+            if nxt is not None:
+                result.next_round = self._ask(Round(
+                    id=latest.id, x=latest.x, prediction=nxt, stamp=now,
+                    question=questions.number, final=questions.final, questions=questions))
+            else:
+                result.ended = self._end(latest)
+            return result
+
+    def _end(self, item: Round, timed_out: bool = False) -> Optional[Ended]:
+        questions = item.questions
+        if timed_out:
+            if questions.outcome is not None:
+                return None  # ended already (it expired before it was superseded)
+            questions.expire()
+        ended = Ended(item.id, questions.outcome, questions.number, questions.answers,
+                      questions.first.index, questions.revealed, list(questions.rejected),
+                      list(getattr(self.learner, 'labels', [])))
+        self.counts['interactions_' + ended.outcome] += 1
+        self._questions.add_value(ended.questions)
+        self._ended.append(ended)
+        return ended
 
     def _drop(self, reason: str, round_id: Optional[int] = None) -> FeedbackResult:
         self.counts['feedback_dropped_' + reason] += 1
@@ -256,12 +367,14 @@ class Interaction:
 
     def _expire(self, now: float) -> None:
         while self._pending and now - self._pending[0].stamp > self.feedback_timeout:
-            self._pending.popleft()
+            item = self._pending.popleft()
             self.counts['unanswered_expired'] += 1
+            if item is self._latest:
+                self._end(item, timed_out=True)
 
     # -- statistics ----------------------------------------------------------------------
     def stats(self) -> Dict[str, float]:
-        """Return counters and rates (mistakes as the person reported them)."""
+        """Return counters and rates (first-guess mistakes as the person reported them)."""
         with self._lock:
             out: Dict[str, float] = dict(self.counts)
             out['feedback_dropped'] = sum(self.counts['feedback_dropped_' + r]
@@ -271,11 +384,21 @@ class Interaction:
             out['unanswered'] = len(self._pending)
             out['mistake_rate_window'] = self._mistakes.windowed()
             out['mistake_rate'] = self._mistakes.cumulative()
+            out['first_guess_accuracy_window'] = 1.0 - self._mistakes.windowed()
+            out['first_guess_accuracy'] = 1.0 - self._mistakes.cumulative()
+            out['questions_per_interaction_window'] = self._questions.windowed()
+            out['questions_per_interaction'] = self._questions.cumulative()
             out['exploration_rate_window'] = self._explored.windowed()
             out['exploration_rate'] = self._explored.cumulative()
             out['updates'] = self.learner.n_updates if self.learner is not None else 0
             out['labels'] = self.learner.n_labels if self.learner is not None else 0
+            out['max_questions'] = self.max_questions
             return out
+
+
+def _name(learner: Optional[BanditLearner]) -> str:
+    """Return a learner's algorithm name; before one exists, a learner that may ask again."""
+    return getattr(learner, 'name', 'ucwl') if learner is not None else 'ucwl'
 
 
 @dataclass
@@ -291,21 +414,24 @@ class SimulatedTeacher:
     """
     A person who knows the true label of each observation and answers with noise.
 
-    The label of an observation arrives (``observe``) just before its prediction
-    (``answer``); each label answers at most one prediction.  The random draws per answer
-    are those of ``TeacherModel.answer`` (after one label-noise draw when ``label_noise``
-    > 0), so an offline loop with the same seed gives the same answers.
+    The label of an observation arrives (``observe``) just before its first question
+    (``answer`` with ``question=1``), which takes it; the later questions of the same
+    interaction are answered about that label; a first question without a fresh label, or a
+    later one of an interaction the teacher did not see begin, gets no answer.  The random
+    draws per answer are those of ``TeacherModel.answer`` (after one label-noise draw per
+    interaction when ``label_noise`` > 0: the label in mind stays for all its questions), so
+    an offline loop with the same seed gives the same answers.
 
     Parameters
     ----------
     model : TeacherModel
-        Noise rates and silence probability.
+        Noise rates and silence probability (flip noise applies to every answer).
     seed : int
         Seed of the teacher's random generator.
     labels : sequence of str
         Label names label noise draws from; empty = the names observed so far.
     window : int
-        Rounds in the windowed true mistake rate.
+        Interactions in the windowed true (first-guess) mistake rate.
 
     """
 
@@ -315,10 +441,11 @@ class SimulatedTeacher:
         self.labels = [str(lb) for lb in labels]
         self._seen: Dict[str, None] = {}
         self._current: Optional[str] = None
+        self._interaction: Optional[Tuple[Optional[int], str, str]] = None
         self._mistakes = _Window(window)
         self.counts: Dict[str, int] = dict.fromkeys(
-            ('labels_received', 'predictions_received', 'answers', 'silences', 'flipped',
-             'no_label', 'labels_unused'), 0)
+            ('labels_received', 'predictions_received', 'later_questions', 'answers',
+             'silences', 'flipped', 'no_label', 'labels_unused'), 0)
 
     def observe(self, label: str) -> None:
         """Take the true label of the next observation."""
@@ -328,20 +455,32 @@ class SimulatedTeacher:
         self._seen.setdefault(self._current, None)
         self.counts['labels_received'] += 1
 
-    def answer(self, predicted: str) -> TeacherAnswer:
-        """Answer one prediction (None = say nothing)."""
+    def answer(self, predicted: str, question: int = 1,
+               interaction: Optional[int] = None) -> TeacherAnswer:
+        """Answer one question (None = say nothing) of interaction ``interaction``."""
         self.counts['predictions_received'] += 1
-        truth, self._current = self._current, None
-        if truth is None:
-            self.counts['no_label'] += 1
-            return TeacherAnswer(None, None, None)
-        right = str(predicted) == truth
-        self._mistakes.add(not right)
-        observed = truth
-        if self.model.label_noise > 0:
-            names = self.labels or list(self._seen)
-            if self.rng.random() < self.model.label_noise:
-                observed = names[int(self.rng.integers(len(names)))]
+        if question > 1:
+            self.counts['later_questions'] += 1
+            bound = self._interaction
+            if bound is None or (interaction is not None and bound[0] != interaction):
+                self.counts['no_label'] += 1
+                return TeacherAnswer(None, None, None)
+            _, truth, observed = bound
+            right = str(predicted) == truth
+        else:
+            truth, self._current = self._current, None
+            if truth is None:
+                self._interaction = None
+                self.counts['no_label'] += 1
+                return TeacherAnswer(None, None, None)
+            right = str(predicted) == truth
+            self._mistakes.add(not right)
+            observed = truth
+            if self.model.label_noise > 0:
+                names = self.labels or list(self._seen)
+                if self.rng.random() < self.model.label_noise:
+                    observed = names[int(self.rng.integers(len(names)))]
+            self._interaction = (interaction, truth, observed)
         said = self.model.answer(str(predicted), observed, self.rng)
         if said is None:
             self.counts['silences'] += 1
@@ -351,7 +490,7 @@ class SimulatedTeacher:
         return TeacherAnswer(said, truth, right)
 
     def stats(self) -> Dict[str, float]:
-        """Return counters and the true mistake rates (windowed and since the start)."""
+        """Return counters and the true first-guess mistake rates (windowed and overall)."""
         out: Dict[str, float] = dict(self.counts)
         out['true_mistake_rate_window'] = self._mistakes.windowed()
         out['true_mistake_rate'] = self._mistakes.cumulative()

@@ -1,0 +1,249 @@
+# Copyright 2026 banditlearn_ros contributors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Ask again after a "no": up to ``max_questions`` yes/no questions about one presented gesture.
+
+One *interaction* per presented gesture, one or more *questions* in it:
+
+- question 1 is the learner's own choice (UCWL: the upper confidence bound, seed 000
+  Algorithm 1, line 11);
+- after a "no", the next question is the label with the best bound among the labels not yet
+  rejected in this interaction (ties at random from the protocol's seed);
+- a "yes" ends the interaction and reveals the label; a "no" to every label ends it
+  ``all_rejected`` (the gesture may be one the robot does not know); running out of
+  questions with labels left ends it ``out_of_questions``; no answer ends it ``timed_out``.
+
+The last remaining label is *asked*, never inferred: only its "no" tells a new gesture from
+a known one, and after noisy answers the one label left is often not the shown one.
+
+Every answer is a learning step.  A "no" is the paper's step with ``z = -1`` on the asked
+label; a "yes" the step with ``z = +1`` on it (seed 000 Algorithm 1, lines 12-17).  A
+revealed label also says that every other label is wrong; ``reveal_step`` chooses what the
+model takes from that:
+
+- ``'none'``: nothing beyond the answers;
+- ``'top1'``: the ``z = -1`` step on the best-scoring label not asked in this interaction,
+  which completes seed 000's full-feedback top-1 rule (section 5: promote the true label,
+  demote the best-scoring wrong one);
+- ``'all'``: the ``z = -1`` step on every label not asked.
+
+``max_questions = 1`` is the paper's protocol exactly: one question, one step, no reveal
+step (docs/benchmarks.md measures the choice of ``reveal_step``).
+
+Only learners with one classifier per label, updated on the asked label alone (UCWL,
+Confidit), can ask again: the other bandit learners' steps are weighted by the probability
+with which the output was drawn, which a second question does not have.
+"""
+
+from dataclasses import dataclass, field, replace
+from typing import Callable, List, Optional, Tuple
+
+import numpy as np
+
+from .base import BanditLearner, check_choice, HyperparameterError, Prediction
+
+REVEAL_STEPS = ('none', 'top1', 'all')
+"""What a revealed label teaches the labels that were not asked."""
+
+DEFAULT_REVEAL_STEP = 'top1'
+"""Chosen by measurement (docs/benchmarks.md, bench_ask_again.py)."""
+
+OUTCOMES = ('yes', 'all_rejected', 'out_of_questions', 'timed_out')
+"""How an interaction ended."""
+
+ASK_AGAIN_ALGORITHMS = ('ucwl', 'confidit')
+"""Learners that may ask more than one question per interaction."""
+
+
+def check_protocol(algorithm: str, max_questions: int, reveal_step: str) -> Tuple[int, str]:
+    """
+    Return ``(max_questions, reveal_step)`` checked, or raise HyperparameterError.
+
+    ``max_questions`` 0 means as many questions as there are labels.
+    """
+    if isinstance(max_questions, bool) or not isinstance(max_questions, (int, np.integer)):
+        raise HyperparameterError(f'max_questions must be an integer, got {max_questions!r}')
+    if max_questions < 0:
+        raise HyperparameterError(f'max_questions must be >= 0 (0 = every label), '
+                                  f'got {max_questions}')
+    check_choice('reveal_step', reveal_step, REVEAL_STEPS)
+    if max_questions != 1 and algorithm not in ASK_AGAIN_ALGORITHMS:
+        raise HyperparameterError(
+            f'{algorithm} cannot ask again (max_questions={max_questions}); it needs one of '
+            f'{list(ASK_AGAIN_ALGORITHMS)}, or max_questions=1')
+    return int(max_questions), reveal_step
+
+
+@dataclass
+class Questions:
+    """
+    The questions of one interaction and what they taught the model.
+
+    Create it with ``start``; give each answer to ``answer`` until ``outcome`` is set.
+
+    Attributes
+    ----------
+    x : numpy.ndarray
+        The presented gesture's features.
+    asked : list of Prediction
+        The questions so far; ``asked[0]`` is the learner's own choice.  Later ones copy its
+        ``scores`` and ``bounds`` (those of the labels not yet rejected are unchanged, since
+        a "no" steps the rejected label's classifier only) with ``index`` and ``label`` set.
+    limit : int
+        Most questions in this interaction.
+    outcome : str or None
+        One of ``OUTCOMES`` once the interaction is over.
+    revealed : int or None
+        The label a "yes" revealed.
+    updates : int
+        Model updates made by all answers so far; ``last_updates`` those of the last one.
+
+    """
+
+    learner: BanditLearner
+    x: np.ndarray
+    asked: List[Prediction]
+    limit: int
+    reveal_step: str
+    rng: np.random.Generator
+    rejected: List[int] = field(default_factory=list)
+    outcome: Optional[str] = None
+    revealed: Optional[int] = None
+    updates: int = 0
+    last_updates: int = 0
+    answers: int = 0
+
+    @classmethod
+    def start(cls, learner: BanditLearner, x: np.ndarray, max_questions: int = 1,
+              reveal_step: str = DEFAULT_REVEAL_STEP,
+              rng: Optional[np.random.Generator] = None) -> 'Questions':
+        """Ask question 1: the learner's own choice for ``x``."""
+        first = learner.select(x)
+        n = len(first.bounds)
+        limit = n if max_questions == 0 else min(int(max_questions), n)
+        if limit == 1:
+            reveal_step = 'none'  # the paper's protocol, exactly
+        return cls(learner, x, [first], limit, reveal_step,
+                   rng if rng is not None else np.random.default_rng(0))
+
+    @property
+    def current(self) -> Prediction:
+        """Return the open (latest) question."""
+        return self.asked[-1]
+
+    @property
+    def number(self) -> int:
+        """Return the number of the open question (1-based)."""
+        return len(self.asked)
+
+    @property
+    def final(self) -> bool:
+        """Return whether a "no" to the open question ends the interaction."""
+        return len(self.asked) >= self.limit
+
+    @property
+    def first(self) -> Prediction:
+        """Return question 1 (the first guess, what the papers measure)."""
+        return self.asked[0]
+
+    def answer(self, said: bool) -> Optional[Prediction]:
+        """
+        Learn from the answer to the open question; return the next question, or None.
+
+        None means the interaction is over (``outcome`` says how).
+        """
+        if self.outcome is not None:
+            raise ValueError(f'the interaction is over ({self.outcome})')
+        question = self.current
+        said = bool(said)
+        self.answers += 1
+        changed = int(bool(self.learner.learn(self.x, question.index, said,
+                                              prediction=question)))
+        if said:
+            self.revealed = question.index
+            self.outcome = 'yes'
+            changed += self._reveal()
+        else:
+            self.rejected.append(question.index)
+        self.last_updates = changed
+        self.updates += changed
+        if said:
+            return None
+        if len(self.rejected) == len(question.bounds):
+            self.outcome = 'all_rejected'
+            return None
+        if self.final:
+            self.outcome = 'out_of_questions'
+            return None
+        nxt = self._next()
+        self.asked.append(nxt)
+        return nxt
+
+    def expire(self) -> None:
+        """End the interaction for want of an answer (no learning)."""
+        if self.outcome is None:
+            self.outcome = 'timed_out'
+            self.last_updates = 0
+
+    def _unasked(self) -> np.ndarray:
+        mask = np.ones(len(self.first.bounds), dtype=bool)
+        mask[[q.index for q in self.asked]] = False
+        return mask
+
+    def _best(self, values: np.ndarray, mask: np.ndarray) -> int:
+        """Argmax of ``values`` over ``mask`` with ties at random from the protocol's rng."""
+        masked = np.where(mask, values, -np.inf)
+        best = np.flatnonzero(masked == masked.max())
+        return int(best[0] if best.size == 1 else best[self.rng.integers(best.size)])
+
+    def _next(self) -> Prediction:
+        first = self.first
+        mask = self._unasked()
+        chosen = self._best(np.asarray(first.bounds, dtype=np.float64), mask)
+        scores = np.asarray(first.scores, dtype=np.float64)
+        greedy = int(np.flatnonzero(mask)[np.argmax(scores[mask])])
+        return replace(first, index=chosen, label=self.learner.labels[chosen],
+                       explored=bool(scores[chosen] < scores[mask].max()), greedy=greedy,
+                       probability=1.0)
+
+    def _reveal(self) -> int:
+        """Apply ``reveal_step`` for the revealed label; return the updates made."""
+        mask = self._unasked()
+        if self.reveal_step == 'none' or not mask.any():
+            return 0
+        if self.reveal_step == 'top1':
+            targets = [self._best(self.learner.scores(self.x), mask)]
+        else:
+            targets = np.flatnonzero(mask).tolist()
+        return sum(int(bool(self.learner.learn(self.x, j, False))) for j in targets)
+
+
+def run_interaction(learner: BanditLearner, x: np.ndarray,
+                    ask: Callable[[int, int], Optional[bool]], max_questions: int = 1,
+                    reveal_step: str = DEFAULT_REVEAL_STEP,
+                    rng: Optional[np.random.Generator] = None) -> Questions:
+    """
+    Run one whole interaction offline; ``ask(label index, question number)`` answers.
+
+    ``ask`` returning None is silence: the interaction ends ``timed_out``.
+    """
+    q = Questions.start(learner, x, max_questions, reveal_step, rng)
+    while q.outcome is None:
+        said = ask(q.current.index, q.number)
+        if said is None:
+            q.expire()
+        else:
+            q.answer(said)
+    return q

@@ -1,0 +1,288 @@
+# Copyright 2026 banditlearn_ros contributors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""Ask again after a "no": the question sequence, its learning steps and its ids, no ROS."""
+
+from banditlearn_ros.learning import HyperparameterError, make_learner, TeacherModel
+from banditlearn_ros.learning.ask_again import (
+    check_protocol, Questions, REVEAL_STEPS, run_interaction)
+from banditlearn_ros.learning.datasets import load_dataset
+from banditlearn_ros.learning.interaction import Interaction, SimulatedTeacher
+from hypothesis import given, settings
+from hypothesis import strategies as st
+import numpy as np
+import pytest
+
+LABELS = ['fist', 'palm', 'point', 'thumbs_up', 'victory']
+
+
+class Clock:
+    """A clock the test moves by hand."""
+
+    def __init__(self):
+        self.now = 100.0
+
+    def __call__(self):
+        return self.now
+
+
+def trained(seed=0, n=40, d=6):
+    """Return a UCWL model with some history, so bounds differ between labels."""
+    learner = make_learner('ucwl', list(LABELS), d, seed=seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(n):
+        x = rng.random(d)
+        p = learner.select(x)
+        learner.learn(x, p.index, bool(rng.integers(2)), prediction=p)
+    return learner, rng
+
+
+def rows_changed(before, after):
+    return set(np.flatnonzero(np.any(before['mu'] != after['mu'], axis=1)).tolist())
+
+
+def arrays(learner):
+    return {k: v.copy() for k, v in learner.state_dict()['arrays'].items()}
+
+
+def test_one_question_is_the_papers_protocol_exactly():
+    X, y, names = load_dataset('digits')
+    teacher = TeacherModel(rho0=0.1, rho1=0.1)
+    for reveal_step in REVEAL_STEPS:
+        paper = make_learner('ucwl', names, X.shape[1], seed=4)
+        asking = make_learner('ucwl', names, X.shape[1], seed=4)
+        rng_a, rng_b = np.random.default_rng(1), np.random.default_rng(1)
+        said_paper, said_asking = [], []
+        for i in range(400):
+            x = X[i]
+            p = paper.select(x)
+            answer = teacher.answer(p.index, int(y[i]), rng_a)
+            paper.learn(x, p.index, answer, prediction=p)
+            said_paper.append(p.index)
+            q = run_interaction(
+                asking, x, lambda index, number: teacher.answer(index, int(y[i]), rng_b),
+                max_questions=1, reveal_step=reveal_step)
+            said_asking.append(q.first.index)
+            assert q.number == 1 and q.outcome in ('yes', 'out_of_questions')
+        assert said_asking == said_paper
+        assert paper.n_updates == asking.n_updates
+        for key, value in arrays(paper).items():
+            assert np.array_equal(value, arrays(asking)[key])
+
+
+def test_next_question_is_the_best_bound_among_labels_not_rejected():
+    learner, rng = trained()
+    for _ in range(20):
+        x = rng.random(6)
+        q = Questions.start(learner, x, max_questions=0, reveal_step='none',
+                            rng=np.random.default_rng(0))
+        while q.outcome is None:
+            asked = [p.index for p in q.asked]
+            # A fresh look at the model after the "no" steps: the labels not yet rejected
+            # keep their bounds, and the next question is the best of them.
+            fresh = learner.select(x)
+            remaining = [j for j in range(len(LABELS)) if j not in asked]
+            if q.number > 1:
+                assert np.allclose(fresh.bounds[remaining], q.first.bounds[remaining])
+            nxt = q.answer(False)
+            if nxt is None:
+                break
+            best = max(remaining, key=lambda j: q.first.bounds[j])
+            assert nxt.index == best and nxt.label == LABELS[best]
+        assert q.outcome == 'all_rejected'
+        assert sorted(p.index for p in q.asked) == list(range(len(LABELS)))
+        assert q.number == len(LABELS) and q.answers == len(LABELS)
+
+
+def test_a_no_steps_the_asked_label_only_and_a_yes_reveals():
+    learner, rng = trained(seed=1)
+    x = rng.random(6)
+    before = arrays(learner)
+    q = Questions.start(learner, x, max_questions=3, reveal_step='none')
+    first = q.current.index
+    second = q.answer(False)
+    assert rows_changed(before, arrays(learner)) <= {first}
+    assert second is not None and second.index != first and q.number == 2
+    mid = arrays(learner)
+    assert q.answer(True) is None
+    assert q.outcome == 'yes' and q.revealed == second.index
+    assert rows_changed(mid, arrays(learner)) <= {second.index}
+    with pytest.raises(ValueError, match='over'):
+        q.answer(True)
+
+
+@pytest.mark.parametrize('reveal_step', ['top1', 'all'])
+def test_reveal_step_demotes_labels_not_asked(reveal_step):
+    learner, rng = trained(seed=2)
+    twin, _ = trained(seed=2)
+    x = rng.random(6)
+    q = Questions.start(learner, x, max_questions=3, reveal_step=reveal_step,
+                        rng=np.random.default_rng(5))
+    twin_q = Questions.start(twin, x, max_questions=3, reveal_step='none',
+                             rng=np.random.default_rng(5))
+    q.answer(False)
+    twin_q.answer(False)
+    scores = learner.scores(x)
+    asked = {p.index for p in q.asked}
+    before = arrays(learner)
+    q.answer(True)
+    twin_q.answer(True)
+    changed = rows_changed(before, arrays(learner)) - asked
+    unasked = [j for j in range(len(LABELS)) if j not in asked]
+    if reveal_step == 'top1':
+        assert changed == {max(unasked, key=lambda j: scores[j])}
+    else:
+        assert changed == set(unasked)
+    for j in changed:  # a demotion: the label scores lower for x than without the step
+        assert learner.scores(x)[j] < twin.scores(x)[j]
+    assert q.updates > twin_q.updates
+
+
+def test_out_of_questions_and_timeout():
+    learner, rng = trained(seed=3)
+    q = run_interaction(learner, rng.random(6), lambda index, number: False, max_questions=2)
+    assert q.outcome == 'out_of_questions' and q.number == 2 and len(q.rejected) == 2
+    silent = run_interaction(learner, rng.random(6), lambda index, number: None,
+                             max_questions=3)
+    assert silent.outcome == 'timed_out' and silent.answers == 0
+
+
+def test_protocol_settings_are_checked():
+    assert check_protocol('ucwl', 3, 'top1') == (3, 'top1')
+    assert check_protocol('banditron', 1, 'none') == (1, 'none')
+    with pytest.raises(HyperparameterError, match='cannot ask again'):
+        check_protocol('banditron', 3, 'top1')
+    with pytest.raises(HyperparameterError, match='max_questions'):
+        check_protocol('ucwl', -1, 'top1')
+    with pytest.raises(HyperparameterError, match='reveal_step'):
+        check_protocol('ucwl', 2, 'most')
+    inter = Interaction(lambda d: make_learner('banditron', list(LABELS), d), clock=Clock())
+    inter.predict([1.0, 2.0])
+    with pytest.raises(HyperparameterError):
+        inter.set_protocol(max_questions=2)
+    assert inter.max_questions == 1
+
+
+def make(clock, **kwargs):
+    kwargs.setdefault('feedback_timeout', 5.0)
+    kwargs.setdefault('max_questions', 3)
+    return Interaction(lambda d: make_learner('ucwl', list(LABELS), d, seed=3),
+                       clock=clock, **kwargs)
+
+
+def test_ids_on_the_wire_and_answers_go_to_the_latest_open_question():
+    clock = Clock()
+    inter = make(clock)
+    first, _ = inter.predict([1.0, 0.5, 0.0])
+    assert (first.id, first.question, first.final) == (0, 1, False)
+    result = inter.feedback(False)
+    second = result.next_round
+    assert result.outcome == 'matched' and result.question == 1 and result.ended is None
+    assert (second.id, second.question) == (0, 2)
+    assert second.prediction.index != first.prediction.index
+    clock.now += 6.0  # too late for question 2
+    late = inter.feedback(True)
+    assert late.outcome == 'late' and late.round_id == 0 and late.question is None
+    ended = inter.take_ended()
+    assert [(e.id, e.outcome, e.questions, e.answers) for e in ended] == [(0, 'timed_out', 2, 1)]
+    # A new gesture: answers now belong to its questions only.
+    third, _ = inter.predict([0.0, 1.0, 0.5])
+    assert (third.id, third.question) == (1, 1)
+    r = inter.feedback(False)
+    assert r.next_round.id == 1 and r.next_round.question == 2
+    before = arrays(inter.learner)
+    # The next gesture arrives before question 2 is answered: interaction 1 ends unanswered,
+    # and the answer goes to interaction 2's first question, not to interaction 1.
+    fourth, _ = inter.predict([0.5, 0.5, 0.5])
+    assert fourth.id == 2
+    r = inter.feedback(True)
+    assert r.round_id == 2 and r.question == 1 and r.ended.outcome == 'yes'
+    # The yes steps the asked label, the reveal step (top1) one label not asked.
+    others = rows_changed(before, arrays(inter.learner)) - {fourth.prediction.index}
+    assert len(others) <= 1
+    dup = inter.feedback(True)
+    assert dup.outcome == 'duplicate' and dup.round_id == 2
+    outcomes = [e.outcome for e in inter.take_ended()]
+    assert outcomes == ['timed_out', 'yes']
+    stats = inter.stats()
+    assert stats['interactions'] == 3 and stats['questions_asked'] == 5
+    assert stats['interactions_timed_out'] == 2 and stats['interactions_yes'] == 1
+    assert stats['questions_per_interaction'] == pytest.approx(5 / 3)
+    # First-guess mistakes as the person reported them: 'no', 'no', 'yes'.
+    assert stats['mistake_rate'] == pytest.approx(2 / 3)
+    assert stats['first_guess_accuracy'] == pytest.approx(1 / 3)
+
+
+def test_all_rejected_is_announced_once():
+    clock = Clock()
+    inter = make(clock, max_questions=0)
+    inter.predict([1.0, 2.0, 3.0])
+    results = [inter.feedback(False) for _ in range(len(LABELS))]
+    assert all(r.outcome == 'matched' for r in results)
+    assert [r.question for r in results] == list(range(1, len(LABELS) + 1))
+    ended = results[-1].ended
+    assert ended.outcome == 'all_rejected' and sorted(ended.rejected) == list(range(5))
+    info = ended.as_dict()
+    assert info['label'] is None and sorted(info['rejected']) == sorted(LABELS)
+    assert inter.feedback(False).outcome == 'duplicate'
+    assert [e.outcome for e in inter.take_ended()] == ['all_rejected']
+    assert inter.take_ended() == []
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(['predict', 'yes', 'no', 'wait']),
+                          st.floats(0.0, 3.0)), max_size=60))
+def test_an_answer_only_ever_updates_the_question_it_was_about(events):
+    clock = Clock()
+    inter = make(clock, max_unanswered=4, feedback_timeout=2.0)
+    seen = set()
+    for kind, dt in events:
+        if kind == 'wait':
+            clock.now += dt
+        elif kind == 'predict':
+            inter.predict([1.0, dt, 0.5])
+        else:
+            latest = inter._latest
+            result = inter.feedback(kind == 'yes')
+            if result.outcome == 'matched':
+                key = (latest.id, latest.question)
+                assert (result.round_id, result.question) == key
+                assert clock.now - latest.stamp <= 2.0 and key not in seen
+                seen.add(key)
+                nxt = result.next_round
+                if nxt is not None:
+                    assert nxt.id == latest.id and nxt.question == latest.question + 1
+                    assert kind == 'no'
+        assert inter.unanswered <= 4
+    c = inter.stats()
+    assert c['feedback_matched'] + c['feedback_dropped'] == c['feedback_received']
+    assert c['feedback_matched'] == len(seen) <= c['questions_asked']
+    ended = inter.take_ended()
+    assert len({e.id for e in ended}) == len(ended)
+
+
+def test_simulated_teacher_answers_every_question_of_an_interaction():
+    teacher = SimulatedTeacher(TeacherModel(), seed=0)
+    teacher.observe('palm')
+    assert teacher.answer('fist', 1, interaction=7).answer is False
+    assert teacher.answer('point', 2, interaction=7).answer is False
+    assert teacher.answer('palm', 3, interaction=7).answer is True
+    # A later question of an interaction whose start it did not see: no answer.
+    assert teacher.answer('palm', 2, interaction=8).answer is None
+    # A first question without a fresh label: no answer, and no later ones either.
+    assert teacher.answer('palm', 1, interaction=9).answer is None
+    assert teacher.answer('palm', 2, interaction=9).answer is None
+    stats = teacher.stats()
+    assert stats['rounds'] == 1 and stats['true_mistake_rate'] == 1.0
+    assert stats['no_label'] == 3 and stats['later_questions'] == 4
