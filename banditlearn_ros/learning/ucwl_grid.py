@@ -121,8 +121,8 @@ class UCWLGrid:
     def _ties(self, values_t: np.ndarray):
         """Return (is_max, tied rows) for values laid out labels x settings."""
         is_max = values_t == values_t.max(axis=0)
-        count = np.add.reduce(is_max.view(np.uint8), axis=0, dtype=np.uint8)
-        return is_max, np.flatnonzero(count > 1)
+        # count_nonzero counts in intp: a uint8 sum wraps at 256 labels (issue 14).
+        return is_max, np.flatnonzero(np.count_nonzero(is_max, axis=0) > 1)
 
     def select(self, x: np.ndarray) -> np.ndarray:
         """Return each setting's output label for x (UCWL.select, Algorithm 1 line 11)."""
@@ -236,6 +236,31 @@ class UCWLGrid:
         return changed
 
 
+CACHE_BUDGET = 8 * 2 ** 20
+"""Bytes of learned state (mu and sigma) a block aims to keep within, so it stays in cache."""
+
+MEMORY_BUDGET = 512 * 2 ** 20
+"""Bytes of learned state a block may never exceed (one block per worker process)."""
+
+MIN_BLOCK, MAX_BLOCK = 32, 512
+"""Fewer settings leave the per-round Python cost unshared; more gain nothing measurable."""
+
+
+def choose_block(n_labels: int, n_features: int, cache_budget: int = CACHE_BUDGET,
+                 memory_budget: int = MEMORY_BUDGET) -> int:
+    """
+    Return how many settings to step together, from the size of their state.
+
+    A setting's state is ``mu`` and ``sigma``, ``2 K d`` float64.  The block is as large as
+    fits ``cache_budget`` (a larger one streams its state from memory twice per round),
+    within ``MIN_BLOCK..MAX_BLOCK``, and never holds more than ``memory_budget``.  Measured
+    in docs/benchmarks.md (d 64..4096, K 5..1000).
+    """
+    per_setting = 2 * int(n_labels) * int(n_features) * 8
+    block = min(MAX_BLOCK, max(MIN_BLOCK, int(cache_budget) // per_setting))
+    return int(max(1, min(block, int(memory_budget) // per_setting)))
+
+
 def _run_task(args) -> Dict[str, np.ndarray]:
     """Run one block of settings over one stream (a unit of work for a worker process)."""
     X, stream, rates, n_labels, eta, C, k, variant, diagonal = args
@@ -267,15 +292,17 @@ def _run_task(args) -> Dict[str, np.ndarray]:
 
 def run_grid(X: np.ndarray, streams: Sequence, teacher, n_labels: int,
              eta: Sequence[float], C: Sequence[float], k: Sequence[float],
-             variant: str = 'scw1', diagonal: str = 'precision', block: int = 512,
-             jobs: int = 1, progress=None) -> Dict[str, np.ndarray]:
+             variant: str = 'scw1', diagonal: str = 'precision',
+             block: Optional[int] = None, jobs: int = 1,
+             progress=None) -> Dict[str, np.ndarray]:
     """
     Run S settings of diagonal UCWL over P streams of the evaluation protocol.
 
     Each (setting, stream) pair behaves exactly like ``evaluation.run_learner('ucwl', ...)``
     with the stream's seed.  Work is split into blocks of ``block`` settings per stream
-    (state of a block: block x K x d x 16 bytes, kept small so it stays in cache) and the
-    blocks can run in ``jobs`` worker processes.
+    (state of a block: block x K x d x 16 bytes; by default sized from the memory
+    budgets of ``choose_block``) and the blocks can run in ``jobs`` worker
+    processes.
 
     Parameters
     ----------
@@ -293,8 +320,8 @@ def run_grid(X: np.ndarray, streams: Sequence, teacher, n_labels: int,
         SCW step size.
     diagonal : {'precision', 'variance'}
         Diagonalisation step.
-    block : int
-        Settings stepped together.
+    block : int, optional
+        Settings stepped together (default: ``choose_block(n_labels, d)``).
     jobs : int
         Worker processes (1 runs in this process).
     progress : callable, optional
@@ -312,10 +339,11 @@ def run_grid(X: np.ndarray, streams: Sequence, teacher, n_labels: int,
     k = np.asarray(k, dtype=np.float64)
     S, P = len(eta), len(streams)
     rates = (float(teacher.rho0), float(teacher.rho1), float(teacher.no_answer))
+    block = choose_block(n_labels, X.shape[1]) if block is None else max(int(block), 1)
     tasks, where = [], []
     for p, stream in enumerate(streams):
-        for lo in range(0, S, max(int(block), 1)):
-            hi = min(S, lo + max(int(block), 1))
+        for lo in range(0, S, block):
+            hi = min(S, lo + block)
             tasks.append((X, stream, rates, n_labels, eta[lo:hi], C[lo:hi], k[lo:hi], variant,
                           diagonal))
             where.append((p, lo, hi))
