@@ -15,37 +15,71 @@
 """
 Launch the full system: camera_node -> learner_node <- feedback_node.
 
-Arguments: ``image_topic`` (the camera's sensor_msgs/Image topic, default image_raw) and
-``params_file`` (default: the package's config/params.yaml).
+Arguments: ``namespace``, ``use_sim_time``, ``log_level``, ``params_file`` (default: the
+package's config/params.yaml), ``model_path`` (default: the file's) and ``image_topic`` (the
+camera's sensor_msgs/Image topic; camera_node and feedback_node read ``image_raw`` remapped
+to it).  Every other topic is relative: ``namespace`` or a ``PushROSNamespace`` / ``SetRemap``
+around this file moves it.
 """
 
 import os
 
 from ament_index_python.packages import get_package_share_directory
 from launch import LaunchDescription
-from launch.actions import DeclareLaunchArgument
+from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
 PACKAGE = 'banditlearn_ros'
+TRUE = ('true', '1', 'yes', 'on')
 
 
 def generate_launch_description():
-    """Return the camera, learner and feedback nodes, all reading one parameter file."""
+    """Return the arguments, then the camera, learner and feedback nodes."""
     share = get_package_share_directory(PACKAGE)
-    image_topic = LaunchConfiguration('image_topic')
-    params_file = LaunchConfiguration('params_file')
     return LaunchDescription([
         DeclareLaunchArgument(
-            'image_topic', default_value='image_raw',
-            description='sensor_msgs/Image topic of the camera (camera_node and feedback_node)'),
+            'namespace', default_value='',
+            description='namespace of the three nodes and their topics (e.g. robot1)'),
+        DeclareLaunchArgument(
+            'use_sim_time', default_value='false', choices=['true', 'false'],
+            description='use the /clock topic (a bag played with --clock)'),
+        DeclareLaunchArgument(
+            'log_level', default_value='info',
+            choices=['debug', 'info', 'warn', 'error', 'fatal'],
+            description='log level of the nodes'),
         DeclareLaunchArgument(
             'params_file', default_value=os.path.join(share, 'config', 'params.yaml'),
-            description='parameter file with camera_node, learner_node, feedback_node sections'),
-        Node(package=PACKAGE, executable='camera_node', name='camera_node', output='screen',
-             parameters=[params_file], remappings=[('image_raw', image_topic)]),
-        Node(package=PACKAGE, executable='learner_node', name='learner_node', output='screen',
-             parameters=[params_file]),
-        Node(package=PACKAGE, executable='feedback_node', name='feedback_node', output='screen',
-             parameters=[params_file], remappings=[('image_raw', image_topic)]),
+            description='parameter file (sections /**/camera_node, /**/learner_node, '
+                        '/**/feedback_node apply in any namespace)'),
+        DeclareLaunchArgument(
+            'model_path', default_value='',
+            description="learner model file to load and save; '' = the params_file's"),
+        DeclareLaunchArgument(
+            'image_topic', default_value='image_raw',
+            description='sensor_msgs/Image topic of the camera (camera_node and feedback_node); '
+                        'relative names are in the namespace'),
+        OpaqueFunction(function=nodes),
     ])
+
+
+def nodes(context):
+    """Return the three nodes with the arguments' values."""
+    def arg(name):
+        return LaunchConfiguration(name).perform(context)
+    files = [arg('params_file')]
+    common = {'use_sim_time': arg('use_sim_time').lower() in TRUE}
+    learner = dict(common)
+    if arg('model_path'):
+        learner['model_path'] = arg('model_path')
+    image = [('image_raw', arg('image_topic'))]
+    options = {'package': PACKAGE, 'namespace': arg('namespace') or None, 'output': 'screen',
+               'ros_arguments': ['--log-level', arg('log_level')]}
+    return [
+        Node(executable='camera_node', name='camera_node', parameters=files + [common],
+             remappings=image, **options),
+        Node(executable='learner_node', name='learner_node', parameters=files + [learner],
+             **options),
+        Node(executable='feedback_node', name='feedback_node', parameters=files + [common],
+             remappings=image, **options),
+    ]

@@ -15,47 +15,84 @@
 """
 Launch a simulated teaching session: dataset_node -> learner_node <-> teacher_node.
 
-The same system as ``banditlearn_bringup --system teach_sim``.  Arguments: ``params_file``
-(default config/params.yaml), ``sim_params_file`` (overlay, default
-config/teach_sim.params.yaml: the digits labels), ``dataset`` and the teacher's ``noise``.
+The same system as ``banditlearn_bringup --system teach_sim``.  Arguments: ``namespace``,
+``use_sim_time``, ``log_level``, ``params_file`` (default config/params.yaml),
+``sim_params_file`` (overlay, default config/teach_sim.params.yaml), ``model_path`` (default:
+memory only), ``dataset`` and the teacher's ``noise``.  The learner and the teacher are given
+the label names of the data set played, so ``dataset:=iris`` learns iris's three names.
+Topics are relative: ``PushROSNamespace`` / ``SetRemap`` around this file move them.
 """
 
 import os
 
 from ament_index_python.packages import get_package_share_directory
 from launch import LaunchDescription
-from launch.actions import DeclareLaunchArgument
+from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
-from launch_ros.parameter_descriptions import ParameterValue
 
 PACKAGE = 'banditlearn_ros'
+TRUE = ('true', '1', 'yes', 'on')
 
 
 def generate_launch_description():
-    """Return the dataset player, the learner and the simulated teacher."""
+    """Return the arguments, then the dataset player, the learner and the simulated teacher."""
     config = os.path.join(get_package_share_directory(PACKAGE), 'config')
-    params_file = LaunchConfiguration('params_file')
-    sim_params_file = LaunchConfiguration('sim_params_file')
-    noise = ParameterValue(LaunchConfiguration('noise'), value_type=float)
     return LaunchDescription([
         DeclareLaunchArgument(
+            'namespace', default_value='',
+            description='namespace of the three nodes and their topics (e.g. robot1)'),
+        DeclareLaunchArgument(
+            'use_sim_time', default_value='false', choices=['true', 'false'],
+            description='use the /clock topic (a bag played with --clock)'),
+        DeclareLaunchArgument(
+            'log_level', default_value='info',
+            choices=['debug', 'info', 'warn', 'error', 'fatal'],
+            description='log level of the nodes'),
+        DeclareLaunchArgument(
             'params_file', default_value=os.path.join(config, 'params.yaml'),
-            description='parameter file with learner_node, teacher_node, dataset_node sections'),
+            description='parameter file (sections /**/learner_node, /**/teacher_node, '
+                        '/**/dataset_node apply in any namespace)'),
         DeclareLaunchArgument(
             'sim_params_file', default_value=os.path.join(config, 'teach_sim.params.yaml'),
-            description='overlay loaded after params_file (the data set labels)'),
+            description='overlay loaded after params_file (the demo keeps its model in memory)'),
+        DeclareLaunchArgument(
+            'model_path', default_value='',
+            description="learner model file to load and save; '' = the files' (memory only)"),
         DeclareLaunchArgument(
             'dataset', default_value='digits',
-            description='digits, iris, wine or a .csv/.npz path (match the labels overlay)'),
+            description='digits, iris, wine or a .csv/.npz path; the learner and the teacher '
+                        'get its label names'),
         DeclareLaunchArgument(
             'noise', default_value='0.0',
             description='teacher flip noise: rho0 = rho1 (probability of a flipped yes/no)'),
-        Node(package=PACKAGE, executable='learner_node', name='learner_node', output='screen',
-             parameters=[params_file, sim_params_file]),
-        Node(package=PACKAGE, executable='teacher_node', name='teacher_node', output='screen',
-             parameters=[params_file, sim_params_file, {'rho0': noise, 'rho1': noise}]),
-        Node(package=PACKAGE, executable='dataset_node', name='dataset_node', output='screen',
-             parameters=[params_file, sim_params_file,
-                         {'dataset': LaunchConfiguration('dataset')}]),
+        OpaqueFunction(function=nodes),
     ])
+
+
+def nodes(context):
+    """Return the three nodes, with the label names read from the data set to be played."""
+    from banditlearn_ros.learning.datasets import load_dataset
+
+    def arg(name):
+        return LaunchConfiguration(name).perform(context)
+    dataset = arg('dataset')
+    _, _, names = load_dataset(dataset)  # a DatasetError says what is wrong with it
+    labels = [str(name) for name in names]
+    noise = float(arg('noise'))
+    files = [arg('params_file'), arg('sim_params_file')]
+    common = {'use_sim_time': arg('use_sim_time').lower() in TRUE}
+    learner = {**common, 'labels': labels}
+    if arg('model_path'):
+        learner['model_path'] = arg('model_path')
+    options = {'package': PACKAGE, 'namespace': arg('namespace') or None, 'output': 'screen',
+               'ros_arguments': ['--log-level', arg('log_level')]}
+    return [
+        Node(executable='learner_node', name='learner_node',
+             parameters=files + [learner], **options),
+        Node(executable='teacher_node', name='teacher_node',
+             parameters=files + [{**common, 'labels': list(labels), 'rho0': noise,
+                                  'rho1': noise}], **options),
+        Node(executable='dataset_node', name='dataset_node',
+             parameters=files + [{**common, 'dataset': dataset}], **options),
+    ]

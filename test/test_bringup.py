@@ -65,7 +65,7 @@ def test_options_choose_dataset_noise_and_algorithm():
     (['--noise', '1.5'], 'not a probability'),
     (['--system', 'nope'], "no system 'nope'"),
     (['--dataset', '/no/such.csv'], 'no such file'),
-    (['--set', 'learner_node.k=-1', '--rounds', '5'], 'k=-1.0 is outside'),
+    (['--set', 'learner_node.k=-1', '--rounds', '5'], 'k out of range'),
     (['--set', 'nobody.k=1'], "no node 'nobody'"),
     (['--params', '/no/params.yaml'], 'does not exist'),
 ])

@@ -142,7 +142,7 @@ def test_parameter_changes_are_validated(harness):
     assert not result.successful
     result = node.set_parameters([Parameter('min_swing', value=8.0)])[0]
     assert result.successful and node.detector.min_swing == 8.0
-    result = node.set_parameters([Parameter('image_topic', value='other')])[0]
+    result = node.set_parameters([Parameter('max_faces', value=2)])[0]
     assert not result.successful  # read-only: needs a restart
     assert node.describe_parameter('min_swing').floating_point_range[0].from_value == 1.0
 
@@ -248,7 +248,7 @@ def test_parameter_file_section_matches_the_node(context):
     import yaml
     from pathlib import Path
     path = Path(__file__).resolve().parent.parent / 'config' / 'params.yaml'
-    section = yaml.safe_load(path.read_text())['feedback_node']['ros__parameters']
+    section = yaml.safe_load(path.read_text())['/**/feedback_node']['ros__parameters']
     overrides = [Parameter(k, value=v) for k, v in section.items()]
     node = FeedbackNode(context=context, parameter_overrides=overrides)
     try:

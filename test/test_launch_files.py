@@ -22,6 +22,7 @@ import shutil
 import sys
 import types
 
+from banditlearn_ros.learning.datasets import DatasetError, load_dataset
 from banditlearn_ros.nodes import bringup
 import pytest
 import rclpy
@@ -35,10 +36,20 @@ LAUNCH_FILES = ['banditlearn.launch.py', 'teach_sim.launch.py']
 
 
 class LaunchConfiguration:
-    """Stand-in for launch.substitutions.LaunchConfiguration."""
+    """Stand-in for launch.substitutions.LaunchConfiguration; the context is a dict."""
 
     def __init__(self, name, default=None):
         self.name = name
+
+    def perform(self, context):
+        return context[self.name]
+
+
+class OpaqueFunction:
+    """Stand-in for launch.actions.OpaqueFunction."""
+
+    def __init__(self, function, **kwargs):
+        self.function = function
 
 
 class DeclareLaunchArgument:
@@ -60,13 +71,6 @@ class Node:
 
     def __init__(self, **kwargs):
         self.kwargs = kwargs
-
-
-class ParameterValue:
-    """Stand-in for launch_ros.parameter_descriptions.ParameterValue."""
-
-    def __init__(self, value, value_type=None):
-        self.value, self.value_type = value, value_type
 
 
 @pytest.fixture(scope='module')
@@ -113,11 +117,11 @@ def load_launch(path: Path, share: Path, monkeypatch):
         return str(share)
     stubs = {
         'launch': {'LaunchDescription': LaunchDescription},
-        'launch.actions': {'DeclareLaunchArgument': DeclareLaunchArgument},
+        'launch.actions': {'DeclareLaunchArgument': DeclareLaunchArgument,
+                           'OpaqueFunction': OpaqueFunction},
         'launch.substitutions': {'LaunchConfiguration': LaunchConfiguration},
         'launch_ros': {},
         'launch_ros.actions': {'Node': Node},
-        'launch_ros.parameter_descriptions': {'ParameterValue': ParameterValue},
         'ament_index_python': {},
         'ament_index_python.packages': {'get_package_share_directory': share_dir},
     }
@@ -136,7 +140,8 @@ def declared():
     """Return ``{node name: declared parameter names}`` for the launched and configured nodes."""
     sections = {'camera_node', 'feedback_node', 'learner_node', 'teacher_node', 'dataset_node'}
     for name in ('params.yaml', 'teach_sim.params.yaml'):
-        sections |= set(yaml.safe_load((ROOT / 'config' / name).read_text()))
+        sections |= {bringup.section_node(key) for key
+                     in yaml.safe_load((ROOT / 'config' / name).read_text())}
     context = Context()
     rclpy.init(context=context, args=['--ros-args', '--log-level', 'error'])
     out = {}
@@ -150,11 +155,32 @@ def declared():
     return out
 
 
-def resolve(value, arguments):
-    if isinstance(value, LaunchConfiguration):
-        assert value.name in arguments, f'launch argument {value.name} is not declared'
-        return arguments[value.name].default_value
-    return value
+def arguments_of(description):
+    """Return the declared launch arguments by name."""
+    return {e.name: e for e in description.entities if isinstance(e, DeclareLaunchArgument)}
+
+
+def launched(description, **given):
+    """Return the Node actions as ``ros2 launch ... name:=value`` would make them."""
+    arguments = arguments_of(description)
+    unknown = set(given) - set(arguments)
+    assert not unknown, f'launch arguments {unknown} are not declared'
+    context = {name: a.default_value for name, a in arguments.items()}
+    context.update(given)
+    nodes = [e for e in description.entities if isinstance(e, Node)]
+    for entity in description.entities:
+        if isinstance(entity, OpaqueFunction):
+            nodes += entity.function(context)
+    return nodes
+
+
+def section(path: Path, node: str):
+    """Return the parameters a file gives ``node`` (any section key naming it)."""
+    out = {}
+    for key, body in (yaml.safe_load(path.read_text()) or {}).items():
+        if bringup.section_node(key) in (node, '*'):
+            out.update(body['ros__parameters'])
+    return out
 
 
 @pytest.mark.parametrize('launch_file', LAUNCH_FILES)
@@ -163,10 +189,11 @@ def test_launch_file_names_installed_things(launch_file, share, console_scripts,
     installed = share / 'launch' / launch_file
     assert installed.is_file(), f'{launch_file} is not installed by setup.py data_files'
     description = load_launch(installed, share, monkeypatch)
-    arguments = {e.name: e for e in description.entities
-                 if isinstance(e, DeclareLaunchArgument)}
-    nodes = [e for e in description.entities if isinstance(e, Node)]
+    arguments = arguments_of(description)
+    nodes = launched(description)
     assert nodes and all(a.description for a in arguments.values())
+    assert {'namespace', 'use_sim_time', 'log_level', 'params_file', 'model_path'} <= set(
+        arguments)
     for action in nodes:
         kw = action.kwargs
         assert kw['package'] == PACKAGE
@@ -175,46 +202,64 @@ def test_launch_file_names_installed_things(launch_file, share, console_scripts,
         module = console_scripts[executable].split(':')[0]
         assert importlib.util.find_spec(module) is not None, f'{module} does not exist'
         assert kw.get('name') == executable  # so the params.yaml section applies
+        assert kw['namespace'] is None and kw['ros_arguments'] == ['--log-level', 'info']
         for item in kw.get('parameters', []):
-            item = resolve(item, arguments)
             if isinstance(item, dict):
                 unknown = set(item) - declared[kw['name']]
                 assert not unknown, f'{executable} does not declare {unknown}'
+                assert item['use_sim_time'] is False
                 continue
             path = Path(item)
             assert path.is_file() and share in path.parents, f'{item} is not installed'
-            section = (yaml.safe_load(path.read_text()) or {}).get(kw['name'])
-            if section:
-                unknown = set(section['ros__parameters']) - declared[kw['name']]
-                assert not unknown, f'{path.name}: {kw["name"]} does not declare {unknown}'
+            unknown = set(section(path, kw['name'])) - declared[kw['name']]
+            assert not unknown, f'{path.name}: {kw["name"]} does not declare {unknown}'
         for pair in kw.get('remappings', []):
             assert len(pair) == 2 and isinstance(pair[0], str)
 
 
 def test_full_system_arguments(share, monkeypatch):
     description = load_launch(share / 'launch' / 'banditlearn.launch.py', share, monkeypatch)
-    arguments = {e.name: e for e in description.entities
-                 if isinstance(e, DeclareLaunchArgument)}
-    assert {'image_topic', 'params_file'} <= set(arguments)
+    arguments = arguments_of(description)
+    assert 'image_topic' in arguments
     assert arguments['params_file'].default_value == str(share / 'config' / 'params.yaml')
-    nodes = {e.kwargs['executable']: e.kwargs for e in description.entities
-             if isinstance(e, Node)}
+    nodes = {e.kwargs['executable']: e.kwargs for e in launched(
+        description, image_topic='/camera/image_raw', namespace='robot1', use_sim_time='true',
+        log_level='debug', model_path='/tmp/m.npz')}
     assert set(nodes) == {'camera_node', 'learner_node', 'feedback_node'}
     for name in ('camera_node', 'feedback_node'):
-        (source, target), = nodes[name]['remappings']
-        assert source == 'image_raw' and target.name == 'image_topic'
+        assert nodes[name]['remappings'] == [('image_raw', '/camera/image_raw')]
+    for kw in nodes.values():
+        assert kw['namespace'] == 'robot1' and kw['ros_arguments'] == ['--log-level', 'debug']
+        assert kw['parameters'][-1]['use_sim_time'] is True
+    assert nodes['learner_node']['parameters'][-1]['model_path'] == '/tmp/m.npz'
+
+
+@pytest.mark.parametrize('dataset', ['digits', 'iris', 'wine'])
+def test_teach_sim_gives_the_learner_the_labels_of_the_data_set(dataset, share, monkeypatch):
+    description = load_launch(share / 'launch' / 'teach_sim.launch.py', share, monkeypatch)
+    nodes = {e.kwargs['executable']: e.kwargs for e in launched(
+        description, dataset=dataset, noise='0.1')}
+    names = [str(n) for n in load_dataset(dataset)[2]]
+    assert nodes['learner_node']['parameters'][-1]['labels'] == names
+    assert nodes['teacher_node']['parameters'][-1]['labels'] == names
+    assert nodes['teacher_node']['parameters'][-1]['rho0'] == 0.1
+    assert nodes['dataset_node']['parameters'][-1]['dataset'] == dataset
+    with pytest.raises(DatasetError):
+        launched(description, dataset='/no/such.csv')
 
 
 def test_every_parameter_in_the_files_is_declared(declared):
     for name in ('params.yaml', 'teach_sim.params.yaml'):
-        for section, body in yaml.safe_load((ROOT / 'config' / name).read_text()).items():
-            unknown = set(body['ros__parameters']) - declared[section]
-            assert not unknown, f'{name}: {section} does not declare {sorted(unknown)}'
+        for key, body in yaml.safe_load((ROOT / 'config' / name).read_text()).items():
+            assert key.startswith('/**/'), f'{name}: {key} applies only in the root namespace'
+            node = bringup.section_node(key)
+            unknown = set(body['ros__parameters']) - declared[node]
+            assert not unknown, f'{name}: {node} does not declare {sorted(unknown)}'
 
 
 def test_every_declared_parameter_of_my_nodes_is_documented(declared):
     text = (ROOT / 'config' / 'params.yaml').read_text()
-    sections = yaml.safe_load(text)
+    sections = {bringup.section_node(k): v for k, v in yaml.safe_load(text).items()}
     for node in ('learner_node', 'teacher_node', 'dataset_node'):
         missing = declared[node] - set(sections[node]['ros__parameters']) - {
             'use_sim_time', 'start_type_description_service'}
@@ -223,11 +268,10 @@ def test_every_declared_parameter_of_my_nodes_is_documented(declared):
     node = None
     for i, line in enumerate(lines):
         if not line.startswith(' ') and line.endswith(':'):
-            node = line[:-1]
+            node = bringup.section_node(line[:-1])
         key = line.strip().split(':')[0]
         if node not in ('learner_node', 'teacher_node', 'dataset_node') or \
                 not line.startswith('    ') or line.strip().startswith('#'):
             continue
         above = lines[i - 1].strip()
-        grouped = key.endswith('_topic') and above.split(':')[0].endswith('_topic')
-        assert above.startswith('#') or grouped, f'{node}.{key} has no comment'
+        assert above.startswith('#'), f'{node}.{key} has no comment'

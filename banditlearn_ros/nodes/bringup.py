@@ -157,15 +157,39 @@ def node_class(spec: str):
     return found[0]
 
 
+def section_node(key: str) -> str:
+    """
+    Return the node name a parameter-file section is for; ``'*'`` for every node.
+
+    ``learner_node``, ``/learner_node``, ``/robot1/learner_node`` and ``/**/learner_node``
+    all name learner_node (rcl matches the namespace; the bring-up runs one node per name);
+    ``/**`` and ``/*`` apply to every node.
+    """
+    last = str(key).strip('/').split('/')[-1]
+    return '*' if last in ('**', '*', '') else last
+
+
 def _base_values(params_files: List[Path]) -> Dict[str, Dict[str, Any]]:
+    """Return ``{node name or '*': {parameter: value}}`` from the files, later ones winning."""
     values: Dict[str, Dict[str, Any]] = {}
     for path in params_files:
         data = _read_yaml(path) or {}
+        if not isinstance(data, dict):
+            raise BringupError(f'{path}: a parameter file maps node names to sections')
         for node, section in data.items():
             params = (section or {}).get('ros__parameters', {}) if isinstance(section, dict) \
                 else {}
-            values.setdefault(str(node).lstrip('/'), {}).update(params or {})
+            values.setdefault(section_node(node), {}).update(params or {})
     return values
+
+
+def file_value(params_files: List[Path], node: str, key: str, default: Any = None) -> Any:
+    """Return what the parameter files give ``node``'s ``key`` (a node section beats ``/**``)."""
+    base = _base_values(params_files)
+    for section in (node, '*'):
+        if key in base.get(section, {}):
+            return base[section][key]
+    return default
 
 
 def _coerce(value: Any, like: Any) -> Any:
@@ -188,12 +212,13 @@ class System:
         base = _base_values(system['params_files'])
         overrides = {}
         for entry in system['nodes']:
-            known = base.get(entry['name'], {})
+            known = {**base.get('*', {}), **base.get(entry['name'], {})}
             params = {k: _coerce(v, known.get(k)) for k, v in entry['parameters'].items()}
             if params:
-                overrides[entry['name']] = {'ros__parameters': params}
+                # Keyed like the shipped files, so the overrides apply in any namespace.
+                overrides['/**/' + entry['name']] = {'ros__parameters': params}
         self._tmp = tempfile.mkdtemp(prefix='banditlearn_bringup_')
-        args = ['--ros-args', '--log-level', log_level]
+        args = ['--ros-args', '--log-level', log_level] + list(system.get('ros_args', []))
         for path in system['params_files']:
             args += ['--params-file', str(path)]
         if overrides:
@@ -355,6 +380,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help='print a line every N rounds (default from the system, 100)')
     p.add_argument('--set', action='append', default=[], metavar='NODE.PARAM=VALUE',
                    help='override any parameter, e.g. --set learner_node.k=1.5 (repeatable)')
+    p.add_argument('--namespace', metavar='NS',
+                   help='run every node in this namespace (like __ns:=/NS or a launch '
+                   "file's PushROSNamespace)")
+    p.add_argument('--remap', action='append', default=[], metavar='FROM:=TO',
+                   help='remap a topic for every node, e.g. --remap gesture_feedback:=yes_no '
+                   '(repeatable)')
     p.add_argument('--log-level', default='warn',
                    choices=('debug', 'info', 'warn', 'error', 'fatal'),
                    help='ROS log level of the nodes (default warn)')
@@ -414,17 +445,10 @@ def apply_options(system: Dict[str, Any], options: argparse.Namespace) -> None:
             raise BringupError(f'parameter file {path} does not exist')
         system['params_files'][:1] = [path]
     if options.dataset:
-        from banditlearn_ros.learning.datasets import DatasetError, load_dataset
-        try:
-            _, _, names = load_dataset(options.dataset)
-        except DatasetError as exc:
-            raise BringupError(str(exc)) from None
         path = options.dataset
         if os.path.exists(path):
             path = os.path.abspath(path)
-        put('dataset_node', 'dataset', path, required=True)
-        put('learner_node', 'labels', list(names))
-        put('teacher_node', 'labels', list(names))
+        put('dataset_node', 'dataset', path, required=True)  # labels: see match_labels
     if options.rounds:
         put('dataset_node', 'max_examples', options.rounds)
     for key in ('rho0', 'rho1'):
@@ -459,6 +483,45 @@ def apply_options(system: Dict[str, Any], options: argparse.Namespace) -> None:
         put(node, key, value)
     if options.every is not None:
         system['every'] = options.every
+    ros_args = []
+    if options.namespace:
+        ros_args += ['-r', '__ns:=/' + options.namespace.strip('/')]
+    for rule in options.remap:
+        source, sep, target = rule.partition(':=')
+        if not sep or not source or not target:
+            raise BringupError(f'--remap {rule!r}: write FROM:=TO')
+        ros_args += ['-r', rule]
+    system['ros_args'] = ros_args
+    match_labels(system)
+
+
+def match_labels(system: Dict[str, Any]) -> None:
+    """
+    Give the learner and the teacher the label names of the data set dataset_node plays.
+
+    The labels in the parameter files are replaced (the demo's files name the digits);
+    labels set explicitly for the run (``--set learner_node.labels=...``) that differ from
+    the data set's are refused: a learner saying other names than the stream never learns.
+    """
+    by_name = {entry['name']: entry for entry in system['nodes']}
+    if 'dataset_node' not in by_name or 'learner_node' not in by_name:
+        return
+    from banditlearn_ros.learning.datasets import DatasetError, load_dataset
+    dataset = by_name['dataset_node']['parameters'].get('dataset') or file_value(
+        system['params_files'], 'dataset_node', 'dataset', 'digits')
+    try:
+        _, _, names = load_dataset(str(dataset))
+    except DatasetError as exc:
+        raise BringupError(str(exc)) from None
+    names = [str(n) for n in names]
+    for node in ('learner_node', 'teacher_node'):
+        if node not in by_name:
+            continue
+        given = by_name[node]['parameters'].get('labels')
+        if given is not None and [str(v) for v in given] != names:
+            raise BringupError(f'{node}.labels {list(given)} do not match the labels of the '
+                               f'data set {dataset} {names}')
+        by_name[node]['parameters']['labels'] = list(names)  # no YAML aliases for rcl
 
 
 def run(options: argparse.Namespace, out=sys.stdout) -> int:
@@ -471,6 +534,8 @@ def run(options: argparse.Namespace, out=sys.stdout) -> int:
           f'({names})', file=out, flush=True)
     print(f'  parameters: {", ".join(str(p) for p in system["params_files"])}', file=out,
           flush=True)
+    if system.get('ros_args'):
+        print(f'  ros arguments: {" ".join(system["ros_args"])}', file=out, flush=True)
     running = System(system, log_level=options.log_level)
     reporter = Reporter(running, system['every'], out=out)
     dataset = running.find('DatasetNode')

@@ -77,16 +77,16 @@ class CameraNode(Node):
         self._pending = set()
         self.add_on_set_parameters_callback(self._on_set_parameters)
 
-        self._features_pub = self.create_publisher(
-            Float32MultiArray, p('features_topic').value, 10)
-        self._debug_pub = self.create_publisher(
-            Image, p('debug_image_topic').value, qos_profile_sensor_data)
+        # Fixed relative names: namespaces and remapping move them.
+        self._features_pub = self.create_publisher(Float32MultiArray, 'gesture_features', 10)
+        self._debug_pub = self.create_publisher(Image, 'gesture_debug_image',
+                                                qos_profile_sensor_data)
         source = p('source').value
         if source:
             self._video = VideoSource(source, self._on_frame, loop=p('loop_video').value,
                                       on_end=self._on_source_end)
         else:
-            self.create_subscription(Image, p('image_topic').value, self._on_image,
+            self.create_subscription(Image, 'image_raw', self._on_image,
                                      qos_profile_sensor_data)
         self.diagnostics = common.Diagnostics(
             self, 'banditlearn_ros: camera_node', self._collect,
@@ -96,7 +96,7 @@ class CameraNode(Node):
         self.get_logger().info(
             f'extractor {self.extractor.kind} ({self.extractor.dim} features), '
             f'mediapipe {"on" if self.extractor.use_mediapipe else "off"}, '
-            f'source {source or p("image_topic").value}')
+            f'source {source or "the image topic"}; {common.topics_line(self)}')
 
     # -- parameters ------------------------------------------------------------------------
     def _declare_parameters(self) -> None:
@@ -105,13 +105,9 @@ class CameraNode(Node):
           read_only=True, constraints=' | '.join(EXTRACTORS))
         d(self, 'use_mediapipe', True, 'locate the hand with MediaPipe landmarks when '
           'installed (contour extractor; the others always need it)', read_only=True)
-        d(self, 'source', '', "'' = subscribe to image_topic; else a V4L2 device "
+        d(self, 'source', '', "'' = subscribe to image_raw (remap it); else a V4L2 device "
           "('v4l2:/dev/video0', '0') or a video file read by the node", read_only=True)
         d(self, 'loop_video', False, 'start a video file again at its end', read_only=True)
-        d(self, 'image_topic', 'image_raw', 'camera image input', read_only=True)
-        d(self, 'features_topic', 'gesture_features', 'feature vectors out', read_only=True)
-        d(self, 'debug_image_topic', 'gesture_debug_image', 'annotated image out',
-          read_only=True)
         d(self, 'publish_debug_image', True, 'publish the annotated image')
         d(self, 'mode', 'episode', "'episode': one vector per presented gesture; "
           "'frame': one per frame with a hand", constraints='episode | frame')

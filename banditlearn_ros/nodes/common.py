@@ -14,14 +14,18 @@
 
 """What every node here shares: parameter declaration with ranges, counters, /diagnostics."""
 
+from collections import deque
+import contextlib
+import math
 import threading
 import time
-from typing import Any, Callable, Dict, Iterable, Optional
+from typing import Any, Callable, Dict, Iterable, List, Optional
 
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from rcl_interfaces.msg import (
     FloatingPointRange, IntegerRange, ParameterDescriptor, SetParametersResult)
 from rclpy.exceptions import ParameterException
+import rclpy.logging
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 
@@ -31,6 +35,9 @@ def declare(node: Node, name: str, default: Any, description: str, *,
             high: Optional[float] = None, constraints: str = '') -> Any:
     """
     Declare a parameter with a descriptor (and a range for numbers); return its value.
+
+    A float parameter also takes a whole number, from a parameter file (``C: 1``) or from
+    ``ros2 param set node C 1``: it is stored as a float (see ``ParameterChanges``).
 
     Parameters
     ----------
@@ -45,11 +52,12 @@ def declare(node: Node, name: str, default: Any, description: str, *,
     read_only : bool
         True where a change needs a restart.
     low, high : float, optional
-        Inclusive range, for int and float parameters.
+        Inclusive range, for int and float parameters; shown by ``ros2 param describe``.
     constraints : str
         Constraints in words, beyond the range.
 
     """
+    changes = ParameterChanges.of(node)
     descriptor = ParameterDescriptor(description=description, read_only=read_only,
                                      additional_constraints=constraints)
     if low is not None or high is not None:
@@ -57,17 +65,111 @@ def declare(node: Node, name: str, default: Any, description: str, *,
             raise TypeError(f'{name}: a bool has no range')
         if isinstance(default, int):
             descriptor.integer_range = [IntegerRange(
-                from_value=int(low if low is not None else -2 ** 31),
-                to_value=int(high if high is not None else 2 ** 31 - 1), step=0)]
+                from_value=int(low if low is not None else -2 ** 63),
+                to_value=int(high if high is not None else 2 ** 63 - 1), step=0)]
         else:
             descriptor.floating_point_range = [FloatingPointRange(
-                from_value=float(low if low is not None else -1e300),
-                to_value=float(high if high is not None else 1e300), step=0.0)]
-    if isinstance(default, (list, tuple)) and not default:
-        value = node.declare_parameter(name, Parameter.Type.STRING_ARRAY, descriptor)
-        got = value.value
-        return list(got) if got is not None else []
-    return node.declare_parameter(name, default, descriptor).value
+                from_value=float(low if low is not None else -math.inf),
+                to_value=float(high if high is not None else math.inf), step=0.0)]
+    if isinstance(default, float):
+        changes.coerce_override(name)
+    with changes.declaring():
+        if isinstance(default, (list, tuple)) and not default:
+            value = node.declare_parameter(name, Parameter.Type.STRING_ARRAY, descriptor)
+            got = value.value
+            return list(got) if got is not None else []
+        return node.declare_parameter(name, default, descriptor).value
+
+
+class ParameterChanges:
+    """
+    Every parameter change of a node, coerced, logged and counted (one per node).
+
+    Installed by the first ``declare``.  Before rclpy checks a change (pre-set callback) a
+    whole number given for a float parameter becomes a float, so ``ros2 param set node k 2``
+    works; a change rclpy itself will refuse (read-only, wrong type, out of range) is logged
+    at WARN and counted.  A node's own on-set refusal goes through ``refuse``.  Accepted
+    changes are logged at INFO and counted after they are stored (post-set callback).
+    """
+
+    def __init__(self, node: Node):
+        self._node = node
+        self._declaring = 0
+        self.accepted = 0
+        self.refused = 0
+        node.add_pre_set_parameters_callback(self._pre_set)
+        node.add_post_set_parameters_callback(self._post_set)
+
+    @classmethod
+    def of(cls, node: Node) -> 'ParameterChanges':
+        """Return the node's instance, made on first use."""
+        changes = node.__dict__.get('_banditlearn_parameter_changes')
+        if changes is None:
+            changes = cls(node)
+            node.__dict__['_banditlearn_parameter_changes'] = changes
+        return changes
+
+    @contextlib.contextmanager
+    def declaring(self):
+        """Within: declarations, which are neither logged nor counted."""
+        self._declaring += 1
+        try:
+            yield
+        finally:
+            self._declaring -= 1
+
+    def coerce_override(self, name: str) -> None:
+        """Turn a whole-number override (params file, ``-p``) of a float parameter to float."""
+        overrides = getattr(self._node, '_parameter_overrides', {})
+        given = overrides.get(name)
+        if given is not None and given.type_ == Parameter.Type.INTEGER:
+            overrides[name] = Parameter(name, Parameter.Type.DOUBLE, float(given.value))
+
+    def refuse(self, reason: str) -> SetParametersResult:
+        """Log and count a refusal of the node's own on-set check; return the result."""
+        self.refused += 1
+        self._node.get_logger().warning(f'parameter change refused: {reason}')
+        return reject(reason)
+
+    def _pre_set(self, params: List[Parameter]) -> List[Parameter]:
+        out = []
+        for param in params:
+            if not self._node.has_parameter(param.name):
+                out.append(param)
+                continue
+            descriptor = self._node.describe_parameter(param.name)
+            if (param.type_ == Parameter.Type.INTEGER
+                    and descriptor.type == Parameter.Type.DOUBLE.value):
+                param = Parameter(param.name, Parameter.Type.DOUBLE, float(param.value))
+            reason = _descriptor_refusal(param, descriptor)
+            if reason:
+                self.refused += 1
+                self._node.get_logger().warning(f'parameter change refused: {reason}')
+            out.append(param)
+        return out
+
+    def _post_set(self, params: List[Parameter]) -> None:
+        if self._declaring:
+            return
+        self.accepted += len(params)
+        text = ', '.join(f'{p.name}={p.value!r}' for p in params)
+        self._node.get_logger().info(f'parameter set: {text}')
+
+
+def _descriptor_refusal(param: Parameter, descriptor: ParameterDescriptor) -> str:
+    """Return why rclpy will refuse ``param`` under ``descriptor`` ('' if it will not)."""
+    if descriptor.read_only:
+        return f'{param.name} is read-only (it needs a restart)'
+    if not descriptor.dynamic_typing and param.type_.value != descriptor.type:
+        return (f'{param.name} must be {Parameter.Type(descriptor.type).name.lower()}, got '
+                f'{param.type_.name.lower()} {param.value!r}')
+    ranges = (descriptor.integer_range if param.type_ == Parameter.Type.INTEGER
+              else descriptor.floating_point_range if param.type_ == Parameter.Type.DOUBLE
+              else [])
+    if ranges and not ranges[0].from_value <= param.value <= ranges[0].to_value:
+        return (f'{param.name}={param.value!r} is outside [{ranges[0].from_value}, '
+                f'{ranges[0].to_value}]')
+    return ''
 
 
 def reject(reason: str) -> SetParametersResult:
@@ -78,6 +180,65 @@ def reject(reason: str) -> SetParametersResult:
 def accept() -> SetParametersResult:
     """Return an accepted parameter change."""
     return SetParametersResult(successful=True)
+
+
+_NOT_ANNOUNCED = ('/parameter_events', '/diagnostics', '/rosout')
+
+
+def topics_line(node: Node) -> str:
+    """
+    Return what a node listens to and publishes, as rclpy resolved the names.
+
+    The names are the subscriptions' and publishers' own ``topic_name``: after the
+    namespace and every remapping, so the start line says where the node really is.
+    """
+    def names(endpoints) -> str:
+        found = sorted({e.topic_name for e in endpoints
+                        if not e.topic_name.endswith(_NOT_ANNOUNCED)})
+        return ', '.join(found) or 'nothing'
+    return f'listens to {names(node.subscriptions)}; publishes {names(node.publishers)}'
+
+
+def shutdown_logger(node: Node):
+    """
+    Return a logger for the last words of a node (saved on shutdown, ...).
+
+    Once Ctrl-C or SIGTERM has shut the context down, the node's own logger can no longer
+    publish to /rosout and rcl complains on every line; then the lines go to the console
+    only, through a logger of the same name plus ``.shutdown``.
+    """
+    if node.context.ok():
+        return node.get_logger()
+    return rclpy.logging.get_logger(f'{node.get_logger().name}.shutdown')
+
+
+class RecentRefusals:
+    """
+    Accepted and refused inputs over the last ``window`` ones, as a diagnostic level.
+
+    Most of the recent input refused is WARN, all of it ERROR: a node that drops every
+    message it gets (e.g. each feature vector has the wrong length) must not report OK.
+    """
+
+    def __init__(self, window: int = 20, least: int = 5):
+        self._outcomes = deque(maxlen=window)
+        self._least = least
+        self._reason = ''
+
+    def add(self, refused: bool, reason: str = '') -> None:
+        """Record one input: refused (with why) or accepted."""
+        self._outcomes.append(bool(refused))
+        if refused:
+            self._reason = reason
+
+    def level(self) -> 'tuple[bytes, str]':
+        """Return ``(level, message)``; ``(OK, '')`` while most input is accepted."""
+        n = len(self._outcomes)
+        refused = sum(self._outcomes)
+        if n < self._least or 2 * refused <= n:
+            return OK, ''
+        level = ERROR if refused == n else WARN
+        return level, f'refused {refused} of the last {n} inputs ({self._reason})'
 
 
 class Counters:

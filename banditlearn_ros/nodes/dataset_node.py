@@ -72,12 +72,6 @@ class DatasetNode(Node):
                                 'stream is finished', read_only=True)
         period = d(self, 'diagnostics_period', 1.0, 'seconds between /diagnostics messages',
                    read_only=True, low=0.01, high=3600.0)
-        topics = {}
-        for key, default in (('features_topic', 'gesture_features'),
-                             ('label_topic', 'gesture_label'),
-                             ('prediction_topic', 'gesture_prediction'),
-                             ('feedback_topic', 'gesture_feedback')):
-            topics[key] = d(self, key, default, 'topic name', read_only=True)
         if not self.lockstep and self.rate <= 0:
             raise ValueError('dataset_node: lockstep false needs rate > 0')
 
@@ -91,19 +85,20 @@ class DatasetNode(Node):
         self.finished = False
         self._round = None
         self._ready_at = None
-        self._topics = topics
         self._last_sent = -1e9
-        self._features_pub = self.create_publisher(Float32MultiArray, topics['features_topic'],
-                                                   10)
-        self._label_pub = self.create_publisher(String, topics['label_topic'], 10)
-        self.create_subscription(Bool, topics['feedback_topic'], self._on_feedback, 10)
-        self.create_subscription(String, topics['prediction_topic'], self._on_prediction, 10)
+        # Fixed relative names: namespaces and remapping move them (rclpy resolves them).
+        self._features_pub = self.create_publisher(Float32MultiArray, 'gesture_features', 10)
+        self._label_pub = self.create_publisher(String, 'gesture_label', 10)
+        self._feedback_sub = self.create_subscription(Bool, 'gesture_feedback',
+                                                      self._on_feedback, 10)
+        self._prediction_sub = self.create_subscription(String, 'gesture_prediction',
+                                                        self._on_prediction, 10)
         self._timer = self.create_timer(1.0 / self.rate if self.rate > 0 else 0.01, self._tick)
         self.diagnostics = common.Diagnostics(self, 'banditlearn_ros: dataset_node',
                                               self._collect, period=period)
         self.get_logger().info(
             f'{self.feature_set}: {len(self.order)} examples of {self.X.shape[1]} features, '
-            f'{len(self.label_names)} labels {self.label_names}')
+            f'{len(self.label_names)} labels {self.label_names}; {common.topics_line(self)}')
 
     # -- pacing --------------------------------------------------------------------------
     def _tick(self) -> None:
@@ -133,14 +128,15 @@ class DatasetNode(Node):
         self._send(now)
 
     def _missing_peers(self) -> str:
+        # Counted on the endpoints themselves: the names after namespace and remapping.
         if self.wait_for_learner and self._features_pub.get_subscription_count() == 0:
-            return 'a learner subscribed to the features'
+            return f'a learner subscribed to {self._features_pub.topic_name}'
         if self.lockstep and self.wait_for_teacher:
             if self._label_pub.get_subscription_count() == 0:
-                return 'a teacher subscribed to the labels'
-            for topic in (self._topics['prediction_topic'], self._topics['feedback_topic']):
-                if self.count_publishers(topic) == 0:
-                    return f'a publisher on {topic}'
+                return f'a teacher subscribed to {self._label_pub.topic_name}'
+            for sub in (self._prediction_sub, self._feedback_sub):
+                if sub.get_publisher_count() == 0:
+                    return f'a publisher on {sub.topic_name}'
         return ''
 
     def _round_over(self, now: float) -> bool:

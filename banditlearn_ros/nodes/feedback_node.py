@@ -71,14 +71,6 @@ class FeedbackNode(Node):
     def __init__(self, node_name: str = 'feedback_node', **kwargs):
         super().__init__(node_name, **kwargs)
         d = common.declare
-        topics = {}
-        for name, default in (('image_topic', 'image_raw'),
-                              ('feedback_topic', 'gesture_feedback'),
-                              ('confidence_topic', 'feedback_confidence'),
-                              ('listening_topic', 'feedback_listening'),
-                              ('prediction_topic', 'gesture_prediction'),
-                              ('joy_topic', 'joy')):
-            topics[name] = d(self, name, default, 'topic name', read_only=True)
         self.bool_topics = d(self, 'bool_topics', [], 'std_msgs/Bool topics passed through to '
                              'the feedback topic (true = right)', read_only=True)
         self.use_camera = d(self, 'use_camera', True, 'answer from head nods/shakes in the '
@@ -133,17 +125,18 @@ class FeedbackNode(Node):
         self._last_warn: Dict[str, float] = {}
         self.add_on_set_parameters_callback(self._on_set_parameters)
 
-        self._feedback_pub = self.create_publisher(Bool, topics['feedback_topic'], 10)
-        self._confidence_pub = self.create_publisher(Float32, topics['confidence_topic'], 10)
+        # Fixed relative names: namespaces and remapping move them.
+        self._feedback_pub = self.create_publisher(Bool, 'gesture_feedback', 10)
+        self._confidence_pub = self.create_publisher(Float32, 'feedback_confidence', 10)
         latched = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL)
-        self._listening_pub = self.create_publisher(Bool, topics['listening_topic'], latched)
+        self._listening_pub = self.create_publisher(Bool, 'feedback_listening', latched)
         if self.use_camera:
-            self.create_subscription(Image, topics['image_topic'], self._on_image,
+            self.create_subscription(Image, 'image_raw', self._on_image,
                                      qos_profile_sensor_data)
-        self.create_subscription(String, topics['prediction_topic'], self._on_prediction, 10)
-        self.create_subscription(Joy, topics['joy_topic'], self._on_joy, 10)
+        self.create_subscription(String, 'gesture_prediction', self._on_prediction, 10)
+        self.create_subscription(Joy, 'joy', self._on_joy, 10)
         for topic in self.bool_topics:
-            if topic.strip('/') == topics['feedback_topic'].strip('/'):
+            if self.resolve_topic_name(topic) == self._feedback_pub.topic_name:
                 self.get_logger().error(f'bool_topics: {topic!r} is the output topic; skipped '
                                         '(it would echo every answer forever)')
                 continue
@@ -165,6 +158,9 @@ class FeedbackNode(Node):
             else:
                 self.get_logger().warning('keyboard is true but stdin is not a terminal; '
                                           'keyboard answers are off')
+        self.get_logger().info(
+            f'feedback ready (camera {"on" if self.use_camera else "off"}, keyboard '
+            f'{"on" if self._keyboard_thread else "off"}); {common.topics_line(self)}')
 
     # -- answers -----------------------------------------------------------------------
     def publish_answer(self, right: bool, confidence: float, source: str) -> None:

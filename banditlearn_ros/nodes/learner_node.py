@@ -59,6 +59,26 @@ _DESCRIPTIONS = {
 }
 
 
+# Ranges shown by `ros2 param describe` and checked by rclpy before the learner sees a value.
+# Descriptor ranges are closed; an open end (eta in (0.5, 1)) is written in words and the
+# learner's own check refuses the end point itself.
+_INF = float('inf')
+_RANGES = {
+    ('ucwl', 'eta'): (0.5, 1.0, 'open interval (0.5, 1)'),
+    ('ucwl', 'C'): (0.0, _INF, 'C > 0'),
+    ('ucwl', 'k'): (0.0, _INF, ''),
+    ('confidit', 'eta'): (0.0, _INF, ''),
+    ('confidit', 'alpha'): (-1.0, 1.0, 'alpha in (-1, 1]'),
+    ('banditron', 'gamma'): (0.0, 1.0, 'gamma in [0, 1)'),
+    ('rcnbf', 'gamma'): (0.0, 0.5, 'open interval (0, 0.5)'),
+    ('rcnbf', 'rho0'): (0.0, 1.0, 'rho0 in [0, 1); rho0 + rho1 < 1'),
+    ('rcnbf', 'rho1'): (0.0, 1.0, 'rho1 in [0, 1); rho0 + rho1 < 1'),
+    ('rcine', 'gamma'): (0.0, 0.5, 'open interval (0, 0.5)'),
+    ('rcine', 'n_s'): (10, 2 ** 31 - 1, ''),
+    ('rcine', 'percentile'): (50.0, 100.0, 'percentile in (50, 100]'),
+}
+
+
 def parameter_name(algorithm: str, hyperparameter: str) -> str:
     """Return the ROS parameter of a hyperparameter: plain for UCWL, ``<algo>.<name>`` else."""
     if algorithm == DEFAULT_ALGORITHM:
@@ -83,7 +103,7 @@ class LearnerNode(Node):
         super().__init__(node_name, **kwargs)
         self.counters = common.Counters(
             ('features_received', 'saves', 'autosaves', 'save_failures', 'resets',
-             'labels_added', 'parameter_changes', 'parameter_rejections'))
+             'labels_added'))
         self._declare_parameters()
         self._lock = threading.RLock()
         self._times = deque(maxlen=200)
@@ -97,17 +117,21 @@ class LearnerNode(Node):
             max_unanswered=self.get_parameter('max_unanswered').value,
             window=self.get_parameter('stats_window').value,
             n_features=self.get_parameter('feature_size').value)
+        self._parameter_changes = common.ParameterChanges.of(self)
         self.add_on_set_parameters_callback(self._on_set_parameters)
+        self.add_post_set_parameters_callback(self._after_set_parameters)
+        self._input = common.RecentRefusals()
+        self._save_failed_at: Optional[float] = None
 
-        topic = self.get_parameter
+        # Topic names are fixed and relative: namespaces and remapping move them.
         # The feedback subscription is created first: when a yes/no and the next feature
         # vector are ready together, the executor runs the yes/no first.
         self._feedback_sub = self.create_subscription(
-            Bool, topic('feedback_topic').value, self._on_feedback, 10)
+            Bool, 'gesture_feedback', self._on_feedback, 10)
         self._features_sub = self.create_subscription(
-            Float32MultiArray, topic('features_topic').value, self._on_features, 10)
-        self._prediction_pub = self.create_publisher(String, topic('prediction_topic').value, 10)
-        self._details_pub = self.create_publisher(String, topic('details_topic').value, 10)
+            Float32MultiArray, 'gesture_features', self._on_features, 10)
+        self._prediction_pub = self.create_publisher(String, 'gesture_prediction', 10)
+        self._details_pub = self.create_publisher(String, 'gesture_prediction_details', 10)
         self.create_service(Trigger, '~/save_model', self._on_save)
         self.create_service(Trigger, '~/reset_model', self._on_reset)
         self.diagnostics = common.Diagnostics(
@@ -116,7 +140,8 @@ class LearnerNode(Node):
         self.get_logger().info(
             f'{self._algorithm} learner ready: labels {self._labels}, '
             f'{self.interaction.n_features or "feature size from the first message"}, '
-            f'model file {self._save_path or "(none: memory only)"}')
+            f'model file {self._save_path or "(none: memory only)"}; '
+            f'{common.topics_line(self)}')
 
     # -- parameters ----------------------------------------------------------------------
     def _declare_parameters(self) -> None:
@@ -134,11 +159,12 @@ class LearnerNode(Node):
         self._hp_defaults = hyperparameter_defaults()
         for algorithm, defaults in self._hp_defaults.items():
             for name, default in defaults.items():
+                low, high, words = _RANGES.get((algorithm, name), (None, None, ''))
                 d(self, parameter_name(algorithm, name), default,
                   f'{algorithm}: {_DESCRIPTIONS.get(name, name)}',
-                  read_only=name in CONSTRUCTION_ONLY,
-                  constraints='checked by the learner; an invalid value is refused with '
-                              'the reason')
+                  read_only=name in CONSTRUCTION_ONLY, low=low, high=high,
+                  constraints=(words + '; ' if words else '') + 'checked by the learner; an '
+                  'invalid value is refused with the reason')
         d(self, 'feature_size', 0, 'length of every feature vector; 0 = from the first message',
           read_only=True, low=0, high=1_000_000)
         self._seed = d(self, 'seed', 0, 'seed of the learner', read_only=True,
@@ -161,11 +187,8 @@ class LearnerNode(Node):
           low=1, high=1_000_000)
         d(self, 'diagnostics_period', 1.0, 'seconds between /diagnostics messages',
           read_only=True, low=0.01, high=3600.0)
-        for name, default in (('features_topic', 'gesture_features'),
-                              ('feedback_topic', 'gesture_feedback'),
-                              ('prediction_topic', 'gesture_prediction'),
-                              ('details_topic', 'gesture_prediction_details')):
-            d(self, name, default, 'topic name', read_only=True)
+        d(self, 'save_error_seconds', 60.0, 'seconds a failed save keeps /diagnostics at '
+          'ERROR unless a save succeeds first; 0 = until a save succeeds', low=0.0, high=1e9)
         _check_labels(self._labels)
         # Refuse bad hyperparameters now, not at the first message.
         make_learner(self._algorithm, ['a'], 1, **self._hyperparameters(self._algorithm))
@@ -185,22 +208,27 @@ class LearnerNode(Node):
                             **self._hyperparameters(self._algorithm))
 
     def _on_set_parameters(self, params: List[Parameter]):
+        """Validate a change (on-set): refuse it with the reason, change nothing."""
         changes = {p.name: p.value for p in params}
         try:
-            new_labels = self._check_new_labels(changes)
+            self._check_new_labels(changes)
             for algorithm in self._hp_defaults:
                 names = {parameter_name(algorithm, h) for h in self._hp_defaults[algorithm]}
                 if names & set(changes):
                     # Building a throw-away learner runs the same checks as set_params.
                     make_learner(algorithm, ['a'], 1, **self._hyperparameters(algorithm, changes))
         except (HyperparameterError, ValueError, TypeError) as exc:
-            self.counters.add('parameter_rejections')
-            self.get_logger().warning(f'parameter change refused: {exc}')
-            return common.reject(str(exc))
+            return self._parameter_changes.refuse(str(exc))
+        return common.accept()
+
+    def _after_set_parameters(self, params: List[Parameter]) -> None:
+        """Apply a change rclpy has stored (post-set); it was validated in on-set."""
+        changes = {p.name: p.value for p in params}
         with self._lock:
+            new_labels = self._check_new_labels(changes)
             learner = self.interaction.learner
             if learner is not None:
-                tunable = self._hyperparameters(learner.name, changes)
+                tunable = self._hyperparameters(learner.name)
                 current = learner.get_params()
                 diff = {k: v for k, v in tunable.items()
                         if k not in CONSTRUCTION_ONLY and v != current.get(k)}
@@ -213,10 +241,8 @@ class LearnerNode(Node):
                 self._labels = list(changes['labels'])
             if 'feedback_timeout' in changes:
                 self.interaction.feedback_timeout = float(changes['feedback_timeout'])
-        self.counters.add('parameter_changes')
         if new_labels:
             self.get_logger().info(f'labels added: {new_labels}')
-        return common.accept()
 
     def _check_new_labels(self, changes: Dict[str, Any]) -> List[str]:
         """Return the labels a change of ``labels`` appends; raise ValueError if it does more."""
@@ -293,13 +319,20 @@ class LearnerNode(Node):
     def save(self) -> str:
         """Save the model atomically; return where (raises OSError or ValueError)."""
         if not self._save_path:
+            self._save_failed_at = time.monotonic()
             raise ValueError('model_path is empty: the model lives in memory only')
         with self._lock:
             learner = self.interaction.learner
             if learner is None:
+                self._save_failed_at = time.monotonic()
                 raise ValueError('no model yet (no feature vector seen)')
-            save_model(learner, self._save_path)
+            try:
+                save_model(learner, self._save_path)
+            except (OSError, ValueError):
+                self._save_failed_at = time.monotonic()
+                raise
             self._updates_since_save = 0
+            self._save_failed_at = None
         self.counters.add('saves')
         return self._save_path
 
@@ -308,12 +341,13 @@ class LearnerNode(Node):
         if not self.get_parameter('save_on_shutdown').value:
             return
         if self._save_path and self.interaction.learner is not None:
+            logger = common.shutdown_logger(self)
             try:
                 self.save()
-                self.get_logger().info(f'model saved to {self._save_path} on shutdown')
+                logger.info(f'model saved to {self._save_path} on shutdown')
             except (OSError, ValueError) as exc:
                 self.counters.add('save_failures')
-                self.get_logger().error(f'could not save the model on shutdown: {exc}')
+                logger.error(f'could not save the model on shutdown: {exc}')
 
     # -- callbacks -----------------------------------------------------------------------
     def _on_features(self, msg: Float32MultiArray) -> None:
@@ -322,6 +356,8 @@ class LearnerNode(Node):
         data = msg.data[msg.layout.data_offset:] if msg.layout.data_offset else msg.data
         with self._lock:
             item, reason = self.interaction.predict(data)
+        self._input.add(item is None, f'{reason}: {len(data)} values, '
+                        f'{self.interaction.n_features or "any"} expected')
         if item is None:
             self.get_logger().warning(
                 f'feature message refused ({reason}: {len(data)} values, '
@@ -394,19 +430,32 @@ class LearnerNode(Node):
                    'exploration_rate_window', 'exploration_rate', 'updates'])
         values.update({k: stats[k] for k in keys})
         values.update(self.counters.snapshot())
+        values['parameter_changes'] = self._parameter_changes.accepted
+        values['parameter_rejections'] = self._parameter_changes.refused
         times = list(self._times)
         values['processing_ms_mean'] = 1e3 * sum(times) / len(times) if times else 0.0
         values['processing_ms_max'] = 1e3 * max(times) if times else 0.0
         values['model_file'] = self._save_path
         values['model_file_age_s'] = _file_age(self._save_path)
         level, message = common.OK, 'learning'
-        if self._problem:
-            level, message = common.WARN, self._problem
-        elif self.counters.get('save_failures'):
+        input_level, input_message = self._input.level()
+        if self._save_error_now():
             level, message = common.ERROR, 'saving the model failed'
+        elif input_level != common.OK:
+            level, message = input_level, input_message
+        elif self._problem:
+            level, message = common.WARN, self._problem
         elif stats['predictions'] == 0:
             message = 'waiting for features'
         return level, message, values
+
+    def _save_error_now(self) -> bool:
+        """Return True while the last save failed and no save succeeded since (within hold)."""
+        failed_at = self._save_failed_at
+        if failed_at is None:
+            return False
+        hold = self.get_parameter('save_error_seconds').value
+        return hold <= 0 or time.monotonic() - failed_at < hold
 
     def _current_labels(self) -> List[str]:
         learner = self.interaction.learner

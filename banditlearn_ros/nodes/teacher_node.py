@@ -55,22 +55,20 @@ class TeacherNode(Node):
                    read_only=True, low=1, high=1_000_000)
         period = d(self, 'diagnostics_period', 1.0, 'seconds between /diagnostics messages',
                    read_only=True, low=0.01, high=3600.0)
-        topics = {}
-        for name, default in (('label_topic', 'gesture_label'),
-                              ('prediction_topic', 'gesture_prediction'),
-                              ('feedback_topic', 'gesture_feedback')):
-            topics[name] = d(self, name, default, 'topic name', read_only=True)
         self.teacher = SimulatedTeacher(self._model({}), seed=seed, labels=labels,
                                         window=window)
         self.counters = common.Counters(('answers_published', 'parameter_rejections'))
         self.add_on_set_parameters_callback(self._on_set_parameters)
         self._pending_timers: List[Any] = []
-        self._feedback_pub = self.create_publisher(Bool, topics['feedback_topic'], 10)
+        # Fixed relative names: namespaces and remapping move them.
+        self._feedback_pub = self.create_publisher(Bool, 'gesture_feedback', 10)
         # Created first so that a label and its prediction, ready together, run in order.
-        self.create_subscription(String, topics['label_topic'], self._on_label, 10)
-        self.create_subscription(String, topics['prediction_topic'], self._on_prediction, 10)
+        self.create_subscription(String, 'gesture_label', self._on_label, 10)
+        self.create_subscription(String, 'gesture_prediction', self._on_prediction, 10)
         self.diagnostics = common.Diagnostics(self, 'banditlearn_ros: teacher_node',
                                               self._collect, period=period)
+        self.get_logger().info(f'simulated teacher ready (seed {seed}); '
+                               f'{common.topics_line(self)}')
 
     def _model(self, changes: Dict[str, Any]) -> TeacherModel:
         values = {name: changes.get(name, None) for name in NOISE_PARAMETERS}
@@ -85,7 +83,7 @@ class TeacherNode(Node):
             model = self._model(changes)
         except HyperparameterError as exc:
             self.counters.add('parameter_rejections')
-            return common.reject(str(exc))
+            return common.ParameterChanges.of(self).refuse(str(exc))
         self.teacher.model = model
         if 'labels' in changes:
             self.teacher.labels = [str(v) for v in changes['labels'] or []]
