@@ -31,6 +31,7 @@ from .constants import DATA_SUFFIXES, PathLike
 from .decoder import _Decoder
 from .errors import BagError, short_error as _short
 from .qos import qos_dict as _qos_dict
+from .salvage import open_mcap_or_salvage
 
 
 @dataclass
@@ -151,7 +152,7 @@ class Bag:
         elif path.suffix in DATA_SUFFIXES:
             self.storage = DATA_SUFFIXES[path.suffix]
             self.files = [path]
-            self._readers = [self._reader(path)]
+            self._readers = [self._file_reader(path)]
         elif path.suffix == '.bag':
             raise BagError(f'{path}: a ROS 1 bag; convert it first with rosbags-convert')
         else:
@@ -168,6 +169,19 @@ class Bag:
                            f' ({_short(err)})') from None
         return reader
 
+    def _file_reader(self, path: Path):
+        """Open one data file; a cut-off MCAP is read as far as it goes, with a note."""
+        reader = open_mcap_or_salvage(path, self._reader)
+        self.notes.extend(getattr(reader, 'notes', []))
+        return reader
+
+    def _read_files_directly(self, data_files: List[Path], why: str) -> None:
+        self.files = data_files
+        self.storage = DATA_SUFFIXES[data_files[0].suffix]
+        self._readers = [self._file_reader(p) for p in data_files]
+        self.notes.insert(0, f'{why}: read the data files directly ('
+                          + ', '.join(p.name for p in data_files) + ')')
+
     def _open_folder(self, folder: Path) -> None:
         meta_path = folder / 'metadata.yaml'
         data_files = sorted(p for p in folder.iterdir() if p.suffix in DATA_SUFFIXES)
@@ -175,11 +189,7 @@ class Bag:
             if not data_files:
                 raise BagError(f'{folder}: not a rosbag2 folder (no metadata.yaml and no '
                                '.mcap / .db3 file)')
-            self.files = data_files
-            self.storage = DATA_SUFFIXES[data_files[0].suffix]
-            self._readers = [self._reader(p) for p in data_files]
-            self.notes.append('no metadata.yaml: read the data files directly ('
-                              + ', '.join(p.name for p in data_files) + ')')
+            self._read_files_directly(data_files, 'no metadata.yaml')
             return
         try:
             meta = yaml.safe_load(meta_path.read_text(encoding='utf-8'))
@@ -191,10 +201,24 @@ class Bag:
             compressed = bool(info.get('compression_mode')) and \
                 str(info.get('compression_mode')).lower() != 'none'
         except (OSError, yaml.YAMLError, KeyError, TypeError, ValueError) as err:
-            raise BagError(f'{meta_path}: not a readable rosbag2 metadata file '
-                           f'({_short(err)})') from None
+            if not data_files:
+                raise BagError(f'{meta_path}: not a readable rosbag2 metadata file '
+                               f'({_short(err)})') from None
+            self.custom_data, self.metadata_count = {}, None
+            self._read_files_directly(
+                data_files, f'metadata.yaml cannot be used ({_short(err, 100)}; '
+                '"banditlearn_bag reindex" writes a new one)')
+            return
         self.files = listed or data_files
-        folder_reader = self._reader(folder)
+        try:
+            folder_reader = self._reader(folder)
+        except BagError as err:
+            if not data_files:
+                raise
+            self._read_files_directly(
+                data_files, f'the folder cannot be opened through metadata.yaml ({err}; '
+                '"banditlearn_bag reindex" writes a new one)')
+            return
         self._readers = [folder_reader]
         if compressed:
             return
@@ -219,7 +243,10 @@ class Bag:
         for path in self.files:
             if path.suffix not in DATA_SUFFIXES:
                 return []
-            reader = self._reader(path)
+            try:
+                reader = self._reader(path)
+            except BagError:
+                return []
             try:
                 file_conns.extend(reader.connections)
             finally:

@@ -1,0 +1,232 @@
+# Copyright 2026 banditlearn_ros contributors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Recordings that were cut off: read what can be read, say what was lost, write a new index.
+
+A recorder killed with SIGKILL leaves an MCAP file without its summary section (rosbags
+refuses it) and no metadata.yaml; a copied folder may carry a corrupt metadata.yaml.  The
+reader here offers the interface ``Bag`` uses of a rosbags reader, over ``scan_mcap``;
+``reindex`` writes a metadata.yaml from what the data files hold, as ``ros2 bag reindex``
+does, and completes a cut-off MCAP so that every rosbag2 reader opens it.
+"""
+
+import os
+from pathlib import Path
+from typing import Any, Dict, Iterator, List, Sequence
+
+from .constants import DATA_SUFFIXES
+from .errors import BagError, short_error
+from .mcap import McapFileWriter, scan_mcap
+from .metadata import BagMetadata, FileEntry, TopicEntry
+
+TRUNCATED_SUFFIX = '.truncated'
+
+
+def _qos_list(text: str):
+    if not text:
+        return []
+    try:
+        from rosbags.rosbag2.metadata import parse_qos
+        return parse_qos(text)
+    except Exception:  # a foreign or damaged QoS text: the messages are still readable
+        return []
+
+
+class SalvagedMcap:
+    """
+    A cut-off MCAP file, read record by record, with the reader interface ``Bag`` uses.
+
+    ``notes`` say how many messages were recovered and what was lost.
+    """
+
+    def __init__(self, path: Path):
+        from rosbags.interfaces import (Connection, ConnectionExtRosbag2, MessageDefinition,
+                                        MessageDefinitionFormat)
+        self.path = Path(path)
+        try:
+            self.scan = scan_mcap(self.path)
+        except (OSError, ValueError) as err:
+            raise BagError(f'{self.path}: cannot read as mcap ({short_error(err)})') from None
+        counts: Dict[int, int] = {}
+        for cid, _, _ in self.scan.messages:
+            counts[cid] = counts.get(cid, 0) + 1
+        self.connections = []
+        self._by_id = {}
+        for cid, (topic, sid, encoding, meta) in sorted(self.scan.channels.items()):
+            name, schema_encoding, text = self.scan.schemas.get(sid, ('', '', ''))
+            fmt = {'ros2msg': MessageDefinitionFormat.MSG,
+                   'ros2idl': MessageDefinitionFormat.IDL}.get(schema_encoding,
+                                                               MessageDefinitionFormat.NONE)
+            conn = Connection(cid, topic, name, MessageDefinition(fmt, text), '',
+                              counts.get(cid, 0),
+                              ConnectionExtRosbag2(encoding,
+                                                   _qos_list(meta.get('offered_qos_profiles',
+                                                                      ''))),
+                              self)
+            self.connections.append(conn)
+            self._by_id[cid] = conn
+        orphans = sum(n for cid, n in counts.items() if cid not in self._by_id)
+        stamps = [stamp for _, stamp, _ in self.scan.messages]
+        self.message_count = len(stamps) - orphans
+        self.start_time = min(stamps) if stamps else 0
+        self.end_time = max(stamps) + 1 if stamps else 0
+        self.notes: List[str] = []
+        if not self.scan.complete:
+            lost = []
+            if self.scan.chunks_lost:
+                lost.append(f'{self.scan.chunks_lost} unfinished or damaged chunk(s), '
+                            f'{self.scan.bytes_lost} bytes')
+            elif self.scan.bytes_lost:
+                lost.append(f'{self.scan.bytes_lost} bytes of an unfinished record')
+            self.notes.append(
+                f'{self.path.name} was cut off (no summary section): recovered '
+                f'{self.message_count} messages from {self.scan.chunks - self.scan.chunks_lost}'
+                f' complete chunk(s); lost: {", ".join(lost) or "nothing written"}; '
+                + '; '.join(self.scan.problems))
+        if orphans:
+            self.notes.append(f'{orphans} message(s) name a channel the file does not define; '
+                              'skipped')
+
+    def messages(self, connections: Sequence[Any] = ()) -> Iterator:
+        """Yield (connection, time, CDR) in time order."""
+        wanted = {c.id for c in connections} if connections else set(self._by_id)
+        items = [(stamp, index, cid, raw) for index, (cid, stamp, raw)
+                 in enumerate(self.scan.messages) if cid in wanted and cid in self._by_id]
+        items.sort()
+        for stamp, _, cid, raw in items:
+            yield self._by_id[cid], stamp, raw
+
+    def close(self) -> None:
+        """Nothing to close: the file was read at once."""
+
+
+def open_mcap_or_salvage(path: Path, open_with_rosbags):
+    """Return a rosbags reader for a whole file, else a ``SalvagedMcap`` for a cut-off one."""
+    try:
+        return open_with_rosbags(path)
+    except BagError:
+        if path.suffix != '.mcap':
+            raise
+    return SalvagedMcap(path)
+
+
+def reindex(folder, storage: str = '') -> Dict[str, Any]:
+    """
+    Write ``folder/metadata.yaml`` from the data files in the folder.
+
+    A cut-off MCAP file is first rewritten whole from what could be read (the original
+    is kept beside it as ``<name>.mcap.truncated``), so that every rosbag2 reader opens
+    the result; a corrupt metadata.yaml is kept as ``metadata.yaml.bad``.
+
+    Parameters
+    ----------
+    folder : str or os.PathLike
+        A rosbag2 folder (its metadata.yaml may be missing or corrupt).
+    storage : str
+        Only read data files of this storage ('' = whatever is there).
+
+    Returns
+    -------
+    dict
+        ``path`` of the new metadata.yaml, ``messages``, ``files``, ``repaired`` (files
+        rewritten), ``notes``.
+
+    """
+    from .reader import Bag
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise BagError(f'{folder}: not a folder (reindex works on a bag folder)')
+    files = sorted(p for p in folder.iterdir() if p.suffix in DATA_SUFFIXES
+                   and (not storage or DATA_SUFFIXES[p.suffix] == storage))
+    if not files:
+        raise BagError(f'{folder}: no .mcap or .db3 data file to index')
+    storages = {DATA_SUFFIXES[p.suffix] for p in files}
+    if len(storages) > 1:
+        raise BagError(f'{folder}: holds both mcap and sqlite3 files; choose with --storage')
+    repaired = []
+    notes: List[str] = []
+    for path in files:
+        if path.suffix != '.mcap':
+            continue
+        with Bag(path) as bag:
+            if not any(isinstance(r, SalvagedMcap) for r in bag._readers):
+                continue
+            notes.extend(bag.notes)
+            backup = path.with_name(path.name + TRUNCATED_SUFFIX)
+            rewrite_mcap(bag, path.with_name('.' + path.name + '.tmp'))
+        os.replace(path, backup)
+        os.replace(path.with_name('.' + path.name + '.tmp'), path)
+        repaired.append(path.name)
+    meta = BagMetadata(storage=storages.pop())
+    topics: Dict[str, TopicEntry] = {}
+    for path in files:
+        with Bag(path) as bag:
+            stamps = []
+            for item in bag.messages(decode=False):
+                stamps.append(item.stamp_ns)
+            meta.files.append(FileEntry(path.name, min(stamps, default=0),
+                                        max(stamps, default=0), len(stamps)))
+            for info in bag.topics.values():
+                entry = topics.get(info.name)
+                if entry is None:
+                    entry = topics[info.name] = TopicEntry(
+                        info.name, info.msgtype, _qos_yaml(info.qos))
+                entry.count += info.read
+    meta.topics = list(topics.values())
+    old = folder / 'metadata.yaml'
+    if old.exists():
+        try:
+            Bag(folder).close()
+        except BagError:
+            os.replace(old, folder / 'metadata.yaml.bad')
+            notes.append('the old metadata.yaml could not be used; kept as metadata.yaml.bad')
+    path = meta.write(folder)
+    return {'path': str(path), 'messages': sum(f.count for f in meta.files),
+            'files': [f.path for f in meta.files], 'repaired': repaired, 'notes': notes}
+
+
+def _qos_yaml(qos: List[Dict[str, Any]]) -> str:
+    """Return QoS dicts (as ``TopicInfo.qos`` holds them) as version-8 YAML text."""
+    from .qos import qos_yaml_from_dicts
+    return qos_yaml_from_dicts(qos)
+
+
+def rewrite_mcap(bag, target: Path) -> int:
+    """Write every readable message of an open bag into a whole MCAP file; return the count."""
+    from .qos import qos_yaml_from_dicts
+    writer = McapFileWriter(target)
+    ids: Dict[str, int] = {}
+    definitions = {}
+    for reader in bag._readers:
+        for conn in reader.connections:
+            definitions.setdefault(conn.topic, conn)
+    count = 0
+    try:
+        for item in bag.messages(decode=False):
+            if item.topic not in ids:
+                conn = definitions[item.topic]
+                ids[item.topic] = len(ids) + 1
+                encoding = 'ros2idl' if conn.msgdef.format.name == 'IDL' else 'ros2msg'
+                writer.add_channel(ids[item.topic], item.topic, item.msgtype, conn.msgdef.data,
+                                   encoding, qos_yaml_from_dicts(bag.topics[item.topic].qos))
+            writer.write(ids[item.topic], item.stamp_ns, item.raw)
+            count += 1
+        writer.close()
+    except BaseException:
+        writer.abandon()
+        if target.exists():
+            target.unlink()
+        raise
+    return count
