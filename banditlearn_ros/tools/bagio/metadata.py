@@ -15,6 +15,7 @@
 """metadata.yaml as rosbag2 (version 8, Jazzy) writes it, for split recordings and reindex."""
 
 from dataclasses import dataclass, field
+import os
 from pathlib import Path
 from typing import Any, Dict, List
 
@@ -93,4 +94,5 @@ class BagMetadata:
         from banditlearn_ros.learning.persistence import atomic_write_bytes
         path = Path(folder) / 'metadata.yaml'
         atomic_write_bytes(path, self.text().encode('utf-8'))
+        os.chmod(path, 0o644)  # readable like the data files beside it
         return path
