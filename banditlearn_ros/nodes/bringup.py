@@ -538,7 +538,8 @@ def run(options: argparse.Namespace, out=sys.stdout) -> int:
         print(f'  ros arguments: {" ".join(system["ros_args"])}', file=out, flush=True)
     running = System(system, log_level=options.log_level)
     reporter = Reporter(running, system['every'], out=out)
-    dataset = running.find('DatasetNode')
+    # A stream that ends: a data set played, or a recorded session (tools/bag_player.py).
+    dataset = running.find('DatasetNode') or running.find('BagPlayerNode')
     limit = options.rounds if dataset is None else 0
     deadline = time.monotonic() + options.duration if options.duration else math.inf
     interrupted = False

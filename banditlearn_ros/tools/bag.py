@@ -263,6 +263,28 @@ def cmd_replay(args) -> int:
     return 0
 
 
+# ---------------------------------------------------------------------- sample
+def cmd_sample(args) -> int:
+    """Record a rendered teaching session and the figures its replay gives, beside it."""
+    from banditlearn_ros.tools import bag_sample
+    if args.gestures < 1:
+        raise UsageError(f'--gestures {args.gestures}: must be a positive count')
+    if not 0 <= args.noise < 0.5:
+        raise UsageError(f'--noise {args.noise:g}: must be in [0, 0.5)')
+    if args.image_width < 8:
+        raise UsageError(f'--image-width {args.image_width}: must be at least 8 pixels')
+    bag_sample.make_sample(args.output, gestures=args.gestures, seed=args.seed,
+                           noise=args.noise, image_width=args.image_width)
+    figures = args.figures or args.output.rstrip('/') + '.figures.json'
+    document = bag_sample.sample_figures(args.output, noise=args.noise, seed=args.seed)
+    from banditlearn_ros.learning.persistence import atomic_write_bytes
+    atomic_write_bytes(figures, (json.dumps(document, indent=1) + '\n').encode())
+    print(f'{figures}: figures of its deterministic replay (recorded answers: mistake rate '
+          f'{document["recorded"]["figures"]["mistake_rate"]}, true '
+          f'{document["recorded"]["figures"]["true_mistake_rate"]})')
+    return 0
+
+
 def _yaml_value(text: str):
     import yaml
     try:
@@ -529,6 +551,20 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument('--every', type=int, default=0, help='print the figures every N gestures')
     rep.add_argument('-o', '--output', default='', help='also write the figures as JSON')
     rep.set_defaults(func=cmd_replay)
+
+    sam = sub.add_parser('sample', formatter_class=fmt,
+                         help='record a rendered teaching session (the bundled sample)')
+    sam.add_argument('-o', '--output', required=True, help='the bag folder to create')
+    sam.add_argument('--gestures', type=int, default=100, help='gestures shown')
+    sam.add_argument('--seed', type=int, default=0,
+                     help='seed of the renderer, the learner and the simulated person')
+    sam.add_argument('--noise', type=float, default=0.05,
+                     help="the simulated person's flip noise (rho0 = rho1)")
+    sam.add_argument('--image-width', type=int, default=80,
+                     help='width of the recorded images (rendered at 640 x 480)')
+    sam.add_argument('--figures', default='',
+                     help='where the replay figures go (default: <output>.figures.json)')
+    sam.set_defaults(func=cmd_sample)
 
     rei = sub.add_parser('reindex', formatter_class=fmt,
                          help='write metadata.yaml from the data files (ros2 bag reindex)')

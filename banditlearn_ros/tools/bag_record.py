@@ -188,6 +188,10 @@ def record(output: str, topics: Sequence[str] = (), storage: str = 'mcap',
         Images kept per second per topic (0 = all) and their width (0 = as sent).
     flush_every : float
         Seconds between two flushes: what a SIGKILL can lose.
+    custom_data : dict, optional
+        Key/values for metadata.yaml's custom_data.
+    say : callable
+        Where progress lines go.
 
     """
     import rclpy

@@ -25,7 +25,7 @@ and each answer.  The session is seeded, so the same command writes the same mes
 """
 
 import json
-from typing import Any, Dict
+from typing import Any, Dict, Optional
 
 from banditlearn_ros.learning import TeacherModel
 from banditlearn_ros.learning.interaction import SimulatedTeacher
@@ -100,6 +100,8 @@ def make_sample(output: str, gestures: int = 100, seed: int = 0, noise: float = 
         Width of the recorded images (rendered at 640 x 480).
     kinds : sequence of str
         The gestures, in label order (the learner's labels).
+    say : callable
+        Where the summary line goes.
 
     """
     import cv2
@@ -195,3 +197,32 @@ def _write_question(recording: Recording, item, stamp_ns: int) -> None:
                'stamp': stamp_ns / 1e9}
     recording.write('/gesture_prediction_details', stamp_ns,
                     _serialize('std_msgs/msg/String', _text(json.dumps(details))))
+
+
+def replay_figures(path: str, teacher_noise: Optional[float] = None,
+                   teacher_seed: int = 0) -> Dict[str, Any]:
+    """
+    Return a bag's deterministic replay: figures, curve and every question asked.
+
+    With ``teacher_noise`` the simulated teacher answers (that flip noise, that seed);
+    else the recorded answers do.  The learner is the one the bag stores.
+    """
+    from banditlearn_ros.learning.replay import replay
+    from banditlearn_ros.tools.bag_replay import read_events
+    with bagio.open_bag(path) as bag:
+        config = learner_config(bag)
+        events, counts = read_events(bag)
+    teacher = None
+    if teacher_noise is not None:
+        teacher = SimulatedTeacher(TeacherModel(rho0=teacher_noise, rho1=teacher_noise),
+                                   seed=teacher_seed, labels=config.labels)
+    result = replay(events, config, teacher=teacher, every=25)
+    return {'counts': counts, 'figures': result.figures, 'curve': result.curve,
+            'questions': result.questions}
+
+
+def sample_figures(path: str, noise: float, seed: int) -> Dict[str, Any]:
+    """Return the figures stored beside a sample (recorded answers, and its teacher's)."""
+    return {'command': 'banditlearn_bag sample -o bags/sample_session',
+            'recorded': replay_figures(path),
+            'teacher': dict(replay_figures(path, noise, seed), noise=noise, seed=seed)}

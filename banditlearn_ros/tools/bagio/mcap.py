@@ -13,8 +13,7 @@
 # limitations under the License.
 
 """
-MCAP files written so that a killed recorder loses at most its last chunk, and read back
-when they were cut off.
+MCAP files that a killed recorder leaves readable, and a reader for cut-off ones.
 
 The writer puts schemas and channels outside chunks (written and flushed as soon as a
 topic appears) and hands every finished chunk to the operating system at once, so a
