@@ -206,7 +206,8 @@ def _figures(interaction: Interaction, true_mistakes: int, judged: int) -> Dict[
     s = interaction.stats()
     out = {key: int(s[key]) for key in (
         'interactions', 'questions_asked', 'feedback_received', 'feedback_matched',
-        'feedback_dropped', 'updates', 'unanswered_superseded', 'unanswered_expired')}
+        'feedback_dropped', 'feedback_dropped_no_prediction', 'feedback_dropped_duplicate',
+        'feedback_dropped_late', 'updates', 'unanswered_superseded', 'unanswered_expired')}
     for key in ('mistake_rate', 'mistake_rate_window', 'exploration_rate',
                 'questions_per_interaction'):
         out[key] = _rate(s.get(key))

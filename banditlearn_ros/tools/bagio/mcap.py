@@ -226,6 +226,7 @@ class McapScan:
     messages: List[Tuple[int, int, bytes]] = field(default_factory=list)
     complete: bool = False
     chunks: int = 0
+    """Chunks read whole."""
     chunks_lost: int = 0
     bytes_lost: int = 0
     problems: List[str] = field(default_factory=list)
@@ -349,7 +350,7 @@ def scan_mcap(path) -> McapScan:
             if profile != 'ros2':
                 raise ValueError(f'MCAP profile {profile!r}, not ros2')
         elif op == OP_CHUNK:
-            scan.chunks += 1
+            number = scan.chunks + scan.chunks_lost + 1
             cur = _Cursor(body)
             cur.u64()
             cur.u64()
@@ -361,9 +362,10 @@ def scan_mcap(path) -> McapScan:
             except Exception as err:  # a damaged chunk: count it, read on
                 scan.chunks_lost += 1
                 scan.bytes_lost += len(body)
-                scan.problems.append(f'chunk {scan.chunks} cannot be read ({err})')
+                scan.problems.append(f'chunk {number} cannot be read ({err})')
                 continue
-            for inner_op, inner_body in _records(inner, 0, scan, f'chunk {scan.chunks}'):
+            scan.chunks += 1
+            for inner_op, inner_body in _records(inner, 0, scan, f'chunk {number}'):
                 _take(inner_op, inner_body, scan)
         elif op == OP_DATA_END:
             scan.complete = True

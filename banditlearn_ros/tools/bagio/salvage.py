@@ -92,8 +92,8 @@ class SalvagedMcap:
                 lost.append(f'{self.scan.bytes_lost} bytes of an unfinished record')
             self.notes.append(
                 f'{self.path.name} was cut off (no summary section): recovered '
-                f'{self.message_count} messages from {self.scan.chunks - self.scan.chunks_lost}'
-                f' complete chunk(s); lost: {", ".join(lost) or "nothing written"}; '
+                f'{self.message_count} messages from {self.scan.chunks} complete chunk(s); '
+                f'lost: {", ".join(lost) or "nothing written"}; '
                 + '; '.join(self.scan.problems))
         if orphans:
             self.notes.append(f'{orphans} message(s) name a channel the file does not define; '
@@ -188,8 +188,11 @@ def reindex(folder, storage: str = '') -> Dict[str, Any]:
     old = folder / 'metadata.yaml'
     if old.exists():
         try:
-            Bag(folder).close()
-        except BagError:
+            from rosbags.rosbag2 import Reader
+            reader = Reader(folder)
+            reader.open()
+            reader.close()
+        except Exception:  # any reason rosbag2 readers refuse it
             os.replace(old, folder / 'metadata.yaml.bad')
             notes.append('the old metadata.yaml could not be used; kept as metadata.yaml.bad')
     path = meta.write(folder)

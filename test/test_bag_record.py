@@ -1,0 +1,226 @@
+# Copyright 2026 banditlearn_ros contributors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""banditlearn_bag record over real rclpy (loopback), a killed recorder, and DDS replay."""
+
+import json
+import os
+from pathlib import Path
+import signal
+import subprocess
+import sys
+import time
+
+from banditlearn_ros.learning import TeacherModel
+from banditlearn_ros.learning.interaction import SimulatedTeacher
+from banditlearn_ros.learning.replay import replay
+from banditlearn_ros.tools import bagio
+from banditlearn_ros.tools.bag_replay import learner_config, read_events
+import numpy as np
+import pytest
+
+pytest.importorskip('rosbags')
+rclpy = pytest.importorskip('rclpy')
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLE = ROOT / 'bags' / 'sample_session'
+
+
+def _command(tool: str):
+    script = Path(sys.executable).with_name(tool)
+    if script.exists():
+        return [str(script)]
+    module = {'banditlearn_bag': 'banditlearn_ros.tools.bag',
+              'banditlearn_bringup': 'banditlearn_ros.nodes.bringup'}[tool]
+    return [sys.executable, '-m', module]
+
+
+def _wait(condition, timeout: float, what: str, poll: float = 0.05):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return
+        time.sleep(poll)
+    assert condition(), f'gave up waiting for {what}'
+
+
+def _stop(process, sig=signal.SIGINT):
+    if process.poll() is None:
+        process.send_signal(sig)
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def _recorded_messages(folder: Path) -> int:
+    from banditlearn_ros.tools.bagio.mcap import scan_mcap
+    files = list(folder.glob('*.mcap'))
+    try:
+        return sum(len(scan_mcap(f).messages) for f in files)
+    except (OSError, ValueError):
+        return 0
+
+
+def test_record_stops_on_sigterm_with_metadata_and_offered_qos(tmp_path):
+    from rclpy.qos import QoSProfile, ReliabilityPolicy
+    from sensor_msgs.msg import Image
+    from std_msgs.msg import String
+
+    from banditlearn_ros.nodes.bridge import array_to_image
+    from ros_harness import Ros
+    ros = Ros()
+    topic = f'/record_test_{os.getpid()}'
+    out = tmp_path / 'rec'
+    recorder = subprocess.Popen(
+        _command('banditlearn_bag') + ['record', topic, topic + '/image', '-o', str(out),
+                                       '--image-rate', '0', '--image-width', '32'],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        text_pub = ros.probe.create_publisher(String, topic, 10)
+        image_pub = ros.probe.create_publisher(
+            Image, topic + '/image', QoSProfile(depth=10,
+                                                reliability=ReliabilityPolicy.BEST_EFFORT))
+        # The recorder subscribes once it sees the publishers (discovery every 0.5 s).
+        assert ros.spin_until(lambda: text_pub.get_subscription_count() >= 1
+                              and image_pub.get_subscription_count() >= 1, 30)
+        frame = np.zeros((48, 64, 3), np.uint8)
+        frame[:, 32:] = 255
+        for i in range(20):
+            text_pub.publish(String(data=f'hello {i}'))
+            if i < 3:
+                image_pub.publish(array_to_image(frame))
+            ros.spin_for(0.02)
+        text_pub.wait_for_all_acked(rclpy.duration.Duration(seconds=5.0))
+        ros.spin_for(1.5)  # best-effort images have no acknowledgement to wait for
+        _stop(recorder, signal.SIGTERM)
+    finally:
+        if recorder.poll() is None:
+            recorder.kill()
+        ros.close()
+    out_text, err = recorder.communicate()
+    assert recorder.returncode == 0, err
+    assert (out / 'metadata.yaml').is_file()
+    with bagio.open_bag(out) as bag:
+        assert not bag.notes
+        texts = [m.msg.data for m in bag.messages([topic])]
+        images = [m.msg for m in bag.messages([topic + '/image'])]
+        qos = {t.name: t.qos[0]['reliability'] for t in bag.topics.values()}
+    assert texts == [f'hello {i}' for i in range(20)]
+    assert 1 <= len(images) <= 3 and {(m.width, m.height) for m in images} == {(32, 24)}
+    assert qos == {topic: 'RELIABLE', topic + '/image': 'BEST_EFFORT'}
+    from rosbags.rosbag2 import Reader
+    with Reader(out) as reader:
+        assert reader.message_count == len(texts) + len(images)
+
+
+def test_a_killed_recorder_keeps_the_session_and_replay_reproduces_it(tmp_path):
+    """The robot user's check: SIGKILL the recorder mid-session, then info and replay."""
+    out = tmp_path / 'session'
+    recorder = subprocess.Popen(
+        _command('banditlearn_bag') + ['record', '-o', str(out), '--flush-every', '0.2'],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    session = None
+    try:
+        _wait(lambda: out.is_dir(), 30, 'the recorder to start')
+        # A teaching session in one process: digits, UCWL, a teacher with 10 % flip noise.
+        session = subprocess.Popen(
+            _command('banditlearn_bringup') + [
+                '--noise', '0.1', '--seed', '3', '--rounds', '1500', '--every', '0',
+                '--set', 'dataset_node.start_delay=3.0'],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        _wait(lambda: _recorded_messages(out) >= 1500, 240, 'recorded messages', poll=0.2)
+        recorder.send_signal(signal.SIGKILL)
+        recorder.wait(timeout=30)
+        written = out / f'{out.name}_0.mcap'
+        size_at_kill = written.stat().st_size
+        session.wait(timeout=300)
+    finally:
+        for process in (recorder, session):
+            if process is not None and process.poll() is None:
+                process.kill()
+                process.wait()
+    assert recorder.returncode == -signal.SIGKILL
+    assert session.returncode == 0, session.stderr.read()
+    assert not (out / 'metadata.yaml').exists() and written.stat().st_size == size_at_kill
+
+    info = subprocess.run(_command('banditlearn_bag') + ['info', str(out), '--json'],
+                          capture_output=True, text=True, timeout=120)
+    assert info.returncode == 0, info.stderr
+    summary = json.loads(info.stdout)
+    note = next(n for n in summary['notes'] if 'cut off' in n)
+    assert 'lost: 1 unfinished or damaged chunk(s)' in note or 'lost: nothing written' in note \
+        or 'bytes of an unfinished record' in note
+
+    with bagio.open_bag(out) as bag:
+        config = learner_config(bag, [ROOT / 'config' / 'teach_sim.params.yaml'],
+                                {'seed': 3})
+        events, counts = read_events(bag)
+        details = [json.loads(m.msg.data) for m in bag.messages(['gesture_prediction_details'])]
+    assert counts['features'] >= 300
+    # Every interaction from the first on was kept, in order, without a gap.
+    assert [d['id'] for d in details] == list(range(len(details)))
+
+    recorded = replay(events, config)
+    figures = recorded.figures
+    # The replay asks exactly what the session's learner asked ...
+    assert figures['questions_as_recorded'] == min(figures['recorded_questions'],
+                                                   len(recorded.questions))
+    assert figures['recorded_questions'] >= counts['features'] - 1
+    # ... so the recorded answers give the learner node's figures.
+    answers = [e.value for e in events if e.kind == 'feedback']
+    matched = figures['feedback_matched']
+    assert matched == len(answers) and figures['feedback_dropped'] == 0
+    assert figures['mistake_rate'] == pytest.approx(answers.count(False) / matched,
+                                                    abs=1e-9)
+    # The session's simulated person, replayed with its seed and noise, says the same.
+    teacher = replay(events, config, SimulatedTeacher(TeacherModel(rho0=0.1, rho1=0.1),
+                                                      seed=3, labels=config.labels))
+    n = len(recorded.questions)
+    assert teacher.questions[:n - 1] == recorded.questions[:n - 1]
+    assert teacher.figures['true_mistakes'] == pytest.approx(
+        figures['true_mistakes'], abs=1)
+
+
+def test_dds_lockstep_replay_gives_the_deterministic_figures():
+    from banditlearn_ros.nodes.learner_node import LearnerNode
+    from banditlearn_ros.tools.bag_player import BagPlayerNode
+    from banditlearn_ros.tools.bag_sample import replay_figures
+    from rclpy.parameter import Parameter
+    from std_msgs.msg import String
+    from ros_harness import Ros
+
+    expected = replay_figures(str(SAMPLE))
+    with bagio.open_bag(SAMPLE) as bag:
+        config = learner_config(bag)
+    ros = Ros()
+    try:
+        learner = ros.add(LearnerNode(context=ros.context, parameter_overrides=[
+            Parameter('labels', value=config.labels), Parameter('seed', value=config.seed),
+            Parameter('model_path', value=''), Parameter('autosave_every', value=0)]))
+        asked = ros.listen(String, 'gesture_prediction', qos=500)
+        player = ros.add(BagPlayerNode(context=ros.context, parameter_overrides=[
+            Parameter('bag', value=str(SAMPLE)), Parameter('start_delay', value=0.2)]))
+        assert ros.spin_until(lambda: player.finished, 300)
+        ros.spin_until(lambda: len(asked) >= 100, 10)
+        stats = learner.interaction.stats()
+    finally:
+        ros.close()
+    assert [m.data for m in asked] == expected['questions']
+    for key in ('interactions', 'questions_asked', 'feedback_received', 'feedback_matched',
+                'feedback_dropped', 'updates'):
+        assert stats[key] == expected['figures'][key], key
+    for key in ('mistake_rate', 'exploration_rate'):
+        assert stats[key] == pytest.approx(expected['figures'][key], abs=1e-9), key

@@ -1,0 +1,192 @@
+# Copyright 2026 banditlearn_ros contributors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""Deterministic replay, the bundled sample session, and the small CLI promises of issue 13/17."""
+
+import json
+import math
+from pathlib import Path
+import subprocess
+import sys
+
+from banditlearn_ros.learning.replay import Event, FEATURES, FEEDBACK, LABEL, LearnerConfig
+from banditlearn_ros.learning.replay import replay
+from banditlearn_ros.tools import bag as cli
+from banditlearn_ros.tools import bagio
+import numpy as np
+import pytest
+
+pytest.importorskip('rosbags')
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLE = ROOT / 'bags' / 'sample_session'
+FIGURES = ROOT / 'bags' / 'sample_session.figures.json'
+TOLERANCE = 1e-9  # rates are stored rounded to 12 decimals
+
+
+def _same(got, want, where=''):
+    """Compare figures: whole numbers and names exactly, rates within TOLERANCE."""
+    if isinstance(want, dict):
+        assert set(got) == set(want), where
+        for key in want:
+            _same(got[key], want[key], f'{where}.{key}')
+    elif isinstance(want, list):
+        assert len(got) == len(want), where
+        for i, (a, b) in enumerate(zip(got, want)):
+            _same(a, b, f'{where}[{i}]')
+    elif isinstance(want, float):
+        assert math.isclose(got, want, abs_tol=TOLERANCE), f'{where}: {got} != {want}'
+    else:
+        assert got == want, f'{where}: {got!r} != {want!r}'
+
+
+def test_sample_session_is_small_and_whole():
+    size = sum(p.stat().st_size for p in SAMPLE.iterdir())
+    assert size < 5 * 2 ** 20
+    with bagio.open_bag(SAMPLE) as bag:
+        bag.check()
+        assert not bag.notes
+        counts = {t.name: (t.count, t.decoded) for t in bag.topics.values()}
+    assert counts == {name: (100, 100) for name in (
+        '/image_raw', '/gesture_label', '/gesture_features', '/gesture_prediction',
+        '/gesture_prediction_details', '/gesture_feedback')}
+
+
+def test_sample_session_replays_to_the_figures_stored_beside_it():
+    from banditlearn_ros.tools.bag_sample import replay_figures
+    stored = json.loads(FIGURES.read_text())
+    _same(replay_figures(str(SAMPLE)), stored['recorded'], 'recorded')
+    teacher = dict(stored['teacher'])
+    noise, seed = teacher.pop('noise'), teacher.pop('seed')
+    _same(replay_figures(str(SAMPLE), noise, seed), teacher, 'teacher')
+    # The replay asks what the recorded learner asked, question for question.
+    assert stored['recorded']['figures']['questions_as_recorded'] == 100
+
+
+def test_sample_images_are_small_and_features_match_their_layout():
+    with bagio.open_bag(SAMPLE) as bag:
+        images = [m.msg for m in bag.messages(['/image_raw'])]
+        features = [m.msg for m in bag.messages(['/gesture_features'])]
+    assert {(m.width, m.height, m.encoding) for m in images} == {(80, 60, 'bgr8')}
+    assert all(m.layout.dim[0].size == len(m.data) == 124 for m in features)
+
+
+def test_replay_applies_the_learner_nodes_matching_rule():
+    config = LearnerConfig(labels=['a', 'b'], feedback_timeout=1.0)
+    events = [Event(0.05, FEEDBACK, True),  # nothing asked yet: no_prediction
+              Event(0.09, LABEL, 'a'), Event(0.1, FEATURES, [1.0, 0.0]),
+              Event(0.5, FEEDBACK, True),  # in time: matched
+              Event(1.1, FEATURES, [1.0, 1.0]),
+              Event(2.5, FEEDBACK, False),  # 1.4 s after its question: late
+              Event(3.1, FEATURES, [0.0, 1.0]),
+              Event(3.3, FEEDBACK, False),  # matched
+              Event(3.4, FEEDBACK, True)]  # the latest question was answered: duplicate
+    result = replay(events, config)
+    figures = result.figures
+    assert figures['interactions'] == 3 and len(result.questions) == 3
+    assert figures['feedback_received'] == 5
+    assert figures['feedback_matched'] == 2
+    assert (figures['feedback_dropped_no_prediction'], figures['feedback_dropped_late'],
+            figures['feedback_dropped_duplicate']) == (1, 1, 1)
+    assert figures['unanswered_expired'] == 1
+    assert figures['true_mistakes'] == int(result.questions[0] != 'a')
+
+
+def test_replay_with_the_simulated_teacher_learns_the_true_labels():
+    from banditlearn_ros.learning import TeacherModel
+    from banditlearn_ros.learning.interaction import SimulatedTeacher
+    rng = np.random.default_rng(3)
+    events = []
+    for i in range(200):
+        label = int(rng.integers(2))
+        events.append(Event(float(i), LABEL, 'ab'[label]))
+        events.append(Event(i + 0.1, FEATURES, [1.0, 2.0 * label - 1 + rng.normal(0, 0.1)]))
+    config = LearnerConfig(labels=['a', 'b'])
+    first = replay(events, config, SimulatedTeacher(TeacherModel(), seed=1), every=50)
+    again = replay(events, config, SimulatedTeacher(TeacherModel(), seed=1), every=50)
+    assert first.questions == again.questions and first.figures == again.figures
+    assert [p['interactions'] for p in first.curve] == [50, 100, 150, 200]
+    assert first.figures['feedback_matched'] == 200
+    # A separable stream: the last 100 first guesses are nearly all right.
+    truth = [e.value for e in events if e.kind == LABEL]
+    wrong_late = sum(q != t for q, t in zip(first.questions[100:], truth[100:]))
+    assert wrong_late <= 5
+
+
+def _run(capsys, *argv):
+    code = cli.main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_replay_cli_writes_the_figures(tmp_path, capsys):
+    out_file = tmp_path / 'figures.json'
+    code, out, err = _run(capsys, 'replay', SAMPLE, '--every', '50', '-o', out_file)
+    assert code == 0, err
+    document = json.loads(out_file.read_text())
+    stored = json.loads(FIGURES.read_text())['recorded']
+    _same(document['figures'], stored['figures'])
+    assert 'after    50:' in out and 'true_mistake_rate' in out
+    code, out, err = _run(capsys, 'replay', SAMPLE, '--set', 'algorithm=nonsense')
+    assert code == 1 and len(err.strip().splitlines()) == 1 and 'nonsense' in err
+
+
+def test_info_quick_says_what_it_did_not_decode(capsys):
+    code, out, _ = _run(capsys, 'info', SAMPLE, '--quick')
+    assert code == 0
+    assert '(600 read; not decoded' in out and '0 decoded' not in out
+    code, out, _ = _run(capsys, 'info', SAMPLE, '--quick', '--json')
+    summary = json.loads(out)
+    assert summary['decoded'] is False
+    assert {t['decoded'] for t in summary['topics']} == {None}
+
+
+def test_play_refuses_a_negative_delay_with_one_line(capsys):
+    code, _, err = _run(capsys, 'play', SAMPLE, '-d', '-5')
+    lines = err.strip().splitlines()
+    assert code == 1 and len(lines) == 1
+    assert lines[0] == ('banditlearn_bag play: error: --delay -5: must be 0 or a positive '
+                        'number of seconds')
+
+
+def test_help_shows_defaults(capsys):
+    for command, default in (('record', '(default: mcap)'), ('play', '(default: 1.0)'),
+                             ('replay', '(default: recorded)'), ('write', '(default: 2.0)')):
+        with pytest.raises(SystemExit):
+            cli.main([command, '--help'])
+        assert default in capsys.readouterr().out, command
+
+
+def test_info_into_a_closed_pipe_ends_quietly():
+    command = [sys.executable, '-m', 'banditlearn_ros.tools.bag', 'info', str(SAMPLE),
+               '--json']
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as proc:
+        proc.stdout.readline()
+        proc.stdout.close()  # what `| head -1` does
+        err = proc.stderr.read().decode()
+        proc.wait(timeout=60)
+    assert err == ''
+    assert proc.returncode in (0, 141)
+
+
+def test_write_limit_takes_a_shuffled_class_balanced_sample(tmp_path, capsys):
+    code, _, err = _run(capsys, 'write', 'digits', '-o', tmp_path / 'b', '--limit', '35',
+                        '--seed', '4')
+    assert code == 0, err
+    with bagio.open_bag(tmp_path / 'b') as bag:
+        labels = [m.msg.data for m in bag.messages(['gesture_label'])]
+    counts = {name: labels.count(name) for name in set(labels)}
+    assert len(labels) == 35 and len(counts) == 10
+    assert set(counts.values()) <= {3, 4}
+    assert labels != sorted(labels)
