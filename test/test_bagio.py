@@ -175,15 +175,28 @@ def test_broken_mcap_is_one_clear_error(tmp_path, content, expect):
     assert str(path) in text and expect in text.lower() and '\n' not in text
 
 
-def test_truncated_mcap_is_one_clear_error(tmp_path):
+def test_truncated_mcap_says_what_was_recovered_and_lost(tmp_path):
     bag = tmp_path / 'bag'
     X, y, names = load_bundled('iris')
     bagio.write_dataset_bag(bag, X[:20], y[:20], names, start_ns=10 ** 9)
     data = next(bag.glob('*.mcap'))
+    whole = data.read_bytes()
     cut = tmp_path / 'cut.mcap'
-    cut.write_bytes(data.read_bytes()[:len(data.read_bytes()) // 2])
-    with pytest.raises(bagio.BagError, match='cannot open as mcap'):
-        bagio.open_bag(cut)
+    cut.write_bytes(whole[:len(whole) // 2])
+    with bagio.open_bag(cut) as opened:  # the half holds the whole chunk: nothing lost
+        assert opened.message_count == 40
+        assert 'recovered 40 messages from 1 complete chunk(s)' in ' '.join(opened.notes)
+    # rosbags writes these 40 messages as one chunk: cut inside it, none can be read.
+    start = 8
+    while whole[start] != 0x06:  # walk the records (opcode, length) to the chunk
+        start += 9 + int.from_bytes(whole[start + 1:start + 9], 'little')
+    cut.write_bytes(whole[:start + 200])
+    with bagio.open_bag(cut) as opened:
+        opened.check()
+        assert opened.message_count == 0
+        note = ' '.join(opened.notes)
+    assert 'cut.mcap was cut off (no summary section): recovered 0 messages' in note
+    assert 'lost: 1 unfinished or damaged chunk(s)' in note
 
 
 def test_path_errors(tmp_path):

@@ -342,8 +342,13 @@ def scan_mcap(path) -> McapScan:
     with open(path, 'rb') as handle:
         data = handle.read()
     scan = McapScan()
+    if not data:
+        raise ValueError('the file is empty')
     if data[:8] != MAGIC:
         raise ValueError('not an MCAP file (its first bytes are not the MCAP magic)')
+    if len(data) < 17 or data[8] != OP_HEADER or \
+            17 + struct.unpack_from('<Q', data, 9)[0] > len(data):
+        raise ValueError('the MCAP header record is missing or cut off')
     for op, body in _records(data, 8, scan, 'the file'):
         if op == OP_HEADER:
             profile = _Cursor(body).string()

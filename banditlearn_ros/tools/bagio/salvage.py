@@ -58,7 +58,7 @@ class SalvagedMcap:
         try:
             self.scan = scan_mcap(self.path)
         except (OSError, ValueError) as err:
-            raise BagError(f'{self.path}: cannot read as mcap ({short_error(err)})') from None
+            raise BagError(f'{self.path}: cannot open as mcap ({short_error(err)})') from None
         counts: Dict[int, int] = {}
         for cid, _, _ in self.scan.messages:
             counts[cid] = counts.get(cid, 0) + 1
