@@ -59,7 +59,8 @@ def test_file_holds_metadata_without_pickle(saved):
     assert header['labels'] == ['fist', 'palm']
     assert header['n_features'] == 4
     assert header['hyperparameters'] == {'eta': 0.9, 'C': 1.0, 'k': 1.0, 'covariance': 'diag',
-                                         'diagonal': 'precision', 'variant': 'scw1'}
+                                         'diagonal': 'precision', 'variant': 'scw1',
+                                         'added_label_prior': 'mixture'}
     assert header['format_version'] == FORMAT_VERSION
     assert header['package_version']
     assert load_model(path).n_updates == learner.n_updates

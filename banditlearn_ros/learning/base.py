@@ -321,6 +321,26 @@ class BanditLearner(OnlineClassifier):
         """
         raise NotImplementedError
 
+    def learn_new_label(self, x: Any, name: str) -> int:
+        """
+        Add the label a person named for ``x`` and learn ``x`` as a yes for it.
+
+        This is how a gesture the robot did not know is taught: every known label was
+        rejected for ``x``, the person says what it is, and the observation that was
+        rejected becomes the new label's first example.  Nothing changes if ``x`` or
+        ``name`` is refused.
+
+        Returns
+        -------
+        int
+            Index of the new label.
+
+        """
+        x = self.check_x(x)
+        index = self.add_label(name)
+        self.learn(x, index, True)
+        return index
+
     def _upper_confidence_choice(self, scores: np.ndarray, widths: np.ndarray) -> Prediction:
         """Output the label maximising ``score + width`` (ties at random): the UCB rule."""
         bounds = scores + widths

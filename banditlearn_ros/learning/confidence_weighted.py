@@ -132,6 +132,21 @@ def initial_gaussian(name: str, n: int, d: int, covariance: str) -> np.ndarray:
     return np.repeat(np.eye(d)[None], n, axis=0)
 
 
+def mixture_gaussian(mu: np.ndarray, sigma: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """
+    Return the Gaussian with the mean and covariance of an equal mixture of ``n`` Gaussians.
+
+    ``mu`` is n x d, ``sigma`` n x d (diagonals) or n x d x d.  Mean ``m = mean_i mu_i``;
+    covariance ``mean_i Sigma_i + mean_i (mu_i - m)(mu_i - m)^T``, of which a diagonal
+    Sigma keeps the diagonal, ``mean_i sigma_i + mean_i (mu_i - m)^2``.
+    """
+    mean = mu.mean(axis=0)
+    spread = mu - mean
+    if sigma.ndim == 2:
+        return mean, sigma.mean(axis=0) + (spread * spread).mean(axis=0)
+    return mean, sigma.mean(axis=0) + spread.T @ spread / mu.shape[0]
+
+
 def margin_variance(sigma: np.ndarray, x: np.ndarray) -> float:
     """``v = x^T Sigma x`` for a diagonal (vector) or full (matrix) Sigma."""
     if sigma.ndim == 1:

@@ -21,7 +21,10 @@ import numpy as np
 from .base import BanditLearner, check_choice, check_range, Label, Prediction
 from .confidence_weighted import (
     confidence_constants, cw_beta, cw_gamma, DIAGONALS, gaussian_update, initial_gaussian,
-    margin_variance, scw1_alpha, scw2_alpha)
+    margin_variance, mixture_gaussian, scw1_alpha, scw2_alpha)
+
+ADDED_LABEL_PRIORS = ('mixture', 'unit')
+"""Where a label added at runtime starts (``UCWL.added_label_prior``)."""
 
 
 class UCWL(BanditLearner):
@@ -53,6 +56,10 @@ class UCWL(BanditLearner):
         the diagonal of the precision update (default) or of the Sigma update.
     variant : {'scw1', 'scw2'}
         SCW-I (the paper's) or SCW-II step size.
+    added_label_prior : {'mixture', 'unit'}
+        Where a label added by ``add_label`` starts: the moment-matched mixture of the
+        classifiers learned so far (default), or N(0, I) as in Algorithm 1 (see
+        ``add_label``).
     seed : int
         Seed of the tie-breaking random generator.
 
@@ -66,15 +73,17 @@ class UCWL(BanditLearner):
     """
 
     name = 'ucwl'
-    _hyperparameters = ('eta', 'C', 'k', 'covariance', 'diagonal', 'variant')
-    _hyperparameters_before = {'diagonal': 'variance'}
+    _hyperparameters = ('eta', 'C', 'k', 'covariance', 'diagonal', 'variant',
+                        'added_label_prior')
+    _hyperparameters_before = {'diagonal': 'variance', 'added_label_prior': 'unit'}
     _array_names = ('mu', 'sigma')
 
     def __init__(self, labels, n_features: int, eta: float = 0.95, C: float = 1.0,
                  k: float = 2.8, covariance: str = 'diag', variant: str = 'scw1',
-                 seed: int = 0, diagonal: str = 'precision'):
+                 seed: int = 0, diagonal: str = 'precision', added_label_prior: str = 'mixture'):
         self.eta, self.C, self.k = eta, C, k
         self.covariance, self.variant, self.diagonal = covariance, variant, diagonal
+        self.added_label_prior = added_label_prior
         super().__init__(labels, n_features, seed)
 
     def _validate(self) -> None:
@@ -84,10 +93,38 @@ class UCWL(BanditLearner):
         check_choice('covariance', self.covariance, ('diag', 'full'))
         check_choice('variant', self.variant, ('scw1', 'scw2'))
         check_choice('diagonal', self.diagonal, DIAGONALS)
+        check_choice('added_label_prior', self.added_label_prior, ADDED_LABEL_PRIORS)
         self._phi, self._psi, self._xi = confidence_constants(self.eta)
 
     def _init_rows(self, name: str, n: int) -> np.ndarray:
         return initial_gaussian(name, n, self.n_features, self.covariance)
+
+    def add_label(self, name: str) -> int:
+        """
+        Add a class at runtime; with ``added_label_prior='mixture'`` it starts from the others.
+
+        Algorithm 1 (lines 2-5) starts every classifier at N(0, I), which is right when all
+        start together.  A label added after hundreds of answers would keep that prior's
+        full width ``k ||x||`` on every input while the classifiers it joins have shrunk
+        theirs, so its bound (line 9) wins on the gestures already known until a "no" on
+        each has shrunk it, and the person pays with wrong first guesses; and since
+        features are not centred, the others also share a learned negative offset that
+        the new row lacks.  Departing from lines 3-4 for a label added later: before any
+        answer about it, the new classifier is equally likely to be any of the ones
+        learned so far, so its prior is that equal-weight mixture of their Gaussians,
+        moment-matched to one Gaussian (``mixture_gaussian``, the projection CW uses to
+        stay Gaussian): the mean of the means, and the mean covariance plus the spread of
+        the means.  It is uncertain where the known classifiers disagree (the directions
+        that tell gestures apart) and as sure as they are where they agree.  Added before
+        anything was learned, the mixture of N(0, I) priors is N(0, I): the paper's start.
+        ``'unit'`` keeps Algorithm 1's start; docs/benchmarks.md (bench_new_gesture.py)
+        measures both.
+        """
+        index = super().add_label(name)
+        if self.added_label_prior == 'mixture':
+            self._mu[index], self._sigma[index] = mixture_gaussian(self._mu[:index],
+                                                                   self._sigma[:index])
+        return index
 
     def _margin_variances(self, x: np.ndarray) -> np.ndarray:
         if self.covariance == 'diag':

@@ -49,6 +49,8 @@ _DESCRIPTIONS = {
     'covariance': "covariance form: 'diag' or 'full'",
     'variant': "step size: 'scw1' or 'scw2'",
     'diagonal': "diagonal Sigma update: 'precision' (diagonal of Sigma^-1's) or 'variance'",
+    'added_label_prior': "start of an appended label: 'mixture' (of the learned classifiers) "
+                         "or 'unit' (N(0, I))",
     'alpha': 'label-noise parameter alpha of the demotion step',
     'normalize': 'scale every feature vector to unit length first',
     'gamma': 'exploration probability gamma',
