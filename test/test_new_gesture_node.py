@@ -1,0 +1,118 @@
+# Copyright 2026 banditlearn_ros contributors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""Over DDS: a gesture label appended mid-stream (SetParameters) is learned, the others kept."""
+
+import array
+
+from banditlearn_ros.learning import TeacherModel, UCWL
+from banditlearn_ros.nodes.learner_node import LearnerNode
+from banditlearn_ros.nodes.teacher_node import TeacherNode
+import numpy as np
+import pytest
+from rcl_interfaces.msg import Parameter as ParameterMsg
+from rcl_interfaces.msg import ParameterType, ParameterValue
+from rcl_interfaces.srv import SetParameters
+from rclpy.parameter import Parameter
+from ros_harness import Ros
+from std_msgs.msg import Float32MultiArray, String
+
+pytestmark = pytest.mark.ros
+KNOWN = ['a', 'b', 'c']
+NEW = 'd'
+BEFORE, AFTER, NOISE, TEACHER_SEED = 150, 250, 0.1, 11
+
+
+@pytest.fixture
+def ros():
+    r = Ros()
+    yield r
+    r.close()
+
+
+def gesture_stream(seed=1, d=8):
+    """Return three classes for BEFORE rounds, then four: noisy clusters on a shared offset."""
+    rng = np.random.default_rng(seed)
+    centres = np.eye(4, d) + 0.5
+    y = np.concatenate([rng.integers(0, 3, BEFORE), rng.integers(0, 4, AFTER)])
+    X = centres[y] + rng.normal(0, 0.15, (y.size, d))
+    return X.astype(np.float32).astype(np.float64), y  # what a Float32MultiArray carries
+
+
+def offline(X, y):
+    """Run the same rounds with the learning core alone and the teacher's draws."""
+    learner = UCWL(list(KNOWN), X.shape[1], seed=0)
+    model, rng = TeacherModel(rho0=NOISE, rho1=NOISE), np.random.default_rng(TEACHER_SEED)
+    said = []
+    for t, (x, c) in enumerate(zip(X, y)):
+        if t == BEFORE:
+            learner.add_label(NEW)
+        p = learner.select(x)
+        said.append(p.label)
+        learner.learn(x, p.index, model.answer(p.index, int(c), rng), prediction=p)
+    return said
+
+
+def append_label(ros, name):
+    """Append a label the way ``ros2 param set`` does: one SetParameters call."""
+    client = ros.probe.create_client(SetParameters, '/learner_node/set_parameters')
+    value = ParameterValue(type=ParameterType.PARAMETER_STRING_ARRAY,
+                           string_array_value=KNOWN + [name])
+    request = SetParameters.Request(parameters=[ParameterMsg(name='labels', value=value)])
+    result = ros.call(client, request).results[0]
+    ros.probe.destroy_client(client)
+    return result
+
+
+def test_label_appended_mid_stream_is_learned_and_the_known_ones_keep_their_accuracy(ros):
+    X, y = gesture_stream()
+    names = KNOWN + [NEW]
+    node = ros.add(LearnerNode(context=ros.context, parameter_overrides=[
+        Parameter('labels', value=list(KNOWN)), Parameter('model_path', value=''),
+        Parameter('seed', value=0)]))
+    ros.add(TeacherNode(context=ros.context, parameter_overrides=[
+        Parameter('rho0', value=NOISE), Parameter('rho1', value=NOISE),
+        Parameter('seed', value=TEACHER_SEED)]))
+    label_pub = ros.probe.create_publisher(String, 'gesture_label', 10)
+    features_pub = ros.probe.create_publisher(Float32MultiArray, 'gesture_features', 10)
+    said = ros.listen(String, 'gesture_prediction', 1000)
+    ros.connect(label_pub)
+    ros.connect(features_pub)
+    counts = node.interaction.counts
+    for t, (x, c) in enumerate(zip(X, y)):
+        if t == BEFORE:
+            kept = {k: v[:3].copy() for k, v in node.interaction.learner.state_dict()[
+                'arrays'].items()}
+            result = append_label(ros, NEW)
+            assert result.successful, result.reason
+            arrays = node.interaction.learner.state_dict()['arrays']
+            for key, rows in kept.items():
+                np.testing.assert_array_equal(arrays[key][:3], rows)
+        label_pub.publish(String(data=names[c]))
+        msg = Float32MultiArray()
+        msg.data = array.array('f', x.astype(np.float32).tobytes())
+        features_pub.publish(msg)
+        assert ros.spin_until(lambda: counts['feedback_matched'] == t + 1, 10.0), \
+            f'round {t}: {len(said)} predictions, {dict(counts)}'
+    online = [m.data for m in said]
+    assert online == offline(X, y)
+    right = np.array([s == names[c] for s, c in zip(online, y)])
+    new_shown = np.flatnonzero(y == 3)
+    known_last = np.arange(len(y) - 100, len(y))[y[-100:] != 3]
+    # The new gesture is learned: right on most of its last 20 showings.
+    assert right[new_shown[-20:]].mean() >= 0.85
+    # Nothing lost for the others: their last 100 rounds are as good as the 50 before.
+    assert right[known_last].mean() >= right[BEFORE - 50:BEFORE].mean() - 0.05
+    assert right[known_last].mean() >= 0.9
+    assert node.counters.get('labels_added') == 1
