@@ -17,6 +17,7 @@
 from banditlearn_ros.learning import (
     HyperparameterError, LearnerInputError, load_model, make_learner, save_model, UCWL)
 from banditlearn_ros.learning.confidence_weighted import mixture_gaussian
+from banditlearn_ros.learning.interaction import Interaction
 import numpy as np
 import pytest
 
@@ -131,3 +132,28 @@ def test_learn_new_label_refuses_bad_input_and_adds_nothing():
     with pytest.raises(LearnerInputError, match='exists already'):
         learner.learn_new_label([1.0, 2.0, 3.0], 'a')
     assert learner.labels == ['a', 'b'] and learner.n_updates == 0
+
+
+def test_a_gesture_every_label_rejected_can_be_named_once_and_is_learned_from():
+    learner = _taught()
+    interaction = Interaction(lambda d: None, learner=learner, max_questions=0,
+                              clock=lambda: 0.0)
+    x = np.array([0.5, 0.5, 0.5, 1.5, 0.5])
+    with pytest.raises(LearnerInputError, match='ended not at all'):
+        interaction.name_unknown('d')
+    interaction.predict(x)
+    with pytest.raises(LearnerInputError, match='ended not at all'):
+        interaction.name_unknown('d')
+    results = [interaction.feedback(False) for _ in range(3)]
+    assert results[-1].ended.outcome == 'all_rejected'
+    assert interaction.name_unknown('d') == 3
+    assert learner.labels == ['a', 'b', 'c', 'd']
+    assert learner.select(x).index == 3
+    with pytest.raises(LearnerInputError, match='named already'):
+        interaction.name_unknown('e')
+    interaction.predict(x)
+    interaction.feedback(True)
+    with pytest.raises(LearnerInputError, match="ended 'yes'|ended yes"):
+        interaction.name_unknown('e')
+    assert learner.labels == ['a', 'b', 'c', 'd']
+    assert interaction.stats()['labels_named'] == 1

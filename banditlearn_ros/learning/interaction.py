@@ -46,7 +46,7 @@ from typing import Callable, Deque, Dict, List, Optional, Tuple
 import numpy as np
 
 from .ask_again import check_protocol, DEFAULT_REVEAL_STEP, OUTCOMES, Questions
-from .base import BanditLearner, Prediction
+from .base import BanditLearner, LearnerInputError, Prediction
 from .feedback import TeacherModel
 
 DROP_REASONS = ('no_prediction', 'duplicate', 'late')
@@ -212,6 +212,7 @@ class Interaction:
         self._rng = np.random.default_rng(seed)
         self._pending: Deque[Round] = deque(maxlen=int(max_unanswered))
         self._latest: Optional[Round] = None
+        self._named: Optional[int] = None
         self._next_id = 0
         self._ended: Deque[Ended] = deque(maxlen=int(max_unanswered))
         self._mistakes = _Window(window)
@@ -220,7 +221,7 @@ class Interaction:
         self.counts: Dict[str, int] = dict.fromkeys(
             ('predictions', 'feedback_received', 'feedback_matched', 'updates_applied',
              'unanswered_superseded', 'unanswered_expired', 'unanswered_overflow',
-             'interactions', 'questions_asked')
+             'interactions', 'questions_asked', 'labels_named')
             + tuple('interactions_' + o for o in OUTCOMES)
             + tuple('feedback_dropped_' + r for r in DROP_REASONS)
             + tuple('features_' + r for r in BAD_INPUT_REASONS), 0)
@@ -371,6 +372,40 @@ class Interaction:
             self.counts['unanswered_expired'] += 1
             if item is self._latest:
                 self._end(item, timed_out=True)
+
+    def name_unknown(self, name: str) -> int:
+        """
+        Append the label a person named for the latest interaction's gesture, and learn it.
+
+        Allowed once, and only while the latest interaction is one that ended with every
+        label rejected (``all_rejected``: the gesture may be one the robot does not know);
+        its observation becomes the new label's first example
+        (``BanditLearner.learn_new_label``).  A newer gesture supersedes it.
+
+        Returns
+        -------
+        int
+            Index of the new label.
+
+        Raises
+        ------
+        LearnerInputError
+            Nothing to name (the reason says why) or the name exists; nothing changes.
+
+        """
+        with self._lock:
+            latest = self._latest
+            outcome = latest.questions.outcome if latest and latest.questions else None
+            if outcome != 'all_rejected':
+                raise LearnerInputError(
+                    'no gesture to name: the latest interaction did not end with every label '
+                    f'rejected (it ended {outcome or "not at all"})')
+            if self._named == latest.id:
+                raise LearnerInputError(f'interaction {latest.id} was named already')
+            index = self.learner.learn_new_label(latest.x, name)
+            self._named = latest.id
+            self.counts['labels_named'] += 1
+            return index
 
     # -- statistics ----------------------------------------------------------------------
     def stats(self) -> Dict[str, float]:
