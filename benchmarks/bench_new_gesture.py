@@ -18,6 +18,8 @@ A gesture added mid-session: how fast it is learned and what it costs the known 
 UCWL (defaults) is taught N-1 classes for ``--before`` interactions; then the N-th label is
 appended (``add_label``, what a runtime ``labels`` append does) and the stream draws from all
 N classes for ``--after`` interactions.  Every answer is flipped with probability ``--rho``.
+Two protocols (``learning.ask_again``): one question per interaction (seed 000's), and
+asking again after a "no", up to ``--max-questions``, with the default reveal step.
 Each run makes a different class the new one (run r: class r mod N) and draws its own
 stream; every arm (protocol x start of the new label) sees the same streams and the same
 teacher seed.  Reported, mean over runs:
@@ -42,6 +44,7 @@ import time
 from typing import Dict, List, Sequence
 
 from banditlearn_ros.learning import TeacherModel, UCWL
+from banditlearn_ros.learning.ask_again import DEFAULT_REVEAL_STEP, run_interaction
 from banditlearn_ros.learning.datasets import load_dataset
 from banditlearn_ros.learning.ucwl import ADDED_LABEL_PRIORS
 import numpy as np
@@ -73,15 +76,12 @@ def load(name: str, n: int, seed: int):
 
 
 def ask(learner: UCWL, x: np.ndarray, truth: int, max_questions: int,
-        teacher: TeacherModel, rng: np.random.Generator) -> List[int]:
-    """Run one interaction of seed 000's protocol (one question); return the label asked."""
-    if max_questions != 1:
-        raise ValueError('asking again needs the ask-again protocol (not on this branch yet)')
-    p = learner.select(x)
-    said = teacher.answer(p.index, truth, rng)
-    if said is not None:
-        learner.learn(x, p.index, said, prediction=p)
-    return [p.index]
+        teacher: TeacherModel, rng: np.random.Generator,
+        ties: np.random.Generator) -> List[int]:
+    """Run one interaction of the ask-again protocol; return the labels asked, in order."""
+    questions = run_interaction(learner, x, lambda label, _: teacher.answer(label, truth, rng),
+                                max_questions, DEFAULT_REVEAL_STEP, ties)
+    return [q.index for q in questions.asked]
 
 
 def run_once(X: np.ndarray, y: np.ndarray, names: Sequence[str], new: int, before: int,
@@ -98,13 +98,13 @@ def run_once(X: np.ndarray, y: np.ndarray, names: Sequence[str], new: int, befor
     learner = UCWL([names[c] for c in known], X.shape[1], seed=seed,
                    added_label_prior=prior)
     teacher = TeacherModel(rho0=rho, rho1=rho)
-    answers = np.random.default_rng(seed + 1)
+    answers, ties = np.random.default_rng(seed + 1), np.random.default_rng(seed + 2)
     right_first, questions = [], []
     for t, row in enumerate(np.concatenate([first, second])):
         if t == before:
             learner.add_label(names[new])
         truth = index_of[int(y[row])]
-        asked = ask(learner, X[row], truth, max_questions, teacher, answers)
+        asked = ask(learner, X[row], truth, max_questions, teacher, answers, ties)
         right_first.append(asked[0] == truth)
         questions.append(len(asked))
     right_first, questions = np.array(right_first), np.array(questions)
@@ -149,6 +149,8 @@ def main(argv=None) -> int:
     parser.add_argument('--before', type=int, default=150)
     parser.add_argument('--after', type=int, default=250)
     parser.add_argument('--rho', type=float, default=0.1, help='flip probability per answer')
+    parser.add_argument('--max-questions', type=int, default=3,
+                        help='questions per interaction of the ask-again arm')
     parser.add_argument('--priors', nargs='+', default=list(ADDED_LABEL_PRIORS),
                         choices=ADDED_LABEL_PRIORS, help="UCWL's added_label_prior values")
     parser.add_argument('--seed', type=int, default=0)
@@ -168,7 +170,7 @@ def main(argv=None) -> int:
               '| known 101-150 | known after (100) | after - before(50) | questions/'
               'interaction 101-150 | after (100) |')
         print('| --- ' * 11 + '|')
-        for max_q in (1,):
+        for max_q in (1, args.max_questions):
             protocol = 'one question' if max_q == 1 else f'ask again (<= {max_q})'
             for prior in args.priors:
                 runs = [run_once(X, y, names, r % K, args.before, args.after, max_q, prior,
