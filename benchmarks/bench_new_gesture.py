@@ -27,7 +27,8 @@ teacher seed.  Reported, mean over runs:
 - the new gesture's first-guess accuracy by showing after the addition (1-5, 6-10, 11+);
 - the known gestures' first-guess accuracy in the 50 and 100 interactions before the
   addition and on the known gestures among the 100 after it;
-- questions per interaction in those 100 after.
+- the first-guess accuracy over all of those 100 interactions (new and known gestures);
+- questions per interaction in the 50 before and the 100 after.
 
 Data: rendered gestures (``vision.synthetic_dataset``, six gestures, landmark features from
 the renderer's skeleton with 3 % jitter, computed by the camera node's ``GestureExtractor``)
@@ -61,6 +62,7 @@ class RunFigures:
     known_before_50: float = float('nan')
     known_before_100: float = float('nan')
     known_after_100: float = float('nan')
+    all_after_100: float = float('nan')
     questions_after_100: float = float('nan')
     questions_before_50: float = float('nan')
 
@@ -118,6 +120,7 @@ def run_once(X: np.ndarray, y: np.ndarray, names: Sequence[str], new: int, befor
         known_before_50=float(right_first[before - 50:before].mean()),
         known_before_100=float(right_first[max(0, before - 100):before].mean()),
         known_after_100=float(right_first[known_window].mean()),
+        all_after_100=float(right_first[window].mean()),
         questions_after_100=float(questions[window].mean()),
         questions_before_50=float(questions[before - 50:before].mean()))
 
@@ -131,7 +134,7 @@ def showing_accuracy(runs: Sequence[RunFigures], low: int, high) -> float:
 def summarise(runs: Sequence[RunFigures]) -> Dict[str, float]:
     """Return the reported figures, means over runs."""
     out = {f'new {lo}-{hi or ""}': showing_accuracy(runs, lo, hi) for lo, hi in SHOWINGS}
-    for key in ('known_before_50', 'known_before_100', 'known_after_100',
+    for key in ('known_before_50', 'known_before_100', 'known_after_100', 'all_after_100',
                 'questions_before_50', 'questions_after_100'):
         out[key] = float(np.mean([getattr(r, key) for r in runs]))
     out['known_after_100_std'] = float(np.std([r.known_after_100 - r.known_before_50
@@ -166,10 +169,11 @@ def main(argv=None) -> int:
         K = len(names)
         print(f'\n## {name}: {len(y)} rows, {X.shape[1]} features, {K - 1} classes then the '
               f'{K}th (each class the new one in turn)')
-        print('| protocol | new label start | new 1-5 | new 6-10 | new 11+ | known 51-150 '
-              '| known 101-150 | known after (100) | after - before(50) | questions/'
-              'interaction 101-150 | after (100) |')
-        print('| --- ' * 11 + '|')
+        b = args.before
+        print(f'| protocol | new label start | new 1-5 | new 6-10 | new 11+ | known {b - 99}-{b} '
+              f'| known {b - 49}-{b} | known after (100) | after - before(50) | all after (100) '
+              f'| questions/interaction {b - 49}-{b} | after (100) |')
+        print('| --- ' * 12 + '|')
         for max_q in (1, args.max_questions):
             protocol = 'one question' if max_q == 1 else f'ask again (<= {max_q})'
             for prior in args.priors:
@@ -180,7 +184,8 @@ def main(argv=None) -> int:
                       f'{s["new 11-"]:.3f} | {s["known_before_100"]:.3f} | '
                       f'{s["known_before_50"]:.3f} | {s["known_after_100"]:.3f} | '
                       f'{s["known_after_100"] - s["known_before_50"]:+.3f} '
-                      f'(sd {s["known_after_100_std"]:.3f}) | {s["questions_before_50"]:.2f} '
+                      f'(sd {s["known_after_100_std"]:.3f}) | {s["all_after_100"]:.3f} | '
+                      f'{s["questions_before_50"]:.2f} '
                       f'| {s["questions_after_100"]:.2f} |', flush=True)
         print(f'# {name}: {time.perf_counter() - start:.0f} s')
     return 0
