@@ -32,7 +32,7 @@ import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = 'banditlearn_ros'
-LAUNCH_FILES = ['banditlearn.launch.py', 'teach_sim.launch.py']
+LAUNCH_FILES = ['banditlearn.launch.py', 'teach_sim.launch.py', 'replay.launch.py']
 
 
 class LaunchConfiguration:
@@ -70,6 +70,14 @@ class Node:
     """Stand-in for launch_ros.actions.Node: keeps its arguments."""
 
     def __init__(self, **kwargs):
+        self.kwargs = kwargs
+
+
+class ExecuteProcess:
+    """Stand-in for launch.actions.ExecuteProcess: keeps its arguments."""
+
+    def __init__(self, *, cmd, **kwargs):
+        self.cmd = [str(part) for part in cmd]
         self.kwargs = kwargs
 
 
@@ -118,6 +126,7 @@ def load_launch(path: Path, share: Path, monkeypatch):
     stubs = {
         'launch': {'LaunchDescription': LaunchDescription},
         'launch.actions': {'DeclareLaunchArgument': DeclareLaunchArgument,
+                           'ExecuteProcess': ExecuteProcess,
                            'OpaqueFunction': OpaqueFunction},
         'launch.substitutions': {'LaunchConfiguration': LaunchConfiguration},
         'launch_ros': {},
@@ -167,11 +176,22 @@ def launched(description, **given):
     assert not unknown, f'launch arguments {unknown} are not declared'
     context = {name: a.default_value for name, a in arguments.items()}
     context.update(given)
-    nodes = [e for e in description.entities if isinstance(e, Node)]
+    return [e for e in _actions(description, context) if isinstance(e, Node)]
+
+
+def _actions(description, context):
+    out = list(description.entities)
     for entity in description.entities:
         if isinstance(entity, OpaqueFunction):
-            nodes += entity.function(context)
-    return nodes
+            out += entity.function(context)
+    return out
+
+
+def processes(description, **given):
+    """Return the ExecuteProcess actions as ``ros2 launch ... name:=value`` would make them."""
+    context = {name: a.default_value for name, a in arguments_of(description).items()}
+    context.update(given)
+    return [e for e in _actions(description, context) if isinstance(e, ExecuteProcess)]
 
 
 def section(path: Path, node: str):
@@ -275,3 +295,87 @@ def test_every_declared_parameter_of_my_nodes_is_documented(declared):
             continue
         above = lines[i - 1].strip()
         assert above.startswith('#'), f'{node}.{key} has no comment'
+
+
+# ---------------------------------------------------------------------- replay.launch.py
+# ros2 bag play's options on Jazzy and Kilted that the replay launch file may use, with
+# whether each takes values (ros2bag/verb/play.py).
+BAG_PLAY_OPTIONS = {'--rate': 1, '--topics': '+', '--delay': 1, '--remap': '+', '--clock': 1}
+
+
+def _bag_play(cmd):
+    """Parse a ``ros2 bag play`` command as its argument parser would; return the options."""
+    assert cmd[:3] == ['ros2', 'bag', 'play'], cmd
+    bag, rest = cmd[3], cmd[4:]
+    assert not bag.startswith('-'), 'the bag path comes first'
+    options, key = {}, None
+    for part in rest:
+        if part.startswith('--'):
+            assert part in BAG_PLAY_OPTIONS, f'ros2 bag play has no option {part}'
+            key = part
+            options[key] = []
+        else:
+            assert key is not None, f'{part}: a value with no option'
+            options[key].append(part)
+            if BAG_PLAY_OPTIONS[key] == 1:
+                assert len(options[key]) == 1, f'{key} takes one value'
+    return bag, options
+
+
+def test_replay_plays_inputs_and_answers_into_the_learner(share, monkeypatch):
+    description = load_launch(share / 'launch' / 'replay.launch.py', share, monkeypatch)
+    arguments = arguments_of(description)
+    sample = share / 'bags' / 'sample_session'
+    assert arguments['bag'].default_value == str(sample)
+    assert (sample / 'metadata.yaml').is_file(), 'setup.py does not install the sample'
+    nodes = {e.kwargs['executable']: e.kwargs for e in launched(description)}
+    assert set(nodes) == {'learner_node'}
+    (play,) = processes(description)
+    bag, options = _bag_play(play.cmd)
+    assert bag == str(sample)
+    # The learner's questions are not played: it asks them again.
+    assert options['--topics'] == ['/gesture_label', '/gesture_features', '/gesture_feedback']
+    assert float(options['--rate'][0]) == 1.0 and float(options['--delay'][0]) > 0
+    assert '--remap' not in options and '--clock' not in options
+    # The learner gets the labels the bag stores (the sample's six gestures).
+    assert nodes['learner_node']['parameters'][-1]['labels'] == [
+        'fist', 'one', 'two', 'three', 'four', 'five']
+
+
+def test_replay_with_teacher_namespace_and_sim_time(share, monkeypatch, tmp_path):
+    description = load_launch(share / 'launch' / 'replay.launch.py', share, monkeypatch)
+    given = {'teacher': 'true', 'noise': '0.1', 'namespace': 'robot1', 'use_sim_time': 'true',
+             'rate': '2.5', 'delay': '0', 'labels': 'a, b', 'bag': str(tmp_path / 'mine')}
+    nodes = {e.kwargs['executable']: e.kwargs for e in launched(description, **given)}
+    assert set(nodes) == {'learner_node', 'teacher_node'}
+    assert nodes['teacher_node']['parameters'][-1]['rho1'] == 0.1
+    for kw in nodes.values():
+        assert kw['namespace'] == 'robot1' and kw['parameters'][-1]['use_sim_time'] is True
+        assert kw['parameters'][-1]['labels'] == ['a', 'b']
+    bag, options = _bag_play(processes(description, **given)[0].cmd)
+    assert bag == str(tmp_path / 'mine')
+    assert options['--topics'] == ['/gesture_label', '/gesture_features']
+    assert options['--remap'] == ['/gesture_label:=/robot1/gesture_label',
+                                  '/gesture_features:=/robot1/gesture_features']
+    assert options['--rate'] == ['2.5'] and '--delay' not in options
+    assert '--clock' in options
+    with pytest.raises(ValueError):
+        processes(description, rate='0')
+
+
+def test_replay_params_are_declared_by_their_nodes():
+    from banditlearn_ros.tools.bag_player import BagPlayerNode
+    path = ROOT / 'config' / 'replay.params.yaml'
+    context = Context()
+    rclpy.init(context=context, args=['--ros-args', '--log-level', 'error'])
+    try:
+        for key in yaml.safe_load(path.read_text()):
+            assert key.startswith('/**/'), key
+            name = bringup.section_node(key)
+            cls = BagPlayerNode if name == 'bag_player' else bringup.node_class(name)
+            node = cls(context=context)
+            unknown = set(section(path, name)) - set(node.get_parameters_by_prefix(''))
+            node.destroy_node()
+            assert not unknown, f'{name} does not declare {unknown}'
+    finally:
+        rclpy.shutdown(context=context)

@@ -89,12 +89,6 @@ class BagPlayerNode(Node):
                                 'last gesture', read_only=True)
         period = d(self, 'diagnostics_period', 1.0, 'seconds between /diagnostics messages',
                    read_only=True, low=0.01, high=3600.0)
-        topics = {}
-        for key, default in (('features_topic', 'gesture_features'),
-                             ('label_topic', 'gesture_label'),
-                             ('prediction_topic', 'gesture_prediction'),
-                             ('feedback_topic', 'gesture_feedback')):
-            topics[key] = d(self, key, default, 'topic name', read_only=True)
         if self.answers not in ('recorded', 'teacher'):
             raise ValueError(f"bag_player: answers {self.answers!r}: use 'recorded' or "
                              "'teacher'")
@@ -114,13 +108,13 @@ class BagPlayerNode(Node):
         self._round = None
         self._start_at: Optional[float] = None
         self._first: Optional[float] = None
-        self._features_pub = self.create_publisher(Float32MultiArray, topics['features_topic'],
-                                                   10)
-        self._label_pub = self.create_publisher(String, topics['label_topic'], 10)
-        self._feedback_pub = self.create_publisher(Bool, topics['feedback_topic'], 10)
-        self.create_subscription(String, topics['prediction_topic'], self._on_question, 10)
+        # Topic names are relative and changed by remapping only, as in every node here.
+        self._features_pub = self.create_publisher(Float32MultiArray, 'gesture_features', 10)
+        self._label_pub = self.create_publisher(String, 'gesture_label', 10)
+        self._feedback_pub = self.create_publisher(Bool, 'gesture_feedback', 10)
+        self.create_subscription(String, 'gesture_prediction', self._on_question, 10)
         if self.answers == 'teacher':
-            self.create_subscription(Bool, topics['feedback_topic'], self._on_answer, 10)
+            self.create_subscription(Bool, 'gesture_feedback', self._on_answer, 10)
         self._timer = self.create_timer(0.01, self._tick)
         self.diagnostics = common.Diagnostics(self, 'banditlearn_ros: bag_player',
                                               self._collect, period=period)

@@ -1,0 +1,145 @@
+# Copyright 2026 banditlearn_ros contributors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Replay a recorded teaching session into the learner: ``ros2 bag play`` -> learner_node.
+
+The same system as ``banditlearn_bringup --system replay`` (which uses the package's own
+player).  Arguments: ``bag`` (default: the installed sample session), ``rate``, ``delay``
+(seconds before playing, so the learner is up), ``teacher`` (false: the bag's recorded
+yes/no are played too; true: only labels and features are played and teacher_node answers,
+with ``noise``), ``labels`` ('' = the names stored in the bag, else the files'),
+``namespace``, ``use_sim_time`` (plays the bag's clock too), ``log_level``, ``params_file``,
+``replay_params_file`` and ``model_path``.  The learner's own predictions are not played
+from the bag: it makes them again.
+"""
+
+import json
+import os
+
+from ament_index_python.packages import get_package_share_directory
+from launch import LaunchDescription
+from launch.actions import DeclareLaunchArgument, ExecuteProcess, OpaqueFunction
+from launch.substitutions import LaunchConfiguration
+from launch_ros.actions import Node
+
+PACKAGE = 'banditlearn_ros'
+TRUE = ('true', '1', 'yes', 'on')
+# Played topics, relative (the namespace is put in front by remapping).
+INPUTS = ('gesture_label', 'gesture_features')
+ANSWERS = 'gesture_feedback'
+
+
+def generate_launch_description():
+    """Return the arguments, then the bag player, the learner (and the teacher)."""
+    share = get_package_share_directory(PACKAGE)
+    config = os.path.join(share, 'config')
+    return LaunchDescription([
+        DeclareLaunchArgument(
+            'bag', default_value=os.path.join(share, 'bags', 'sample_session'),
+            description='bag folder to replay (default: the sample session shipped with the '
+                        'package)'),
+        DeclareLaunchArgument(
+            'rate', default_value='1.0', description='playback speed factor (> 0)'),
+        DeclareLaunchArgument(
+            'delay', default_value='2.0',
+            description='seconds before the first message, so the learner is up'),
+        DeclareLaunchArgument(
+            'teacher', default_value='false', choices=['true', 'false'],
+            description="false: play the bag's recorded yes/no; true: teacher_node answers "
+                        'from the played labels'),
+        DeclareLaunchArgument(
+            'noise', default_value='0.0',
+            description='teacher flip noise: rho0 = rho1 (with teacher:=true)'),
+        DeclareLaunchArgument(
+            'labels', default_value='',
+            description="comma-separated label names of the learner; '' = those stored in "
+                        "the bag, else the parameter files'"),
+        DeclareLaunchArgument(
+            'namespace', default_value='',
+            description='namespace of the nodes and the played topics (e.g. robot1)'),
+        DeclareLaunchArgument(
+            'use_sim_time', default_value='false', choices=['true', 'false'],
+            description="use the bag's time: ros2 bag play publishes /clock"),
+        DeclareLaunchArgument(
+            'log_level', default_value='info',
+            choices=['debug', 'info', 'warn', 'error', 'fatal'],
+            description='log level of the nodes'),
+        DeclareLaunchArgument(
+            'params_file', default_value=os.path.join(config, 'params.yaml'),
+            description='parameter file (sections /**/learner_node, /**/teacher_node)'),
+        DeclareLaunchArgument(
+            'replay_params_file', default_value=os.path.join(config, 'replay.params.yaml'),
+            description="overlay loaded after params_file (the sample session's labels, a "
+                        'model in memory)'),
+        DeclareLaunchArgument(
+            'model_path', default_value='',
+            description="learner model file to load and save; '' = the files' (memory only)"),
+        OpaqueFunction(function=actions),
+    ])
+
+
+def bag_labels(bag: str):
+    """Return the label names a bag stores (custom_data), or None when it cannot be read."""
+    try:
+        from banditlearn_ros.tools import bagio
+        with bagio.open_bag(bag) as opened:
+            names = json.loads(opened.custom_data.get(bagio.CUSTOM_LABELS, 'null'))
+    except Exception:  # rosbags missing on this robot, or an unreadable bag: use the files
+        return None
+    return [str(n) for n in names] if isinstance(names, list) and names else None
+
+
+def actions(context):
+    """Return ``ros2 bag play`` and the nodes, as the arguments ask."""
+    def arg(name):
+        return LaunchConfiguration(name).perform(context)
+    bag = arg('bag')
+    teacher = arg('teacher').lower() in TRUE
+    sim_time = arg('use_sim_time').lower() in TRUE
+    namespace = arg('namespace').strip('/')
+    rate = float(arg('rate'))
+    delay = float(arg('delay'))
+    if not rate > 0 or delay < 0:
+        raise ValueError(f'rate {rate} must be > 0 and delay {delay} >= 0')
+    topics = list(INPUTS) + ([] if teacher else [ANSWERS])
+    played = ['/' + t for t in topics]
+    command = ['ros2', 'bag', 'play', bag, '--rate', str(rate), '--topics'] + played
+    if delay > 0:
+        command += ['--delay', str(delay)]
+    if namespace:
+        command += ['--remap'] + [f'/{t}:=/{namespace}/{t}' for t in topics]
+    if sim_time:
+        command += ['--clock', '100']
+    labels = [s.strip() for s in arg('labels').split(',') if s.strip()] or bag_labels(bag)
+    files = [arg('params_file'), arg('replay_params_file')]
+    common = {'use_sim_time': sim_time}
+    learner = dict(common)
+    if labels:
+        learner['labels'] = labels
+    if arg('model_path'):
+        learner['model_path'] = arg('model_path')
+    options = {'package': PACKAGE, 'namespace': namespace or None, 'output': 'screen',
+               'ros_arguments': ['--log-level', arg('log_level')]}
+    out = [Node(executable='learner_node', name='learner_node',
+                parameters=files + [learner], **options)]
+    if teacher:
+        noise = float(arg('noise'))
+        teacher_params = {**common, 'rho0': noise, 'rho1': noise}
+        if labels:
+            teacher_params['labels'] = list(labels)
+        out.append(Node(executable='teacher_node', name='teacher_node',
+                        parameters=files + [teacher_params], **options))
+    out.append(ExecuteProcess(cmd=command, name='bag_play', output='screen'))
+    return out
