@@ -31,6 +31,8 @@ vision = ['mediapipe==0.10.21', 'opencv-contrib-python==4.11.0.86', 'numpy<2']
 bags = ['rosbags', 'mcap-ros2-support']
 evaluation = ['scikit-learn', 'matplotlib', 'tqdm']
 vowpal = ['vowpalwabbit']
+# Optional compiled UCWL steps (learning/ucwl_kernels.py); without numba the numpy code runs.
+fast = ['numba']
 test = [
     'pytest', 'hypothesis', 'flake8', 'pydocstyle', 'catkin_pkg', 'flake8-import-order',
     'flake8-quotes', 'flake8-builtins', 'flake8-comprehensions',
@@ -59,8 +61,9 @@ setup(
         'bags': bags,
         'eval': evaluation,
         'vowpal': vowpal,
+        'fast': fast,
         'test': test,
-        'all': ros_wheels + vision + bags + evaluation + vowpal + test,
+        'all': ros_wheels + vision + bags + evaluation + vowpal + fast + test,
     },
     python_requires='>=3.10',
     zip_safe=True,

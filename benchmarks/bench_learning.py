@@ -13,34 +13,47 @@
 # limitations under the License.
 
 """
-Per-update cost of UCWL beside Vowpal Wabbit, and the time of the paper's tuning grid.
+Per-message cost of UCWL beside Vowpal Wabbit, the grid's cost, and how the grid scales.
 
-Run: ``.venv/bin/python benchmarks/bench_learning.py [--jobs 2] [--permutations 20]``
+Run: ``.venv/bin/python benchmarks/bench_learning.py [--jobs 2] [--permutations 20]
+[--scaling]``
 
-1. For d=64/K=10 (digits), d=110/K=6 (the GESTURE features of seed 000) and d=784/K=10
-   (MNIST) on random [0, 1] features: microseconds per round of the reference UCWL
-   (``select`` + ``learn`` from Python), of ``UCWLGrid`` per setting when 1485 settings
-   step together, and of Vowpal Wabbit ``--cbify K --epsilon 0.05`` called from Python
-   (``parse`` + ``learn``), all measured in this run as CPU time of this process (so
-   other load on the machine changes them little), with ratios to VW.
-2. The whole UCWL grid (11 x 9 x 15 = 1485 settings) x N permutations on digits, one pass:
-   wall seconds, CPU seconds (this process and its workers) and microseconds per update.
-   On a machine shared with other work the wall time grows; the CPU time does not.
+1. Per message, for d=124/K=6 (about the GESTURE features of seed 000), d=784/K=10 (MNIST)
+   and d=124/K=1000 on random [0, 1] features, all measured in this run as CPU time of this
+   process (other load on the machine changes them less than wall time), best of
+   ``--repeats``, microseconds per round (one feature vector and its yes/no):
+   Vowpal Wabbit ``--cbify K --epsilon 0.05`` from Python (``parse`` + ``learn``);
+   UCWL through the public API (``select`` + ``learn``), with the compiled steps
+   (``learning/ucwl_kernels``, when numba is installed) and with the numpy code; the
+   learner node's path without ROS (``Interaction.predict`` on the float32 array a
+   Float32MultiArray carries, the details message as JSON, ``Interaction.feedback``).
+   Each UCWL path runs a short warm-up first (numba compiles on first use).
+2. ``UCWLGrid`` per setting-round when the paper's 1485 settings step together, and the
+   whole grid x N permutations on digits: wall and CPU seconds, microseconds per
+   setting-round (a round of one setting; it updates only when eq. (4) is violated).
+3. ``--scaling``: microseconds per setting-round of the grid for d 64..4096 and K 5..1000,
+   with the block ``choose_block`` picks and with the old fixed block of 512 (where that
+   fits in memory).
 """
 
 import argparse
+from array import array
+import json
 import os
 import platform
 import resource
 import time
 
-from banditlearn_ros.learning import TeacherModel, UCWL
+from banditlearn_ros.learning import TeacherModel, UCWL, ucwl_kernels
 from banditlearn_ros.learning.datasets import load_dataset
+from banditlearn_ros.learning.details import prediction_details
 from banditlearn_ros.learning.evaluation import grid_settings, GRIDS, make_stream, make_streams
-from banditlearn_ros.learning.ucwl_grid import run_grid
+from banditlearn_ros.learning.interaction import Interaction
+from banditlearn_ros.learning.ucwl_grid import choose_block, run_grid
 import numpy as np
 
-SHAPES = [(64, 10), (110, 6), (784, 10)]
+SHAPES = [(124, 6), (784, 10), (124, 1000)]
+WARM_UP = 200
 
 
 def cpu_seconds() -> float:
@@ -58,13 +71,46 @@ def data(d: int, K: int, n: int, seed: int = 0):
     return X, (X @ W.T).argmax(axis=1)
 
 
-def ucwl_python(X, y, K) -> float:
-    """Return microseconds per round of the reference learner (select + learn)."""
-    learner = UCWL(K, X.shape[1], eta=0.95, C=1.0, k=2.8, seed=0)
+def make_ucwl(K: int, d: int, compiled: bool) -> UCWL:
+    """Return UCWL with the paper's defaults, on the compiled steps or the numpy code."""
+    old = os.environ.get(ucwl_kernels.ENV_SWITCH)
+    os.environ[ucwl_kernels.ENV_SWITCH] = '1' if compiled else '0'
+    try:
+        return UCWL(K, d, eta=0.95, C=1.0, k=2.8, seed=0)
+    finally:
+        if old is None:
+            del os.environ[ucwl_kernels.ENV_SWITCH]
+        else:
+            os.environ[ucwl_kernels.ENV_SWITCH] = old
+
+
+def ucwl_api(X, y, K, compiled: bool) -> float:
+    """Return microseconds per round of ``select`` + ``learn``."""
+    def run(learner, rows):
+        for x, label in rows:
+            p = learner.select(x)
+            learner.learn(x, p.index, p.index == label, p)
+    run(make_ucwl(K, X.shape[1], compiled), zip(X[:WARM_UP], y[:WARM_UP]))
+    learner = make_ucwl(K, X.shape[1], compiled)
     start = time.process_time()
-    for x, label in zip(X, y):
-        p = learner.select(x)
-        learner.learn(x, p.index, p.index == label, p)
+    run(learner, zip(X, y))
+    return 1e6 * (time.process_time() - start) / len(y)
+
+
+def node_path(X, y, K, compiled: bool) -> float:
+    """Return microseconds per round of the learner node's work without ROS."""
+    messages = [array('f', row) for row in X]  # what a Float32MultiArray's data is
+
+    def run(interaction, rows):
+        for data, label in rows:
+            item, _ = interaction.predict(data)
+            json.dumps(prediction_details(item, 0.0))
+            interaction.feedback(bool(item.prediction.index == label))
+    d = X.shape[1]
+    run(Interaction(lambda n: make_ucwl(K, n, compiled)), zip(messages[:WARM_UP], y))
+    interaction = Interaction(lambda n: make_ucwl(K, n, compiled), n_features=d)
+    start = time.process_time()
+    run(interaction, zip(messages, y))
     return 1e6 * (time.process_time() - start) / len(y)
 
 
@@ -97,43 +143,93 @@ def vowpal(X, y, K) -> float:
     return 1e6 * seconds / len(y)
 
 
+def per_message(rounds: int, repeats: int) -> None:
+    """Print the per-message table (part 1)."""
+    compiled = ucwl_kernels.compiled() is not None
+    print(f'\nper-message CPU cost, microseconds per round, best of {repeats}, this run; '
+          f'compiled steps: {"numba" if compiled else "not installed (numpy only)"}')
+    print(f'{"d":>4} {"K":>5} {"VW cbify":>9} {"API":>7} {"API/VW":>7} {"numpy API":>10} '
+          f'{"numpy/VW":>9} {"node path":>10} {"node/VW":>8} {"node/API":>9}')
+    for d, K in SHAPES:
+        n = rounds if K < 100 else max(rounds // 4, WARM_UP)
+        X, y = data(d, K, n)
+        vw = min(vowpal(X, y, K) for _ in range(repeats))
+        api = min(ucwl_api(X, y, K, compiled) for _ in range(repeats))
+        ref = min(ucwl_api(X, y, K, False) for _ in range(repeats)) if compiled else api
+        node = min(node_path(X, y, K, compiled) for _ in range(repeats))
+        print(f'{d:>4} {K:>5} {vw:>9.1f} {api:>7.1f} {api / vw:>7.2f} {ref:>10.1f} '
+              f'{ref / vw:>9.2f} {node:>10.1f} {node / vw:>8.2f} {node / api:>9.2f}')
+
+
+def scaling(budget_seconds: float = 1.0) -> None:
+    """Print the grid's cost per setting-round over d and K (part 3)."""
+    print('\nUCWLGrid scaling: microseconds per setting-round (64 settings, one stream), '
+          'block from choose_block vs fixed 512; CPU time of this process')
+    print(f'{"d":>5} {"K":>5} {"block":>6} {"state MB":>9} {"us chosen":>10} '
+          f'{"us 512":>8} {"512/chosen":>11}')
+    S = 64
+    rng = np.random.default_rng(0)
+    eta, C, k = rng.uniform(0.55, 0.95, S), 2.0 ** rng.uniform(-5, 5, S), rng.uniform(0, 3, S)
+    for d in (64, 256, 1024, 4096):
+        for K in (5, 50, 1000):
+            rounds = int(min(2000, max(4, 4e8 / (S * K * d))))
+            X, y = data(d, K, rounds, seed=1)
+            stream = make_stream(y, K, TeacherModel(), 0, seed=0)
+            block = choose_block(K, d)
+            times = []
+            for b in (block, 512):
+                if b != block and (b * 2 * K * d * 8 > 2 ** 31 or S <= block):
+                    times.append(float('nan'))  # 512 does not fit, or is the same as chosen
+                    continue
+                start = time.process_time()
+                run_grid(X, [stream], TeacherModel(), K, eta, C, k, block=b)
+                times.append(1e6 * (time.process_time() - start) / (S * rounds))
+            print(f'{d:>5} {K:>5} {block:>6} {min(block, S) * 2 * K * d * 8 / 1e6:>9.1f} '
+                  f'{times[0]:>10.2f} {times[1]:>8.2f} {times[1] / times[0]:>11.2f}')
+
+
 def main() -> None:
-    """Print the per-update table and the grid timing."""
+    """Print the per-message table, the grid timing and (asked for) the scaling table."""
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     parser.add_argument('--jobs', type=int, default=2, help='worker processes for the grid')
     parser.add_argument('--permutations', type=int, default=20)
-    parser.add_argument('--rounds', type=int, default=1000,
-                        help='examples per shape for the per-update table')
+    parser.add_argument('--rounds', type=int, default=2000,
+                        help='examples per shape for the per-message table')
+    parser.add_argument('--repeats', type=int, default=3,
+                        help='runs per measurement; the best is printed')
     parser.add_argument('--skip-grid', action='store_true')
+    parser.add_argument('--scaling', action='store_true',
+                        help='also print the grid scaling table (a few minutes)')
     args = parser.parse_args()
-    print(f'machine: {platform.machine()}, {os.cpu_count()} cpus, load average '
-          f'{os.getloadavg()[0]:.1f}; numpy {np.__version__}')
-    print('\nper-update CPU cost (microseconds of this process), measured in this run:')
-    print(f'{"d":>4} {"K":>3} {"UCWL python":>12} {"UCWLGrid/setting":>17} {"VW cbify":>9} '
-          f'{"python/VW":>10} {"grid/VW":>8}')
-    for d, K in SHAPES:
-        X, y = data(d, K, args.rounds)
-        py = ucwl_python(X, y, K)
-        grid = ucwl_grid(X[:300], y[:300], K)
-        vw = vowpal(X, y, K)
-        print(f'{d:>4} {K:>3} {py:>12.1f} {grid:>17.2f} {vw:>9.1f} {py / vw:>10.2f} '
-              f'{grid / vw:>8.3f}')
+    print(f'machine: {platform.machine()} {platform.processor() or ""}, {os.cpu_count()} cpus, '
+          f'load average {os.getloadavg()[0]:.1f}; python {platform.python_version()}, '
+          f'numpy {np.__version__}, OPENBLAS_CORETYPE={os.environ.get("OPENBLAS_CORETYPE")}')
+    per_message(args.rounds, args.repeats)
+    print('\nUCWLGrid, 1485 settings stepped together (300 rounds):')
+    for d, K in SHAPES[:2]:
+        X, y = data(d, K, 300)
+        print(f'  d={d} K={K}: {ucwl_grid(X, y, K):.2f} us per setting-round')
+    if args.scaling:
+        scaling()
     if args.skip_grid:
         return
     X, y, labels = load_dataset('digits')
     K = len(labels)
     settings = grid_settings(GRIDS['ucwl'], {})
     streams = make_streams(y, K, TeacherModel(), args.permutations, seed=0)
-    updates = len(settings) * len(y) * len(streams)
+    setting_rounds = len(settings) * len(y) * len(streams)
     wall, cpu = time.perf_counter(), cpu_seconds()
     out = run_grid(X, streams, TeacherModel(), K, [s['eta'] for s in settings],
                    [s['C'] for s in settings], [s['k'] for s in settings], jobs=args.jobs)
     wall, cpu = time.perf_counter() - wall, cpu_seconds() - cpu
     best = int(np.argmin(out['mistakes_observed'].sum(axis=1)))
+    updates = int(out['updates'].sum())
     print(f'\nUCWL grid on digits: {len(settings)} settings x {len(streams)} permutations x '
-          f'{len(y)} rounds = {updates / 1e6:.1f} M setting-rounds, {args.jobs} jobs')
-    print(f'wall {wall:.1f} s ({1e6 * wall / updates:.2f} us per update), CPU {cpu:.1f} s '
-          f'({1e6 * cpu / updates:.2f} us per update); load average now '
+          f'{len(y)} rounds = {setting_rounds / 1e6:.1f} M setting-rounds '
+          f'({updates / 1e6:.1f} M updates), {args.jobs} jobs')
+    print(f'wall {wall:.1f} s ({1e6 * wall / setting_rounds:.2f} us per setting-round), '
+          f'CPU {cpu:.1f} s ({1e6 * cpu / setting_rounds:.2f} us per setting-round, '
+          f'{1e6 * cpu / updates:.2f} us per update); load average now '
           f'{os.getloadavg()[0]:.1f}')
     print(f'best in-sample setting {settings[best]}: '
           f'{100 * out["mistakes_observed"][best].mean() / len(y):.1f} % (not a tuned '

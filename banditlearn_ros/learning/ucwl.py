@@ -18,13 +18,16 @@ from typing import Any, Optional
 
 import numpy as np
 
-from .base import BanditLearner, check_choice, check_range, Label, Prediction
+from . import ucwl_kernels
+from .base import BanditLearner, check_choice, check_range, Label, LearnerInputError, Prediction
 from .confidence_weighted import (
     confidence_constants, cw_beta, cw_gamma, DIAGONALS, gaussian_update, initial_gaussian,
     margin_variance, mixture_gaussian, scw1_alpha, scw2_alpha)
 
 ADDED_LABEL_PRIORS = ('mixture', 'unit')
 """Where a label added at runtime starts (``UCWL.added_label_prior``)."""
+
+_FLOAT64 = np.dtype(np.float64)
 
 
 class UCWL(BanditLearner):
@@ -95,6 +98,11 @@ class UCWL(BanditLearner):
         check_choice('diagonal', self.diagonal, DIAGONALS)
         check_choice('added_label_prior', self.added_label_prior, ADDED_LABEL_PRIORS)
         self._phi, self._psi, self._xi = confidence_constants(self.eta)
+        # The compiled steps (ucwl_kernels) when numba is there; None = the numpy code below.
+        self._kernels = ucwl_kernels.compiled() if self.covariance == 'diag' else None
+        self._kernel_args = (self._phi, self._psi, self._xi, self._phi ** 4, self.C,
+                             ucwl_kernels.VARIANTS[self.variant], self.diagonal == 'precision',
+                             2.0)
 
     def _init_rows(self, name: str, n: int) -> np.ndarray:
         return initial_gaussian(name, n, self.n_features, self.covariance)
@@ -135,8 +143,16 @@ class UCWL(BanditLearner):
         """Mean margins ``mu_i . x``."""
         return self._mu @ self.check_x(x)
 
+    def _vector(self, x: Any) -> np.ndarray:
+        """Return x as the kernels take it; they check finiteness themselves."""
+        if type(x) is np.ndarray and x.dtype is _FLOAT64 and x.shape == (self.n_features,):
+            return x
+        return self.check_x(x)
+
     def select(self, x: Any) -> Prediction:
         """Output the label with the highest upper confidence bound (Algorithm 1, line 11)."""
+        if self._kernels is not None:
+            return self._select_compiled(self._vector(x))
         x = self.check_x(x)
         scores = self._mu @ x
         widths = self.k * np.sqrt(np.maximum(self._margin_variances(x), 0.0))
@@ -145,6 +161,8 @@ class UCWL(BanditLearner):
     def learn(self, x: Any, label: Label, correct: bool,
               prediction: Optional[Prediction] = None) -> bool:
         """Update the selected classifier only (Algorithm 1, lines 12-17)."""
+        if self._kernels is not None:
+            return self._learn_compiled(self._vector(x), label, correct)
         x = self.check_x(x)
         i = self.label_index(label)
         z = 1.0 if self._check_correct(correct) else -1.0
@@ -167,3 +185,36 @@ class UCWL(BanditLearner):
             return False
         self.n_updates += 1
         return True
+
+    def _select_compiled(self, x: np.ndarray) -> Prediction:
+        """``select`` through ``ucwl_kernels``: same values, ties drawn as ``_argmax`` draws."""
+        # The same BLAS gemv either way; .dot calls it with ~1 us less overhead, @ runs
+        # large matrices faster here (measured: K=6 0.4 vs 3.8 us, K=1000 48 vs 33 us).
+        if self._mu.shape[0] <= 64:
+            scores, variances = self._mu.dot(x), self._sigma.dot(x * x)
+        else:
+            scores, variances = self._mu @ x, self._sigma @ (x * x)
+        bounds = np.empty(scores.shape[0])
+        best, n_best, greedy, n_greedy, top = self._kernels[0](
+            x, scores, variances, self.k, bounds)
+        if best < 0:
+            raise LearnerInputError('features contain NaN or infinity')
+        if n_best > 1:
+            best = int(np.flatnonzero(bounds == bounds[best])[self._rng.integers(n_best)])
+        if n_greedy > 1:
+            greedy = int(np.flatnonzero(scores == top)[self._rng.integers(n_greedy)])
+        return Prediction(index=best, label=self.labels[best], scores=scores, bounds=bounds,
+                          explored=bool(scores[best] < top), greedy=greedy)
+
+    def _learn_compiled(self, x: np.ndarray, label: Label, correct: bool) -> bool:
+        """``learn`` through ``ucwl_kernels``: the numpy code's values, bit for bit."""
+        fast_index = type(label) is int and 0 <= label < len(self.labels)
+        i = label if fast_index else self.label_index(label)
+        z = 1.0 if self._check_correct(correct) else -1.0
+        mu, sigma = self._mu[i], self._sigma[i]
+        changed = self._kernels[1](mu, sigma, x, z, z * float(mu.dot(x)),
+                                   float(sigma.dot(x * x)), *self._kernel_args)
+        if changed < 0:
+            raise LearnerInputError('features contain NaN or infinity')
+        self.n_updates += changed
+        return changed == 1

@@ -30,6 +30,7 @@ from typing import Any, Dict, List, Optional
 from banditlearn_ros.learning import (
     BANDIT_ALGORITHMS, BanditLearner, HyperparameterError, load_model, make_learner,
     ModelFileError, save_model)
+from banditlearn_ros.learning.details import prediction_details
 from banditlearn_ros.learning.interaction import BAD_INPUT_REASONS, DROP_REASONS, Interaction
 from banditlearn_ros.nodes import common
 from rclpy.node import Node
@@ -367,13 +368,7 @@ class LearnerNode(Node):
             return
         p = item.prediction
         self._prediction_pub.publish(String(data=p.label))
-        details = {
-            'id': item.id, 'label': p.label, 'index': int(p.index),
-            'scores': [float(v) for v in p.scores], 'bounds': [float(v) for v in p.bounds],
-            'explored': bool(p.explored), 'greedy': int(p.greedy),
-            'probability': float(p.probability),
-            'stamp': self.get_clock().now().nanoseconds * 1e-9,
-        }
+        details = prediction_details(item, self.get_clock().now().nanoseconds * 1e-9)
         self._details_pub.publish(String(data=json.dumps(details)))
         self._times.append(time.perf_counter() - start)
 

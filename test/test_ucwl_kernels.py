@@ -1,0 +1,112 @@
+# Copyright 2026 banditlearn_ros contributors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""The compiled UCWL steps take the decisions of the numpy code, over long random streams."""
+
+from banditlearn_ros.learning import LearnerInputError, UCWL, ucwl_kernels
+import numpy as np
+import pytest
+
+# Sums run in another order than numpy's BLAS: the state may differ in the last bits per step
+# (measured: < 1e-15 relative).  One wrong or missing step changes it by far more (> 1e-6).
+STATE_RTOL, STATE_ATOL = 0.0, 0.0
+
+SETTINGS = [  # (eta, C, k): the paper's default, small C, k = 0 (ties), a large C
+    (0.95, 1.0, 2.8), (0.55, 2.0 ** -5, 0.2), (0.6, 4.0, 0.0), (0.95, 32.0, 3.0)]
+
+
+def _stream(d, K, n, seed):
+    rng = np.random.default_rng(seed)
+    X = rng.random((n, d)) * (rng.random((n, d)) < 0.5)
+    W = rng.normal(size=(K, d))
+    y = (X @ W.T).argmax(axis=1)
+    flips = rng.random(n) < 0.1  # a noisy person: answers flipped now and then
+    return X, y, flips
+
+
+def _pair(kernels, K, d, eta, C, k, variant, diagonal):
+    """Return a learner on the numpy code and one on ``kernels``, otherwise the same."""
+    args = dict(eta=eta, C=C, k=k, variant=variant, diagonal=diagonal, seed=11)
+    ref, fast = UCWL(K, d, **args), UCWL(K, d, **args)
+    ref._kernels, fast._kernels = None, kernels
+    return ref, fast
+
+
+def _lockstep(kernels, d, K, n, variant, diagonal, seed=0):
+    X, y, flips = _stream(d, K, n, seed)
+    for eta, C, k in SETTINGS:
+        ref, fast = _pair(kernels, K, d, eta, C, k, variant, diagonal)
+        for t in range(n):
+            p, q = ref.select(X[t]), fast.select(X[t])
+            assert (p.index, p.greedy, p.explored) == (q.index, q.greedy, q.explored), t
+            np.testing.assert_allclose(q.scores, p.scores, rtol=STATE_RTOL, atol=STATE_ATOL)
+            np.testing.assert_allclose(q.bounds, p.bounds, rtol=STATE_RTOL, atol=STATE_ATOL)
+            said = bool((p.index == y[t]) != flips[t])
+            assert ref.learn(X[t], p.index, said, p) == fast.learn(X[t], q.index, said, q), t
+        assert ref.n_updates == fast.n_updates
+        assert ref.n_updates > n // 10  # the stream did make the learners learn
+        np.testing.assert_allclose(fast._mu, ref._mu, rtol=STATE_RTOL, atol=STATE_ATOL)
+        np.testing.assert_allclose(fast._sigma, ref._sigma, rtol=STATE_RTOL, atol=STATE_ATOL)
+        # The random generators drew the same ties.
+        assert fast._rng.bit_generator.state == ref._rng.bit_generator.state
+
+
+@pytest.mark.parametrize('variant,diagonal', [
+    ('scw1', 'precision'), ('scw1', 'variance'), ('scw2', 'precision'), ('scw2', 'variance')])
+def test_kernel_source_equals_numpy_code(variant, diagonal):
+    # The uncompiled functions: what numba compiles, checked without numba.
+    kernels = (ucwl_kernels.select_diag, ucwl_kernels.learn_diag)
+    _lockstep(kernels, d=6, K=5, n=600, variant=variant, diagonal=diagonal)
+
+
+@pytest.mark.parametrize('variant,diagonal', [
+    ('scw1', 'precision'), ('scw1', 'variance'), ('scw2', 'precision'), ('scw2', 'variance')])
+@pytest.mark.parametrize('d,K', [(124, 6), (784, 10), (20, 300)])
+def test_compiled_steps_equal_numpy_code(variant, diagonal, d, K):
+    pytest.importorskip('numba', reason='numba (the [fast] extra) is not installed')
+    kernels = ucwl_kernels.compiled()
+    if kernels is None:
+        pytest.skip(f'{ucwl_kernels.ENV_SWITCH}=0 in the environment')
+    _lockstep(kernels, d=d, K=K, n=3000 if K < 100 else 900, variant=variant,
+              diagonal=diagonal, seed=d + K)
+
+
+@pytest.mark.parametrize('kernels', ['source', 'compiled'])
+def test_kernels_refuse_non_finite_features_and_change_nothing(kernels):
+    if kernels == 'compiled':
+        pytest.importorskip('numba', reason='numba (the [fast] extra) is not installed')
+        kernels = ucwl_kernels.compiled()
+        if kernels is None:
+            pytest.skip(f'{ucwl_kernels.ENV_SWITCH}=0 in the environment')
+    else:
+        kernels = (ucwl_kernels.select_diag, ucwl_kernels.learn_diag)
+    learner = UCWL(3, 4, seed=0)
+    learner._kernels = kernels
+    learner.learn([1.0, 0.5, 0.0, 2.0], 1, False)
+    before = learner.state_dict()
+    for bad in ([1.0, np.nan, 0.0, 0.0], [np.inf, 0.0, 0.0, 0.0]):
+        with pytest.raises(LearnerInputError):
+            learner.select(np.array(bad))
+        with pytest.raises(LearnerInputError):
+            learner.learn(np.array(bad), 0, False)
+    after = learner.state_dict()
+    for name in ('mu', 'sigma'):
+        np.testing.assert_array_equal(after['arrays'][name], before['arrays'][name])
+    assert after['rng_state'] == before['rng_state'] and learner.n_updates == 1
+
+
+def test_switch_off_keeps_the_numpy_code(monkeypatch):
+    monkeypatch.setenv(ucwl_kernels.ENV_SWITCH, '0')
+    assert UCWL(3, 4)._kernels is None
+    assert UCWL(3, 4, covariance='full')._kernels is None
