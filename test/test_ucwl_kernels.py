@@ -37,7 +37,7 @@ def _stream(d, K, n, seed):
 
 def _pair(kernels, K, d, eta, C, k, variant, diagonal):
     """Return a learner on the numpy code and one on ``kernels``, otherwise the same."""
-    args = dict(eta=eta, C=C, k=k, variant=variant, diagonal=diagonal, seed=11)
+    args = {'eta': eta, 'C': C, 'k': k, 'variant': variant, 'diagonal': diagonal, 'seed': 11}
     ref, fast = UCWL(K, d, **args), UCWL(K, d, **args)
     ref._kernels, fast._kernels = None, kernels
     return ref, fast

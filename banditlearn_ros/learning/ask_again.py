@@ -220,8 +220,10 @@ class Questions:
 
     def _reveal(self) -> int:
         """Apply ``reveal_step`` for the revealed label; return the updates made."""
+        if self.reveal_step == 'none':  # the one-question protocol: nothing to build
+            return 0
         mask = self._unasked()
-        if self.reveal_step == 'none' or not mask.any():
+        if not mask.any():
             return 0
         if self.reveal_step == 'top1':
             targets = [self._best(self.learner.scores(self.x), mask)]
