@@ -190,3 +190,23 @@ def test_write_limit_takes_a_shuffled_class_balanced_sample(tmp_path, capsys):
     assert len(labels) == 35 and len(counts) == 10
     assert set(counts.values()) <= {3, 4}
     assert labels != sorted(labels)
+
+
+def test_replay_follows_the_ask_again_protocol_of_a_session(tmp_path):
+    """A session asking up to three questions per gesture replays question for question."""
+    from banditlearn_ros.tools.bag_sample import make_sample, replay_figures
+    make_sample(str(tmp_path / 'ask'), gestures=25, seed=2, noise=0.0, max_questions=3,
+                say=lambda line: None)
+    with bagio.open_bag(tmp_path / 'ask') as bag:
+        asked = [json.loads(m.msg.data) for m in bag.messages(['gesture_prediction_details'])]
+    assert max(d['question'] for d in asked) > 1  # it did ask again
+    recorded = replay_figures(str(tmp_path / 'ask'))
+    figures = recorded['figures']
+    assert figures['recorded_questions'] == len(asked) == figures['questions_asked']
+    assert figures['questions_as_recorded'] == len(asked)
+    assert figures['questions_per_interaction'] == pytest.approx(len(asked) / 25, abs=1e-9)
+    assert recorded['questions'] == [d['label'] for d in asked]
+    # The simulated teacher the session had (no noise) answers every question alike.
+    teacher = replay_figures(str(tmp_path / 'ask'), 0.0, 2)
+    assert teacher['questions'] == recorded['questions']
+    assert teacher['figures']['updates'] == figures['updates']

@@ -273,8 +273,11 @@ def cmd_sample(args) -> int:
         raise UsageError(f'--noise {args.noise:g}: must be in [0, 0.5)')
     if args.image_width < 8:
         raise UsageError(f'--image-width {args.image_width}: must be at least 8 pixels')
+    if args.max_questions < 0:
+        raise UsageError(f'--max-questions {args.max_questions}: must be >= 0 (0 = all labels)')
     bag_sample.make_sample(args.output, gestures=args.gestures, seed=args.seed,
-                           noise=args.noise, image_width=args.image_width)
+                           noise=args.noise, image_width=args.image_width,
+                           max_questions=args.max_questions)
     figures = args.figures or args.output.rstrip('/') + '.figures.json'
     document = bag_sample.sample_figures(args.output, noise=args.noise, seed=args.seed)
     from banditlearn_ros.learning.persistence import atomic_write_bytes
@@ -562,6 +565,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="the simulated person's flip noise (rho0 = rho1)")
     sam.add_argument('--image-width', type=int, default=80,
                      help='width of the recorded images (rendered at 640 x 480)')
+    sam.add_argument('--max-questions', type=int, default=1,
+                     help='questions per gesture: ask again after a no (0 = every label)')
     sam.add_argument('--figures', default='',
                      help='where the replay figures go (default: <output>.figures.json)')
     sam.set_defaults(func=cmd_sample)

@@ -82,7 +82,7 @@ def _bool(value: bool):
 
 def make_sample(output: str, gestures: int = 100, seed: int = 0, noise: float = 0.05,
                 image_width: int = 80, kinds=('fist', 'one', 'two', 'three', 'four', 'five'),
-                say=print) -> Dict[str, Any]:
+                max_questions: int = 1, say=print) -> Dict[str, Any]:
     """
     Write a rendered teaching session as a bag; return its counts.
 
@@ -100,6 +100,8 @@ def make_sample(output: str, gestures: int = 100, seed: int = 0, noise: float = 
         Width of the recorded images (rendered at 640 x 480).
     kinds : sequence of str
         The gestures, in label order (the learner's labels).
+    max_questions : int
+        Questions per gesture (ask again after a "no"; 1 = the paper's protocol).
     say : callable
         Where the summary line goes.
 
@@ -112,7 +114,8 @@ def make_sample(output: str, gestures: int = 100, seed: int = 0, noise: float = 
 
     if gestures < 1:
         raise bagio.BagError('a sample needs at least one gesture')
-    learner = {'labels': list(kinds), 'seed': int(seed), 'model_path': ''}
+    learner = {'labels': list(kinds), 'seed': int(seed), 'model_path': '',
+               'max_questions': int(max_questions)}
     config = learner_config(None, (), learner)
     stored = {key: value for key, value in learner.items() if key != 'model_path'}
     stored.update({'algorithm': config.algorithm, 'feedback_timeout': config.feedback_timeout,
@@ -137,12 +140,15 @@ def make_sample(output: str, gestures: int = 100, seed: int = 0, noise: float = 
     recording.custom_data[bagio.CUSTOM_FEATURE_SET] = 'contour'
     recording.custom_data[CUSTOM_LEARNER] = json.dumps(stored, sort_keys=True)
     recording.custom_data['banditlearn_ros.sample'] = json.dumps(
-        {'gestures': gestures, 'seed': seed, 'noise': noise, 'image_width': image_width})
+        {'gestures': gestures, 'seed': seed, 'noise': noise, 'image_width': image_width,
+         'max_questions': max_questions})
     shown = unseen = 0
+    free = START_NS  # when the last question of the previous gesture was answered
     try:
         while shown < gestures:
             hand = renderer.render(rng=rng)
-            t = START_NS + (shown + unseen) * PERIOD_NS
+            # One gesture every PERIOD_NS, later when its questions took longer.
+            t = max(START_NS + (shown + unseen) * PERIOD_NS, free + PERIOD_NS // 4)
             height = max(1, round(hand.image.shape[0] * image_width / hand.image.shape[1]))
             small = cv2.resize(hand.image, (image_width, height), interpolation=cv2.INTER_AREA)
             recording.write('/image_raw', t, _serialize(PACKAGE_TOPICS['/image_raw'],
@@ -169,6 +175,7 @@ def make_sample(output: str, gestures: int = 100, seed: int = 0, noise: float = 
                 if said.answer is None:
                     break
                 now += ANSWER_DELAY * ms
+                free = now
                 recording.write('/gesture_feedback', now,
                                 _serialize('std_msgs/msg/Bool', _bool(said.answer)))
                 item = interaction.feedback(said.answer, now=now / 1e9).next_round
