@@ -222,3 +222,16 @@ def test_a_learner_refusing_most_of_its_input_is_not_ok(ros):
         feedback.publish(Bool(data=True))
     assert ros.spin_until(lambda: node.counters.get('features_received') == 12)
     assert ros.spin_until(lambda: _learner_status(diagnostics).level == DiagnosticStatus.OK)
+
+
+def test_every_node_counts_accepted_and_refused_changes_in_diagnostics(ros):
+    from banditlearn_ros.nodes.teacher_node import TeacherNode
+    node = ros.add(TeacherNode(context=ros.context))
+    assert not node.set_parameters([Parameter('rho0', value=1.5)])[0].successful  # range
+    assert not node.set_parameters_atomically(  # the node's own check: rho0 + rho1 < 1
+        [Parameter('rho0', value=0.6), Parameter('rho1', value=0.6)]).successful
+    assert node.set_parameters([Parameter('rho0', value=0)])[0].successful  # int -> float
+    assert node.get_parameter('rho0').value == 0.0
+    status = node.diagnostics.publish().status[0]
+    values = {kv.key: kv.value for kv in status.values}
+    assert (values['parameter_changes'], values['parameter_refusals']) == ('1', '2')

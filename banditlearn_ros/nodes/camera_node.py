@@ -175,7 +175,7 @@ class CameraNode(Node):
         problem = self._check(values)
         if problem:
             self.counters.add('parameter_rejections')
-            return common.reject(problem)
+            return common.ParameterChanges.of(self).refuse(problem)
         names = {prm.name for prm in params}
         # Applied after the change is stored: rebuild from the new values on the worker.
         with self._lock:

@@ -90,6 +90,7 @@ class ParameterChanges:
     works; a change rclpy itself will refuse (read-only, wrong type, out of range) is logged
     at WARN and counted.  A node's own on-set refusal goes through ``refuse``.  Accepted
     changes are logged at INFO and counted after they are stored (post-set callback).
+    ``Diagnostics`` publishes both counts (``parameter_changes``, ``parameter_refusals``).
     """
 
     def __init__(self, node: Node):
@@ -287,6 +288,9 @@ class Diagnostics:
         level, message, values = self._collect()
         status = DiagnosticStatus(level=level, name=self._name, message=message,
                                   hardware_id=self._node.get_fully_qualified_name())
+        changes = ParameterChanges.of(self._node)
+        values.setdefault('parameter_changes', changes.accepted)
+        values.setdefault('parameter_refusals', changes.refused)
         status.values = [KeyValue(key=str(k), value=_fmt(v)) for k, v in values.items()]
         msg = DiagnosticArray()
         msg.header.stamp = self._node.get_clock().now().to_msg()

@@ -298,17 +298,18 @@ class FeedbackNode(Node):
     # -- parameters and diagnostics ----------------------------------------------------
     def _on_set_parameters(self, params) -> Any:
         values = {p.name: p.value for p in params}
+        refuse = common.ParameterChanges.of(self).refuse  # logs WARN and counts
         right = values.get('joy_right_button', self.joy_right)
         wrong = values.get('joy_wrong_button', self.joy_wrong)
         if right == wrong:
             self.counters.add('parameter_rejections')
-            return common.reject('joy_right_button and joy_wrong_button must differ')
+            return refuse('joy_right_button and joy_wrong_button must differ')
         for name, value in values.items():
             if name in DETECTOR_PARAMETERS:
                 low, high = DETECTOR_PARAMETERS[name][1:3]
                 if value is None or not low <= value <= high:
                     self.counters.add('parameter_rejections')
-                    return common.reject(f'{name} must be in [{low}, {high}]')
+                    return refuse(f'{name} must be in [{low}, {high}]')
         self.joy_right, self.joy_wrong = right, wrong
         for name, value in values.items():
             if name in DETECTOR_PARAMETERS:
