@@ -25,7 +25,7 @@ import threading
 import time
 from typing import Any, Dict, Optional
 
-from banditlearn_ros.nodes import common
+from banditlearn_ros.nodes import common, qos
 from banditlearn_ros.nodes.bridge import (
     array_to_image, image_to_array, ImageFormatError, UnsupportedEncodingError)
 from banditlearn_ros.vision.drawing import draw_observation
@@ -35,7 +35,6 @@ from banditlearn_ros.vision.frame_source import LatestFrame, VideoSource
 from banditlearn_ros.vision.hand_segmentation import HandSegmenter
 import numpy as np
 from rclpy.node import Node
-from rclpy.qos import qos_profile_sensor_data
 from sensor_msgs.msg import Image
 from std_msgs.msg import Float32MultiArray, MultiArrayDimension
 
@@ -78,16 +77,15 @@ class CameraNode(Node):
         self.add_on_set_parameters_callback(self._on_set_parameters)
 
         # Fixed relative names: namespaces and remapping move them.
-        self._features_pub = self.create_publisher(Float32MultiArray, 'gesture_features', 10)
-        self._debug_pub = self.create_publisher(Image, 'gesture_debug_image',
-                                                qos_profile_sensor_data)
+        self._features_pub = self.create_publisher(Float32MultiArray, 'gesture_features',
+                                                   qos.EVENTS_OUT)
+        self._debug_pub = self.create_publisher(Image, 'gesture_debug_image', qos.IMAGES)
         source = p('source').value
         if source:
             self._video = VideoSource(source, self._on_frame, loop=p('loop_video').value,
                                       on_end=self._on_source_end)
         else:
-            self.create_subscription(Image, 'image_raw', self._on_image,
-                                     qos_profile_sensor_data)
+            self.create_subscription(Image, 'image_raw', self._on_image, qos.IMAGES)
         self.diagnostics = common.Diagnostics(
             self, 'banditlearn_ros: camera_node', self._collect,
             period=p('diagnostics_period').value)

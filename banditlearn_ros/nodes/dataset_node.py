@@ -26,7 +26,7 @@ import time
 
 from banditlearn_ros.learning.datasets import DatasetError, load_dataset
 from banditlearn_ros.learning.interaction import stream_order
-from banditlearn_ros.nodes import common
+from banditlearn_ros.nodes import common, qos
 import numpy as np
 import rclpy
 from rclpy.executors import ExternalShutdownException
@@ -87,12 +87,13 @@ class DatasetNode(Node):
         self._ready_at = None
         self._last_sent = -1e9
         # Fixed relative names: namespaces and remapping move them (rclpy resolves them).
-        self._features_pub = self.create_publisher(Float32MultiArray, 'gesture_features', 10)
-        self._label_pub = self.create_publisher(String, 'gesture_label', 10)
-        self._feedback_sub = self.create_subscription(Bool, 'gesture_feedback',
-                                                      self._on_feedback, 10)
-        self._prediction_sub = self.create_subscription(String, 'gesture_prediction',
-                                                        self._on_prediction, 10)
+        self._features_pub = self.create_publisher(Float32MultiArray, 'gesture_features',
+                                                   qos.EVENTS_OUT)
+        self._label_pub = self.create_publisher(String, 'gesture_label', qos.EVENTS_OUT)
+        self._feedback_sub = qos.subscribe_events(self, Bool, 'gesture_feedback',
+                                                  self._on_feedback)
+        self._prediction_sub = qos.subscribe_events(self, String, 'gesture_prediction',
+                                                    self._on_prediction)
         self._timer = self.create_timer(1.0 / self.rate if self.rate > 0 else 0.01, self._tick)
         self.diagnostics = common.Diagnostics(self, 'banditlearn_ros: dataset_node',
                                               self._collect, period=period)

@@ -30,12 +30,11 @@ import threading
 import time
 from typing import Any, Dict, Optional
 
-from banditlearn_ros.nodes import common
+from banditlearn_ros.nodes import common, qos
 from banditlearn_ros.nodes.bridge import image_to_array, ImageFormatError, \
     UnsupportedEncodingError
 from banditlearn_ros.vision.head_gesture import HeadGestureDetector
 from rclpy.node import Node
-from rclpy.qos import DurabilityPolicy, qos_profile_sensor_data, QoSProfile
 from sensor_msgs.msg import Image, Joy
 from std_msgs.msg import Bool, Float32, String
 
@@ -126,21 +125,20 @@ class FeedbackNode(Node):
         self.add_on_set_parameters_callback(self._on_set_parameters)
 
         # Fixed relative names: namespaces and remapping move them.
-        self._feedback_pub = self.create_publisher(Bool, 'gesture_feedback', 10)
-        self._confidence_pub = self.create_publisher(Float32, 'feedback_confidence', 10)
-        latched = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL)
-        self._listening_pub = self.create_publisher(Bool, 'feedback_listening', latched)
+        self._feedback_pub = self.create_publisher(Bool, 'gesture_feedback', qos.EVENTS_OUT)
+        self._confidence_pub = self.create_publisher(Float32, 'feedback_confidence',
+                                                     qos.EVENTS_OUT)
+        self._listening_pub = self.create_publisher(Bool, 'feedback_listening', qos.LATCHED)
         if self.use_camera:
-            self.create_subscription(Image, 'image_raw', self._on_image,
-                                     qos_profile_sensor_data)
-        self.create_subscription(String, 'gesture_prediction', self._on_prediction, 10)
-        self.create_subscription(Joy, 'joy', self._on_joy, 10)
+            self.create_subscription(Image, 'image_raw', self._on_image, qos.IMAGES)
+        qos.subscribe_events(self, String, 'gesture_prediction', self._on_prediction)
+        qos.subscribe_events(self, Joy, 'joy', self._on_joy)
         for topic in self.bool_topics:
             if self.resolve_topic_name(topic) == self._feedback_pub.topic_name:
                 self.get_logger().error(f'bool_topics: {topic!r} is the output topic; skipped '
                                         '(it would echo every answer forever)')
                 continue
-            self.create_subscription(Bool, topic, self._on_bool, 10)
+            qos.subscribe_events(self, Bool, topic, self._on_bool)
         self._publish_listening()
         self.create_timer(0.05, self._check_window)
         self.diagnostics = common.Diagnostics(self, 'banditlearn_ros: feedback_node',

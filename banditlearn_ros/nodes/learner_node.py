@@ -32,7 +32,7 @@ from banditlearn_ros.learning import (
     ModelFileError, save_model)
 from banditlearn_ros.learning.details import prediction_details
 from banditlearn_ros.learning.interaction import BAD_INPUT_REASONS, DROP_REASONS, Interaction
-from banditlearn_ros.nodes import common
+from banditlearn_ros.nodes import common, qos
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from std_msgs.msg import Bool, Float32MultiArray, String
@@ -129,12 +129,19 @@ class LearnerNode(Node):
         # Topic names are fixed and relative: namespaces and remapping move them.
         # The feedback subscription is created first: when a yes/no and the next feature
         # vector are ready together, the executor runs the yes/no first.
-        self._feedback_sub = self.create_subscription(
-            Bool, 'gesture_feedback', self._on_feedback, 10)
-        self._features_sub = self.create_subscription(
-            Float32MultiArray, 'gesture_features', self._on_features, 10)
-        self._prediction_pub = self.create_publisher(String, 'gesture_prediction', 10)
-        self._details_pub = self.create_publisher(String, 'gesture_prediction_details', 10)
+        # Messages their publishers gave up on during a network drop-out (see qos.py).
+        for name in ('feedback_lost', 'features_lost'):
+            self.counters.add(name, 0)
+        self._feedback_sub = qos.subscribe_events(
+            self, Bool, 'gesture_feedback', self._on_feedback,
+            lambda n: self.counters.add('feedback_lost', n))
+        self._features_sub = qos.subscribe_events(
+            self, Float32MultiArray, 'gesture_features', self._on_features,
+            lambda n: self.counters.add('features_lost', n))
+        self._prediction_pub = self.create_publisher(String, 'gesture_prediction',
+                                                     qos.EVENTS_OUT)
+        self._details_pub = self.create_publisher(String, 'gesture_prediction_details',
+                                                  qos.EVENTS_OUT)
         self.create_service(Trigger, '~/save_model', self._on_save)
         self.create_service(Trigger, '~/reset_model', self._on_reset)
         self.diagnostics = common.Diagnostics(

@@ -25,7 +25,7 @@ from typing import Any, Dict, List
 
 from banditlearn_ros.learning import HyperparameterError, TeacherModel
 from banditlearn_ros.learning.interaction import SimulatedTeacher
-from banditlearn_ros.nodes import common
+from banditlearn_ros.nodes import common, qos
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from std_msgs.msg import Bool, String
@@ -61,10 +61,10 @@ class TeacherNode(Node):
         self.add_on_set_parameters_callback(self._on_set_parameters)
         self._pending_timers: List[Any] = []
         # Fixed relative names: namespaces and remapping move them.
-        self._feedback_pub = self.create_publisher(Bool, 'gesture_feedback', 10)
+        self._feedback_pub = self.create_publisher(Bool, 'gesture_feedback', qos.EVENTS_OUT)
         # Created first so that a label and its prediction, ready together, run in order.
-        self.create_subscription(String, 'gesture_label', self._on_label, 10)
-        self.create_subscription(String, 'gesture_prediction', self._on_prediction, 10)
+        qos.subscribe_events(self, String, 'gesture_label', self._on_label)
+        qos.subscribe_events(self, String, 'gesture_prediction', self._on_prediction)
         self.diagnostics = common.Diagnostics(self, 'banditlearn_ros: teacher_node',
                                               self._collect, period=period)
         self.get_logger().info(f'simulated teacher ready (seed {seed}); '
