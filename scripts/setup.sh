@@ -24,6 +24,8 @@ missing=()
 ldconfig -p 2>/dev/null | grep -q 'libGL.so.1' || missing+=(libgl1)
 ldconfig -p 2>/dev/null | grep -q 'libglib-2.0.so.0' || missing+=(libglib2.0-0)
 "$py" -c 'import ensurepip' 2>/dev/null || missing+=("$(basename "$py")-venv")
+# iproute2 (`ip`): the two-host test makes network namespaces with it.
+command -v ip >/dev/null 2>&1 || missing+=(iproute2)
 if [ ${#missing[@]} -gt 0 ]; then
   sudo=""
   [ "$(id -u)" = 0 ] || sudo="sudo"
