@@ -220,32 +220,72 @@ def _probe() -> None:
             rclpy.shutdown()
 
 
+def _sizes(topics: List[str]) -> None:
+    """Print ``{"topic", "bytes"}`` for every message of ``topics`` (serialized, as sent)."""
+    import rclpy
+    from rclpy.executors import ExternalShutdownException
+    from std_msgs.msg import Bool, Float32MultiArray, String
+
+    types = {'gesture_features': Float32MultiArray, 'gesture_feedback': Bool}
+
+    rclpy.init()
+    node = rclpy.create_node(f'two_hosts_sizes_{os.getpid()}')
+    for topic in topics:
+        node.create_subscription(
+            types.get(topic, String), topic,
+            lambda raw, topic=topic: print(json.dumps({'topic': topic, 'bytes': len(raw)}),
+                                           flush=True), 50, raw=True)
+    try:
+        rclpy.spin(node)
+    except (KeyboardInterrupt, ExternalShutdownException):
+        pass
+    finally:
+        node.destroy_node()
+        if rclpy.ok():
+            rclpy.shutdown()
+
+
+def link_bytes(hosts: TwoHosts) -> Dict[str, int]:
+    """Return the robot end's byte and packet counters of the link (both directions)."""
+    out = _ip('-n', hosts.netns['robot'], '-s', '-j', 'link', 'show', 'dev',
+              hosts.dev['robot']).stdout
+    stats = json.loads(out)[0]['stats64']
+    return {'bytes': stats['rx']['bytes'] + stats['tx']['bytes'],
+            'packets': stats['rx']['packets'] + stats['tx']['packets']}
+
+
 def _audited_learner(audit_path: str) -> None:
     from banditlearn_ros.learning import HyperparameterError, ModelFileError
     from banditlearn_ros.nodes import common
     from banditlearn_ros.nodes.learner_node import LearnerNode
 
     audit = open(audit_path, 'a')
-    rounds: Dict[int, tuple] = {}
+    rounds: Dict[tuple, tuple] = {}
 
     def make() -> LearnerNode:
         node = LearnerNode()
         interaction = node.interaction
         predict, feedback = interaction.predict, interaction.feedback
 
+        def remember(item) -> None:
+            rounds[(item.id, item.question)] = ([float(v) for v in item.x],
+                                                item.prediction.label)
+
         def audited_predict(values, now: Optional[float] = None):
             item, reason = predict(values, now)
             if item is not None:
-                rounds[item.id] = ([float(v) for v in item.x], item.prediction.label)
+                remember(item)
             return item, reason
 
         def audited_feedback(correct: bool, now: Optional[float] = None):
             result = feedback(correct, now)
             if result.outcome == 'matched':
-                x, label = rounds.pop(result.round_id)
+                x, label = rounds.pop((result.round_id, result.question))
                 audit.write(json.dumps({'x': x, 'label': label, 'correct': bool(correct)})
                             + '\n')
                 audit.flush()
+                if result.next_round is not None:
+                    remember(result.next_round)
             return result
 
         interaction.predict, interaction.feedback = audited_predict, audited_feedback
@@ -258,7 +298,9 @@ def _audited_learner(audit_path: str) -> None:
 if __name__ == '__main__':
     if sys.argv[1:2] == ['probe']:
         _probe()
+    elif sys.argv[1:2] == ['sizes']:
+        _sizes(sys.argv[2:])
     elif sys.argv[1:2] == ['learner']:
         _audited_learner(sys.argv[2])
     else:
-        sys.exit('usage: two_hosts.py probe | learner AUDIT_FILE [--ros-args ...]')
+        sys.exit('usage: two_hosts.py probe | sizes TOPIC... | learner AUDIT_FILE [--ros-args ...]')
