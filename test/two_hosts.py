@@ -303,4 +303,4 @@ if __name__ == '__main__':
     elif sys.argv[1:2] == ['learner']:
         _audited_learner(sys.argv[2])
     else:
-        sys.exit('usage: two_hosts.py probe | sizes TOPIC... | learner AUDIT_FILE [--ros-args ...]')
+        sys.exit('usage: two_hosts.py probe | sizes TOPIC... | learner AUDIT [--ros-args ...]')
