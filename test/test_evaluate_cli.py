@@ -21,6 +21,7 @@ import sys
 
 from banditlearn_ros.tools import evaluate, vowpal
 import numpy as np
+from PIL import Image
 import pytest
 
 
@@ -36,7 +37,8 @@ def test_help_documents_the_options(capsys):
     text = capsys.readouterr().out
     for option in ('--datasets', '--label-noise', '--flip', '--no-answer', '--algorithms',
                    '--params', '--no-tune', '--wide-grids', '--permutations', '--seed',
-                   '--out', '--figures', 'synsep', 'vw-oaa', '--tuning-permutations'):
+                   '--out', '--figures', 'synsep', 'vw-oaa', '--tuning-permutations',
+                   'data files', '.csv', '.npz', 'last column', 'summary.json'):
         assert option in text
 
 
@@ -52,6 +54,11 @@ def test_help_documents_the_options(capsys):
     (['--datasets', 'iris', '--permutations', '0'], '--permutations'),
     (['--datasets', 'iris', '--tuning-permutations', '0'], '--tuning-permutations'),
     (['--datasets', 'synsep:abc'], 'whole numbers'),
+    (['--datasets', 'foo'], "unknown data set 'foo'; choose from digits, iris, wine, synsep"),
+    (['--datasets', 'iris', '--algorithms', 'ucwl', '--params', 'ucwl:zz=1'],
+     "--params ucwl: unknown hyperparameter 'zz'; ucwl has eta, C, k"),
+    (['--datasets', 'iris', '--algorithms', 'ucwl-variance', '--params',
+      'ucwl-variance:eta=0.9,q=2'], "unknown hyperparameter 'q'"),
     (['--permutations', 'x'], 'invalid int'),
 ])
 def test_bad_input_exits_non_zero_with_one_readable_line(tmp_path, capsys, args, words):
@@ -100,6 +107,14 @@ def test_small_run_writes_summary_table_and_figures(tmp_path):
     assert '## iris, p=0.2' in table and '## iris, rho=0.2,0.4' in table
     for name in ('iris_curves.png', 'iris_updates.png', 'iris_runtime.png'):
         assert (figs / name).stat().st_size > 1000
+        with Image.open(figs / name) as image:
+            assert min(image.info['dpi']) >= 149.9
+    # The terminal shows the results: one table per noise setting, mean ± sd, settings.
+    assert 'iris, p=0.2: 2 permutations x 150 rounds' in res.stdout
+    assert 'iris, rho=0.2,0.4' in res.stdout
+    ucwl_row = next(line for line in res.stdout.splitlines()
+                    if line.strip().startswith('ucwl') and 'p=0' not in line)
+    assert ' ± ' in ucwl_row and 'tuned: ' in ucwl_row and 'eta=0.9' in ucwl_row
     # The figures can be redrawn from summary.json alone.
     assert evaluate.main(['--replot', str(out / 'summary.json'), '--figures',
                           str(tmp_path / 'replot')]) == 0
@@ -185,3 +200,33 @@ def test_comparison_sentence_names_the_gap_of_each_ucwl_reading():
                     'points below it; ucwl-variance is 2.0 points above it (27.0 %).')
     assert evaluate.compare([rec('ucwl', 0.2), rec('vw-oaa', 0.1)]) is None
     assert 'ucwl-variance' in evaluate.expand_algorithms(['bandit'])
+
+
+def test_progress_counts_rounds_and_weighs_grid_runs():
+    from banditlearn_ros.learning.evaluation import core_algorithm
+    ucwl, mpa = core_algorithm('ucwl'), core_algorithm('mpa')
+    n_ucwl = evaluate.count_runs(ucwl, 0, True)
+    n_mpa = evaluate.count_runs(mpa, 0, True)
+    assert ucwl.run_grid is not None and mpa.run_grid is None
+    # 100 rounds per run: 20 reported runs + the tuning runs, grid runs at GRID_SHARE each.
+    assert evaluate.task_rounds(ucwl, 100, 20, True, 1) == pytest.approx(
+        100 * (20 + evaluate.GRID_SHARE * n_ucwl))
+    assert evaluate.task_rounds(mpa, 100, 20, True, 1) == 100 * (20 + n_mpa)
+    assert evaluate.task_rounds(ucwl, 100, 20, False, 1) == 100 * 20
+
+
+def test_terminal_table_flags_the_edge_of_the_grid():
+    rec = {'dataset': 'd', 'noise': {'label_noise': 0.1, 'rho0': 0, 'rho1': 0,
+                                     'no_answer': 0},
+           'algorithm': 'ucwl', 'feedback': 'bandit', 'permutations': 4, 'rounds': 9,
+           'mistake_rate_observed': {'mean': 0.25, 'std': 0.05},
+           'mistake_rate_true': {'mean': 0.2, 'std': 0.01},
+           'updates': {'mean': 7.0, 'std': 1.0}, 'seconds': {'mean': 0.5, 'std': 0.0},
+           'params': {'eta': 0.95, 'k': 2.8}, 'tuned': True,
+           'edge_of_grid': ['eta=0.95 is at the top of its grid [0.55, 0.95]']}
+    text = evaluate.terminal_table([rec])
+    assert 'd, p=0.1: 4 permutations x 9 rounds' in text
+    row = next(line for line in text.splitlines() if line.strip().startswith('ucwl'))
+    assert row.split()[:2] == ['ucwl', '*'] and '25.0 ± 5.0' in row and '20.0 ± 1.0' in row
+    assert 'tuned: eta=0.95, k=2.8' in row
+    assert '* ucwl: edge of grid: eta=0.95 is at the top' in text

@@ -34,6 +34,8 @@ import math
 import os
 from typing import Optional, Tuple
 
+import numpy as np
+
 from .confidence_weighted import FLOAT_MAX, SIGMA_FLOOR
 
 VARIANTS = {'scw1': 1, 'scw2': 2}
@@ -151,4 +153,12 @@ def compiled() -> Optional[tuple]:
         except Exception:  # noqa: B902 (a cache location numba refuses: compile uncached)
             jit = numba.njit(nogil=True)
             _COMPILED = (jit(select_diag), jit(learn_diag))
+        _warm_up(_COMPILED)
     return _COMPILED
+
+
+def _warm_up(kernels: tuple) -> None:
+    """Compile now, for the array types UCWL passes, so no timed step pays for it."""
+    x, row = np.ones(2), np.ones(2)
+    kernels[0](x, np.zeros(2), np.ones(2), 1.0, np.empty(2))
+    kernels[1](np.zeros(2), row, x, 1.0, 0.0, 1.0, 1.6, 2.3, 3.6, 7.3, 1.0, 1, True, 2.0)

@@ -33,7 +33,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from banditlearn_ros.learning import ALGORITHMS, BANDIT_ALGORITHMS, FULL_FEEDBACK_ALGORITHMS
 from banditlearn_ros.learning.base import HyperparameterError
-from banditlearn_ros.learning.datasets import DatasetError, load_dataset
+from banditlearn_ros.learning.datasets import BUNDLED, DatasetError, load_dataset
 from banditlearn_ros.learning.evaluation import (
     Algorithm, core_algorithm, count_runs, evaluate, Record, TUNING_STREAM, variant_base,
     VARIANTS, WIDE_GRIDS)
@@ -52,6 +52,21 @@ examples:
 algorithm groups: core (every learning-core algorithm), bandit, full, vw (every Vowpal
 Wabbit option), all (core + vw).  Vowpal Wabbit runs need the optional vowpalwabbit
 package; without it those algorithms are skipped with a message.
+
+data files (--datasets FILE):
+  .csv  one example per row: the features, then the label in the last column (a name
+        or a number); a first row that does not parse as numbers is a header
+  .npz  arrays X (n x d features) and y (n labels), optionally labels (the names);
+        banditlearn_render and banditlearn_bag export write this format
+  Features are used as they are (not rescaled).
+
+output (--out DIR):
+  summary.json  meta (command, seed, machine, versions, partial) and one record per
+                data set x noise x algorithm: mistake rates (observed, true), updates,
+                seconds (mean, std over permutations), params, tuned, edge_of_grid,
+                curve_observed
+  results.md    the same as tables; the terminal shows a table when the run ends
+  DATA_curves.png, DATA_updates.png, DATA_runtime.png  figures (150 dpi)
 """
 
 
@@ -193,6 +208,31 @@ def expand_algorithms(names: Sequence[str]) -> List[str]:
     return out
 
 
+def check_dataset_name(name: str) -> None:
+    """Refuse a data set name that is neither known nor a .csv/.npz file, listing the valid."""
+    if name in BUNDLED or name.split(':')[0] == 'synsep':
+        return
+    if os.path.splitext(name)[1].lower() in ('.csv', '.npz'):
+        return  # a file; load_dataset says clearly when it is missing or unreadable
+    raise UsageError(f'unknown data set {name!r}; choose from {", ".join(BUNDLED)}, '
+                     'synsep[:N[:SEED]] or a .csv/.npz file (see --help)')
+
+
+def check_param_names(name: str, params: Dict[str, Any], wide: bool) -> None:
+    """Refuse ``--params`` keys the algorithm does not have, naming the ones it has."""
+    if name.startswith('vw-'):
+        from banditlearn_ros.tools import vowpal
+        if not vowpal.available():
+            return  # skipped with a message anyway
+        known = list(make_algorithm(name, TeacherModel(), {}, wide).grid)
+    else:
+        known = list(ALGORITHMS[variant_base(name)[0]]._hyperparameters)
+    unknown = [key for key in params if key not in known]
+    if unknown:
+        raise UsageError(f'--params {name}: unknown hyperparameter '
+                         f'{", ".join(map(repr, unknown))}; {name} has {", ".join(known)}')
+
+
 def make_algorithm(name: str, teacher: TeacherModel, fixed: Dict[str, Any],
                    wide: bool) -> Algorithm:
     """Return the protocol Algorithm for a core or Vowpal Wabbit name."""
@@ -214,12 +254,41 @@ def noise_label(teacher: TeacherModel) -> str:
     return text
 
 
+GRID_SHARE = 0.15
+"""Cost of one UCWL setting's run inside the vectorised tuning grid, relative to one run on
+its own (bench_learning.py: about 2-15 us per setting-round vs 7-40 us per round)."""
+
+
+def task_rounds(algorithm: Algorithm, n_examples: int, n_permutations: int, do_tune: bool,
+                n_tuning: int) -> float:
+    """
+    Return the work of one task in rounds, the progress bar's unit.
+
+    A run over the data is ``n_examples`` rounds, whatever the algorithm (their costs per
+    round are within a few times of each other); a run inside the UCWL grid counts
+    ``GRID_SHARE`` of that.  Counting runs instead (1485 cheap grid runs beside 20 Vowpal
+    Wabbit runs) made the ETA far off.
+    """
+    tuning = count_runs(algorithm, 0, do_tune, n_tuning)
+    grid = algorithm.run_grid is not None and tuning > 1
+    return n_examples * (n_permutations + tuning * (GRID_SHARE if grid else 1.0))
+
+
+_PROGRESS: Optional[Any] = None
+"""Per-run progress callback for tasks run in this process (``--jobs 1``)."""
+
+
 def _task(args: Tuple) -> Record:
     (name, dataset, teacher, fixed, wide, n_perm, seed, do_tune, curves, n_tuning) = args
     X, y, labels = _DATA[dataset]
     algorithm = make_algorithm(name, teacher, fixed, wide)
+    n, grid = len(y), algorithm.run_grid is not None
+
+    def progress(runs: int) -> None:
+        # The grid reports all its runs at once; single runs one by one.
+        _PROGRESS(runs * n * (GRID_SHARE if grid and runs > 1 else 1.0))
     return evaluate(algorithm, X, y, len(labels), teacher, dataset, n_perm, seed, do_tune,
-                    curves, n_tuning=n_tuning)
+                    curves, progress if _PROGRESS is not None else None, n_tuning=n_tuning)
 
 
 _DATA: Dict[str, Tuple[np.ndarray, np.ndarray, List[str]]] = {}
@@ -264,6 +333,7 @@ def run(args) -> Dict[str, Any]:
               "Wabbit baselines (pip install 'banditlearn_ros[vowpal]')", file=sys.stderr)
         names = [n for n in names if not n.startswith('vw-')]
     for dataset in args.datasets:
+        check_dataset_name(dataset)
         try:
             X, y, labels = load_dataset(dataset)
         except DatasetError as exc:
@@ -273,33 +343,38 @@ def run(args) -> Dict[str, Any]:
         _DATA[dataset] = (np.ascontiguousarray(X, dtype=np.float64), y, labels)
     # Check every fixed parameter now, so a typo fails before hours of work.
     for name, params in fixed.items():
+        check_param_names(name, params, args.wide_grids)
         if not name.startswith('vw-'):
             try:
                 base, preset = variant_base(name)
                 ALGORITHMS[base](2, 1, **{**preset, **params})
-            except (HyperparameterError, TypeError) as exc:
+            except HyperparameterError as exc:
                 raise UsageError(f'--params {name}: {exc}') from None
-    tasks, total = [], 0
+    tasks, work = [], []
     for dataset in args.datasets:
         for teacher in teachers:
             for name in names:
                 algorithm = make_algorithm(name, teacher, fixed.get(name, {}), args.wide_grids)
-                total += count_runs(algorithm, args.permutations, not args.no_tune,
-                                    args.tuning_permutations)
+                work.append(task_rounds(algorithm, len(_DATA[dataset][1]), args.permutations,
+                                        not args.no_tune, args.tuning_permutations))
                 tasks.append((name, dataset, teacher, fixed.get(name, {}), args.wide_grids,
                               args.permutations, args.seed, not args.no_tune,
                               not args.no_figures, args.tuning_permutations))
     os.makedirs(args.out, exist_ok=True)
-    bar = _progress(total, args.no_progress)
+    bar = _progress(sum(work), args.no_progress)
     start = time.perf_counter()
     records: List[Record] = []
+    finished = [0.0]  # rounds of the tasks done so far (the bar is reset to it per task)
 
     remaining = {dataset: sum(1 for t in tasks if t[1] == dataset) for dataset in args.datasets}
+    global _PROGRESS
+    _PROGRESS = bar.update if args.jobs == 1 else None
 
-    def done(task, record):
+    def done(i, record):
+        task = tasks[i]
         records.append(record)
-        bar.update(count_runs(make_algorithm(task[0], task[2], task[3], task[4]),
-                              args.permutations, not args.no_tune, args.tuning_permutations))
+        finished[0] += work[i]
+        bar.update(finished[0] - bar.n)
         # Finished records are kept on disk as they come, so a long run that is stopped
         # leaves what it measured (partial: true until the end); a data set's figures are
         # drawn as soon as its last record is in.
@@ -311,15 +386,16 @@ def run(args) -> Dict[str, Any]:
 
     try:
         if args.jobs == 1:
-            for task in tasks:
-                done(task, _task(task))
+            for i, task in enumerate(tasks):
+                done(i, _task(task))
         else:
             ctx = multiprocessing.get_context('fork')
             with concurrent.futures.ProcessPoolExecutor(args.jobs, mp_context=ctx) as pool:
                 futures = [pool.submit(_task, task) for task in tasks]
-                for task, fut in zip(tasks, futures):
-                    done(task, fut.result())
+                for i, fut in enumerate(futures):
+                    done(i, fut.result())
     finally:
+        _PROGRESS = None
         bar.close()
     summary = write_summary(args, records, time.perf_counter() - start, partial=False)
     atomic_write_bytes(os.path.join(args.out, 'results.md'),
@@ -363,14 +439,62 @@ def _progress(total: int, disabled: bool):
         disabled = True
     if disabled:
         class _Null:
+            n = 0
+
             def update(self, n=1):
-                pass
+                self.n += n
 
             def close(self):
                 pass
         return _Null()
-    # mininterval keeps short runs quiet; the bar appears once work takes a few seconds.
-    return tqdm(total=total, unit='run', desc='evaluate', delay=2.0, file=sys.stderr)
+    # delay keeps short runs quiet; the bar appears once work takes a few seconds.  The
+    # unit is a round (one example through one run), so the ETA weighs runs by their size.
+    return tqdm(total=total, unit='round', unit_scale=True, desc='evaluate', delay=2.0,
+                file=sys.stderr, bar_format='{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/'
+                '{total_fmt} rounds [{elapsed} elapsed, ETA {remaining}]')
+
+
+def terminal_table(records: List[Dict[str, Any]]) -> str:
+    """
+    Return the results as plain-text tables for the terminal, one per data set x noise.
+
+    Mean ± sd over the permutations; ``*`` marks a tuned value on the edge of its grid
+    (the edges are listed under the table): the grid may not hold the best setting.
+    """
+    groups: Dict[Tuple[str, str], List[Dict[str, Any]]] = {}
+    for rec in records:
+        groups.setdefault((rec['dataset'], _noise_text(rec['noise'])), []).append(rec)
+    out: List[str] = []
+    for (dataset, noise), recs in groups.items():
+        recs = sorted(recs, key=lambda r: r['mistake_rate_observed']['mean'])
+        rows = [('algorithm', 'feedback', 'observed %', 'true %', 'updates', 's/pass',
+                 'settings')]
+        for rec in recs:
+            params = ', '.join(f'{k}={_fmt(v)}' for k, v in rec['params'].items())
+            params = ('tuned: ' if rec.get('tuned') else 'fixed: ') + (params or '-')
+            rows.append((rec['algorithm'] + (' *' if rec['edge_of_grid'] else ''),
+                         rec['feedback'], _pct(rec['mistake_rate_observed']),
+                         _pct(rec['mistake_rate_true']), f"{rec['updates']['mean']:.0f}",
+                         f"{rec['seconds']['mean']:.3g}", params))
+        widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
+        n_perm = recs[0].get('permutations', '?')
+        out.append(f'{dataset}, {noise}: {n_perm} permutations x {recs[0].get("rounds", "?")} '
+                   'rounds, mistake rates mean ± sd')
+        for j, row in enumerate(rows):
+            cells = [row[i].ljust(widths[i]) if i < 2 else row[i].rjust(widths[i])
+                     for i in range(len(widths))]
+            out.append('  ' + '  '.join(cells) + '  ' + row[-1])
+            if j == 0:
+                out.append('  ' + '  '.join('-' * w for w in widths) + '  ' + '-' * 8)
+        for rec in recs:
+            if rec['edge_of_grid']:
+                out.append(f"  * {rec['algorithm']}: edge of grid: "
+                           + '; '.join(rec['edge_of_grid']))
+        verdict = compare(recs)
+        if verdict:
+            out.append('  ' + verdict)
+        out.append('')
+    return '\n'.join(out)
 
 
 def _pct(stat: Dict[str, float]) -> str:
@@ -472,13 +596,25 @@ def _noise_text(noise: Dict[str, float]) -> str:
     return noise_label(TeacherModel(**noise))
 
 
+FIGURE_DPI = 150
+"""Resolution of every figure (readable when shown at full width in a document)."""
+
+FAMILIES = (('bandit learners (yes/no feedback)', lambda r: r['feedback'] == 'bandit'
+             and not r['algorithm'].startswith('vw-')),
+            ('full-feedback references', lambda r: r['feedback'] == 'full'
+             and not r['algorithm'].startswith('vw-')),
+            ('Vowpal Wabbit', lambda r: r['algorithm'].startswith('vw-')))
+"""Rows of the learning-curve figure; UCWL is drawn in every row as the reference."""
+
+
 def figures(records: List[Dict[str, Any]], out: str) -> None:
     """
     Write per data set: learning curves (seed 000 Fig. 2), updates and runtime bars.
 
     Drawn from summary records (their sampled mean curves), so ``--replot`` can redraw
-    them from a summary.json.  UCWL is black; full-feedback references dashed; Vowpal
-    Wabbit dotted.
+    them from a summary.json.  Curves: one row per family of algorithms (``FAMILIES``)
+    and one column per noise setting, UCWL (black, thick) in every row, each row's legend
+    outside its axes.  Bars: legend outside the axes.  All at ``FIGURE_DPI``.
     """
     import matplotlib
     matplotlib.use('Agg')
@@ -491,52 +627,63 @@ def figures(records: List[Dict[str, Any]], out: str) -> None:
     for dataset, by_noise in by_data.items():
         stem = _slug(dataset)
         names = list(dict.fromkeys(r['algorithm'] for recs in by_noise.values() for r in recs))
-        cmap = plt.get_cmap('tab20')
-        color = {a: ('k' if a == 'ucwl' else cmap(i % 20)) for i, a in enumerate(names)}
+        all_recs = [r for recs in by_noise.values() for r in recs]
+        families = [(title, test) for title, test in FAMILIES
+                    if any(test(r) and r['algorithm'] != 'ucwl' for r in all_recs)]
+        families = families or FAMILIES[:1]
+        cmap = plt.get_cmap('tab10')
         n = len(by_noise)
-        cols = min(n, 4)
-        rows = (n + cols - 1) // cols
-        fig, axes = plt.subplots(rows, cols, figsize=(3.3 * cols, 2.6 * rows), squeeze=False,
-                                 dpi=60)
-        for ax, (noise, recs) in zip(axes.flat, by_noise.items()):
-            for rec in recs:
-                curve = rec.get('curve_observed')
-                if not curve:
-                    continue
-                name = rec['algorithm']
-                style = '--' if rec['feedback'] == 'full' else (
-                    ':' if name.startswith('vw-') else '-')
-                ax.plot(curve['round'], [100 * v for v in curve['rate']], style,
-                        lw=2.0 if name == 'ucwl' else 1.0, color=color[name], label=name)
-            ax.set_title(f'{dataset}, {noise}', fontsize=9)
-            ax.set_xlabel('rounds', fontsize=8)
-            ax.set_ylabel('online mistake rate %', fontsize=8)
-            ax.tick_params(labelsize=7)
-            ax.set_ylim(0, 100)
-        for ax in list(axes.flat)[n:]:
-            ax.axis('off')
-        handles, labels = axes.flat[0].get_legend_handles_labels()
-        fig.legend(handles, labels, loc='center right', fontsize=7)
-        fig.tight_layout(rect=(0, 0, 0.85, 1))
-        fig.savefig(os.path.join(out, f'{stem}_curves.png'))
+        fig, axes = plt.subplots(len(families), n, figsize=(3.6 * n + 2.2,
+                                                            2.8 * len(families)),
+                                 squeeze=False, dpi=FIGURE_DPI, sharey=True)
+        for row, (title, test) in enumerate(families):
+            members = [a for a in names
+                       if any(r['algorithm'] == a and test(r) for r in all_recs)]
+            color = {a: cmap(i % 10) for i, a in enumerate(x for x in members if x != 'ucwl')}
+            color['ucwl'] = 'k'
+            for col, (noise, recs) in enumerate(by_noise.items()):
+                ax = axes[row, col]
+                for rec in recs:
+                    name = rec['algorithm']
+                    curve = rec.get('curve_observed')
+                    if not curve or (name != 'ucwl' and not test(rec)):
+                        continue
+                    style = '--' if rec['feedback'] == 'full' else (
+                        ':' if name.startswith('vw-') else '-')
+                    ax.plot(curve['round'], [100 * v for v in curve['rate']], style,
+                            lw=2.2 if name == 'ucwl' else 1.3, label=name,
+                            color=color.get(name, 'grey'))
+                ax.set_title(f'{dataset}, {noise}' if row == 0 else '', fontsize=10)
+                ax.set_xlabel('rounds' if row == len(families) - 1 else '', fontsize=9)
+                if col == 0:
+                    ax.set_ylabel(f'mistake rate %\n{title}', fontsize=9)
+                ax.tick_params(labelsize=8)
+                ax.set_ylim(0, 100)
+                ax.grid(alpha=0.3)
+            axes[row, -1].legend(loc='upper left', bbox_to_anchor=(1.02, 1.0), fontsize=8,
+                                 frameon=False)
+        fig.tight_layout()
+        fig.savefig(os.path.join(out, f'{stem}_curves.png'), bbox_inches='tight')
         plt.close(fig)
         for what, key, unit in (('updates', 'updates', 'model updates per pass'),
                                 ('runtime', 'seconds', 'seconds per pass')):
-            fig, ax = plt.subplots(figsize=(max(4.0, 0.45 * len(names) + 2), 2.8), dpi=60)
+            fig, ax = plt.subplots(figsize=(max(5.0, 0.45 * len(names) + 2.5), 3.2),
+                                   dpi=FIGURE_DPI)
             width = 0.8 / n
             for j, (noise, recs) in enumerate(by_noise.items()):
                 vals = {r['algorithm']: r[key]['mean'] for r in recs}
                 ax.bar(np.arange(len(names)) + j * width,
                        [vals.get(a, np.nan) for a in names], width, label=noise)
             ax.set_xticks(np.arange(len(names)) + 0.4 - width / 2)
-            ax.set_xticklabels(names, rotation=60, fontsize=7, ha='right')
-            ax.set_ylabel(unit, fontsize=8)
+            ax.set_xticklabels(names, rotation=60, fontsize=8, ha='right')
+            ax.set_ylabel(unit, fontsize=9)
             if key == 'seconds':
                 ax.set_yscale('log')
-            ax.set_title(f'{dataset}: {what}', fontsize=9)
-            ax.legend(fontsize=6, ncol=2)
+            ax.set_title(f'{dataset}: {what}', fontsize=10)
+            ax.legend(fontsize=8, loc='upper left', bbox_to_anchor=(1.01, 1.0), frameon=False,
+                      title='noise', title_fontsize=8)
             fig.tight_layout()
-            fig.savefig(os.path.join(out, f'{stem}_{what}.png'))
+            fig.savefig(os.path.join(out, f'{stem}_{what}.png'), bbox_inches='tight')
             plt.close(fig)
 
 
@@ -560,9 +707,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except KeyboardInterrupt:
         print('banditlearn_evaluate: interrupted', file=sys.stderr)
         return 130
+    print(terminal_table(summary['records']))
     if not args.replot:
         print(f"wrote {len(summary['records'])} records to {args.out}/summary.json and "
-              f'{args.out}/results.md')
+              f'{args.out}/results.md' + ('' if args.no_figures else
+                                          f', figures to {args.figures or args.out}/'))
     return 0
 
 

@@ -50,7 +50,21 @@ def build_parser() -> argparse.ArgumentParser:
                         help='landmark noise for --landmarks truth, in palm widths')
     parser.add_argument('--width', type=int, default=640)
     parser.add_argument('--height', type=int, default=480)
+    parser.add_argument('--no-progress', action='store_true', help='no progress bar')
     return parser
+
+
+def progress_bar(total: int, disabled: bool):
+    """Return ``(update(done), close())`` of a progress bar on stderr (tqdm), or no-ops."""
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        disabled = True
+    if disabled:
+        return (lambda done: None), (lambda: None)
+    # delay: a run of a second or two stays quiet; longer ones show images done and an ETA.
+    bar = tqdm(total=total, unit='image', desc='render', delay=2.0, file=sys.stderr)
+    return (lambda done: bar.update(done - bar.n)), bar.close
 
 
 def main(argv=None) -> int:
@@ -70,12 +84,15 @@ def main(argv=None) -> int:
         print(f'banditlearn_render: {problem}', file=sys.stderr)
         return 2
     from ..vision.synthetic_dataset import render_features
+    update, close = progress_bar(args.n, args.no_progress)
     try:
         data = render_features(args.n, args.features, args.landmarks, gestures, args.seed,
-                               args.jitter, args.width, args.height)
+                               args.jitter, args.width, args.height, progress=update)
     except (ValueError, RuntimeError) as exc:
+        close()
         print(f'banditlearn_render: {exc}', file=sys.stderr)
         return 2
+    close()
     if len(data.X) == 0:
         print('banditlearn_render: no image gave features (nothing written)', file=sys.stderr)
         return 1
