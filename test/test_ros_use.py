@@ -235,3 +235,22 @@ def test_every_node_counts_accepted_and_refused_changes_in_diagnostics(ros):
     status = node.diagnostics.publish().status[0]
     values = {kv.key: kv.value for kv in status.values}
     assert (values['parameter_changes'], values['parameter_refusals']) == ('1', '2')
+
+
+@pytest.mark.parametrize('node_name', ['learner_node', 'teacher_node', 'dataset_node',
+                                       'camera_node', 'feedback_node'])
+def test_every_numeric_parameter_has_a_range(ros, node_name):
+    from banditlearn_ros.nodes import bringup
+    node = bringup.node_class(node_name)(context=ros.context)
+    try:
+        numeric = (Parameter.Type.DOUBLE.value, Parameter.Type.INTEGER.value)
+        missing = [name for name in node._parameters if name != 'use_sim_time'
+                   and node.describe_parameter(name).type in numeric
+                   and not (node.describe_parameter(name).floating_point_range
+                            or node.describe_parameter(name).integer_range)]
+        assert not missing, f'{node_name}: no range for {missing}'
+    finally:
+        close = getattr(node, 'close', None)
+        if close is not None:
+            close()
+        node.destroy_node()
