@@ -194,15 +194,18 @@ def test_a_killed_recorder_keeps_the_session_and_replay_reproduces_it(tmp_path):
         figures['true_mistakes'], abs=1)
 
 
-def test_dds_lockstep_replay_gives_the_deterministic_figures():
+@pytest.mark.parametrize('answers', ['recorded', 'teacher'])
+def test_dds_lockstep_replay_gives_the_deterministic_figures(answers):
     from banditlearn_ros.nodes.learner_node import LearnerNode
+    from banditlearn_ros.nodes.teacher_node import TeacherNode
     from banditlearn_ros.tools.bag_player import BagPlayerNode
     from banditlearn_ros.tools.bag_sample import replay_figures
     from rclpy.parameter import Parameter
     from std_msgs.msg import String
     from ros_harness import Ros
 
-    expected = replay_figures(str(SAMPLE))
+    noise = 0.05
+    expected = replay_figures(str(SAMPLE), noise if answers == 'teacher' else None, 0)
     with bagio.open_bag(SAMPLE) as bag:
         config = learner_config(bag)
     ros = Ros()
@@ -210,11 +213,18 @@ def test_dds_lockstep_replay_gives_the_deterministic_figures():
         learner = ros.add(LearnerNode(context=ros.context, parameter_overrides=[
             Parameter('labels', value=config.labels), Parameter('seed', value=config.seed),
             Parameter('model_path', value=''), Parameter('autosave_every', value=0)]))
+        if answers == 'teacher':
+            ros.add(TeacherNode(context=ros.context, parameter_overrides=[
+                Parameter('rho0', value=noise), Parameter('rho1', value=noise),
+                Parameter('labels', value=config.labels)]))
         asked = ros.listen(String, 'gesture_prediction', qos=500)
         player = ros.add(BagPlayerNode(context=ros.context, parameter_overrides=[
-            Parameter('bag', value=str(SAMPLE)), Parameter('start_delay', value=0.2)]))
+            Parameter('bag', value=str(SAMPLE)), Parameter('start_delay', value=0.5),
+            Parameter('answers', value=answers)]))
         assert ros.spin_until(lambda: player.finished, 300)
-        ros.spin_until(lambda: len(asked) >= 100, 10)
+        received = expected['figures']['feedback_received']
+        ros.spin_until(lambda: len(asked) >= 100 and learner.interaction.stats()[
+            'feedback_received'] >= received, 30)
         stats = learner.interaction.stats()
     finally:
         ros.close()
