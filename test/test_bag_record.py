@@ -135,13 +135,15 @@ def test_a_killed_recorder_keeps_the_session_and_replay_reproduces_it(tmp_path):
     session = None
     try:
         _wait(lambda: out.is_dir(), 30, 'the recorder to start')
-        # A teaching session in one process: digits, UCWL, a teacher with 10 % flip noise.
+        # A teaching session in one process: digits, UCWL, a teacher with 10 % flip noise,
+        # 25 gestures a second (a person shows one every second or two; a recorder that
+        # cannot keep up with a publisher's queue loses messages, as ros2 bag record does).
         session = subprocess.Popen(
             _command('banditlearn_bringup') + [
-                '--noise', '0.1', '--seed', '3', '--rounds', '1500', '--every', '0',
-                '--set', 'dataset_node.start_delay=3.0'],
+                '--noise', '0.1', '--seed', '3', '--rounds', '600', '--every', '0',
+                '--set', 'dataset_node.start_delay=3.0', '--set', 'dataset_node.rate=25.0'],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        _wait(lambda: _recorded_messages(out) >= 1500, 240, 'recorded messages', poll=0.2)
+        _wait(lambda: _recorded_messages(out) >= 1000, 240, 'recorded messages', poll=0.2)
         recorder.send_signal(signal.SIGKILL)
         recorder.wait(timeout=30)
         written = out / f'{out.name}_0.mcap'
@@ -169,7 +171,7 @@ def test_a_killed_recorder_keeps_the_session_and_replay_reproduces_it(tmp_path):
                                 {'seed': 3})
         events, counts = read_events(bag)
         details = [json.loads(m.msg.data) for m in bag.messages(['gesture_prediction_details'])]
-    assert counts['features'] >= 300
+    assert counts['features'] >= 150
     # Every interaction from the first on was kept, in order, without a gap.
     assert [d['id'] for d in details] == list(range(len(details)))
 

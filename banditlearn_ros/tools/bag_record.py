@@ -90,7 +90,8 @@ def _subscription_qos(infos, msgtype: str):
         i.qos_profile.reliability == ReliabilityPolicy.BEST_EFFORT for i in infos)
     transient = bool(infos) and all(
         i.qos_profile.durability == DurabilityPolicy.TRANSIENT_LOCAL for i in infos)
-    return QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=100,
+    # A deep queue: a burst waits here while the recorder catches up, instead of being lost.
+    return QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=1000,
                       reliability=(ReliabilityPolicy.BEST_EFFORT if best_effort
                                    else ReliabilityPolicy.RELIABLE),
                       durability=(DurabilityPolicy.TRANSIENT_LOCAL if transient
