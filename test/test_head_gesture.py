@@ -152,3 +152,36 @@ def test_synthetic_sets_are_seeded():
     c = hs.gesture_conditions(4)['nod_noisy'][0]
     assert np.array_equal(a.pitch, b.pitch)
     assert not np.array_equal(a.pitch, c.pitch)
+
+
+@pytest.mark.parametrize('seed', [0, 1, 2])
+def test_pose_jitter_does_not_keep_the_detector_deaf(seed):
+    # Jitter alone makes half-size swings; they once extended the block after an answer for
+    # as long as they went on, and a clear 24 degree nod 5 s later was missed.
+    rng = np.random.default_rng(seed)
+    t = np.arange(0, 12, 1 / 30)
+    pitch = _nod(t, 0.5) + _nod(t, 6.5, amp=12.0) + rng.normal(0, 2.0, t.size)
+    yaw = rng.normal(0, 2.0, t.size)
+    det = HeadGestureDetector()
+    decisions = det.run(t, yaw, pitch)
+    assert [d.kind for d in decisions] == ['nod', 'nod']
+    assert decisions[1].start > 6.0
+
+
+def _answer_then_nod(det, gap=0.0, reset=False):
+    """Nod (decided), then another nod 0.3 s later; return the decisions of the second."""
+    t = np.arange(0, 2.0, 1 / 30)
+    first = det.run(t, np.zeros_like(t), _nod(t, 0.3))
+    assert len(first) == 1
+    if reset:
+        det.reset()
+    t2 = np.arange(2.0 + gap, 5.0, 1 / 30)
+    return det.run(t2, np.zeros_like(t2), _nod(t2, 2.3 + gap))
+
+
+def test_reset_lifts_the_refractory_block_for_a_new_question():
+    assert _answer_then_nod(HeadGestureDetector(refractory=5.0)) == []
+    second = _answer_then_nod(HeadGestureDetector(refractory=5.0), reset=True)
+    assert [d.kind for d in second] == ['nod']
+    # A lost face (a gap in the samples) restarts the trackers but keeps the block.
+    assert _answer_then_nod(HeadGestureDetector(refractory=5.0), gap=0.5) == []

@@ -23,7 +23,8 @@ axes are scored and the larger confidence decides: yaw and pitch are coupled in 
 and in the pose estimate, so testing one axis first would bias the answer toward it. Motion in
 the other axis, a swing that does not stand out from the head's motion of the seconds before
 (talking), and for nods an upward start lower the confidence; a refractory period, extended
-while the answered gesture goes on, stops one gesture from answering twice.
+while the answered gesture goes on (at most until the longest gesture it can be would be over),
+stops one gesture from answering twice.
 """
 
 import bisect
@@ -226,11 +227,24 @@ class HeadGestureDetector:
         self._last_t: Optional[float] = None
         self._blocked_until = -math.inf
         self._answered = False
+        self._answer_start = -math.inf
         self.last_scores: Tuple[float, float] = (0.0, 0.0)
 
     # -- state -------------------------------------------------------------------------
     def reset(self) -> None:
-        """Forget all motion (a new person, or the face was lost)."""
+        """
+        Forget all motion and any refractory block: a new person, or a new question.
+
+        A new question's window must not start deaf because the last answer's block is
+        still running.
+        """
+        self._restart()
+        self._blocked_until = -math.inf
+        self._answered = False
+        self._answer_start = -math.inf
+
+    def _restart(self) -> None:
+        """Forget the motion history (a gap in the samples); a running block stays."""
         for axis in self._axes.values():
             axis.reset()
         self._ts.clear()
@@ -258,7 +272,7 @@ class HeadGestureDetector:
         if self._last_t is not None and (t <= self._last_t or t - self._last_t > self.max_gap):
             if t <= self._last_t:
                 return None
-            self.reset()
+            self._restart()
         prev_t = self._last_t
         self._last_t = t
         self._raw.append((float(yaw), float(pitch)))
@@ -295,17 +309,28 @@ class HeadGestureDetector:
         return self._decide(t)
 
     def _extend_block(self, now: float) -> None:
-        """Keep blocking while the answered gesture goes on (it may outlast the refractory)."""
-        for axis in self._axes.values():
+        """
+        Keep blocking while the answered gesture goes on (it may outlast the refractory).
+
+        Only swings that could belong to it count (an edge swing's size, speed and
+        duration), and never past the moment the longest gesture (``max_duration`` from the
+        answered one's start) would be over: pose jitter alone makes half-size swings, and
+        must not keep the detector deaf.
+        """
+        cap = self._answer_start + self.max_duration + self.quiet
+        if now + self.quiet > cap:
+            return
+        for name, axis in self._axes.items():
             for swing in axis.swings():
-                if swing.amplitude >= 0.5 * self.min_swing and swing.t1 > now - self.quiet:
+                if (swing.amplitude >= 0.5 * self.min_swing and swing.t1 > now - self.quiet
+                        and self._qualifies(self._core(name, swing), edge=True)):
                     self._blocked_until = max(self._blocked_until, now + self.quiet)
                     return
 
     def lost(self, t: float) -> None:
         """Note that no face was seen at time ``t``; a long gap restarts the trackers."""
         if self._last_t is not None and t - self._last_t > self.max_gap:
-            self.reset()
+            self._restart()
 
     def run(self, t: Sequence[float], yaw: Sequence[float],
             pitch: Sequence[float]) -> List[GestureDecision]:
@@ -523,4 +548,5 @@ class HeadGestureDetector:
             axis.reset()
         self._blocked_until = now + self.refractory
         self._answered = True
+        self._answer_start = decision.start
         return decision
