@@ -48,7 +48,9 @@ def test_default_demo_prints_a_falling_mistake_rate():
     assert all(b > a for a, b in zip([r[5] for r in table], [r[5] for r in table][1:]))
     summary = result.stdout.strip().splitlines()[-1]
     assert summary.startswith('finished: 400 rounds')
-    assert 'feedback matched 400 / dropped 0' in summary
+    # Every question of every interaction is answered (the learner asks again after a no).
+    matched = re.search(r'feedback matched (\d+) / dropped 0', summary)
+    assert matched and int(matched.group(1)) >= 400, summary
     assert 'params.yaml' in result.stdout and 'teach_sim.params.yaml' in result.stdout
 
 

@@ -22,8 +22,8 @@ from banditlearn_ros.learning.interaction import Interaction
 import numpy as np
 import pytest
 
-KEYS = {'id', 'label', 'index', 'scores', 'bounds', 'explored', 'greedy', 'probability',
-        'stamp'}
+KEYS = {'id', 'question', 'final', 'label', 'index', 'scores', 'bounds', 'explored', 'greedy',
+        'probability', 'rejected', 'stamp'}
 
 
 def _round(K, d=8, steps=0, seed=0):

@@ -199,6 +199,27 @@ def test_listening_window_gates_head_gestures(harness):
     assert node.counters.get('nods') == 1
 
 
+@pytest.mark.parametrize('harness', [{'refractory': 10.0}], indirect=True)
+def test_each_question_opens_a_window_that_hears_the_next_answer(harness):
+    # "fist?" -- shake -- "palm?" -- nod right away: the second window must not be deaf
+    # because the shake's refractory block (10 s here) is still running.
+    h = harness
+    node = h.node
+    h.wait_connected(h.prediction)
+    h.prediction.publish(String(data='fist'))
+    assert h.spin_until(lambda: node.listening)
+    t = np.arange(0, 3.0, 1 / 30)
+    for ti, y in zip(t, hs.oscillation(t, 1.0, 2.0, 2.0, 12.0)):
+        node.feed_pose(100.0 + ti, y, 0.0)
+    assert h.spin_until(lambda: h.feedback == [False] and not node.listening)
+    h.prediction.publish(String(data='palm'))
+    assert h.spin_until(lambda: node.listening)
+    for t, y, p in zip(*_nod_poses(103.0)):
+        node.feed_pose(t, y, p)
+    assert h.spin_until(lambda: h.feedback == [False, True])
+    assert node.counters.get('predictions') == 2 and node.counters.get('nods') == 1
+
+
 @pytest.mark.parametrize('harness', [{'listen_window': 0.5}], indirect=True)
 def test_listening_window_times_out(harness):
     h = harness

@@ -24,7 +24,7 @@ import time
 
 from banditlearn_ros.learning import load_model, make_learner, ModelFileError, TeacherModel
 from banditlearn_ros.learning.datasets import load_dataset
-from banditlearn_ros.learning.interaction import stream_order
+from banditlearn_ros.learning.interaction import Interaction, SimulatedTeacher, stream_order
 from banditlearn_ros.nodes.dataset_node import DatasetNode
 from banditlearn_ros.nodes.learner_node import LearnerNode
 from banditlearn_ros.nodes.teacher_node import TeacherNode
@@ -58,6 +58,7 @@ def learner(ros, **params):
     params.setdefault('labels', list(LABELS))
     params.setdefault('model_path', '')
     params.setdefault('diagnostics_period', 0.2)
+    params.setdefault('max_questions', 1)
     overrides = [Parameter(k, value=v) for k, v in params.items()]
     return ros.add(LearnerNode(context=ros.context, parameter_overrides=overrides))
 
@@ -112,8 +113,9 @@ def test_features_in_prediction_out(ros):
     assert details['label'] == drive.predictions[-1].data
     assert details['id'] == 0 and details['label'] == LABELS[details['index']]
     assert len(details['scores']) == len(details['bounds']) == 3
-    assert set(details) == {'id', 'label', 'index', 'scores', 'bounds', 'explored', 'greedy',
-                            'probability', 'stamp'}
+    assert set(details) == {'id', 'question', 'final', 'label', 'index', 'scores', 'bounds',
+                            'explored', 'greedy', 'probability', 'rejected', 'stamp'}
+    assert details['question'] == 1 and details['final'] and details['rejected'] == []
     assert node.interaction.n_features == 4
 
 
@@ -137,7 +139,7 @@ def test_feedback_updates_the_model(ros):
 def test_digits_with_noisy_teacher_matches_the_offline_core(ros):
     n_rounds, noise = 600, 0.1
     X, y, names = load_dataset('digits')
-    learner(ros, labels=names, seed=0)
+    learner(ros, labels=names, seed=0, max_questions=1)
     teacher = ros.add(TeacherNode(context=ros.context, parameter_overrides=[
         Parameter('rho0', value=noise), Parameter('rho1', value=noise),
         Parameter('seed', value=11)]))
@@ -164,6 +166,118 @@ def test_digits_with_noisy_teacher_matches_the_offline_core(ros):
     assert teacher.teacher.stats()['true_mistake_rate'] == pytest.approx(online_rate)
     # And it learns: the last 100 rounds are far better than the first 100.
     assert np.mean(online[-100:]) < np.mean(online[:100]) - 0.2
+
+
+def test_a_no_asks_again_until_every_label_is_rejected(ros):
+    node = learner(ros, max_questions=0)
+    drive = Driver(ros)
+    ended = ros.listen(String, 'gesture_interaction')
+    unknown = ros.listen(String, 'gesture_unknown')
+    x = [0.3, 0.1, 0.7]
+    asked = [drive.ask(x)]
+    for number in (2, 3):
+        n = len(drive.details)
+        drive.answer(False)
+        assert ros.spin_until(lambda n=n: len(drive.details) > n), 'no next question'
+        asked.append(json.loads(drive.details[-1].data))
+        assert drive.predictions[-1].data == asked[-1]['label']
+    assert [(d['id'], d['question']) for d in asked] == [(0, 1), (0, 2), (0, 3)]
+    assert sorted(d['label'] for d in asked) == sorted(LABELS)
+    assert asked[2]['rejected'] == [asked[0]['label'], asked[1]['label']]
+    assert [d['final'] for d in asked] == [False, False, True]
+    drive.answer(False)
+    assert ros.spin_until(lambda: len(unknown) == 1 and len(ended) == 1)
+    event = json.loads(unknown[0].data)
+    assert event['id'] == 0 and sorted(event['labels']) == sorted(LABELS)
+    end = json.loads(ended[0].data)
+    assert (end['outcome'], end['questions'], end['label']) == ('all_rejected', 3, None)
+    ros.spin_for(0.2)
+    assert len(drive.details) == 3  # no fourth question
+    values = drive.diag(lambda v: v['interactions_all_rejected'] == '1')
+    assert values['unknown_gestures'] == '1' and values['questions_per_interaction'] == '3'
+    assert values['first_guess_accuracy'] == '0' and values['updates'] == str(
+        node.interaction.learner.n_updates)
+    # A late "yes" cannot reach any of the three questions.
+    drive.answer(True, node)
+    assert node.interaction.counts['feedback_dropped_duplicate'] == 1
+
+
+def test_max_questions_and_reveal_step_are_live_tunable_and_checked(ros):
+    node = learner(ros, max_questions=1)
+    drive = Driver(ros)
+    integer, string = ParameterType.PARAMETER_INTEGER, ParameterType.PARAMETER_STRING
+    assert _set(ros, 'max_questions', 2, integer).successful
+    assert not _set(ros, 'max_questions', -1, integer).successful
+    bad = _set(ros, 'reveal_step', 'most', string)
+    assert not bad.successful and 'reveal_step' in bad.reason
+    assert _set(ros, 'reveal_step', 'all', string).successful
+    assert (node.interaction.max_questions, node.interaction.reveal_step) == (2, 'all')
+    first = drive.ask([1.0, 0.5, 0.2])
+    assert not first['final']
+    n = len(drive.details)
+    drive.answer(False)
+    assert ros.spin_until(lambda: len(drive.details) > n)
+    second = json.loads(drive.details[-1].data)
+    assert (second['id'], second['question'], second['final']) == (0, 2, True)
+    # A learner that cannot ask again asks one question (the default 3 is ignored with a
+    # warning at start) and refuses more when asked live.
+    ros.remove(node)
+    node = learner(ros, algorithm='banditron', max_questions=3)
+    assert node.interaction.max_questions == 1
+    bad = _set(ros, 'max_questions', 2, integer)
+    assert not bad.successful and 'cannot ask again' in bad.reason
+    assert _set(ros, 'reveal_step', 'none', string).successful
+
+
+def test_ask_again_over_dds_reproduces_the_offline_protocol(ros):
+    n_rounds, noise = 300, 0.1
+    X, y, names = load_dataset('digits')
+    node = learner(ros, labels=names, seed=0, max_questions=3)
+    teacher = ros.add(TeacherNode(context=ros.context, parameter_overrides=[
+        Parameter('rho0', value=noise), Parameter('rho1', value=noise),
+        Parameter('seed', value=11)]))
+    dataset = ros.add(DatasetNode(context=ros.context, parameter_overrides=[
+        Parameter('max_examples', value=n_rounds), Parameter('seed', value=5),
+        Parameter('answer_wait', value=5.0), Parameter('prediction_wait', value=5.0)]))
+    details = ros.listen(String, 'gesture_prediction_details', 5000)
+    assert ros.spin_until(lambda: dataset.finished, 180.0)
+    online = [json.loads(m.data) for m in details]
+    # The offline protocol on the same sequence: the same learning layer, the same teacher.
+    offline_inter = Interaction(lambda d: make_learner('ucwl', names, d, seed=0),
+                                feedback_timeout=1e9, max_questions=3, seed=0,
+                                clock=lambda: 0.0)
+    offline_teacher = SimulatedTeacher(TeacherModel(rho0=noise, rho1=noise), seed=11)
+    offline = []
+    for i in stream_order(len(X), seed=5, max_examples=n_rounds):
+        offline_teacher.observe(names[y[i]])
+        item, _ = offline_inter.predict(X[i].astype(np.float32))
+        while item is not None:
+            offline.append({'id': item.id, 'question': item.question,
+                            'label': item.prediction.label})
+            said = offline_teacher.answer(item.prediction.label, item.question, item.id)
+            if said.answer is None:
+                break
+            item = offline_inter.feedback(said.answer).next_round
+    got = [{k: d[k] for k in ('id', 'question', 'label')} for d in online]
+    lost = dataset.counters.get('unanswered') + teacher.teacher.counts['no_label']
+    truth = [names[y[i]] for i in stream_order(len(X), seed=5, max_examples=n_rounds)]
+
+    def figures(questions):
+        firsts = [q for q in questions if q['question'] == 1]
+        wrong = np.mean([q['label'] != truth[q['id']] for q in firsts])
+        return len(firsts), wrong, len(questions) / len(firsts)
+    n_on, wrong_on, per_on = figures(got)
+    n_off, wrong_off, per_off = figures(offline)
+    print(f'ask again over DDS: first-guess mistakes {wrong_on:.3f} (offline {wrong_off:.3f}), '
+          f'questions per interaction {per_on:.3f} (offline {per_off:.3f}), lost {lost}')
+    assert n_on == n_off == n_rounds
+    if lost == 0:
+        # Nothing was lost on the way: every question is the offline protocol's.
+        assert got == offline
+    assert abs(wrong_on - wrong_off) <= 0.02 and abs(per_on - per_off) <= 0.05
+    stats = node.interaction.stats()
+    assert stats['questions_asked'] == len(got) and stats['interactions'] == n_rounds
+    assert 1.0 < per_on < 3.0  # it did ask again, and not always
 
 
 def _set(ros, name, value, ptype):
@@ -307,6 +421,7 @@ def test_corrupt_model_file_is_a_clear_error_and_is_never_overwritten(ros, tmp_p
 def start_learner(tmp_path, **params):
     params.setdefault('labels', list(LABELS))
     params.setdefault('diagnostics_period', 0.2)
+    params.setdefault('max_questions', 1)
     lines = ['learner_node:', '  ros__parameters:']
     lines += [f'    {k}: {json.dumps(v)}' for k, v in params.items()]
     param_file = tmp_path / f'learner_{time.monotonic_ns()}.yaml'

@@ -14,6 +14,7 @@
 
 """teacher_node and dataset_node over real DDS: answers, delay, noise, silence, pacing."""
 
+import json
 import time
 
 from banditlearn_ros.learning import TeacherModel
@@ -40,18 +41,23 @@ def teacher(ros, **params):
     overrides = [Parameter(k, value=v) for k, v in params.items()]
     node = ros.add(TeacherNode(context=ros.context, parameter_overrides=overrides))
     label = ros.probe.create_publisher(String, 'gesture_label', 10)
-    prediction = ros.probe.create_publisher(String, 'gesture_prediction', 10)
+    prediction = ros.probe.create_publisher(String, 'gesture_prediction_details', 10)
     answers = ros.listen(Bool, 'gesture_feedback', 1000)
     ros.connect(label)
     ros.connect(prediction)
     return node, label, prediction, answers
 
 
+def question(label, number=1, interaction=0):
+    """Return the details message of one question, as learner_node publishes it."""
+    return String(data=json.dumps({'id': interaction, 'question': number, 'label': label}))
+
+
 def round_trip(ros, label, prediction, answers, truth, said, expect=True, timeout=3.0):
     n = len(answers)
     label.publish(String(data=truth))
     ros.spin_until(lambda: False, 0.0)
-    prediction.publish(String(data=said))
+    prediction.publish(question(said))
     if expect:
         assert ros.spin_until(lambda: len(answers) > n, timeout), 'no answer'
         return answers[-1].data
@@ -70,7 +76,7 @@ def test_answers_right_and_wrong(ros):
 
 def test_prediction_without_a_label_gets_no_answer(ros):
     node, label, prediction, answers = teacher(ros)
-    prediction.publish(String(data='fist'))
+    prediction.publish(question('fist'))
     assert ros.spin_until(lambda: node.teacher.counts['no_label'] == 1)
     ros.spin_for(0.2)
     assert answers == []
@@ -81,7 +87,7 @@ def test_answer_comes_after_the_delay(ros):
     label.publish(String(data='fist'))
     ros.spin_for(0.05)
     start = time.monotonic()
-    prediction.publish(String(data='fist'))
+    prediction.publish(question('fist'))
     assert ros.spin_until(lambda: len(answers) == 1, 3.0)
     assert time.monotonic() - start >= 0.4
     assert answers[0].data is True
@@ -107,6 +113,23 @@ def test_noisy_answers_are_the_seeded_teacher_model(ros):
     assert got == expected
     flips = sum(g != (t == s) for g, t, s in zip(got, truths, saids))
     assert 0 < flips < 75 and node.teacher.counts['flipped'] == flips
+
+
+def test_every_question_of_an_interaction_is_answered_about_its_gesture(ros):
+    node, label, prediction, answers = teacher(ros)
+    label.publish(String(data='palm'))
+    ros.spin_for(0.05)
+    for number, said, expect in ((1, 'fist', False), (2, 'point', False), (3, 'palm', True)):
+        prediction.publish(question(said, number, interaction=4))
+        assert ros.spin_until(lambda n=number: len(answers) == n, 3.0)
+        assert answers[-1].data is expect
+    # A later question of an interaction it never saw begin, and unreadable details: silence.
+    prediction.publish(question('palm', 2, interaction=5))
+    prediction.publish(String(data='not json'))
+    assert ros.spin_until(lambda: node.counters.get('bad_details') == 1, 3.0)
+    ros.spin_for(0.2)
+    assert len(answers) == 3 and node.teacher.counts['no_label'] == 1
+    assert node.teacher.stats()['rounds'] == 1
 
 
 def test_noise_parameters_are_checked(ros):

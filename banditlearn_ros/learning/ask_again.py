@@ -57,7 +57,7 @@ from .base import BanditLearner, check_choice, HyperparameterError, Prediction
 REVEAL_STEPS = ('none', 'top1', 'all')
 """What a revealed label teaches the labels that were not asked."""
 
-DEFAULT_REVEAL_STEP = 'top1'
+DEFAULT_REVEAL_STEP = 'none'
 """Chosen by measurement (docs/benchmarks.md, bench_ask_again.py)."""
 
 OUTCOMES = ('yes', 'all_rejected', 'out_of_questions', 'timed_out')

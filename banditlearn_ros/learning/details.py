@@ -49,14 +49,20 @@ def prediction_details(item: Any, stamp: float, top: int = DETAILS_TOP) -> Dict[
     Returns
     -------
     dict
-        ``id, label, index, scores, bounds, explored, greedy, probability, stamp``
-        (+ ``indices, n_labels`` when cut).
+        ``id, question, final, label, index, scores, bounds, explored, greedy, probability,
+        rejected, stamp`` (+ ``indices, n_labels`` when cut).  ``id`` is the interaction's
+        id, ``question`` the question's number in it (1 = the first guess), ``final``
+        whether a "no" ends the interaction, ``rejected`` the labels already answered "no"
+        in it.  Questions after the first carry question 1's ``scores`` and ``bounds``
+        (``ask_again.Questions``: those of the labels not yet rejected are unchanged).
 
     """
     p = item.prediction
     scores = np.asarray(p.scores, dtype=np.float64)
     bounds = np.asarray(p.bounds, dtype=np.float64)
-    out = {'id': item.id, 'label': p.label, 'index': int(p.index)}
+    out = {'id': item.id, 'question': int(getattr(item, 'question', 1)),
+           'final': bool(getattr(item, 'final', True)), 'label': p.label,
+           'index': int(p.index)}
     n = scores.shape[0]
     if top <= 0 or n <= top:
         out['scores'], out['bounds'] = scores.tolist(), bounds.tolist()
@@ -68,6 +74,9 @@ def prediction_details(item: Any, stamp: float, top: int = DETAILS_TOP) -> Dict[
             keep = np.delete(keep, drop[:keep.size - top])
         out['scores'], out['bounds'] = scores[keep].tolist(), bounds[keep].tolist()
         out['indices'], out['n_labels'] = keep.tolist(), n
+    questions = getattr(item, 'questions', None)
+    rejected = ([questions.learner.labels[i] for i in questions.rejected]
+                if questions is not None else [])
     out.update(explored=bool(p.explored), greedy=int(p.greedy),
-               probability=float(p.probability), stamp=stamp)
+               probability=float(p.probability), rejected=rejected, stamp=stamp)
     return out

@@ -18,8 +18,11 @@ dataset_node: plays a data set as a gesture stream (features + true label), for 
 For each example it publishes the true label on the label topic and then the feature vector.
 In lock-step it waits for the learner's prediction and the teacher's answer (or a timeout)
 before the next example, so a run is exactly the offline protocol: same seed, same order.
+When the learner announces finished interactions (``gesture_interaction``), the wait lasts
+until the interaction is over, every question of it answered.
 """
 
+import json
 import os
 import sys
 import time
@@ -80,7 +83,8 @@ class DatasetNode(Node):
         self.order = stream_order(len(self.X), passes=passes, shuffle=shuffle, seed=seed,
                                   max_examples=max_examples)
         self.counters = common.Counters(
-            ('examples_sent', 'answered', 'unanswered', 'no_prediction', 'feedback_unexpected'))
+            ('examples_sent', 'answered', 'unanswered', 'no_prediction', 'feedback_unexpected',
+             'interactions_ended'))
         self.sent = 0
         self.finished = False
         self._round = None
@@ -94,6 +98,8 @@ class DatasetNode(Node):
                                                   self._on_feedback)
         self._prediction_sub = qos.subscribe_events(self, String, 'gesture_prediction',
                                                     self._on_prediction)
+        self._interaction_sub = qos.subscribe_events(self, String, 'gesture_interaction',
+                                                     self._on_interaction)
         self._timer = self.create_timer(1.0 / self.rate if self.rate > 0 else 0.01, self._tick)
         self.diagnostics = common.Diagnostics(self, 'banditlearn_ros: dataset_node',
                                               self._collect, period=period)
@@ -167,18 +173,44 @@ class DatasetNode(Node):
         self._last_sent = now
         self.counters.add('examples_sent')
         if self.lockstep:
-            self._round = {'sent': now, 'predicted': None, 'answered': False}
+            self._round = {'sent': now, 'predicted': None, 'answered': False, 'asked': False}
 
     def _on_prediction(self, msg: String) -> None:
-        if self._round is not None and self._round['predicted'] is None:
+        # Every question (re)starts the wait for its answer.
+        if self._round is not None and not self._round['answered']:
             self._round['predicted'] = time.monotonic()
+            self._round['asked'] = True
 
     def _on_feedback(self, msg: Bool) -> None:
-        if self._round is None or self._round['predicted'] is None or self._round['answered']:
+        r = self._round
+        if r is None or r['predicted'] is None or r['answered'] or not r['asked']:
             self.counters.add('feedback_unexpected')
             return
-        self._round['answered'] = True
         self.counters.add('answered')
+        r['asked'] = False
+        if self._interaction_sub.get_publisher_count() > 0:
+            # The learner says when the interaction is over (it may ask again): wait for
+            # that, or for the next question, at most answer_wait.
+            r['predicted'] = time.monotonic()
+            return
+        self._end_round()
+
+    def _on_interaction(self, msg: String) -> None:
+        # An interaction that timed out may be announced during a later round (when the
+        # next gesture cut it short): only an answered end closes the current round.
+        try:
+            if json.loads(msg.data).get('outcome') == 'timed_out':
+                return
+        except (ValueError, AttributeError):
+            return
+        if self._round is not None and self._round['predicted'] is not None:
+            self.counters.add('interactions_ended')
+            self._end_round()
+
+    def _end_round(self) -> None:
+        if self._round is None or self._round['answered']:
+            return
+        self._round['answered'] = True
         if self.rate <= 0:
             self._maybe_send(time.monotonic())
 

@@ -18,10 +18,12 @@ feedback_node: a person's yes/no for the last prediction, from a nod/shake or a 
 Camera images -> head pose (Face Mesh + solvePnP) -> nod/shake detector -> std_msgs/Bool on
 ``gesture_feedback`` (nod = true = right), the decision's confidence on ``feedback_confidence``.
 With ``listen_on_prediction`` head motion counts only inside a window that opens when a
-prediction is published (``feedback_listening`` says when). Buttons answer too: sensor_msgs/Joy
-(two button indices), y/n typed in the terminal (``keyboard``), and any std_msgs/Bool topics
-listed in ``bool_topics``. The vision work is in ``banditlearn_ros.vision``; this node only
-carries messages.
+question is published (every question of an interaction: the learner asks again after
+a "no"; ``feedback_listening`` says when); each question starts the detector afresh, so
+its window never starts deaf from the last answer's refractory block. Buttons answer too:
+sensor_msgs/Joy (two button indices), y/n typed in the terminal (``keyboard``), and any
+std_msgs/Bool topics listed in ``bool_topics``. The vision work is in
+``banditlearn_ros.vision``; this node only carries messages.
 """
 
 import math
@@ -199,6 +201,9 @@ class FeedbackNode(Node):
     def _on_prediction(self, msg: String) -> None:
         self.counters.add('predictions')
         if self.listen_on_prediction:
+            # A new question: motion before it answers nothing, and the last answer's
+            # refractory block must not make its window start deaf.
+            self.detector.reset()
             self._window_end = time.monotonic() + self.listen_window
             self._set_listening(True)
 

@@ -15,8 +15,11 @@
 """
 learner_node: feature vectors in, spoken labels out, yes/no back into the model.
 
-The node converts messages and parameters; the learning and the feedback-matching rule live in
-``banditlearn_ros.learning`` (``interaction.Interaction``), so they are tested without DDS.
+After a "no" it asks its next-best label itself (up to ``max_questions`` per gesture), and
+announces how each interaction ended (``gesture_interaction``) and when every label was
+rejected (``gesture_unknown``).  The node converts messages and parameters; the questions,
+the learning and the feedback-matching rule live in ``banditlearn_ros.learning``
+(``ask_again``, ``interaction.Interaction``), so they are tested without DDS.
 """
 
 from collections import deque
@@ -30,6 +33,8 @@ from typing import Any, Dict, List, Optional
 from banditlearn_ros.learning import (
     BANDIT_ALGORITHMS, BanditLearner, HyperparameterError, load_model, make_learner,
     ModelFileError, save_model)
+from banditlearn_ros.learning.ask_again import (
+    ASK_AGAIN_ALGORITHMS, check_protocol, DEFAULT_REVEAL_STEP, OUTCOMES, REVEAL_STEPS)
 from banditlearn_ros.learning.details import prediction_details
 from banditlearn_ros.learning.interaction import BAD_INPUT_REASONS, DROP_REASONS, Interaction
 from banditlearn_ros.nodes import common, qos
@@ -106,7 +111,7 @@ class LearnerNode(Node):
         super().__init__(node_name, **kwargs)
         self.counters = common.Counters(
             ('features_received', 'saves', 'autosaves', 'save_failures', 'resets',
-             'labels_added'))
+             'labels_added', 'unknown_gestures'))
         self._declare_parameters()
         self._lock = threading.RLock()
         self._times = deque(maxlen=200)
@@ -119,7 +124,9 @@ class LearnerNode(Node):
             feedback_timeout=self.get_parameter('feedback_timeout').value,
             max_unanswered=self.get_parameter('max_unanswered').value,
             window=self.get_parameter('stats_window').value,
-            n_features=self.get_parameter('feature_size').value)
+            n_features=self.get_parameter('feature_size').value,
+            max_questions=self._max_questions,
+            reveal_step=self.get_parameter('reveal_step').value, seed=self._seed)
         self._parameter_changes = common.ParameterChanges.of(self)
         self.add_on_set_parameters_callback(self._on_set_parameters)
         self.add_post_set_parameters_callback(self._after_set_parameters)
@@ -142,6 +149,10 @@ class LearnerNode(Node):
                                                      qos.EVENTS_OUT)
         self._details_pub = self.create_publisher(String, 'gesture_prediction_details',
                                                   qos.EVENTS_OUT)
+        self._interaction_pub = self.create_publisher(String, 'gesture_interaction',
+                                                      qos.EVENTS_OUT)
+        self._unknown_pub = self.create_publisher(String, 'gesture_unknown', qos.EVENTS_OUT)
+        self.create_timer(0.25, self._publish_ended)  # interactions that timed out
         self.create_service(Trigger, '~/save_model', self._on_save)
         self.create_service(Trigger, '~/reset_model', self._on_reset)
         self.diagnostics = common.Diagnostics(
@@ -191,6 +202,12 @@ class LearnerNode(Node):
             'the new model is saved as <model_path>.fresh.npz)', read_only=True)
         d(self, 'feedback_timeout', 10.0, 'seconds after a prediction within which its '
           'yes/no counts', low=1e-3, high=1e6)
+        d(self, 'max_questions', 3, 'questions per presented gesture: after a "no" the '
+          "next-best label is asked; 1 = the paper's protocol, 0 = every label", low=0,
+          high=1000, constraints='> 1 only for ' + ', '.join(ASK_AGAIN_ALGORITHMS))
+        d(self, 'reveal_step', DEFAULT_REVEAL_STEP, 'what a revealed label teaches the labels '
+          'not asked: none, top1 (demote the best-scoring one) or all',
+          constraints='one of ' + ', '.join(REVEAL_STEPS))
         d(self, 'max_unanswered', 100, 'most unanswered predictions kept', read_only=True,
           low=1, high=100_000)
         d(self, 'stats_window', 100, 'rounds in the windowed rates', read_only=True,
@@ -202,6 +219,13 @@ class LearnerNode(Node):
         _check_labels(self._labels)
         # Refuse bad hyperparameters now, not at the first message.
         make_learner(self._algorithm, ['a'], 1, **self._hyperparameters(self._algorithm))
+        self._max_questions = self.get_parameter('max_questions').value
+        if self._max_questions != 1 and self._algorithm not in ASK_AGAIN_ALGORITHMS:
+            self.get_logger().warning(f'{self._algorithm} cannot ask again: one question per '
+                                      f'gesture (max_questions {self._max_questions} ignored)')
+            self._max_questions = 1
+        check_protocol(self._algorithm, self._max_questions,
+                       self.get_parameter('reveal_step').value)
 
     def _hyperparameters(self, algorithm: str,
                          changes: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
@@ -227,6 +251,7 @@ class LearnerNode(Node):
                 if names & set(changes):
                     # Building a throw-away learner runs the same checks as set_params.
                     make_learner(algorithm, ['a'], 1, **self._hyperparameters(algorithm, changes))
+            self._protocol(changes)
         except (HyperparameterError, ValueError, TypeError) as exc:
             return self._parameter_changes.refuse(str(exc))
         return common.accept()
@@ -251,8 +276,15 @@ class LearnerNode(Node):
                 self._labels = list(changes['labels'])
             if 'feedback_timeout' in changes:
                 self.interaction.feedback_timeout = float(changes['feedback_timeout'])
+            self.interaction.set_protocol(*self._protocol(changes))
         if new_labels:
             self.get_logger().info(f'labels added: {new_labels}')
+
+    def _protocol(self, changes: Dict[str, Any]):
+        """Return the checked (max_questions, reveal_step) a change asks for."""
+        return check_protocol(self._algorithm,
+                              changes.get('max_questions', self.interaction.max_questions),
+                              changes.get('reveal_step', self.interaction.reveal_step))
 
     def _check_new_labels(self, changes: Dict[str, Any]) -> List[str]:
         """Return the labels a change of ``labels`` appends; raise ValueError if it does more."""
@@ -368,16 +400,35 @@ class LearnerNode(Node):
             item, reason = self.interaction.predict(data)
         self._input.add(item is None, f'{reason}: {len(data)} values, '
                         f'{self.interaction.n_features or "any"} expected')
+        self._publish_ended()  # the interaction this gesture cut short
         if item is None:
             self.get_logger().warning(
                 f'feature message refused ({reason}: {len(data)} values, '
                 f'{self.interaction.n_features or "any"} expected)', throttle_duration_sec=5.0)
             return
-        p = item.prediction
-        self._prediction_pub.publish(String(data=p.label))
-        details = prediction_details(item, self.get_clock().now().nanoseconds * 1e-9)
-        self._details_pub.publish(String(data=json.dumps(details)))
+        self._ask(item)
         self._times.append(time.perf_counter() - start)
+
+    def _ask(self, item) -> None:
+        """Say one question: the label for speech, then its details with the ids."""
+        self._prediction_pub.publish(String(data=item.prediction.label))
+        details = prediction_details(item, self._now())
+        self._details_pub.publish(String(data=json.dumps(details)))
+
+    def _now(self) -> float:
+        return self.get_clock().now().nanoseconds * 1e-9
+
+    def _publish_ended(self) -> None:
+        """Announce finished interactions; every label rejected is an unknown gesture."""
+        for ended in self.interaction.take_ended():
+            info = {**ended.as_dict(), 'stamp': self._now()}
+            self._interaction_pub.publish(String(data=json.dumps(info)))
+            if ended.outcome == 'all_rejected':
+                self.counters.add('unknown_gestures')
+                self._unknown_pub.publish(String(data=json.dumps(
+                    {'id': ended.id, 'labels': info['rejected'], 'stamp': info['stamp']})))
+                self.get_logger().info(f'interaction {ended.id}: every label was rejected '
+                                       '(an unknown gesture?)')
 
     def _on_feedback(self, msg: Bool) -> None:
         with self._lock:
@@ -386,11 +437,13 @@ class LearnerNode(Node):
                 self.get_logger().info(f'feedback dropped ({result.outcome})',
                                        throttle_duration_sec=5.0)
                 return
-            if not result.updated:
-                return
-            self._updates_since_save += 1
+            if result.next_round is not None:
+                self._ask(result.next_round)
+            self._updates_since_save += result.updates
             every = self.get_parameter('autosave_every').value
-            due = every > 0 and self._save_path and self._updates_since_save >= every
+            due = (result.updated and every > 0 and self._save_path
+                   and self._updates_since_save >= every)
+        self._publish_ended()
         if due:
             try:
                 self.save()
@@ -431,7 +484,11 @@ class LearnerNode(Node):
                 + ['features_refused'] + ['features_' + r for r in BAD_INPUT_REASONS]
                 + ['unanswered', 'unanswered_superseded', 'unanswered_expired',
                    'unanswered_overflow', 'mistake_rate_window', 'mistake_rate',
-                   'exploration_rate_window', 'exploration_rate', 'updates'])
+                   'exploration_rate_window', 'exploration_rate', 'updates', 'max_questions',
+                   'interactions', 'questions_asked', 'questions_per_interaction',
+                   'questions_per_interaction_window', 'first_guess_accuracy',
+                   'first_guess_accuracy_window']
+                + ['interactions_' + o for o in OUTCOMES])
         values.update({k: stats[k] for k in keys})
         values.update(self.counters.snapshot())
         values['parameter_changes'] = self._parameter_changes.accepted

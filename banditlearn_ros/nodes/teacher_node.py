@@ -13,14 +13,17 @@
 # limitations under the License.
 
 """
-teacher_node: a simulated person who answers each prediction with yes/no.
+teacher_node: a simulated person who answers each question with yes/no.
 
 It knows the true label of each observation from the label topic (published just before the
-observation's features) and answers the next prediction after ``delay`` seconds, with flip
-noise ``rho0``/``rho1``, label noise and a probability of saying nothing.  The decisions are
-``learning.interaction.SimulatedTeacher``'s; this node only carries messages.
+observation's features) and answers every question the learner asks about it (the details
+message carries the interaction id and question number) after ``delay`` seconds, with flip
+noise ``rho0``/``rho1`` on every answer, label noise and a probability of saying nothing.
+The decisions are ``learning.interaction.SimulatedTeacher``'s; this node only carries
+messages.
 """
 
+import json
 from typing import Any, Dict, List
 
 from banditlearn_ros.learning import HyperparameterError, TeacherModel
@@ -57,14 +60,15 @@ class TeacherNode(Node):
                    read_only=True, low=0.01, high=3600.0)
         self.teacher = SimulatedTeacher(self._model({}), seed=seed, labels=labels,
                                         window=window)
-        self.counters = common.Counters(('answers_published', 'parameter_rejections'))
+        self.counters = common.Counters(('answers_published', 'parameter_rejections',
+                                         'bad_details'))
         self.add_on_set_parameters_callback(self._on_set_parameters)
         self._pending_timers: List[Any] = []
         # Fixed relative names: namespaces and remapping move them.
         self._feedback_pub = self.create_publisher(Bool, 'gesture_feedback', qos.EVENTS_OUT)
-        # Created first so that a label and its prediction, ready together, run in order.
+        # Created first so that a label and its question, ready together, run in order.
         qos.subscribe_events(self, String, 'gesture_label', self._on_label)
-        qos.subscribe_events(self, String, 'gesture_prediction', self._on_prediction)
+        qos.subscribe_events(self, String, 'gesture_prediction_details', self._on_question)
         self.diagnostics = common.Diagnostics(self, 'banditlearn_ros: teacher_node',
                                               self._collect, period=period)
         self.get_logger().info(f'simulated teacher ready (seed {seed}); '
@@ -92,8 +96,17 @@ class TeacherNode(Node):
     def _on_label(self, msg: String) -> None:
         self.teacher.observe(msg.data)
 
-    def _on_prediction(self, msg: String) -> None:
-        result = self.teacher.answer(msg.data)
+    def _on_question(self, msg: String) -> None:
+        try:
+            details = json.loads(msg.data)
+            label, question = str(details['label']), int(details.get('question', 1))
+            interaction = details.get('id')
+        except (ValueError, KeyError, TypeError) as exc:
+            self.counters.add('bad_details')
+            self.get_logger().warning(f'unreadable question details ({exc})',
+                                      throttle_duration_sec=5.0)
+            return
+        result = self.teacher.answer(label, question, interaction)
         if result.answer is None:
             return
         delay = self.get_parameter('delay').value
