@@ -261,6 +261,116 @@ def _result(outputs: np.ndarray, stream: Stream, updates: int, seconds: float,
     return res
 
 
+@dataclass
+class QuestionsResult(RunResult):
+    """A run of the ask-again protocol: first guesses are the mistakes; what it cost."""
+
+    questions: int = 0
+    answers: int = 0
+    outcomes: Dict[str, int] = field(default_factory=dict)
+    first_wrong_true: Optional[np.ndarray] = None
+    questions_per: Optional[np.ndarray] = None
+    """Per interaction: was the first guess wrong (true label), how many questions."""
+
+    def window(self, start: int, stop: int) -> Tuple[float, float]:
+        """
+        Return (first-guess mistake rate, questions per interaction) in a window.
+
+        Mistakes against the true label, over interactions ``start``..``stop`` (1-based,
+        inclusive).
+        """
+        sl = slice(start - 1, stop)
+        return (float(np.mean(self.first_wrong_true[sl])),
+                float(np.mean(self.questions_per[sl])))
+
+
+def question_uniforms(stream: Stream, n_labels: int) -> Tuple[np.ndarray, np.ndarray]:
+    """
+    Return uniforms for questions 2..K of every interaction: (silence, flip), n x (K-1).
+
+    Drawn from their own generator, so question 1 keeps the stream's numbers (the
+    one-question protocol is unchanged) and question q of interaction t gets the same
+    numbers for every algorithm and every ``max_questions`` (common random numbers).
+    """
+    rng = np.random.default_rng([int(stream.seed), int(stream.index), 2])
+    shape = (len(stream), max(n_labels - 1, 0))
+    return rng.random(shape), rng.random(shape)
+
+
+def run_questions(algorithm: str, params: Dict[str, Any], X: np.ndarray, stream: Stream,
+                  teacher: TeacherModel, n_labels: int, curves: bool = False,
+                  max_questions: int = 3,
+                  reveal_step: Optional[str] = None) -> QuestionsResult:
+    """
+    Run the ask-again protocol (``learning.ask_again``) for one pass over ``stream``.
+
+    Question 1 of interaction t is answered exactly as in ``run_learner`` (so
+    ``max_questions=1`` is the paper's protocol, decision for decision); each later question
+    gets its own silence and flip draw (``question_uniforms``): flip noise hits every answer.
+    Mistakes are those of the first guess.
+    """
+    from . import make_learner
+    from .ask_again import check_protocol, DEFAULT_REVEAL_STEP, run_interaction
+    reveal_step = DEFAULT_REVEAL_STEP if reveal_step is None else reveal_step
+    check_protocol(algorithm, max_questions, reveal_step)
+    learner = make_learner(algorithm, n_labels, X.shape[1], seed=stream.seed, **params)
+    rng = np.random.default_rng([int(stream.seed), int(stream.index), 3])
+    u_silent, u_flip = question_uniforms(stream, n_labels)
+    n = len(stream)
+    outputs = np.empty(n, dtype=np.int64)
+    questions_per = np.empty(n, dtype=np.int16)
+    outcomes: Dict[str, int] = {}
+    answers = 0
+    start = time.perf_counter()
+    for t in range(n):
+        def ask(index: int, number: int, t: int = t) -> Optional[bool]:
+            if number == 1:
+                return answer(teacher, stream, t, index)
+            if u_silent[t, number - 2] < teacher.no_answer:
+                return None
+            right = index == stream.y_obs[t]
+            flip = teacher.rho1 if right else teacher.rho0
+            return bool(right != (u_flip[t, number - 2] < flip))
+        q = run_interaction(learner, X[stream.order[t]], ask, max_questions, reveal_step, rng)
+        outputs[t] = q.first.index
+        questions_per[t] = q.number
+        answers += q.answers
+        outcomes[q.outcome] = outcomes.get(q.outcome, 0) + 1
+    seconds = time.perf_counter() - start
+    base = _result(outputs, stream, learner.n_updates, seconds, curves)
+    return QuestionsResult(**vars(base), questions=int(questions_per.sum()), answers=answers,
+                           outcomes=outcomes, first_wrong_true=outputs != stream.y_true,
+                           questions_per=questions_per)
+
+
+def questions_name(name: str, max_questions: int) -> str:
+    """Return the reported name of ``name`` run with ``max_questions`` (0 = every label)."""
+    return f"{name}-q{max_questions or 'K'}"
+
+
+def questions_algorithm(name: str, max_questions: int, teacher: Optional[TeacherModel] = None,
+                        fixed: Optional[Dict[str, Any]] = None,
+                        reveal_step: Optional[str] = None) -> Algorithm:
+    """
+    Return ``name`` (a core bandit algorithm or variant) under the ask-again protocol.
+
+    Its grid is empty: it runs with ``fixed``, normally the parameters tuned for the
+    one-question protocol, so the protocol is what differs.
+    """
+    from .ask_again import check_protocol, DEFAULT_REVEAL_STEP
+    base, preset = variant_base(name)
+    step = DEFAULT_REVEAL_STEP if reveal_step is None else reveal_step
+    check_protocol(base, max_questions, step)
+    core = core_algorithm(name, teacher, fixed)
+
+    def run(params, X, stream, teach, n_labels, curves=False):
+        return run_questions(base, params, X, stream, teach, n_labels, curves, max_questions,
+                             step)
+
+    return Algorithm(name=questions_name(name, max_questions), run=run, grid={},
+                     fixed=core.fixed, feedback=f'{max_questions or "K"} questions')
+
+
 def run_ucwl_settings(settings: List[Dict[str, Any]], X: np.ndarray, stream: Stream,
                       teacher: TeacherModel, n_labels: int) -> List[RunResult]:
     """Run many diagonal UCWL settings on one stream with ``UCWLGrid`` (same decisions)."""
@@ -416,7 +526,22 @@ class Record:
             'params': {k: _plain(v) for k, v in self.params.items()},
             'tuned': self.tuned, 'edge_of_grid': list(self.edges),
             'curve_observed': _sampled(self.mean_curve('observed')),
+            **self._questions_summary(),
         }
+
+    def _questions_summary(self) -> Dict[str, Any]:
+        """Return what the ask-again protocol cost (empty for a one-question run)."""
+        if not self.runs or not all(isinstance(r, QuestionsResult) for r in self.runs):
+            return {}
+        per = np.array([r.questions / max(r.rounds, 1) for r in self.runs])
+        ans = np.array([r.answers / max(r.rounds, 1) for r in self.runs])
+        outcomes: Dict[str, float] = {}
+        for r in self.runs:
+            for k, v in r.outcomes.items():
+                outcomes[k] = outcomes.get(k, 0.0) + v / (max(r.rounds, 1) * len(self.runs))
+        return {'questions_per_interaction': {'mean': _f(per.mean()), 'std': _f(per.std())},
+                'answers_per_interaction': {'mean': _f(ans.mean()), 'std': _f(ans.std())},
+                'outcomes': {k: round(v, 5) for k, v in sorted(outcomes.items())}}
 
     def mean_curve(self, which: str = 'observed') -> Optional[np.ndarray]:
         """Cumulative online mistake rate per round, averaged over the streams."""
