@@ -141,7 +141,9 @@ def test_a_killed_recorder_keeps_the_session_and_replay_reproduces_it(tmp_path):
         session = subprocess.Popen(
             _command('banditlearn_bringup') + [
                 '--noise', '0.1', '--seed', '3', '--rounds', '600', '--every', '0',
-                '--set', 'dataset_node.start_delay=3.0', '--set', 'dataset_node.rate=25.0'],
+                '--set', 'dataset_node.start_delay=3.0', '--set', 'dataset_node.rate=25.0',
+                # One question per gesture: the ids below count interactions one to one.
+                '--set', 'learner_node.max_questions=1'],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         _wait(lambda: _recorded_messages(out) >= 1000, 240, 'recorded messages', poll=0.2)
         recorder.send_signal(signal.SIGKILL)
@@ -168,7 +170,7 @@ def test_a_killed_recorder_keeps_the_session_and_replay_reproduces_it(tmp_path):
 
     with bagio.open_bag(out) as bag:
         config = learner_config(bag, [ROOT / 'config' / 'teach_sim.params.yaml'],
-                                {'seed': 3})
+                                {'seed': 3, 'max_questions': 1})
         events, counts = read_events(bag)
         details = [json.loads(m.msg.data) for m in bag.messages(['gesture_prediction_details'])]
     assert counts['features'] >= 150
@@ -214,7 +216,8 @@ def test_dds_lockstep_replay_gives_the_deterministic_figures(answers):
     try:
         learner = ros.add(LearnerNode(context=ros.context, parameter_overrides=[
             Parameter('labels', value=config.labels), Parameter('seed', value=config.seed),
-            Parameter('model_path', value=''), Parameter('autosave_every', value=0)]))
+            Parameter('model_path', value=''), Parameter('autosave_every', value=0),
+            Parameter('max_questions', value=config.max_questions)]))
         if answers == 'teacher':
             ros.add(TeacherNode(context=ros.context, parameter_overrides=[
                 Parameter('rho0', value=noise), Parameter('rho1', value=noise),

@@ -80,6 +80,7 @@ def test_label_appended_mid_stream_is_learned_and_the_known_ones_keep_their_accu
     names = KNOWN + [NEW]
     node = ros.add(LearnerNode(context=ros.context, parameter_overrides=[
         Parameter('labels', value=list(KNOWN)), Parameter('model_path', value=''),
+        Parameter('max_questions', value=1),
         Parameter('seed', value=0)]))
     ros.add(TeacherNode(context=ros.context, parameter_overrides=[
         Parameter('rho0', value=NOISE), Parameter('rho1', value=NOISE),

@@ -67,7 +67,9 @@ def test_bringup_under_a_namespace_with_feedback_remapped_learns():
     last = [m for m in map(ROWS.match, result.stdout.splitlines()) if m][-1]
     assert int(last.group(1)) == 400
     assert float(last.group(3)) / 100 < DIGITS_CHANCE / 2, result.stdout
-    assert 'feedback matched 400 / dropped 0' in result.stdout
+    # Every question of every interaction is answered (the learner asks again after a no).
+    matched = re.search(r'feedback matched (\d+) / dropped 0', result.stdout)
+    assert matched and int(matched.group(1)) >= 400, result.stdout
 
 
 def _node_process(name, tmp_path, *ros_args):
