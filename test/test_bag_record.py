@@ -74,7 +74,8 @@ def _recorded_messages(folder: Path) -> int:
         return 0
 
 
-def test_record_stops_on_sigterm_with_metadata_and_offered_qos(tmp_path):
+@pytest.mark.parametrize('stop', [signal.SIGTERM, signal.SIGINT])
+def test_record_stops_on_a_signal_with_metadata_and_offered_qos(tmp_path, stop):
     from rclpy.qos import QoSProfile, ReliabilityPolicy
     from sensor_msgs.msg import Image
     from std_msgs.msg import String
@@ -105,7 +106,7 @@ def test_record_stops_on_sigterm_with_metadata_and_offered_qos(tmp_path):
             ros.spin_for(0.02)
         text_pub.wait_for_all_acked(rclpy.duration.Duration(seconds=5.0))
         ros.spin_for(1.5)  # best-effort images have no acknowledgement to wait for
-        _stop(recorder, signal.SIGTERM)
+        _stop(recorder, stop)
     finally:
         if recorder.poll() is None:
             recorder.kill()
