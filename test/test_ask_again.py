@@ -286,3 +286,46 @@ def test_simulated_teacher_answers_every_question_of_an_interaction():
     stats = teacher.stats()
     assert stats['rounds'] == 1 and stats['true_mistake_rate'] == 1.0
     assert stats['no_label'] == 3 and stats['later_questions'] == 4
+
+
+def test_offline_protocol_with_one_question_is_run_learner_exactly():
+    from banditlearn_ros.learning.evaluation import make_streams, run_learner, run_questions
+    X, y, names = load_dataset('wine')
+    teacher = TeacherModel(rho0=0.2, rho1=0.1, no_answer=0.1)
+    for stream in make_streams(y, len(names), teacher, 3):
+        paper = run_learner('ucwl', {'k': 1.0}, X, stream, teacher, len(names), curves=True)
+        one = run_questions('ucwl', {'k': 1.0}, X, stream, teacher, len(names), curves=True,
+                            max_questions=1, reveal_step='all')
+        assert (one.mistakes_true, one.mistakes_observed, one.updates) == (
+            paper.mistakes_true, paper.mistakes_observed, paper.updates)
+        assert np.array_equal(one.curve_true, paper.curve_true)
+        assert one.questions == len(stream) and one.answers <= len(stream)
+        # Asking again: never fewer questions, question 1 of interaction 1 unchanged.
+        three = run_questions('ucwl', {'k': 1.0}, X, stream, teacher, len(names),
+                              max_questions=3)
+        assert three.questions > one.questions
+        assert three.first_wrong_true[0] == one.first_wrong_true[0]
+        assert three.window(1, len(stream))[1] == pytest.approx(three.questions / len(stream))
+
+
+def test_evaluate_cli_reports_the_protocol_beside_one_question(tmp_path):
+    import json
+    from banditlearn_ros.tools.evaluate import main
+    out = tmp_path / 'r'
+    code = main(['--datasets', 'iris', '--algorithms', 'ucwl', 'mscw', 'banditron',
+                 '--flip', '0.1,0.1', '--max-questions', '3', '0', '--permutations', '2',
+                 '--no-tune', '--out', str(out), '--no-progress'])
+    assert code == 0
+    records = {r['algorithm']: r for r in json.loads((out / 'summary.json').read_text())[
+        'records']}
+    # Banditron cannot ask again: no protocol run for it.
+    assert set(records) == {'ucwl', 'mscw', 'banditron', 'ucwl-q3', 'ucwl-qK'}
+    assert 'questions_per_interaction' not in records['ucwl']
+    q3, qk = records['ucwl-q3'], records['ucwl-qK']
+    assert 1.0 < q3['questions_per_interaction']['mean'] <= 3.0
+    assert q3['questions_per_interaction']['mean'] <= qk['questions_per_interaction']['mean']
+    assert q3['params'] == records['ucwl']['params']
+    assert sum(qk['outcomes'].values()) == pytest.approx(1.0)
+    assert 'Asking again' in (out / 'results.md').read_text()
+    assert (out / 'iris_rho_0_1_0_1_first_guess.png').stat().st_size > 1000
+    assert main(['--datasets', 'iris', '--max-questions', '-1', '--out', str(out)]) == 2

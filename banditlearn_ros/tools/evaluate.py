@@ -32,13 +32,16 @@ import time
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from banditlearn_ros.learning import ALGORITHMS, BANDIT_ALGORITHMS, FULL_FEEDBACK_ALGORITHMS
+from banditlearn_ros.learning.ask_again import (
+    ASK_AGAIN_ALGORITHMS, DEFAULT_REVEAL_STEP, REVEAL_STEPS)
 from banditlearn_ros.learning.base import HyperparameterError
 from banditlearn_ros.learning.datasets import BUNDLED, DatasetError, load_dataset
 from banditlearn_ros.learning.evaluation import (
-    Algorithm, core_algorithm, count_runs, evaluate, Record, TUNING_STREAM, variant_base,
-    VARIANTS, WIDE_GRIDS)
+    Algorithm, core_algorithm, count_runs, evaluate, questions_algorithm, Record, TUNING_STREAM,
+    variant_base, VARIANTS, WIDE_GRIDS)
 from banditlearn_ros.learning.feedback import TeacherModel
 from banditlearn_ros.learning.persistence import atomic_write_bytes
+from banditlearn_ros.tools.question_figures import first_guess_figure, records_curves
 import numpy as np
 
 EXAMPLES = """
@@ -123,6 +126,15 @@ def build_parser() -> argparse.ArgumentParser:
                    help='tune on N separate permutations (never reported) and pick the '
                         'setting with the lowest mean observed-label mistake rate; '
                         "default 1 = the paper's protocol")
+    p.add_argument('--max-questions', nargs='+', type=int, default=[], metavar='N',
+                   help='also run each algorithm that can ask again (ucwl, confidit and '
+                        'their variants) with up to N questions per interaction, with the '
+                        'parameters tuned for one question; reported as <alg>-qN (0 = every '
+                        'label: -qK) with first-guess mistakes, questions and answers per '
+                        'interaction, and a first-guess learning-curve figure')
+    p.add_argument('--reveal-step', default=DEFAULT_REVEAL_STEP, choices=REVEAL_STEPS,
+                   help='what a revealed label teaches the labels not asked, for '
+                        f'--max-questions (default {DEFAULT_REVEAL_STEP})')
     p.add_argument('--seed', type=int, default=0,
                    help='seed of permutations, noise and learners: the same seed gives '
                         'the same numbers (default 0)')
@@ -278,8 +290,9 @@ _PROGRESS: Optional[Any] = None
 """Per-run progress callback for tasks run in this process (``--jobs 1``)."""
 
 
-def _task(args: Tuple) -> Record:
-    (name, dataset, teacher, fixed, wide, n_perm, seed, do_tune, curves, n_tuning) = args
+def _task(args: Tuple) -> List[Record]:
+    (name, dataset, teacher, fixed, wide, n_perm, seed, do_tune, curves, n_tuning,
+     max_questions, reveal_step) = args
     X, y, labels = _DATA[dataset]
     algorithm = make_algorithm(name, teacher, fixed, wide)
     n, grid = len(y), algorithm.run_grid is not None
@@ -287,8 +300,15 @@ def _task(args: Tuple) -> Record:
     def progress(runs: int) -> None:
         # The grid reports all its runs at once; single runs one by one.
         _PROGRESS(runs * n * (GRID_SHARE if grid and runs > 1 else 1.0))
-    return evaluate(algorithm, X, y, len(labels), teacher, dataset, n_perm, seed, do_tune,
-                    curves, progress if _PROGRESS is not None else None, n_tuning=n_tuning)
+    record = evaluate(algorithm, X, y, len(labels), teacher, dataset, n_perm, seed, do_tune,
+                      curves, progress if _PROGRESS is not None else None, n_tuning=n_tuning)
+    out = [record]
+    if variant_base(name)[0] in ASK_AGAIN_ALGORITHMS:
+        for mq in max_questions:
+            asking = questions_algorithm(name, mq, teacher, record.params, reveal_step)
+            out.append(evaluate(asking, X, y, len(labels), teacher, dataset, n_perm, seed,
+                                False, True))
+    return out
 
 
 _DATA: Dict[str, Tuple[np.ndarray, np.ndarray, List[str]]] = {}
@@ -321,6 +341,9 @@ def run(args) -> Dict[str, Any]:
         raise UsageError(f'--permutations must be <= {TUNING_STREAM}, got {args.permutations}')
     if args.tuning_permutations < 1:
         raise UsageError(f'--tuning-permutations must be >= 1, got {args.tuning_permutations}')
+    if any(mq < 0 for mq in args.max_questions):
+        raise UsageError(f'--max-questions must be >= 0 (0 = every label), got '
+                         f'{args.max_questions}')
     teachers = noise_settings(args)
     names = expand_algorithms(args.algorithms)
     fixed = parse_params(args.params)
@@ -359,7 +382,8 @@ def run(args) -> Dict[str, Any]:
                                         not args.no_tune, args.tuning_permutations))
                 tasks.append((name, dataset, teacher, fixed.get(name, {}), args.wide_grids,
                               args.permutations, args.seed, not args.no_tune,
-                              not args.no_figures, args.tuning_permutations))
+                              not args.no_figures, args.tuning_permutations,
+                              tuple(args.max_questions), args.reveal_step))
     os.makedirs(args.out, exist_ok=True)
     bar = _progress(sum(work), args.no_progress)
     start = time.perf_counter()
@@ -370,9 +394,9 @@ def run(args) -> Dict[str, Any]:
     global _PROGRESS
     _PROGRESS = bar.update if args.jobs == 1 else None
 
-    def done(i, record):
+    def done(i, result):
         task = tasks[i]
-        records.append(record)
+        records.extend(result)
         finished[0] += work[i]
         bar.update(finished[0] - bar.n)
         # Finished records are kept on disk as they come, so a long run that is stopped
@@ -383,6 +407,8 @@ def run(args) -> Dict[str, Any]:
         if remaining[task[1]] == 0 and not args.no_figures:
             figures([r.summary() for r in records if r.dataset == task[1]],
                     args.figures or args.out)
+            question_figures([r.summary() for r in records if r.dataset == task[1]],
+                             args.figures or args.out)
 
     try:
         if args.jobs == 1:
@@ -538,7 +564,48 @@ def markdown(records: List[Dict[str, Any]], info: Dict[str, Any]) -> str:
         if edges:
             lines += ['', 'Edge of grid: ' + ' | '.join(edges)]
         lines.append('')
+        lines += questions_table(recs)
     return '\n'.join(lines)
+
+
+def questions_table(recs: List[Dict[str, Any]]) -> List[str]:
+    """Return the ask-again table of one data set x noise setting (empty without such runs)."""
+    asking = [r for r in recs if 'questions_per_interaction' in r]
+    if not asking:
+        return []
+    lines = ['Asking again after a no (`--max-questions`): mistakes are those of the first '
+             'guess; the one-question runs and the full-feedback references above are on '
+             'the same permutations.', '',
+             '| algorithm | first guess observed % | true % | questions / interaction | '
+             'answers / interaction | ended yes / out of questions / all rejected % |',
+             '| --- | --- | --- | --- | --- | --- |']
+    for rec in asking:
+        o = rec.get('outcomes', {})
+        lines.append(
+            f"| {rec['algorithm']} | {_pct(rec['mistake_rate_observed'])} | "
+            f"{_pct(rec['mistake_rate_true'])} | "
+            f"{rec['questions_per_interaction']['mean']:.2f} | "
+            f"{rec['answers_per_interaction']['mean']:.2f} | "
+            f"{100 * o.get('yes', 0):.1f} / {100 * o.get('out_of_questions', 0):.1f} / "
+            f"{100 * o.get('all_rejected', 0):.1f} |")
+    return lines + ['']
+
+
+def question_figures(records: List[Dict[str, Any]], out: str) -> None:
+    """Draw first-guess accuracy by interaction per data set x noise, when some run asked again."""
+    groups: Dict[Tuple[str, str], List[Dict[str, Any]]] = {}
+    for rec in records:
+        groups.setdefault((rec['dataset'], _noise_text(rec['noise'])), []).append(rec)
+    for (dataset, noise), recs in groups.items():
+        asking = [r for r in recs if 'questions_per_interaction' in r]
+        if not asking:
+            continue
+        noise_slug = ''.join(c if c.isalnum() else '_' for c in noise)
+        bases = {r['algorithm'].rsplit('-q', 1)[0] for r in asking}
+        shown = [r for r in recs if r['algorithm'] in bases or r in asking
+                 or r['feedback'] == 'full']
+        first_guess_figure(records_curves(shown), f'{dataset}, {noise}: first guesses',
+                           os.path.join(out, f'{_slug(dataset)}_{noise_slug}_first_guess.png'))
 
 
 def overview(records: List[Dict[str, Any]]) -> List[str]:
