@@ -35,7 +35,8 @@ from typing import Any, Dict, List, Optional
 
 import yaml
 
-DEFAULT_SYSTEM = 'teach_sim'
+DEFAULT_SYSTEM = 'gestures'
+CAMERA_SYSTEM = 'camera'
 SYSTEM_SUFFIX = '.system.yaml'
 _ENTRY_KEYS = {'node', 'name', 'parameters', 'remappings'}
 _SYSTEM_KEYS = {'description', 'params_files', 'nodes', 'report'}
@@ -353,19 +354,26 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     """Return the command-line parser."""
-    p = _Parser(prog='banditlearn_bringup', description=(
-        'Start a banditlearn_ros system (nodes + parameter files described in YAML) in one '
-        'process. With no arguments: dataset_node (digits) + learner_node (UCWL) + '
-        'teacher_node, one pass, printing the online mistake rate.'))
-    p.add_argument('--system', default=DEFAULT_SYSTEM,
-                   help='system name (config/<name>.system.yaml) or path (default teach_sim)')
+    p = _Parser(prog='banditlearn_bringup', description=DESCRIPTION, epilog=SESSION_COLUMNS,
+                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument('--system', default=None,
+                   help='system name (config/<name>.system.yaml) or path (default gestures; '
+                   'camera with --camera)')
+    p.add_argument('--camera', metavar='SOURCE',
+                   help='teach with a camera: a V4L2 device (/dev/video0) or a video file')
+    p.add_argument('--labels', type=_label_list, metavar='A,B,C',
+                   help='the gestures the learner knows (learner_node.labels)')
+    p.add_argument('--out', metavar='DIR',
+                   help='folder for the session curve and summary (default '
+                   '~/.ros/banditlearn_ros/sessions/<time>)')
     p.add_argument('--list', action='store_true', help='list the shipped systems and exit')
     p.add_argument('--params', metavar='FILE',
                    help="parameter file replacing the system's first one (config/params.yaml)")
     p.add_argument('--dataset', help='data set for dataset_node: digits, iris, wine or a '
                    '.csv/.npz path (the learner gets its label names)')
     p.add_argument('--rounds', type=_positive_int, default=0,
-                   help='stop after N rounds (default: one pass over the data set)')
+                   help='stop after N rounds / interactions (default: one pass over the data '
+                   'set; 200 in the gestures session; no end with --camera)')
     p.add_argument('--duration', type=_positive_float, default=0.0,
                    help='stop after this many seconds (default: no limit)')
     p.add_argument('--noise', type=_probability, help='teacher flip noise: sets rho0 and rho1')
@@ -390,6 +398,32 @@ def build_parser() -> argparse.ArgumentParser:
                    choices=('debug', 'info', 'warn', 'error', 'fatal'),
                    help='ROS log level of the nodes (default warn)')
     return p
+
+
+DESCRIPTION = (
+    'Start a banditlearn_ros system (nodes + parameter files described in YAML) in one '
+    'process.\nWith no arguments: a teaching session on rendered hand gestures '
+    '(gesture_show_node -> camera_node ->\nlearner_node <- teacher_node, 10 % wrong '
+    'answers), ending with a learning-curve PNG, the model\nfile and a one-line JSON '
+    'summary (the last line). With --camera: the same session with a real\ncamera and '
+    'person (y/n keys, nod/shake, +name adds a gesture).')
+SESSION_COLUMNS = """session columns (gestures and camera systems):
+  done      interactions so far (presented gestures the robot asked about) / target
+  right50   first guesses right over the last 50 interactions (against the shown gesture
+            when a simulation knows it, else the person's first answer)
+  right     the same since the start
+  q/int     questions asked per interaction (above 1 when the robot asks again)
+  updates   model updates so far
+  last      the last interaction: shown gesture -> each question? and its answer
+plain systems (teach_sim, full) print: round, true mistake rate (all / window), mistakes
+as the teacher said them, exploration rate, updates."""
+
+
+def _label_list(text: str) -> list:
+    labels = [t.strip() for t in text.split(',') if t.strip()]
+    if not labels:
+        raise argparse.ArgumentTypeError(f'{text!r} names no label')
+    return labels
 
 
 def _positive_int(text: str) -> int:
@@ -467,7 +501,7 @@ def apply_options(system: Dict[str, Any], options: argparse.Namespace) -> None:
                                f'{sorted(BANDIT_ALGORITHMS)}')
         put('learner_node', 'algorithm', options.algorithm, required=True)
     if options.seed is not None:
-        for node in ('learner_node', 'teacher_node', 'dataset_node'):
+        for node in ('learner_node', 'teacher_node', 'dataset_node', 'gesture_show_node'):
             put(node, 'seed', options.seed)
     for item in options.set:
         target, sep, text = item.partition('=')
@@ -527,8 +561,13 @@ def match_labels(system: Dict[str, Any]) -> None:
 def run(options: argparse.Namespace, out=sys.stdout) -> int:
     """Run a system until its stream ends, ``--rounds``/``--duration`` or Ctrl-C."""
     from rclpy.executors import ExternalShutdownException
-    system = load_system(find_system(options.system))
+    from banditlearn_ros.nodes import session_bringup
+    default = CAMERA_SYSTEM if getattr(options, 'camera', None) else DEFAULT_SYSTEM
+    system = load_system(find_system(options.system or default))
+    session = session_bringup.is_session(system)
     apply_options(system, options)
+    if session:
+        out_dir = session_bringup.prepare(system, options)
     names = ', '.join(e['name'] for e in system['nodes'])
     print(f'banditlearn_bringup: system {system["path"].stem.replace(".system", "")} '
           f'({names})', file=out, flush=True)
@@ -537,6 +576,8 @@ def run(options: argparse.Namespace, out=sys.stdout) -> int:
     if system.get('ros_args'):
         print(f'  ros arguments: {" ".join(system["ros_args"])}', file=out, flush=True)
     running = System(system, log_level=options.log_level)
+    if session:
+        return session_bringup.run_session(running, options, out_dir, out)
     reporter = Reporter(running, system['every'], out=out)
     # A stream that ends: a data set played, or a recorded session (tools/bag_player.py).
     dataset = running.find('DatasetNode') or running.find('BagPlayerNode')

@@ -166,6 +166,10 @@ class HandRenderer:
         rng = np.random.default_rng(seed)
         return [self.render(rng=rng) for _ in range(n)]
 
+    def background(self, rng: Optional[np.random.Generator] = None) -> np.ndarray:
+        """Return a scene without a hand: the backgrounds ``render`` draws hands on."""
+        return self._background(self._rng if rng is None else rng)
+
     def _silhouette(self, shapes, transform) -> np.ndarray:
         mask = np.zeros((self.height, self.width), np.uint8)
         scale = np.hypot(*transform[:, 0])

@@ -1,0 +1,136 @@
+# Copyright 2026 banditlearn_ros contributors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+gesture_show_node: a rendered person shows hand gestures to the camera topic.
+
+Publishes rendered scenes and hands (``vision.gesture_show``) as sensor_msgs/Image on
+``image_raw``, and the true gesture on ``gesture_label`` just before each hand appears, for
+the simulated teacher.  It watches ``gesture_features``, the questions and the answers to
+know when the camera took the gesture and when the interaction is over, so every gesture
+is shown exactly as long as the system needs, on any machine.
+"""
+
+import time
+
+from banditlearn_ros.nodes import common
+from banditlearn_ros.nodes.bridge import array_to_image
+from banditlearn_ros.vision.gesture_show import GestureShow, ShowSchedule
+from banditlearn_ros.vision.hand_renderer import GESTURES
+from rclpy.node import Node
+from rclpy.qos import qos_profile_sensor_data
+from sensor_msgs.msg import Image
+from std_msgs.msg import Bool, Float32MultiArray, String
+
+
+class GestureShowNode(Node):
+    """Show rendered gestures on the image topic, one presentation per interaction."""
+
+    def __init__(self, node_name: str = 'gesture_show_node', **kwargs):
+        super().__init__(node_name, **kwargs)
+        d = common.declare
+        gestures = d(self, 'gestures', list(GESTURES), 'gestures to show, from '
+                     f'{", ".join(GESTURES)}', read_only=True)
+        width = d(self, 'width', 320, 'image width', read_only=True, low=64, high=4096)
+        height = d(self, 'height', 240, 'image height', read_only=True, low=64, high=4096)
+        rate = d(self, 'rate', 30.0, 'frames per second', read_only=True, low=0.1,
+                 high=1000.0)
+        noise = d(self, 'noise', 3.0, 'sensor noise per frame (grey levels)', read_only=True,
+                  low=0.0, high=100.0)
+        seed = d(self, 'seed', 0, 'seed of the order, the rendering and the noise',
+                 read_only=True, low=0, high=2 ** 31 - 1)
+        self.schedule = ShowSchedule(
+            absent_frames=d(self, 'absent_frames', 4, 'frames of the empty scene before each '
+                            'hand (the camera must see the hand leave)', read_only=True,
+                            low=1, high=1000),
+            show_timeout=d(self, 'show_timeout', 3.0, 'seconds to show a hand the camera does '
+                           'not take before moving on', read_only=True, low=0.01,
+                           high=3600.0),
+            answer_timeout=d(self, 'answer_timeout', 10.0, 'seconds to wait for a first '
+                             'answer', read_only=True, low=0.01, high=3600.0),
+            settle=d(self, 'settle', 0.15, 'seconds after an answer without a new question '
+                     'that end the interaction', read_only=True, low=0.001, high=60.0),
+            presentations=d(self, 'presentations', 0, 'gestures to show; 0 = no end',
+                            read_only=True, low=0, high=10 ** 9))
+        topics = {}
+        for name, default in (('image_topic', 'image_raw'), ('label_topic', 'gesture_label'),
+                              ('features_topic', 'gesture_features'),
+                              ('prediction_topic', 'gesture_prediction'),
+                              ('feedback_topic', 'gesture_feedback'),
+                              ('interaction_topic', 'gesture_interaction')):
+            topics[name] = d(self, name, default, 'topic name', read_only=True)
+        period = d(self, 'diagnostics_period', 1.0, 'seconds between /diagnostics messages',
+                   read_only=True, low=0.01, high=3600.0)
+        self.show = GestureShow(gestures, width=width, height=height, noise=noise, seed=seed)
+        self.counters = common.Counters(('frames', 'presentations'))
+        self._current = self._next = None
+        self._image_pub = self.create_publisher(Image, topics['image_topic'],
+                                                qos_profile_sensor_data)
+        self._label_pub = self.create_publisher(String, topics['label_topic'], 10)
+        now = time.monotonic
+        self.create_subscription(Float32MultiArray, topics['features_topic'],
+                                 lambda _: self.schedule.on_features(now()), 10)
+        self.create_subscription(String, topics['prediction_topic'],
+                                 lambda _: self.schedule.on_question(now()), 10)
+        self.create_subscription(Bool, topics['feedback_topic'],
+                                 lambda _: self.schedule.on_answer(now()), 10)
+        self.create_subscription(String, topics['interaction_topic'],
+                                 lambda _: self.schedule.on_interaction_end(), 10)
+        self.create_timer(1.0 / rate, self._tick)
+        self.diagnostics = common.Diagnostics(self, 'banditlearn_ros: gesture_show_node',
+                                              self._collect, period=period)
+
+    @property
+    def finished(self) -> bool:
+        """Return True when every presentation is over (``presentations`` > 0)."""
+        return self.schedule.finished
+
+    def _tick(self) -> None:
+        what = self.schedule.tick(time.monotonic())
+        if what is None:
+            return
+        if what == 'scene':
+            if self._next is None:  # the scene of the next presentation, still empty
+                self._next = self.show.present()
+            image = self._next.scene
+        else:
+            if what == 'new':
+                self._current, self._next = self._next or self.show.present(), None
+                self._label_pub.publish(String(data=self._current.gesture))
+                self.counters.add('presentations')
+            image = self._current.hand
+        msg = array_to_image(self.show.frame(image), 'bgr8')
+        msg.header.stamp = self.get_clock().now().to_msg()
+        msg.header.frame_id = 'gesture_show'
+        self._image_pub.publish(msg)
+        self.counters.add('frames')
+
+    def _collect(self):
+        values = self.counters.snapshot()
+        s = self.schedule
+        values.update({'phase': s.phase, 'taken': s.taken, 'missed': s.missed,
+                       'unanswered': s.unanswered})
+        return common.OK, f'showing ({s.phase})', values
+
+
+NODE_CLASS = GestureShowNode
+
+
+def main(args=None) -> None:
+    """Run gesture_show_node until Ctrl-C."""
+    common.run_node(GestureShowNode, args=args, name='gesture_show_node')
+
+
+if __name__ == '__main__':
+    main()

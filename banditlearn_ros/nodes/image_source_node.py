@@ -1,0 +1,92 @@
+# Copyright 2026 banditlearn_ros contributors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+image_source_node: a V4L2 camera or a video file published as ``image_raw``.
+
+One reader for the whole system, so the camera node (hands) and the feedback node (the
+person's nods and shakes) see the same frames; on a robot a camera driver takes its place.
+"""
+
+from banditlearn_ros.nodes import common
+from banditlearn_ros.nodes.bridge import array_to_image
+from banditlearn_ros.vision.frame_source import VideoSource
+from rclpy.node import Node
+from rclpy.qos import qos_profile_sensor_data
+from sensor_msgs.msg import Image
+
+
+class ImageSourceNode(Node):
+    """Publish the frames of a camera or a video file as sensor_msgs/Image (bgr8)."""
+
+    def __init__(self, node_name: str = 'image_source_node', **kwargs):
+        super().__init__(node_name, **kwargs)
+        d = common.declare
+        source = d(self, 'source', '/dev/video0', "V4L2 device ('/dev/video0', "
+                   "'v4l2:/dev/video0', '0') or a video file", read_only=True)
+        loop = d(self, 'loop', False, 'start a video file again at its end', read_only=True)
+        topic = d(self, 'image_topic', 'image_raw', 'topic name', read_only=True)
+        self.frame_id = d(self, 'frame_id', 'camera', 'frame_id of the images',
+                          read_only=True)
+        period = d(self, 'diagnostics_period', 1.0, 'seconds between /diagnostics messages',
+                   read_only=True, low=0.01, high=3600.0)
+        self.counters = common.Counters(('frames',))
+        self._rate = common.RateMeter()
+        self._ended = ''
+        self._pub = self.create_publisher(Image, topic, qos_profile_sensor_data)
+        self._video = VideoSource(source, self._on_frame, loop=loop, on_end=self._on_end)
+        self.diagnostics = common.Diagnostics(self, 'banditlearn_ros: image_source_node',
+                                              self._collect, period=period)
+        self.get_logger().info(f'publishing {source} on {topic} ({self._video.fps:.0f} fps)')
+
+    @property
+    def finished(self) -> bool:
+        """Return True once a video file ended (a camera never does)."""
+        return bool(self._ended)
+
+    def _on_frame(self, frame, stamp: float) -> None:
+        msg = array_to_image(frame, 'bgr8')
+        msg.header.stamp.sec = int(stamp)
+        msg.header.stamp.nanosec = int((stamp - int(stamp)) * 1e9)
+        msg.header.frame_id = self.frame_id
+        self._pub.publish(msg)
+        self.counters.add('frames')
+        self._rate.tick()
+
+    def _on_end(self, reason: str) -> None:
+        self._ended = reason
+        self.get_logger().warning(f'image source ended: {reason}')
+
+    def _collect(self):
+        values = self.counters.snapshot()
+        values['frame_rate'] = self._rate.rate()
+        if self._ended:
+            return common.WARN, f'ended: {self._ended}', values
+        return common.OK, 'publishing', values
+
+    def close(self) -> None:
+        """Stop reading (safe to call twice)."""
+        self._video.close()
+
+
+NODE_CLASS = ImageSourceNode
+
+
+def main(args=None) -> None:
+    """Run image_source_node until Ctrl-C; a source that cannot open is one line."""
+    common.run_node(ImageSourceNode, args=args, name='image_source_node')
+
+
+if __name__ == '__main__':
+    main()

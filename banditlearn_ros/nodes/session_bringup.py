@@ -1,0 +1,118 @@
+# Copyright 2026 banditlearn_ros contributors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The bring-up's teaching-session mode: a system with a ``session_node`` runs with the live
+view and ends with a learning-curve PNG, the saved model and a one-line JSON summary.
+
+Kept out of ``bringup.py`` so that the generic bring-up stays generic: ``prepare`` folds the
+session options into the system before it starts, ``run_session`` replaces the progress
+lines of a plain system.
+"""
+
+import os
+import time
+from typing import Any, Dict
+
+from banditlearn_ros.tools.session_report import (
+    plot_learning_curve, session_summary, summary_line)
+from banditlearn_ros.tools.session_view import SessionView
+
+SESSION_NODE = 'session_node'
+DEFAULT_OUT = '~/.ros/banditlearn_ros/sessions'
+
+
+def is_session(system: Dict[str, Any]) -> bool:
+    """Return True for a system with a session node."""
+    return any(e['name'] == SESSION_NODE for e in system['nodes'])
+
+
+def prepare(system: Dict[str, Any], options) -> str:
+    """
+    Fold ``--rounds``, ``--camera``, ``--labels`` and ``--out`` into a session system.
+
+    Returns the session's output folder (made here).  A rendered session (one with a
+    ``gesture_show_node``) learns from scratch: its model file goes into that folder unless
+    ``--set learner_node.model_path=...`` says otherwise.
+    """
+    by_name = {e['name']: e for e in system['nodes']}
+    stamp = time.strftime('%Y%m%d-%H%M%S')
+    out = os.path.abspath(os.path.expanduser(
+        getattr(options, 'out', None) or os.path.join(DEFAULT_OUT, stamp)))
+    os.makedirs(out, exist_ok=True)
+    if getattr(options, 'rounds', 0):
+        by_name[SESSION_NODE]['parameters']['interactions'] = options.rounds
+    camera = getattr(options, 'camera', None)
+    if camera and 'image_source_node' in by_name:
+        by_name['image_source_node']['parameters']['source'] = camera
+    labels = getattr(options, 'labels', None)
+    if labels and 'learner_node' in by_name:
+        by_name['learner_node']['parameters']['labels'] = labels
+    learner = by_name.get('learner_node')
+    if 'gesture_show_node' in by_name and learner is not None and \
+            'model_path' not in learner['parameters']:
+        learner['parameters']['model_path'] = os.path.join(out, 'gesture_model.npz')
+    return out
+
+
+def run_session(running, options, out_dir: str, out) -> int:
+    """Spin the system with the live view until the session ends; print the summary last."""
+    from rclpy.executors import ExternalShutdownException
+    session = running.find('SessionNode')
+    learner = running.find('LearnerNode')
+    show = running.find('GestureShowNode')
+    view = SessionView(session.log, target=session.target,
+                       every=running.system['every'], out=out)
+    deadline = time.monotonic() + options.duration if options.duration else float('inf')
+    if session.keyboard:
+        view.note('answer with y / n and Enter; +name adds a gesture; Ctrl-C ends')
+    view.header()
+    interrupted = False
+
+    def updates() -> int:
+        return int(learner.interaction.stats()['updates']) if learner is not None else 0
+    try:
+        while not session.finished and time.monotonic() < deadline:
+            if show is not None and show.finished:
+                break
+            running.spin_once(0.05)
+            while not session.notes.empty():
+                view.note(session.notes.get())
+            view.update(updates())
+    except (KeyboardInterrupt, ExternalShutdownException):
+        interrupted = True
+    final_updates = updates()
+    model = None
+    if learner is not None:
+        model = os.path.expanduser(learner.get_parameter('model_path').value) or None
+    name = os.path.basename(str(running.system['path'])).replace('.system.yaml', '')
+    try:
+        running.close()  # the learner saves its model on shutdown
+    finally:
+        view.close(final_updates)
+    curve = os.path.join(out_dir, 'learning_curve.png')
+    try:
+        plot_learning_curve(session.log, curve, title=f'banditlearn_ros: {name} session')
+    except ImportError:
+        view.note('no learning curve: matplotlib is not installed')
+        curve = None
+    if model is not None and not os.path.isfile(model):
+        view.note(f'no model file at {model} (nothing was learned, or saving failed)')
+        model = None
+    summary = session_summary(session.log, model, curve, updates=final_updates,
+                              system=name, interrupted=interrupted)
+    with open(os.path.join(out_dir, 'summary.json'), 'w', encoding='utf-8') as handle:
+        handle.write(summary_line(summary) + '\n')
+    print(summary_line(summary), file=out, flush=True)
+    return 0

@@ -1,0 +1,199 @@
+# Copyright 2026 banditlearn_ros contributors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+session_node: the teaching session as the person sees it, and the person's keyboard.
+
+Listens to the true gesture (``gesture_label``, when a simulation shows them), the questions
+(``gesture_prediction_details``: interaction id and question number) and the answers
+(``gesture_feedback``), and keeps a ``learning.session.SessionLog`` for the live view, the
+learning curve and the summary.  In a terminal it also reads the person's keys: ``y``/``n``
+answer (published on ``keyboard_topic``, which the feedback node passes on), ``+name`` adds
+a gesture to the learner's labels.  When a question waits ``answer_warning`` seconds it says
+why no answer can come (no face in view, no keyboard, no joystick) instead of waiting
+silently.
+"""
+
+import json
+import queue
+import sys
+import threading
+import time
+from typing import Dict, List, Optional
+
+from banditlearn_ros.learning.session import SessionLog
+from banditlearn_ros.nodes import common
+from banditlearn_ros.tools.session_view import why_no_answer
+from diagnostic_msgs.msg import DiagnosticArray
+from rclpy.node import Node
+from rclpy.parameter import Parameter
+from rclpy.parameter_client import AsyncParameterClient
+from std_msgs.msg import Bool, String
+
+
+class SessionNode(Node):
+    """Record a teaching session from its topics; read y/n and new labels from the keys."""
+
+    def __init__(self, node_name: str = 'session_node', **kwargs):
+        super().__init__(node_name, **kwargs)
+        d = common.declare
+        self.target = d(self, 'interactions', 0, 'interactions after which the session '
+                        'ends; 0 = until Ctrl-C', read_only=True, low=0, high=10 ** 9)
+        window = d(self, 'window', 50, 'interactions in the windowed first-guess accuracy',
+                   read_only=True, low=1, high=100000)
+        keyboard = d(self, 'keyboard', True, 'read y/n and +label from the terminal (only '
+                     'when stdin is a terminal)', read_only=True)
+        self.answer_warning = d(self, 'answer_warning', 5.0, 'seconds a question may wait '
+                                'before the session says why no answer comes', low=0.5,
+                                high=3600.0)
+        self.settle = d(self, 'settle', 0.3, 'seconds without a question or answer that '
+                        'close the last interaction', read_only=True, low=0.01, high=60.0)
+        learner = d(self, 'learner_node', 'learner_node', 'node whose labels +name extends',
+                    read_only=True)
+        topics = {}
+        for name, default in (('label_topic', 'gesture_label'),
+                              ('details_topic', 'gesture_prediction_details'),
+                              ('feedback_topic', 'gesture_feedback'),
+                              ('keyboard_topic', 'keyboard_answer'),
+                              ('joy_topic', 'joy')):
+            topics[name] = d(self, name, default, 'topic name', read_only=True)
+        self.topics = topics
+        self.log = SessionLog(window=window)
+        self.notes: 'queue.Queue[str]' = queue.Queue()
+        self._last_event = time.monotonic()
+        self._asked_at: Optional[float] = None
+        self._warned = False
+        self._reports: Dict[str, Dict[str, str]] = {}
+        self._lock = threading.Lock()
+        self.create_subscription(String, topics['label_topic'], self._on_label, 10)
+        self.create_subscription(String, topics['details_topic'], self._on_details, 10)
+        self.create_subscription(Bool, topics['feedback_topic'], self._on_feedback, 10)
+        self.create_subscription(DiagnosticArray, '/diagnostics', self._on_diagnostics, 10)
+        self._keyboard_pub = self.create_publisher(Bool, topics['keyboard_topic'], 10)
+        self._params = AsyncParameterClient(self, learner)
+        self.keyboard = bool(keyboard and sys.stdin is not None and sys.stdin.isatty())
+        if self.keyboard:
+            threading.Thread(target=self._read_keys, name='session_keys', daemon=True).start()
+        self.create_timer(0.5, self._check_waiting)
+
+    # -- topics ------------------------------------------------------------------------
+    def _on_label(self, msg: String) -> None:
+        self.log.on_label(msg.data)
+
+    def _on_details(self, msg: String) -> None:
+        try:
+            details = json.loads(msg.data)
+            label = str(details['label'])
+        except (ValueError, KeyError, TypeError):
+            self.get_logger().warning('unreadable prediction details skipped',
+                                      throttle_duration_sec=5.0)
+            return
+        ident = details.get('interaction', details.get('id'))
+        question = details.get('question')
+        self.log.on_question(label, None if ident is None else int(ident),
+                             None if question is None else int(question))
+        self._last_event = self._asked_at = time.monotonic()
+        self._warned = False
+
+    def _on_feedback(self, msg: Bool) -> None:
+        self.log.on_answer(bool(msg.data))
+        self._last_event = time.monotonic()
+        self._asked_at = None
+
+    def _on_diagnostics(self, msg: DiagnosticArray) -> None:
+        for status in msg.status:
+            for key in ('feedback_node', 'camera_node'):
+                if status.name.endswith(key):
+                    self._reports[key] = {kv.key: kv.value for kv in status.values}
+
+    # -- the person's keys -------------------------------------------------------------
+    def _read_keys(self) -> None:
+        for line in sys.stdin:
+            self.handle_key_line(line)
+
+    def handle_key_line(self, line: str) -> None:
+        """Act on one typed line: y/yes, n/no, or +name (a new gesture)."""
+        word = line.strip()
+        if word.lower() in ('y', 'yes', 'n', 'no'):
+            self._keyboard_pub.publish(Bool(data=word.lower().startswith('y')))
+        elif word.startswith('+') and word[1:].strip():
+            self.add_label(word[1:].strip())
+        elif word:
+            self.notes.put('type y (right), n (wrong) or +name (a new gesture) and Enter')
+
+    def add_label(self, name: str) -> None:
+        """Append a label to the learner's ``labels`` (the learner keeps what it learned)."""
+        if not self._params.services_are_ready():
+            self.notes.put(f'cannot add {name!r}: the learner parameter service is not up')
+            return
+        future = self._params.get_parameters(['labels'])
+
+        def got(done) -> None:
+            values = done.result().values if done.result() is not None else []
+            labels: List[str] = list(values[0].string_array_value) if values else []
+            if name in labels:
+                self.notes.put(f'{name!r} is already a label')
+                return
+            new = Parameter('labels', Parameter.Type.STRING_ARRAY, labels + [name])
+            self._params.set_parameters([new]).add_done_callback(
+                lambda d: self._report_set(name, d))
+        future.add_done_callback(got)
+
+    def _report_set(self, name: str, done) -> None:
+        results = done.result().results if done.result() is not None else []
+        if results and results[0].successful:
+            self.notes.put(f'new gesture {name!r} added; show it and answer the questions')
+        else:
+            reason = results[0].reason if results else 'no reply'
+            self.notes.put(f'could not add {name!r}: {reason}')
+
+    # -- the session -------------------------------------------------------------------
+    def _check_waiting(self) -> None:
+        if self._asked_at is None or self._warned:
+            return
+        waited = time.monotonic() - self._asked_at
+        if waited < self.answer_warning:
+            return
+        self._warned = True
+        face = self._reports.get('feedback_node')
+        cam = self._reports.get('camera_node')
+        feedback_publishers = self.count_publishers(self.topics['feedback_topic'])
+        own = 1 if face is not None else 0
+        self.notes.put(why_no_answer(
+            waited, keyboard=self.keyboard,
+            face_frames=None if face is None else _int(face.get('frames')),
+            faces_seen=None if face is None else
+            _int(face.get('frames')) - _int(face.get('frames_no_face')),
+            joysticks=self.count_publishers(self.topics['joy_topic']),
+            teachers=max(feedback_publishers - own, 0),
+            camera_frames=None if cam is None else _int(cam.get('frames_received'))))
+
+    @property
+    def finished(self) -> bool:
+        """Return True once ``interactions`` were made and the last one is over."""
+        if not self.target or self.log.interactions < self.target:
+            return False
+        rec = self.log.current
+        quiet = time.monotonic() - self._last_event
+        return (bool(rec.answers) and quiet >= self.settle) or quiet >= self.answer_warning
+
+
+def _int(text) -> int:
+    try:
+        return int(float(text))
+    except (TypeError, ValueError):
+        return 0
+
+
+NODE_CLASS = SessionNode

@@ -1,0 +1,91 @@
+# Copyright 2026 banditlearn_ros contributors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""The end of a teaching session: its learning-curve figure and its one-line summary."""
+
+import json
+import math
+import os
+from typing import Any, Dict, Optional
+
+from banditlearn_ros.learning.session import SessionLog
+
+
+def plot_learning_curve(log: SessionLog, path: str, title: str = '') -> str:
+    """
+    Draw the first-guess accuracy per interaction (windowed and cumulative) to a PNG.
+
+    Parameters
+    ----------
+    log : SessionLog
+        The session.
+    path : str
+        Where to write the figure (written to a temporary name, then renamed).
+    title : str
+        Figure title.
+
+    Returns
+    -------
+    str
+        ``path``.
+
+    """
+    import matplotlib
+    matplotlib.use('Agg')
+    from matplotlib import pyplot as plt
+    t, windowed, cumulative = log.curve()
+    fig, ax = plt.subplots(figsize=(7, 4), dpi=100)
+    try:
+        ax.plot(t, windowed, color='tab:blue', label=f'last {log.window} interactions')
+        ax.plot(t, cumulative, color='tab:gray', linestyle='--', label='since the start')
+        labels = max(len(log.labels()), 1)
+        ax.axhline(1.0 / labels, color='tab:red', linestyle=':', linewidth=1,
+                   label=f'chance (1/{labels})')
+        ax.set_xlabel('interaction (presented gesture)')
+        ax.set_ylabel('first guess right')
+        ax.set_ylim(0.0, 1.02)
+        ax.set_xlim(0, max(int(t[-1]) if t.size else 1, 1))
+        ax.grid(alpha=0.3)
+        ax.legend(loc='lower right')
+        ax.set_title(title or 'banditlearn_ros: learning from yes/no')
+        fig.tight_layout()
+        tmp = path + '.tmp.png'
+        fig.savefig(tmp)
+        os.replace(tmp, path)
+    finally:
+        plt.close(fig)
+    return path
+
+
+def session_summary(log: SessionLog, model: Optional[str], curve: Optional[str],
+                    **extra: Any) -> Dict[str, Any]:
+    """Return the summary record: the keys of the one-line JSON the session ends with."""
+    last = log.accuracy(50)
+    qpi = log.questions_per_interaction()
+    out: Dict[str, Any] = {
+        'interactions': log.interactions,
+        'labels': log.labels(),
+        'accuracy_last_50': None if math.isnan(last) else round(last, 4),
+        'accuracy': None if math.isnan(log.accuracy()) else round(log.accuracy(), 4),
+        'questions_per_interaction': None if math.isnan(qpi) else round(qpi, 4),
+        'model': model,
+        'curve': curve,
+    }
+    out.update(extra)
+    return out
+
+
+def summary_line(summary: Dict[str, Any]) -> str:
+    """Return the summary as one line of JSON."""
+    return json.dumps(summary, separators=(', ', ': '))

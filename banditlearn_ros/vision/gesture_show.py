@@ -1,0 +1,210 @@
+# Copyright 2026 banditlearn_ros contributors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+A rendered person in front of a camera: presentations of hand gestures, frame by frame.
+
+For the out-of-the-box session: each presentation is one scene (a rendered background) shown
+empty for a few frames, then with a rendered hand held in it until the camera has published
+its gesture, then nothing while the robot asks and the simulated person answers.  Every
+frame gets fresh sensor noise, so the camera's stability check sees a real (still) hand.
+``ShowSchedule`` is the timing, without images; ``GestureShow`` makes the images.
+"""
+
+from dataclasses import dataclass
+import math
+from typing import List, Optional, Sequence
+
+import cv2
+import numpy as np
+
+from .hand_renderer import HandRenderer
+
+PHASES = ('absent', 'show', 'wait')
+"""absent: the empty scene; show: the hand until the camera took it; wait: the answers."""
+
+
+@dataclass
+class Presentation:
+    """One gesture in one scene."""
+
+    gesture: str
+    scene: np.ndarray
+    """BGR image of the scene without the hand."""
+    hand: np.ndarray
+    """BGR image of the same scene with the hand."""
+
+
+class GestureShow:
+    """
+    Render presentations of gestures in a balanced random order.
+
+    Parameters
+    ----------
+    gestures : sequence of str
+        Gestures of ``hand_renderer.GESTURES`` to show; each block of ``len(gestures)``
+        presentations shows every gesture once, in a seeded random order.
+    width, height : int
+        Image size.
+    noise : float
+        Standard deviation (grey levels) of the sensor noise added to every frame.
+    seed : int
+        Seed of the order, the rendering and the noise.
+
+    Examples
+    --------
+    >>> show = GestureShow(['fist', 'five'], width=160, height=120, seed=1)
+    >>> sorted(show.present().gesture for _ in range(2))
+    ['fist', 'five']
+
+    """
+
+    def __init__(self, gestures: Sequence[str], width: int = 320, height: int = 240,
+                 noise: float = 3.0, seed: int = 0):
+        if not gestures:
+            raise ValueError('at least one gesture is needed')
+        self.renderer = HandRenderer(width, height, gestures=tuple(gestures), seed=seed)
+        self.gestures = tuple(gestures)
+        self.noise = float(noise)
+        self._rng = np.random.default_rng(seed)
+        self._order: List[str] = []
+
+    def next_gesture(self) -> str:
+        """Return the next gesture of the balanced order."""
+        if not self._order:
+            self._order = [self.gestures[i] for i in self._rng.permutation(len(self.gestures))]
+        return self._order.pop(0)
+
+    def present(self, gesture: Optional[str] = None) -> Presentation:
+        """Render a new scene and the gesture (the next of the order when None) in it."""
+        gesture = self.next_gesture() if gesture is None else gesture
+        scene = self.renderer.background(self._rng)
+        hand = self.renderer.render(gesture, rng=self._rng, background=scene)
+        return Presentation(gesture, scene, hand.image)
+
+    def frame(self, image: np.ndarray) -> np.ndarray:
+        """Return one camera frame of ``image``: the image with fresh sensor noise."""
+        if self.noise <= 0:
+            return image.copy()
+        noise = np.empty(image.shape, np.int16)
+        cv2.setRNGSeed(int(self._rng.integers(2 ** 31)))
+        cv2.randn(noise, 0.0, self.noise)
+        return cv2.add(image, noise, dtype=cv2.CV_8U)
+
+
+class ShowSchedule:
+    """
+    When to show the empty scene, the hand, or nothing; no images, no clock of its own.
+
+    A presentation starts with ``absent_frames`` frames of the empty scene (so the camera
+    sees the hand leave and re-arms), then shows the hand until the camera publishes a
+    gesture (``on_features``) or ``show_timeout`` seconds pass (counted as missed).  Then it
+    waits while the robot asks: the interaction is over once an answer is ``settle``
+    seconds old with no question after it, when ``on_interaction_end`` says so, or after
+    ``answer_timeout`` seconds without an answer.
+
+    Parameters
+    ----------
+    absent_frames : int
+        Frames of the empty scene before each hand.
+    show_timeout, answer_timeout, settle : float
+        Seconds, as above.
+    presentations : int
+        Presentations to make; 0 = no end.
+
+    """
+
+    def __init__(self, absent_frames: int = 3, show_timeout: float = 3.0,
+                 answer_timeout: float = 10.0, settle: float = 0.15,
+                 presentations: int = 0):
+        if absent_frames < 1:
+            raise ValueError('absent_frames must be >= 1')
+        if min(show_timeout, answer_timeout, settle) <= 0:
+            raise ValueError('show_timeout, answer_timeout and settle must be > 0')
+        self.absent_frames = int(absent_frames)
+        self.show_timeout, self.answer_timeout = float(show_timeout), float(answer_timeout)
+        self.settle = float(settle)
+        self.presentations = int(presentations)
+        self.phase = 'absent'
+        self.started = 0
+        self.taken = 0
+        self.missed = 0
+        self.unanswered = 0
+        self._frames = 0
+        self._since = -math.inf
+        self._last_answer = -math.inf
+        self._last_question = -math.inf
+
+    @property
+    def finished(self) -> bool:
+        """Return True when every presentation was made and its interaction is over."""
+        return bool(self.presentations) and self.started >= self.presentations and \
+            self.phase == 'absent'
+
+    def tick(self, now: float) -> Optional[str]:
+        """
+        Advance; return what the camera sees now.
+
+        Returns
+        -------
+        str or None
+            'scene', 'new' (the hand of a new presentation: render it and publish its
+            label first), 'hand', or None (nothing to publish).
+
+        """
+        if self.phase == 'absent':
+            if self.finished:
+                return None
+            if self._frames < self.absent_frames:
+                self._frames += 1
+                return 'scene'
+            self.phase, self._since, self._frames = 'show', now, 0
+            self.started += 1
+            return 'new'
+        if self.phase == 'show':
+            if now - self._since > self.show_timeout:
+                self.missed += 1
+                self._end()
+                return 'scene'
+            return 'hand'
+        answered = self._last_answer >= self._since
+        if answered and self._last_question <= self._last_answer and \
+                now - self._last_answer >= self.settle:
+            self._end()
+        elif not answered and now - self._since > self.answer_timeout:
+            self.unanswered += 1
+            self._end()
+        return None
+
+    def on_features(self, now: float) -> None:
+        """The camera published a gesture: stop showing the hand, wait for the answers."""
+        if self.phase == 'show':
+            self.taken += 1
+            self.phase, self._since = 'wait', now
+
+    def on_question(self, now: float) -> None:
+        """The robot asked (a prediction)."""
+        self._last_question = now
+
+    def on_answer(self, now: float) -> None:
+        """A yes/no went to the robot."""
+        self._last_answer = now
+
+    def on_interaction_end(self) -> None:
+        """The learner announced that the interaction is over."""
+        if self.phase == 'wait':
+            self._end()
+
+    def _end(self) -> None:
+        self.phase, self._frames = 'absent', 0
