@@ -37,7 +37,7 @@ def rows(stdout):
 
 
 def test_default_demo_prints_a_falling_mistake_rate():
-    result = run('--rounds', '400')
+    result = run('--system', 'teach_sim', '--rounds', '400')
     assert result.returncode == 0, result.stderr
     table = rows(result.stdout)
     assert [r[0] for r in table] == [100, 200, 300, 400]

@@ -358,7 +358,7 @@ def build_parser() -> argparse.ArgumentParser:
                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument('--system', default=None,
                    help='system name (config/<name>.system.yaml) or path (default gestures; '
-                   'camera with --camera)')
+                   'camera with --camera, teach_sim with --dataset)')
     p.add_argument('--camera', metavar='SOURCE',
                    help='teach with a camera: a V4L2 device (/dev/video0) or a video file')
     p.add_argument('--labels', type=_label_list, metavar='A,B,C',
@@ -562,7 +562,8 @@ def run(options: argparse.Namespace, out=sys.stdout) -> int:
     """Run a system until its stream ends, ``--rounds``/``--duration`` or Ctrl-C."""
     from rclpy.executors import ExternalShutdownException
     from banditlearn_ros.nodes import session_bringup
-    default = CAMERA_SYSTEM if getattr(options, 'camera', None) else DEFAULT_SYSTEM
+    default = CAMERA_SYSTEM if getattr(options, 'camera', None) else \
+        'teach_sim' if options.dataset else DEFAULT_SYSTEM
     system = load_system(find_system(options.system or default))
     session = session_bringup.is_session(system)
     apply_options(system, options)

@@ -71,7 +71,8 @@ class CameraNode(Node):
         self._source_problem = ''
         self.extractor = GestureExtractor(p('extractor').value,
                                           use_mediapipe=p('use_mediapipe').value,
-                                          segmenter=self._make_segmenter())
+                                          segmenter=self._make_segmenter(),
+                                          keep=self._feature_names)
         self.episodes = self._make_episodes()
         self._pending = set()
         self.add_on_set_parameters_callback(self._on_set_parameters)
@@ -101,6 +102,8 @@ class CameraNode(Node):
         d = common.declare
         d(self, 'extractor', 'contour', f'feature set: {", ".join(EXTRACTORS)}',
           read_only=True, constraints=' | '.join(EXTRACTORS))
+        self._feature_names = d(self, 'feature_names', [], 'publish only these features of '
+                                'the set, in this order ([] = all)', read_only=True)
         d(self, 'use_mediapipe', True, 'locate the hand with MediaPipe landmarks when '
           'installed (contour extractor; the others always need it)', read_only=True)
         d(self, 'source', '', "'' = subscribe to image_raw (remap it); else a V4L2 device "

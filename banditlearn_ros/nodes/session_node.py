@@ -26,6 +26,7 @@ silently.
 """
 
 import json
+import math
 import queue
 import sys
 import threading
@@ -73,7 +74,7 @@ class SessionNode(Node):
         self.notes: 'queue.Queue[str]' = queue.Queue()
         self._last_event = time.monotonic()
         self._asked_at: Optional[float] = None
-        self._warned = False
+        self._warned_at: Optional[float] = None
         self._reports: Dict[str, Dict[str, str]] = {}
         self._lock = threading.Lock()
         self.create_subscription(String, topics['label_topic'], self._on_label, 10)
@@ -103,8 +104,9 @@ class SessionNode(Node):
         question = details.get('question')
         self.log.on_question(label, None if ident is None else int(ident),
                              None if question is None else int(question))
-        self._last_event = self._asked_at = time.monotonic()
-        self._warned = False
+        self._last_event = time.monotonic()
+        if self._asked_at is None:  # the first question of a silent stretch
+            self._asked_at, self._warned_at = self._last_event, None
 
     def _on_feedback(self, msg: Bool) -> None:
         self.log.on_answer(bool(msg.data))
@@ -160,12 +162,15 @@ class SessionNode(Node):
 
     # -- the session -------------------------------------------------------------------
     def _check_waiting(self) -> None:
-        if self._asked_at is None or self._warned:
+        """Say why no answer comes once questions waited ``answer_warning`` s (then every 6x)."""
+        if self._asked_at is None:
             return
-        waited = time.monotonic() - self._asked_at
-        if waited < self.answer_warning:
+        now = time.monotonic()
+        waited = now - self._asked_at
+        since = math.inf if self._warned_at is None else now - self._warned_at
+        if waited < self.answer_warning or since < 6 * self.answer_warning:
             return
-        self._warned = True
+        self._warned_at = now
         face = self._reports.get('feedback_node')
         cam = self._reports.get('camera_node')
         feedback_publishers = self.count_publishers(self.topics['feedback_topic'])

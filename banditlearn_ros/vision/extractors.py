@@ -21,7 +21,7 @@ concatenated, and needs both.
 """
 
 from dataclasses import dataclass
-from typing import Optional, Tuple
+from typing import Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -65,13 +65,18 @@ class GestureExtractor:
         Segmentation settings (defaults otherwise).
     hands : MediaPipeHands, optional
         A MediaPipe detector to share; one is made on first use otherwise.
+    keep : sequence of str, optional
+        Names of the features to publish, in this order (a subset of the feature set's
+        names); None or empty = all.  Fewer, well-chosen features learn faster from one bit
+        per interaction (docs/benchmarks.md).
 
     """
 
     def __init__(self, kind: str = 'contour', use_mediapipe: bool = True,
                  segmenter: Optional[HandSegmenter] = None,
                  hands: Optional[MediaPipeHands] = None,
-                 contour: Optional[ContourFeatures] = None):
+                 contour: Optional[ContourFeatures] = None,
+                 keep: Optional[Sequence[str]] = None):
         if kind not in EXTRACTORS:
             raise ValueError(f'unknown extractor {kind!r}; choose from {EXTRACTORS}')
         self.kind = kind
@@ -84,10 +89,21 @@ class GestureExtractor:
             raise RuntimeError(f'the {kind!r} extractor needs mediapipe==0.10.21')
         self.hands = hands if hands is not None else (
             MediaPipeHands() if self.use_mediapipe else None)
+        self._keep: Optional[np.ndarray] = None
+        if keep:
+            every = self._all_names()
+            unknown = [name for name in keep if name not in every]
+            if unknown:
+                raise ValueError(f'unknown {kind} feature names {unknown}')
+            self._keep = np.array([every.index(name) for name in keep], dtype=np.intp)
 
     @property
     def names(self) -> Tuple[str, ...]:
         """Return the feature names, in vector order."""
+        every = self._all_names()
+        return every if self._keep is None else tuple(every[i] for i in self._keep)
+
+    def _all_names(self) -> Tuple[str, ...]:
         if self.kind == 'contour':
             return self.contour.names
         if self.kind == 'landmarks':
@@ -109,7 +125,8 @@ class GestureExtractor:
         if self.kind == 'landmarks':
             if landmarks is None:
                 return FrameObservation(None, 'no hand landmarks')
-            return FrameObservation(self.landmark.features(landmarks), landmarks=landmarks)
+            return FrameObservation(self._select(self.landmark.features(landmarks)),
+                                    landmarks=landmarks)
         if self.kind == 'combined' and landmarks is None:
             return FrameObservation(None, 'no hand landmarks')
         seg = self.segmenter.segment(bgr, landmarks)
@@ -121,7 +138,10 @@ class GestureExtractor:
             return FrameObservation(None, str(exc), seg, landmarks=landmarks)
         if self.kind == 'combined':
             vec = np.concatenate([vec, self.landmark.features(landmarks)])
-        return FrameObservation(vec, seg.method, seg, shape, landmarks)
+        return FrameObservation(self._select(vec), seg.method, seg, shape, landmarks)
+
+    def _select(self, vec: np.ndarray) -> np.ndarray:
+        return vec if self._keep is None else vec[self._keep]
 
     def close(self) -> None:
         """Release MediaPipe."""

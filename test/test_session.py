@@ -1,0 +1,179 @@
+# Copyright 2026 banditlearn_ros contributors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""The teaching session: its record, the rendered show's timing, the view's words (no ROS)."""
+
+import math
+
+from banditlearn_ros.learning.session import SessionLog
+from banditlearn_ros.tools.session_report import session_summary, summary_line
+from banditlearn_ros.tools.session_view import describe, SessionView, why_no_answer
+from banditlearn_ros.vision.gesture_show import GestureShow, ShowSchedule
+import numpy as np
+import pytest
+
+
+def test_questions_group_into_interactions_by_id_and_number():
+    log = SessionLog(window=2)
+    log.on_label('five')
+    log.on_question('four', 7, 1)
+    log.on_answer(False)
+    log.on_question('five', 7, 2)
+    log.on_answer(True)
+    log.on_label('fist')
+    log.on_question('fist', 8, 1)
+    log.on_answer(True)
+    assert log.interactions == 2
+    assert [r.questions for r in log.records] == [['four', 'five'], ['fist']]
+    assert [r.truth for r in log.records] == ['five', 'fist']
+    assert log.first_right().tolist() == [0, 1]
+    assert log.questions_per_interaction() == 1.5
+    assert log.labels() == ['five', 'four', 'fist']
+
+
+def test_without_ids_every_question_is_an_interaction():
+    log = SessionLog()
+    for label in ('a', 'b', 'c'):
+        log.on_question(label)
+    assert log.interactions == 3
+
+
+def test_without_truth_the_first_answer_judges_the_first_guess():
+    log = SessionLog()
+    log.on_question('a', 0)
+    log.on_answer(False)
+    log.on_question('b', 0, 2)
+    log.on_answer(True)
+    log.on_question('b', 1)
+    log.on_question('c', 2)  # never answered: not judged
+    assert log.first_right().tolist() == [0]
+    assert log.accuracy() == 0.0
+
+
+def test_an_answer_without_an_open_question_is_counted_not_recorded():
+    log = SessionLog()
+    log.on_answer(True)
+    log.on_question('a', 0)
+    log.on_answer(True)
+    log.on_answer(False)
+    assert log.answers_without_question == 2
+    assert log.records[0].answers == [True]
+
+
+def test_curve_windowed_and_cumulative_accuracy():
+    log = SessionLog(window=2)
+    for i, right in enumerate([0, 1, 1, 0, 1]):
+        log.on_label('x')
+        log.on_question('x' if right else 'y', i)
+    t, windowed, cumulative = log.curve()
+    assert t.tolist() == [1, 2, 3, 4, 5]
+    np.testing.assert_allclose(windowed, [0, 0.5, 1.0, 0.5, 0.5])
+    np.testing.assert_allclose(cumulative, [0, 0.5, 2 / 3, 0.5, 0.6])
+    assert log.accuracy(2) == 0.5 and log.windowed_accuracy() == 0.5
+
+
+def test_summary_has_the_documented_keys_and_is_one_line():
+    log = SessionLog()
+    log.on_label('a')
+    log.on_question('a', 0)
+    summary = session_summary(log, '/m.npz', '/c.png')
+    assert {'interactions', 'labels', 'accuracy_last_50', 'questions_per_interaction',
+            'model', 'curve'} <= set(summary)
+    assert summary['accuracy_last_50'] == 1.0
+    assert '\n' not in summary_line(summary)
+    empty = session_summary(SessionLog(), None, None)
+    assert empty['accuracy_last_50'] is None and empty['interactions'] == 0
+
+
+def test_view_prints_columns_every_n_interactions():
+    import io
+    out = io.StringIO()
+    log = SessionLog()
+    view = SessionView(log, target=4, every=2, out=out, tty=False)
+    view.header()
+    for i in range(4):
+        log.on_label('a')
+        log.on_question('a', i)
+        log.on_answer(True)
+        view.update(updates=i)
+    lines = out.getvalue().splitlines()
+    assert lines[0].split() == ['done', 'right50', 'right', 'q/int', 'updates', 'last']
+    assert [line.split()[0] for line in lines[1:]] == ['3/4']
+    assert describe(log.current) == 'a -> a? yes'
+    assert math.isnan(SessionLog().accuracy())
+
+
+def test_no_answer_message_names_every_missing_source():
+    text = why_no_answer(5.2, keyboard=False, face_frames=120, faces_seen=0, joysticks=0,
+                         teachers=0, camera_frames=120)
+    assert text.startswith('no answer for 5 s')
+    assert 'no face in 120 frames' in text and 'keyboard off' in text and 'joy' in text
+    text = why_no_answer(6, keyboard=True, face_frames=0, faces_seen=0, joysticks=1,
+                         teachers=0, camera_frames=0)
+    assert 'received no image' in text and 'type y or n' in text and 'joy' not in text
+
+
+def test_schedule_shows_scene_then_hand_until_taken_then_waits_for_answers():
+    s = ShowSchedule(absent_frames=2, show_timeout=1.0, answer_timeout=5.0, settle=0.1,
+                     presentations=2)
+    assert [s.tick(0.0), s.tick(0.0), s.tick(0.0), s.tick(0.1)] == \
+        ['scene', 'scene', 'new', 'hand']
+    s.on_features(0.2)
+    s.on_question(0.21)
+    assert s.tick(0.3) is None and s.phase == 'wait'
+    s.on_answer(0.4)
+    s.on_question(0.41)  # asked again after a "no": still waiting
+    assert s.tick(0.6) is None and s.phase == 'wait'
+    s.on_answer(0.7)
+    assert s.tick(0.75) is None and s.phase == 'wait'
+    assert s.tick(0.85) is None and s.phase == 'absent'
+    assert [s.tick(0.9), s.tick(0.9), s.tick(0.9)] == ['scene', 'scene', 'new']
+    assert s.tick(2.5) == 'scene' and s.missed == 1  # the camera never took it
+    assert s.finished and s.tick(3.0) is None
+    assert (s.started, s.taken) == (2, 1)
+
+
+def test_schedule_moves_on_without_an_answer_or_on_the_end_message():
+    s = ShowSchedule(absent_frames=1, answer_timeout=2.0)
+    s.tick(0.0)
+    s.tick(0.0)
+    s.on_features(0.0)
+    assert s.tick(1.0) is None and s.phase == 'wait'
+    s.tick(2.5)
+    assert s.phase == 'absent' and s.unanswered == 1
+    s.tick(3.0)
+    s.tick(3.0)
+    s.on_features(3.0)
+    s.on_interaction_end()
+    assert s.phase == 'absent'
+
+
+def test_schedule_refuses_bad_values():
+    with pytest.raises(ValueError):
+        ShowSchedule(absent_frames=0)
+    with pytest.raises(ValueError):
+        ShowSchedule(settle=0.0)
+
+
+def test_show_balances_gestures_and_frames_differ_only_by_noise():
+    show = GestureShow(['fist', 'two', 'five'], width=160, height=120, noise=3.0, seed=3)
+    shown = [show.present() for _ in range(6)]
+    assert sorted(p.gesture for p in shown[:3]) == ['fist', 'five', 'two']
+    assert sorted(p.gesture for p in shown[3:]) == ['fist', 'five', 'two']
+    p = shown[0]
+    assert p.hand.shape == p.scene.shape == (120, 160, 3)
+    assert np.abs(p.hand.astype(int) - p.scene.astype(int)).max() > 50  # the hand is there
+    a, b = show.frame(p.hand), show.frame(p.hand)
+    assert not np.array_equal(a, b)
+    assert np.abs(a.astype(int) - p.hand.astype(int)).mean() < 6

@@ -1,0 +1,139 @@
+# Copyright 2026 banditlearn_ros contributors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The bring-up's teaching sessions end to end, over real ROS 2 topics (small sizes).
+
+The default session (rendered gestures, simulated person) and the camera session (a video
+file of rendered hands as the camera, the answers typed on a pseudo-terminal) must learn:
+above chance, updates made, the JSON summary last with its files.  Nothing here is timed.
+"""
+
+import json
+import os
+import pty
+import select
+import subprocess
+import sys
+import time
+
+import cv2
+from banditlearn_ros.vision.gesture_show import GestureShow
+import pytest
+
+pytestmark = pytest.mark.ros
+GESTURES = ['fist', 'two', 'five']
+BRINGUP = [sys.executable, '-m', 'banditlearn_ros.nodes.bringup']
+
+
+def last_json(text):
+    lines = [line for line in text.replace('\r', '\n').splitlines() if line.strip()]
+    return json.loads(lines[-1])
+
+
+def test_default_session_learns_and_ends_with_the_summary(tmp_path):
+    result = subprocess.run(
+        BRINGUP + ['--rounds', '45', '--every', '15', '--out', str(tmp_path),
+                   '--labels', ','.join(GESTURES),
+                   '--set', f'gesture_show_node.gestures={GESTURES}'],
+        capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr
+    summary = last_json(result.stdout)
+    assert summary['interactions'] == 45
+    assert sorted(summary['labels']) == sorted(GESTURES)
+    assert os.path.isfile(summary['model']) and os.path.isfile(summary['curve'])
+    assert os.path.dirname(summary['model']) == str(tmp_path)
+    assert summary['questions_per_interaction'] >= 1.0
+    # Chance is 1/3; the learner starts knowing nothing.
+    assert summary['accuracy_last_50'] > 0.5, result.stdout
+    header = [line for line in result.stdout.splitlines() if line.split()[:1] == ['done']]
+    assert header, result.stdout
+
+
+def write_video(path, presentations=12, hold=36, gap=14, fps=30):
+    """A video of rendered hands: each gesture held still, then the empty scene."""
+    show = GestureShow(GESTURES, width=320, height=240, noise=2.0, seed=5)
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*'MJPG'), fps, (320, 240))
+    assert writer.isOpened()
+    order = []
+    for _ in range(presentations):
+        p = show.present()
+        order.append(p.gesture)
+        for image in [p.scene] * gap + [p.hand] * hold:
+            writer.write(show.frame(image))
+    writer.release()
+    return order
+
+
+def test_camera_session_learns_from_keyboard_answers_on_a_pty(tmp_path):
+    video = tmp_path / 'hands.avi'
+    order = write_video(video)
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(
+        BRINGUP + ['--camera', str(video), '--rounds', '24', '--out', str(tmp_path),
+                   '--labels', ','.join(GESTURES),
+                   '--set', 'image_source_node.loop=true',
+                   '--set', 'camera_node.use_mediapipe=false',
+                   '--set', 'camera_node.stable_frames=4',
+                   '--set', 'camera_node.absent_frames=3',
+                   '--set', f'learner_node.model_path={tmp_path / "model.npz"}'],
+        stdin=slave, stdout=slave, stderr=subprocess.PIPE, close_fds=True)
+    os.close(slave)
+    output = b''
+    answered = set()
+    deadline = time.monotonic() + 400
+    try:
+        while proc.poll() is None and time.monotonic() < deadline:
+            ready, _, _ = select.select([master], [], [], 0.2)
+            if not ready:
+                continue
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:
+                break
+            output += chunk
+            # The bar, redrawn in place: "[###---] N right50 .. | ? -> label? ..."
+            text = output.decode(errors='replace').replace('\x1b[K', '')
+            bar = text.replace('\r', '\n').splitlines()[-1]
+            if '| ? -> ' not in bar or not bar.endswith('? ...'):
+                continue
+            n = int(bar.split(']')[1].split()[0].split('/')[0])
+            asked = bar.rsplit(', ', 1)[-1].split('| ? -> ')[-1][:-len('? ...')]
+            key = (n, bar.count('?'))
+            if key in answered:
+                continue
+            answered.add(key)
+            truth = order[(n - 1) % len(order)]
+            os.write(master, b'y\n' if asked == truth else b'n\n')
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        try:
+            while True:
+                ready, _, _ = select.select([master], [], [], 0.1)
+                if not ready:
+                    break
+                output += os.read(master, 4096)
+        except OSError:
+            pass
+        os.close(master)
+    text = output.decode(errors='replace')
+    assert proc.returncode == 0, proc.stderr.read().decode() + text[-2000:]
+    summary = last_json(text)
+    assert summary['interactions'] >= 24
+    assert summary['updates'] > 0
+    assert summary['accuracy'] > 1 / 3, text[-3000:]
+    assert os.path.isfile(summary['model']) and os.path.isfile(summary['curve'])
