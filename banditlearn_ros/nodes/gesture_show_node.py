@@ -22,6 +22,8 @@ know when the camera took the gesture and when the interaction is over, so every
 is shown exactly as long as the system needs, on any machine.
 """
 
+import queue
+import threading
 import time
 
 from banditlearn_ros.nodes import common
@@ -48,6 +50,8 @@ class GestureShowNode(Node):
                  high=1000.0)
         noise = d(self, 'noise', 3.0, 'sensor noise per frame (grey levels)', read_only=True,
                   low=0.0, high=100.0)
+        clutter = d(self, 'clutter', 12, 'most background objects per scene', read_only=True,
+                    low=0, high=1000)
         seed = d(self, 'seed', 0, 'seed of the order, the rendering and the noise',
                  read_only=True, low=0, high=2 ** 31 - 1)
         self.schedule = ShowSchedule(
@@ -72,8 +76,15 @@ class GestureShowNode(Node):
             topics[name] = d(self, name, default, 'topic name', read_only=True)
         period = d(self, 'diagnostics_period', 1.0, 'seconds between /diagnostics messages',
                    read_only=True, low=0.01, high=3600.0)
-        self.show = GestureShow(gestures, width=width, height=height, noise=noise, seed=seed)
+        self.show = GestureShow(gestures, width=width, height=height, noise=noise,
+                                clutter=clutter, seed=seed)
         self.counters = common.Counters(('frames', 'presentations'))
+        # Rendering takes ~0.1 s; a thread renders the next presentation while this one plays.
+        self._ahead: 'queue.Queue' = queue.Queue(maxsize=1)
+        self._stop = threading.Event()
+        self._renderer = threading.Thread(target=self._render_ahead, name='gesture_render',
+                                          daemon=True)
+        self._renderer.start()
         self._current = self._next = None
         self._image_pub = self.create_publisher(Image, topics['image_topic'],
                                                 qos_profile_sensor_data)
@@ -102,11 +113,11 @@ class GestureShowNode(Node):
             return
         if what == 'scene':
             if self._next is None:  # the scene of the next presentation, still empty
-                self._next = self.show.present()
+                self._next = self._ahead.get()
             image = self._next.scene
         else:
             if what == 'new':
-                self._current, self._next = self._next or self.show.present(), None
+                self._current, self._next = self._next or self._ahead.get(), None
                 self._label_pub.publish(String(data=self._current.gesture))
                 self.counters.add('presentations')
             image = self._current.hand
@@ -115,6 +126,27 @@ class GestureShowNode(Node):
         msg.header.frame_id = 'gesture_show'
         self._image_pub.publish(msg)
         self.counters.add('frames')
+
+    def _render_ahead(self) -> None:
+        while not self._stop.is_set():
+            try:
+                presentation = self.show.present()
+            except Exception as exc:  # noqa: B902 - a bad draw must not stop the show
+                self.get_logger().error(f'rendering failed, drawing again: {exc!r}',
+                                        throttle_duration_sec=5.0)
+                continue
+            while not self._stop.is_set():
+                try:
+                    self._ahead.put(presentation, timeout=0.1)
+                    break
+                except queue.Full:
+                    continue
+
+    def close(self) -> None:
+        """Stop the rendering thread (safe to call twice)."""
+        self._stop.set()
+        if self._renderer.is_alive():
+            self._renderer.join(timeout=2.0)
 
     def _collect(self):
         values = self.counters.snapshot()

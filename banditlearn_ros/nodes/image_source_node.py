@@ -19,6 +19,8 @@ One reader for the whole system, so the camera node (hands) and the feedback nod
 person's nods and shakes) see the same frames; on a robot a camera driver takes its place.
 """
 
+import time
+
 from banditlearn_ros.nodes import common
 from banditlearn_ros.nodes.bridge import array_to_image
 from banditlearn_ros.vision.frame_source import VideoSource
@@ -37,6 +39,12 @@ class ImageSourceNode(Node):
                    "'v4l2:/dev/video0', '0') or a video file", read_only=True)
         loop = d(self, 'loop', False, 'start a video file again at its end', read_only=True)
         topic = d(self, 'image_topic', 'image_raw', 'topic name', read_only=True)
+        self.wait_for = d(self, 'wait_for_subscribers', 1, 'a video file starts once this many '
+                          'subscribers are connected (a camera starts at once)', read_only=True,
+                          low=0, high=100)
+        self.start_delay = d(self, 'start_delay', 0.5, 'seconds between those subscribers '
+                             'appearing and the first frame of a video file', read_only=True,
+                             low=0.0, high=60.0)
         self.frame_id = d(self, 'frame_id', 'camera', 'frame_id of the images',
                           read_only=True)
         period = d(self, 'diagnostics_period', 1.0, 'seconds between /diagnostics messages',
@@ -45,10 +53,26 @@ class ImageSourceNode(Node):
         self._rate = common.RateMeter()
         self._ended = ''
         self._pub = self.create_publisher(Image, topic, qos_profile_sensor_data)
-        self._video = VideoSource(source, self._on_frame, loop=loop, on_end=self._on_end)
+        self._video = VideoSource(source, self._on_frame, loop=loop, on_end=self._on_end,
+                                  paused=True)
+        self._ready_since = None
+        # A file would otherwise play its first seconds to nobody while the system starts.
+        self._start_timer = self.create_timer(0.05, self._start_when_watched)
         self.diagnostics = common.Diagnostics(self, 'banditlearn_ros: image_source_node',
                                               self._collect, period=period)
         self.get_logger().info(f'publishing {source} on {topic} ({self._video.fps:.0f} fps)')
+
+    def _start_when_watched(self) -> None:
+        now = time.monotonic()
+        if self._video.is_file and self._pub.get_subscription_count() < self.wait_for:
+            self._ready_since = None
+            return
+        if self._video.is_file and self._ready_since is None:
+            self._ready_since = now
+        if self._video.is_file and now - self._ready_since < self.start_delay:
+            return
+        self._start_timer.cancel()
+        self._video.start()
 
     @property
     def finished(self) -> bool:

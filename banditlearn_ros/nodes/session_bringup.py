@@ -110,8 +110,11 @@ def run_session(running, options, out_dir: str, out) -> int:
     if model is not None and not os.path.isfile(model):
         view.note(f'no model file at {model} (nothing was learned, or saving failed)')
         model = None
+    extra = {}
+    if show is not None:  # gestures the camera never took (segmentation missed the hand)
+        extra['presentations_missed'] = show.schedule.missed
     summary = session_summary(session.log, model, curve, updates=final_updates,
-                              system=name, interrupted=interrupted)
+                              system=name, interrupted=interrupted, **extra)
     with open(os.path.join(out_dir, 'summary.json'), 'w', encoding='utf-8') as handle:
         handle.write(summary_line(summary) + '\n')
     print(summary_line(summary), file=out, flush=True)

@@ -92,12 +92,14 @@ class VideoSource:
         Pace a file at its own frame rate (a camera paces itself).
     on_end : callable, optional
         Called once when the source ends or fails, with the reason.
+    paused : bool
+        Open the source now but read only after ``start()``.
 
     """
 
     def __init__(self, source: str, sink: Callable[[np.ndarray, float], None],
                  loop: bool = False, realtime: bool = True,
-                 on_end: Optional[Callable[[str], None]] = None):
+                 on_end: Optional[Callable[[str], None]] = None, paused: bool = False):
         self.target = parse_source(source)
         self.is_file = isinstance(self.target, str) and not self.target.startswith('/dev/')
         self._cap = cv2.VideoCapture(self.target)
@@ -110,7 +112,13 @@ class VideoSource:
         self._stop = threading.Event()
         self.frames = 0
         self._thread = threading.Thread(target=self._run, name='video_source', daemon=True)
-        self._thread.start()
+        if not paused:
+            self.start()
+
+    def start(self) -> None:
+        """Start reading (once; a no-op when already started)."""
+        if self._thread.ident is None and not self._stop.is_set():
+            self._thread.start()
 
     def _run(self) -> None:
         period = 1.0 / self.fps
@@ -142,3 +150,5 @@ class VideoSource:
         self._stop.set()
         if self._thread.is_alive() and threading.current_thread() is not self._thread:
             self._thread.join(timeout=2.0)
+        elif not self._thread.is_alive() and self._thread.ident is None:
+            self._cap.release()  # never started

@@ -59,6 +59,8 @@ class GestureShow:
         Image size.
     noise : float
         Standard deviation (grey levels) of the sensor noise added to every frame.
+    clutter : int
+        Largest number of background objects in a scene (0 = a plain gradient wall).
     seed : int
         Seed of the order, the rendering and the noise.
 
@@ -71,13 +73,16 @@ class GestureShow:
     """
 
     def __init__(self, gestures: Sequence[str], width: int = 320, height: int = 240,
-                 noise: float = 3.0, seed: int = 0):
+                 noise: float = 3.0, clutter: int = 12, seed: int = 0):
         if not gestures:
             raise ValueError('at least one gesture is needed')
-        self.renderer = HandRenderer(width, height, gestures=tuple(gestures), seed=seed)
+        self.renderer = HandRenderer(width, height, gestures=tuple(gestures), clutter=clutter,
+                                     seed=seed)
         self.gestures = tuple(gestures)
         self.noise = float(noise)
         self._rng = np.random.default_rng(seed)
+        # Frames have their own generator: ``frame`` and ``present`` may run in two threads.
+        self._noise_rng = np.random.default_rng([seed, 1])
         self._order: List[str] = []
 
     def next_gesture(self) -> str:
@@ -98,7 +103,7 @@ class GestureShow:
         if self.noise <= 0:
             return image.copy()
         noise = np.empty(image.shape, np.int16)
-        cv2.setRNGSeed(int(self._rng.integers(2 ** 31)))
+        cv2.setRNGSeed(int(self._noise_rng.integers(2 ** 31)))  # OpenCV's RNG is per thread
         cv2.randn(noise, 0.0, self.noise)
         return cv2.add(image, noise, dtype=cv2.CV_8U)
 
