@@ -26,12 +26,11 @@ import queue
 import threading
 import time
 
-from banditlearn_ros.nodes import common
+from banditlearn_ros.nodes import common, qos
 from banditlearn_ros.nodes.bridge import array_to_image
 from banditlearn_ros.vision.gesture_show import GestureShow, ShowSchedule
 from banditlearn_ros.vision.hand_renderer import GESTURES
 from rclpy.node import Node
-from rclpy.qos import qos_profile_sensor_data
 from sensor_msgs.msg import Image
 from std_msgs.msg import Bool, Float32MultiArray, String
 
@@ -67,13 +66,6 @@ class GestureShowNode(Node):
                      'that end the interaction', read_only=True, low=0.001, high=60.0),
             presentations=d(self, 'presentations', 0, 'gestures to show; 0 = no end',
                             read_only=True, low=0, high=10 ** 9))
-        topics = {}
-        for name, default in (('image_topic', 'image_raw'), ('label_topic', 'gesture_label'),
-                              ('features_topic', 'gesture_features'),
-                              ('prediction_topic', 'gesture_prediction'),
-                              ('feedback_topic', 'gesture_feedback'),
-                              ('interaction_topic', 'gesture_interaction')):
-            topics[name] = d(self, name, default, 'topic name', read_only=True)
         period = d(self, 'diagnostics_period', 1.0, 'seconds between /diagnostics messages',
                    read_only=True, low=0.01, high=3600.0)
         self.show = GestureShow(gestures, width=width, height=height, noise=noise,
@@ -86,18 +78,18 @@ class GestureShowNode(Node):
                                           daemon=True)
         self._renderer.start()
         self._current = self._next = None
-        self._image_pub = self.create_publisher(Image, topics['image_topic'],
-                                                qos_profile_sensor_data)
-        self._label_pub = self.create_publisher(String, topics['label_topic'], 10)
+        # Topic names are fixed and relative: namespaces and remapping move them.
+        self._image_pub = self.create_publisher(Image, 'image_raw', qos.IMAGES)
+        self._label_pub = self.create_publisher(String, 'gesture_label', qos.EVENTS_OUT)
         now = time.monotonic
-        self.create_subscription(Float32MultiArray, topics['features_topic'],
-                                 lambda _: self.schedule.on_features(now()), 10)
-        self.create_subscription(String, topics['prediction_topic'],
-                                 lambda _: self.schedule.on_question(now()), 10)
-        self.create_subscription(Bool, topics['feedback_topic'],
-                                 lambda _: self.schedule.on_answer(now()), 10)
-        self.create_subscription(String, topics['interaction_topic'],
-                                 lambda _: self.schedule.on_interaction_end(), 10)
+        qos.subscribe_events(self, Float32MultiArray, 'gesture_features',
+                             lambda _: self.schedule.on_features(now()))
+        qos.subscribe_events(self, String, 'gesture_prediction',
+                             lambda _: self.schedule.on_question(now()))
+        qos.subscribe_events(self, Bool, 'gesture_feedback',
+                             lambda _: self.schedule.on_answer(now()))
+        qos.subscribe_events(self, String, 'gesture_interaction',
+                             lambda _: self.schedule.on_interaction_end())
         self.create_timer(1.0 / rate, self._tick)
         self.diagnostics = common.Diagnostics(self, 'banditlearn_ros: gesture_show_node',
                                               self._collect, period=period)

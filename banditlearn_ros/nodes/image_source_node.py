@@ -21,11 +21,10 @@ person's nods and shakes) see the same frames; on a robot a camera driver takes 
 
 import time
 
-from banditlearn_ros.nodes import common
+from banditlearn_ros.nodes import common, qos
 from banditlearn_ros.nodes.bridge import array_to_image
 from banditlearn_ros.vision.frame_source import VideoSource
 from rclpy.node import Node
-from rclpy.qos import qos_profile_sensor_data
 from sensor_msgs.msg import Image
 
 
@@ -38,7 +37,6 @@ class ImageSourceNode(Node):
         source = d(self, 'source', '/dev/video0', "V4L2 device ('/dev/video0', "
                    "'v4l2:/dev/video0', '0') or a video file", read_only=True)
         loop = d(self, 'loop', False, 'start a video file again at its end', read_only=True)
-        topic = d(self, 'image_topic', 'image_raw', 'topic name', read_only=True)
         self.wait_for = d(self, 'wait_for_subscribers', 1, 'a video file starts once this many '
                           'subscribers are connected (a camera starts at once)', read_only=True,
                           low=0, high=100)
@@ -52,7 +50,7 @@ class ImageSourceNode(Node):
         self.counters = common.Counters(('frames',))
         self._rate = common.RateMeter()
         self._ended = ''
-        self._pub = self.create_publisher(Image, topic, qos_profile_sensor_data)
+        self._pub = self.create_publisher(Image, 'image_raw', qos.IMAGES)
         self._video = VideoSource(source, self._on_frame, loop=loop, on_end=self._on_end,
                                   paused=True)
         self._ready_since = None
@@ -60,7 +58,8 @@ class ImageSourceNode(Node):
         self._start_timer = self.create_timer(0.05, self._start_when_watched)
         self.diagnostics = common.Diagnostics(self, 'banditlearn_ros: image_source_node',
                                               self._collect, period=period)
-        self.get_logger().info(f'publishing {source} on {topic} ({self._video.fps:.0f} fps)')
+        self.get_logger().info(f'publishing {source} on {self._pub.topic_name} '
+                               f'({self._video.fps:.0f} fps)')
 
     def _start_when_watched(self) -> None:
         now = time.monotonic()

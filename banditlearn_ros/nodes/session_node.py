@@ -19,7 +19,7 @@ Listens to the true gesture (``gesture_label``, when a simulation shows them), t
 (``gesture_prediction_details``: interaction id and question number) and the answers
 (``gesture_feedback``), and keeps a ``learning.session.SessionLog`` for the live view, the
 learning curve and the summary.  In a terminal it also reads the person's keys: ``y``/``n``
-answer (published on ``keyboard_topic``, which the feedback node passes on), ``+name`` adds
+answer (published on ``keyboard_answer``, which the feedback node passes on), ``+name`` adds
 a gesture to the learner's labels.  When a question waits ``answer_warning`` seconds it says
 why no answer can come (no face in view, no keyboard, no joystick) instead of waiting
 silently.
@@ -34,7 +34,7 @@ import time
 from typing import Dict, List, Optional
 
 from banditlearn_ros.learning.session import SessionLog
-from banditlearn_ros.nodes import common
+from banditlearn_ros.nodes import common, qos
 from banditlearn_ros.tools.session_view import why_no_answer
 from diagnostic_msgs.msg import DiagnosticArray
 from rclpy.node import Node
@@ -62,14 +62,6 @@ class SessionNode(Node):
                         'close the last interaction', read_only=True, low=0.01, high=60.0)
         learner = d(self, 'learner_node', 'learner_node', 'node whose labels +name extends',
                     read_only=True)
-        topics = {}
-        for name, default in (('label_topic', 'gesture_label'),
-                              ('details_topic', 'gesture_prediction_details'),
-                              ('feedback_topic', 'gesture_feedback'),
-                              ('keyboard_topic', 'keyboard_answer'),
-                              ('joy_topic', 'joy')):
-            topics[name] = d(self, name, default, 'topic name', read_only=True)
-        self.topics = topics
         self.log = SessionLog(window=window)
         self.notes: 'queue.Queue[str]' = queue.Queue()
         self._last_event = time.monotonic()
@@ -77,11 +69,14 @@ class SessionNode(Node):
         self._warned_at: Optional[float] = None
         self._reports: Dict[str, Dict[str, str]] = {}
         self._lock = threading.Lock()
-        self.create_subscription(String, topics['label_topic'], self._on_label, 10)
-        self.create_subscription(String, topics['details_topic'], self._on_details, 10)
-        self.create_subscription(Bool, topics['feedback_topic'], self._on_feedback, 10)
-        self.create_subscription(DiagnosticArray, '/diagnostics', self._on_diagnostics, 10)
-        self._keyboard_pub = self.create_publisher(Bool, topics['keyboard_topic'], 10)
+        # Topic names are fixed and relative: namespaces and remapping move them.
+        qos.subscribe_events(self, String, 'gesture_label', self._on_label)
+        qos.subscribe_events(self, String, 'gesture_prediction_details', self._on_details)
+        self._feedback_sub = qos.subscribe_events(self, Bool, 'gesture_feedback',
+                                                  self._on_feedback)
+        self.create_subscription(DiagnosticArray, '/diagnostics', self._on_diagnostics,
+                                 qos.DIAGNOSTICS)
+        self._keyboard_pub = self.create_publisher(Bool, 'keyboard_answer', qos.EVENTS_OUT)
         self._params = AsyncParameterClient(self, learner)
         self.keyboard = bool(keyboard and sys.stdin is not None and sys.stdin.isatty())
         if self.keyboard:
@@ -173,14 +168,14 @@ class SessionNode(Node):
         self._warned_at = now
         face = self._reports.get('feedback_node')
         cam = self._reports.get('camera_node')
-        feedback_publishers = self.count_publishers(self.topics['feedback_topic'])
+        feedback_publishers = self.count_publishers(self._feedback_sub.topic_name)
         own = 1 if face is not None else 0
         self.notes.put(why_no_answer(
             waited, keyboard=self.keyboard,
             face_frames=None if face is None else _int(face.get('frames')),
             faces_seen=None if face is None else
             _int(face.get('frames')) - _int(face.get('frames_no_face')),
-            joysticks=self.count_publishers(self.topics['joy_topic']),
+            joysticks=self.count_publishers(self.resolve_topic_name('joy')),
             teachers=max(feedback_publishers - own, 0),
             camera_frames=None if cam is None else _int(cam.get('frames_received'))))
 
