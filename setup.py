@@ -78,6 +78,8 @@ setup(
             'dataset_node = banditlearn_ros.nodes.dataset_node:main',
             'camera_node = banditlearn_ros.nodes.camera_node:main',
             'feedback_node = banditlearn_ros.nodes.feedback_node:main',
+            'gesture_show_node = banditlearn_ros.nodes.gesture_show_node:main',
+            'image_source_node = banditlearn_ros.nodes.image_source_node:main',
             'banditlearn_bringup = banditlearn_ros.nodes.bringup:main',
             'banditlearn_evaluate = banditlearn_ros.tools.evaluate:main',
             'banditlearn_bag = banditlearn_ros.tools.bag:main',
