@@ -65,7 +65,7 @@ def test_default_session_learns_and_ends_with_the_summary(tmp_path):
 
 
 def write_video(path, presentations=12, hold=36, gap=14, fps=30):
-    """A video of rendered hands: each gesture held still, then the empty scene."""
+    """Write a video of rendered hands: the empty scene, then the gesture held still."""
     show = GestureShow(GESTURES, width=320, height=240, noise=2.0, clutter=0, seed=5)
     writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*'MJPG'), fps, (320, 240))
     assert writer.isOpened()

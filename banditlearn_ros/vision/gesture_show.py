@@ -193,21 +193,21 @@ class ShowSchedule:
         return None
 
     def on_features(self, now: float) -> None:
-        """The camera published a gesture: stop showing the hand, wait for the answers."""
+        """Take note that the camera published a gesture: stop the hand, wait for answers."""
         if self.phase == 'show':
             self.taken += 1
             self.phase, self._since = 'wait', now
 
     def on_question(self, now: float) -> None:
-        """The robot asked (a prediction)."""
+        """Take note that the robot asked (a prediction)."""
         self._last_question = now
 
     def on_answer(self, now: float) -> None:
-        """A yes/no went to the robot."""
+        """Take note that a yes/no went to the robot."""
         self._last_answer = now
 
     def on_interaction_end(self) -> None:
-        """The learner announced that the interaction is over."""
+        """End the wait: the learner announced that the interaction is over."""
         if self.phase == 'wait':
             self._end()
 
