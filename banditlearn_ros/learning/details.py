@@ -68,10 +68,12 @@ def prediction_details(item: Any, stamp: float, top: int = DETAILS_TOP) -> Dict[
         out['scores'], out['bounds'] = scores.tolist(), bounds.tolist()
     else:
         keep = np.argpartition(bounds, n - top)[n - top:]
-        keep = np.union1d(keep, [int(p.index), int(p.greedy)])  # sorted
-        if keep.size > top:  # the greedy label was not among the best bounds
-            drop = [j for j in np.argsort(bounds[keep]) if keep[j] not in (p.index, p.greedy)]
-            keep = np.delete(keep, drop[:keep.size - top])
+        must = (int(p.index), int(p.greedy))
+        missing = [j for j in dict.fromkeys(must) if not (keep == j).any()]
+        if missing:  # a tie at the cut or a greedy label of low bound: make room for them
+            free = [i for i in np.argsort(bounds[keep]).tolist() if int(keep[i]) not in must]
+            keep[free[:len(missing)]] = missing
+        keep.sort()
         out['scores'], out['bounds'] = scores[keep].tolist(), bounds[keep].tolist()
         out['indices'], out['n_labels'] = keep.tolist(), n
     questions = getattr(item, 'questions', None)

@@ -680,8 +680,8 @@ def figures(records: List[Dict[str, Any]], out: str) -> None:
 
     Drawn from summary records (their sampled mean curves), so ``--replot`` can redraw
     them from a summary.json.  Curves: one row per family of algorithms (``FAMILIES``)
-    and one column per noise setting, UCWL (black, thick) in every row, each row's legend
-    outside its axes.  Bars: legend outside the axes.  All at ``FIGURE_DPI``.
+    and one column per noise setting (wrapping after four), UCWL (black, thick) in every
+    row, legends outside the axes.  Bars: legend outside the axes.  All at ``FIGURE_DPI``.
     """
     import matplotlib
     matplotlib.use('Agg')
@@ -700,16 +700,23 @@ def figures(records: List[Dict[str, Any]], out: str) -> None:
         families = families or FAMILIES[:1]
         cmap = plt.get_cmap('tab10')
         n = len(by_noise)
-        fig, axes = plt.subplots(len(families), n, figsize=(3.6 * n + 2.2,
-                                                            2.8 * len(families)),
+        cols = min(n, 4)  # noise settings wrap after 4 columns: one block of rows each
+        blocks = (n + cols - 1) // cols
+        nf = len(families)
+        fig, axes = plt.subplots(nf * blocks, cols, figsize=(3.6 * cols + 2.2,
+                                                             2.8 * nf * blocks),
                                  squeeze=False, dpi=FIGURE_DPI, sharey=True)
-        for row, (title, test) in enumerate(families):
+        for ax in axes.flat[:]:
+            ax.axis('off')
+        for fam, (title, test) in enumerate(families):
             members = [a for a in names
                        if any(r['algorithm'] == a and test(r) for r in all_recs)]
             color = {a: cmap(i % 10) for i, a in enumerate(x for x in members if x != 'ucwl')}
             color['ucwl'] = 'k'
-            for col, (noise, recs) in enumerate(by_noise.items()):
+            for j, (noise, recs) in enumerate(by_noise.items()):
+                row, col = (j // cols) * nf + fam, j % cols
                 ax = axes[row, col]
+                ax.axis('on')
                 for rec in recs:
                     name = rec['algorithm']
                     curve = rec.get('curve_observed')
@@ -720,15 +727,16 @@ def figures(records: List[Dict[str, Any]], out: str) -> None:
                     ax.plot(curve['round'], [100 * v for v in curve['rate']], style,
                             lw=2.2 if name == 'ucwl' else 1.3, label=name,
                             color=color.get(name, 'grey'))
-                ax.set_title(f'{dataset}, {noise}' if row == 0 else '', fontsize=10)
-                ax.set_xlabel('rounds' if row == len(families) - 1 else '', fontsize=9)
+                ax.set_title(f'{dataset}, {noise}' if fam == 0 else '', fontsize=10)
+                ax.set_xlabel('rounds' if fam == nf - 1 else '', fontsize=9)
                 if col == 0:
                     ax.set_ylabel(f'mistake rate %\n{title}', fontsize=9)
                 ax.tick_params(labelsize=8)
                 ax.set_ylim(0, 100)
                 ax.grid(alpha=0.3)
-            axes[row, -1].legend(loc='upper left', bbox_to_anchor=(1.02, 1.0), fontsize=8,
-                                 frameon=False)
+                if col == cols - 1 or j == n - 1:
+                    ax.legend(loc='upper left', bbox_to_anchor=(1.02, 1.0), fontsize=8,
+                              frameon=False)
         fig.tight_layout()
         fig.savefig(os.path.join(out, f'{stem}_curves.png'), bbox_inches='tight')
         plt.close(fig)
