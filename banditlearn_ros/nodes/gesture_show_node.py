@@ -93,6 +93,8 @@ class GestureShowNode(Node):
         self.create_timer(1.0 / rate, self._tick)
         self.diagnostics = common.Diagnostics(self, 'banditlearn_ros: gesture_show_node',
                                               self._collect, period=period)
+        self.get_logger().info(f'showing {len(gestures)} gestures at {rate:g} fps; '
+                               f'{common.topics_line(self)}')
 
     @property
     def finished(self) -> bool:

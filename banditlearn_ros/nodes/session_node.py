@@ -82,6 +82,8 @@ class SessionNode(Node):
         if self.keyboard:
             threading.Thread(target=self._read_keys, name='session_keys', daemon=True).start()
         self.create_timer(0.5, self._check_waiting)
+        self.get_logger().info(f'session log ready (keyboard {"on" if self.keyboard else "off"}); '
+                               f'{common.topics_line(self)}')
 
     # -- topics ------------------------------------------------------------------------
     def _on_label(self, msg: String) -> None:
