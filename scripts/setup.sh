@@ -1,19 +1,43 @@
 #!/usr/bin/env bash
-# Set up .venv with everything banditlearn_ros needs without a ROS installation:
+# Set up a virtual environment with everything banditlearn_ros needs without a ROS installation:
 # the ROS 2 Kilted wheels from PyPI, the pinned vision stack, the evaluation and test tools.
 # Safe to run again; it only installs what is missing.
+#   PYTHON=3.12 (a version) or PYTHON=/path/to/python picks the interpreter (default: the
+#   first working one of 3.12, 3.11, 3.10); VENV=.venv-3.12 picks the folder (default .venv).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-py="${PYTHON:-}"
-if [ -z "$py" ]; then
-  for candidate in python3.12 python3.11 python3.10 python3; do
-    if command -v "$candidate" >/dev/null 2>&1 && "$candidate" -c \
-        'import sys; sys.exit(not (3, 10) <= sys.version_info[:2] <= (3, 12))'; then
-      py="$candidate"; break
+venv="${VENV:-.venv}"
+
+# A pyenv shim (python3.12) can exist on PATH and still fail to run, so every candidate is
+# tried, not only looked up.
+works() {
+  "$1" -c 'import sys; sys.exit(not (3, 10) <= sys.version_info[:2] <= (3, 12))' \
+    >/dev/null 2>&1
+}
+
+find_python() {  # find_python 3.12 -> path of a working interpreter of that version
+  local version="$1" candidate
+  for candidate in "python$version" "/usr/bin/python$version" "/usr/local/bin/python$version" \
+      "${PYENV_ROOT:-$HOME/.pyenv}"/versions/"$version"*/bin/"python$version"; do
+    if works "$candidate" && [ "$("$candidate" -c \
+        'import sys; print("%d.%d" % sys.version_info[:2])')" = "$version" ]; then
+      command -v "$candidate"; return 0
     fi
   done
-fi
+  return 1
+}
+
+py="${PYTHON:-}"
+case "$py" in
+  3.1[0-2]) py="$(find_python "$py")" || {
+    echo "setup: no working Python $PYTHON found" >&2; exit 1; } ;;
+  '') for version in 3.12 3.11 3.10; do
+        py="$(find_python "$version")" && break
+      done
+      if [ -z "$py" ] && works python3; then py="$(command -v python3)"; fi ;;
+  *) works "$py" || { echo "setup: $py is not a working Python 3.10-3.12" >&2; exit 1; } ;;
+esac
 if [ -z "$py" ]; then
   echo "setup: need Python 3.10, 3.11 or 3.12 (mediapipe 0.10.21 has no wheel for newer)" >&2
   exit 1
@@ -34,10 +58,11 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}"
 fi
 
-[ -x .venv/bin/python ] || "$py" -m venv .venv
-.venv/bin/python -m pip install -q --disable-pip-version-check --upgrade pip
-.venv/bin/python -m pip install -q --disable-pip-version-check -e '.[all]'
+[ -x "$venv/bin/python" ] || "$py" -m venv "$venv"
+pip=("$venv/bin/python" -m pip install -q --disable-pip-version-check)
+"${pip[@]}" --upgrade pip
+"${pip[@]}" -e '.[all]'
 # Vowpal Wabbit is only for the side-by-side comparison; a platform without its wheel still works.
-.venv/bin/python -m pip install -q --disable-pip-version-check -e '.[vowpal]' \
+"${pip[@]}" -e '.[vowpal]' \
   || echo "setup: vowpalwabbit could not be installed; the evaluation tool will skip it"
-echo "setup: ready ($(.venv/bin/python --version))"
+echo "setup: $venv ready ($("$venv/bin/python" --version))"

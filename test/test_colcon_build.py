@@ -23,7 +23,7 @@ import sys
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-IGNORE = shutil.ignore_patterns('.venv', '.git', 'build', 'install', 'log', '__pycache__',
+IGNORE = shutil.ignore_patterns('.venv*', '.git', 'build', 'install', 'log', '__pycache__',
                                 '*.egg-info', '.pytest_cache', '.hypothesis', 'results')
 
 

@@ -24,7 +24,8 @@ SKIP = {'.venv', 'build', 'install', 'log', '.git'}
 
 def _sources():
     for path in sorted(ROOT.rglob('*.py')):
-        if not SKIP.intersection(path.relative_to(ROOT).parts):
+        parts = path.relative_to(ROOT).parts
+        if not SKIP.intersection(parts) and not any(p.startswith('.venv') for p in parts):
             yield path
 
 

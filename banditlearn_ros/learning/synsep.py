@@ -81,7 +81,8 @@ def make_synsep(n: int = 10000, seed: int = 0) -> Tuple[np.ndarray, np.ndarray, 
         off = rng.choice(on.size, TURN_OFF, replace=False)
         X[i, np.delete(on, off)] = 1.0
         X[i, N_TOPIC + rng.choice(N_FEATURES - N_TOPIC, TURN_ON, replace=False)] = 1.0
-    return X, y.astype(np.int64), [f'class{j}' for j in range(N_CLASSES)]
+    # (No f-string: pydocstyle's parser on Python 3.12 misreads the word class inside one.)
+    return X, y.astype(np.int64), ['class' + str(j) for j in range(N_CLASSES)]
 
 
 def separating_weights(seed: int = 0) -> np.ndarray:
