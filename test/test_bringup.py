@@ -15,6 +15,7 @@
 """banditlearn_bringup: the default demo learns, options work, bad arguments fail readably."""
 
 import re
+import signal
 import subprocess
 import sys
 
@@ -97,3 +98,82 @@ def test_a_bad_system_file_is_reported(tmp_path):
     path.write_text('description: no nodes\n')
     with pytest.raises(bringup.BringupError, match='nodes'):
         bringup.load_system(path)
+
+
+@pytest.mark.parametrize('sig', [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_prints_the_summary_and_saves_the_model(tmp_path, sig):
+    import time
+
+    from banditlearn_ros.learning import load_model
+    path = tmp_path / 'model.npz'
+    process = subprocess.Popen(
+        [sys.executable, '-m', 'banditlearn_ros.nodes.bringup', '--every', '10',
+         '--set', f'learner_node.model_path={path}', '--set', 'learner_node.autosave_every=0',
+         '--set', 'dataset_node.rate=40.0'],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        seen = 0
+        while time.monotonic() < deadline and seen < 2:  # two progress lines: it is learning
+            line = process.stdout.readline()
+            seen += bool(LINE.match(line))
+            assert line or process.poll() is None, process.stderr.read()
+        assert seen == 2 and not path.exists()  # autosave off: only the shutdown can save
+        process.send_signal(sig)
+        out, err = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode == 0, err
+    name = 'SIGTERM' if sig == signal.SIGTERM else 'Ctrl-C'
+    summary = [x for x in out.splitlines() if x.startswith(f'interrupted ({name}): ')]
+    assert len(summary) == 1, out
+    updates = int(re.search(r'(\d+) updates', summary[0]).group(1))
+    assert updates >= 10 and load_model(str(path)).n_updates == updates
+
+
+RAISING_NODE = """
+from rclpy.node import Node
+
+
+class Raising(Node):
+    \"\"\"A node outside this package whose timer fails every time (not a GuardedNode).\"\"\"
+
+    def __init__(self, **kwargs):
+        super().__init__('raising', **kwargs)
+        self.ticks = 0
+        self.create_timer(0.01, self.tick)
+
+    def tick(self):
+        self.ticks += 1
+        raise RuntimeError('always')
+"""
+
+
+def test_the_bringup_isolates_a_node_whose_callbacks_raise(tmp_path, monkeypatch):
+    (tmp_path / 'extnodes').mkdir()
+    (tmp_path / 'extnodes' / '__init__.py').write_text('')
+    (tmp_path / 'extnodes' / 'raising.py').write_text(RAISING_NODE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    system_file = tmp_path / 'mixed.system.yaml'
+    system_file.write_text(
+        'params_files: [{}, {}]\n'.format(*(bringup.config_dirs()[0] / f for f in (
+            'params.yaml', 'teach_sim.params.yaml')))
+        + 'nodes:\n  - node: learner_node\n  - node: teacher_node\n  - node: dataset_node\n'
+        + '  - node: "extnodes.raising:Raising"\n')
+    system = bringup.load_system(system_file)
+    running = bringup.System(system)
+    try:
+        raising = running.find('Raising')
+        reporter = bringup.Reporter(running, 0)
+        dataset = running.find('DatasetNode')
+        for _ in range(100_000):
+            running.spin_once(0.05)
+            if dataset.finished or reporter.rounds() >= 150:
+                break
+        assert reporter.rounds() >= 150  # the others went on learning
+        assert raising.ticks > 10
+        assert running.guard.counts() == {'executor.RuntimeError': raising.ticks}
+    finally:
+        running.close()

@@ -87,6 +87,11 @@ def image_to_array(msg) -> np.ndarray:
         raise ImageFormatError(f'{data.size} bytes of data for {h} rows of step {step}')
     if data.size < step * h:
         data = np.concatenate([data, np.zeros(step * h - data.size, np.uint8)])
+    if channels == 2 and w % 2:
+        # 4:2:2 packs two pixels in four bytes (one U and one V for the pair): a row of an odd
+        # number of pixels has half a pair, which no camera sends.
+        raise ImageFormatError(f'{encoding} needs an even width (pixels come in pairs), '
+                               f'got {w}')
     rows = data[:step * h].reshape(h, step)[:, :row_bytes]
     if encoding == 'mono16':
         dtype = np.dtype('>u2' if msg.is_bigendian else '<u2')

@@ -33,6 +33,7 @@ import tempfile
 import time
 from typing import Any, Dict, List, Optional
 
+from banditlearn_ros.shutdown import exit_status, sigterm_as_interrupt, Terminated
 import yaml
 
 DEFAULT_SYSTEM = 'gestures'
@@ -236,6 +237,8 @@ class System:
         rclpy.init(args=['banditlearn_bringup'] + args, context=self.context)
         self.nodes = []
         self.executor = SingleThreadedExecutor(context=self.context)
+        from banditlearn_ros.nodes.common import CallbackGuard
+        self.guard = CallbackGuard(rclpy.logging.get_logger('banditlearn_bringup'))
         try:
             for entry, cls in classes:
                 node = cls(**self._node_kwargs(entry, cls))
@@ -267,16 +270,24 @@ class System:
         return None
 
     def spin_once(self, timeout: float = 0.1) -> None:
-        """Run one ready callback (or wait up to ``timeout``)."""
-        self.executor.spin_once(timeout_sec=timeout)
+        """Run one ready callback (or wait up to ``timeout``); a failing callback is skipped."""
+        from rclpy.executors import ExternalShutdownException
+        try:
+            self.executor.spin_once(timeout_sec=timeout)
+        except (KeyboardInterrupt, ExternalShutdownException):
+            raise
+        except Exception as exc:  # noqa: B902 - one node's callback never ends the others
+            # The project's nodes catch their own (GuardedNode); this is for any other class.
+            self.guard.record('executor', exc)
 
-    def close(self) -> None:
-        """Let nodes save (``close``), destroy them and shut the context down."""
+    def close(self) -> List[str]:
+        """Let nodes save (``close``), destroy them, shut down; return who could not close."""
         import rclpy
+        failed = []
         for node in reversed(self.nodes):
             close = getattr(node, 'close', None)
-            if close is not None:
-                close()
+            if close is not None and close() is False:
+                failed.append(node.get_name())
         for node in reversed(self.nodes):
             self.executor.remove_node(node)
             node.destroy_node()
@@ -285,6 +296,7 @@ class System:
         if self.context.ok():
             rclpy.shutdown(context=self.context)
         shutil.rmtree(self._tmp, ignore_errors=True)
+        return failed
 
 
 def _accepts_kwargs(cls) -> bool:
@@ -584,7 +596,7 @@ def run(options: argparse.Namespace, out=sys.stdout) -> int:
     dataset = running.find('DatasetNode') or running.find('BagPlayerNode')
     limit = options.rounds if dataset is None else 0
     deadline = time.monotonic() + options.duration if options.duration else math.inf
-    interrupted = False
+    interrupted = ''
     try:
         reporter.header()
         while True:
@@ -599,12 +611,17 @@ def run(options: argparse.Namespace, out=sys.stdout) -> int:
         # Let the last answers reach the learner before the summary.
         for _ in range(10):
             running.spin_once(0.02)
-    except (KeyboardInterrupt, ExternalShutdownException):
-        interrupted = True
+    except (KeyboardInterrupt, ExternalShutdownException) as exc:
+        interrupted = 'SIGTERM' if isinstance(exc, Terminated) else 'Ctrl-C'
     finally:
         summary = _summary(reporter)
-        running.close()
-    print(('interrupted: ' if interrupted else 'finished: ') + summary, file=out, flush=True)
+        failed = running.close()
+    print((f'interrupted ({interrupted}): ' if interrupted else 'finished: ') + summary,
+          file=out, flush=True)
+    if failed:
+        print(f'banditlearn_bringup: error: {", ".join(failed)} could not save on shutdown '
+              '(see the log above)', file=sys.stderr)
+        return 1
     return 0
 
 
@@ -625,6 +642,7 @@ def _summary(reporter: Reporter) -> str:
 
 def main(argv: Optional[List[str]] = None) -> None:
     """Console entry point ``banditlearn_bringup``."""
+    sigterm_as_interrupt()
     options = build_parser().parse_args(argv)
     if options.list:
         for name in list_systems():
@@ -636,6 +654,8 @@ def main(argv: Optional[List[str]] = None) -> None:
         sys.exit(0)
     try:
         code = run(options)
+    except KeyboardInterrupt as exc:  # a signal while the nodes start
+        sys.exit(exit_status(exc))
     except BringupError as exc:
         print(f'banditlearn_bringup: error: {exc}', file=sys.stderr)
         sys.exit(1)

@@ -34,7 +34,6 @@ from banditlearn_ros.vision.extractors import EXTRACTORS, FrameObservation, Gest
 from banditlearn_ros.vision.frame_source import LatestFrame, VideoSource
 from banditlearn_ros.vision.hand_segmentation import HandSegmenter
 import numpy as np
-from rclpy.node import Node
 from sensor_msgs.msg import Image
 from std_msgs.msg import Float32MultiArray, MultiArrayDimension
 
@@ -44,7 +43,7 @@ _SEGMENT_KEYS = ('min_area', 'max_area', 'skin_threshold', 'adapt_skin',
                  'background_subtraction', 'fallback', 'work_size')
 
 
-class CameraNode(Node):
+class CameraNode(common.GuardedNode):
     """Publish hand-gesture feature vectors, one per presented gesture, and a debug image."""
 
     def __init__(self, node_name: str = 'camera_node', **kwargs):

@@ -12,15 +12,24 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""What every node here shares: parameter declaration with ranges, counters, /diagnostics."""
+"""
+What every node here shares: parameters with ranges, counters, /diagnostics, guarded callbacks.
+
+A node derives from ``GuardedNode`` so that an exception in any subscription, timer or service
+callback is caught at that boundary, counted by kind, logged and shown on /diagnostics, and the
+node goes on with the next message; ``run_node`` is every node's ``main``.
+"""
 
 from collections import deque
 import contextlib
+import functools
 import math
 import threading
 import time
-from typing import Any, Callable, Dict, Iterable, List, Optional
+import traceback
+from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
 
+from banditlearn_ros import shutdown
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from rcl_interfaces.msg import (
     FloatingPointRange, IntegerRange, ParameterDescriptor, SetParametersResult)
@@ -286,6 +295,12 @@ class Diagnostics:
     def publish(self) -> DiagnosticArray:
         """Publish now (also called by the timer); returns the message."""
         level, message, values = self._collect()
+        guard = getattr(self._node, 'callback_guard', None)
+        if guard is not None:
+            values = dict(values, **guard.values())
+            problem = guard.recent_problem()
+            if problem and level == OK:
+                level, message = WARN, problem
         status = DiagnosticStatus(level=level, name=self._name, message=message,
                                   hardware_id=self._node.get_fully_qualified_name())
         changes = ParameterChanges.of(self._node)
@@ -333,28 +348,205 @@ class RateMeter:
         return (len(recent) - 1) / max(recent[-1] - recent[0], 1e-9)
 
 
+class CallbackGuard:
+    """
+    Catches what a callback raises so that one bad message never ends a node.
+
+    Each exception is counted under ``<callback>.<ExceptionType>``. The first of a kind is
+    logged with its reason and the line that raised it; later ones of that kind at most once
+    every ``log_period`` seconds, with how many came since. /diagnostics shows the counts and
+    turns WARN for ``hold`` seconds after each one.
+    """
+
+    def __init__(self, logger, log_period: float = 30.0, hold: float = 60.0,
+                 clock: Callable[[], float] = time.monotonic):
+        self._logger = logger
+        self.log_period = float(log_period)
+        self.hold = float(hold)
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._counts: Dict[str, int] = {}
+        self._logged: Dict[str, Tuple[float, int]] = {}
+        self._last = ''
+        self._last_time = -math.inf
+
+    def wrap(self, callback: Callable, where: str = '') -> Callable:
+        """Return ``callback`` guarded: an exception is recorded and the call returns None."""
+        where = where or _callback_name(callback)
+
+        @functools.wraps(callback)
+        def guarded(*args, **kwargs):
+            try:
+                return callback(*args, **kwargs)
+            except Exception as exc:  # noqa: B902 - the callback boundary: nothing passes it
+                self.record(where, exc)
+                return None
+        return guarded
+
+    def wrap_service(self, callback: Callable, where: str = '') -> Callable:
+        """Return a guarded service callback: on an exception the response says it failed."""
+        where = where or _callback_name(callback)
+
+        @functools.wraps(callback)
+        def guarded(request, response):
+            try:
+                return callback(request, response)
+            except Exception as exc:  # noqa: B902 - the callback boundary: nothing passes it
+                self.record(where, exc)
+                if hasattr(response, 'success'):
+                    response.success = False
+                if hasattr(response, 'message'):
+                    response.message = f'failed: {type(exc).__name__}: {exc}'
+                return response
+        return guarded
+
+    def record(self, where: str, exc: BaseException) -> int:
+        """Count one exception of ``where``; log it if its kind is due; return its count."""
+        kind = f'{where}.{type(exc).__name__}'
+        now = self._clock()
+        with self._lock:
+            count = self._counts[kind] = self._counts.get(kind, 0) + 1
+            logged = self._logged.get(kind)
+            due = logged is None or now - logged[0] >= self.log_period
+            if due:
+                self._logged[kind] = (now, count)
+            self._last = f'{where} failed: {type(exc).__name__}: {exc}'
+            self._last_time = now
+        if due:
+            since = '' if logged is None else \
+                f' ({count - logged[1]} since the last report, {count} in all)'
+            self._logger.error(
+                f'callback {where} failed and was skipped: {type(exc).__name__}: {exc} '
+                f'(at {_origin(exc)}){since}')
+        return count
+
+    def counts(self) -> Dict[str, int]:
+        """Return the count of each kind, ``{'<callback>.<ExceptionType>': n}``."""
+        with self._lock:
+            return dict(self._counts)
+
+    def values(self) -> Dict[str, int]:
+        """Return the /diagnostics values: the total and one ``callback_errors.<kind>`` each."""
+        counts = self.counts()
+        out = {'callback_errors': sum(counts.values())}
+        out.update({f'callback_errors.{kind}': n for kind, n in sorted(counts.items())})
+        return out
+
+    def recent_problem(self) -> str:
+        """Return the latest failure if it is younger than ``hold`` seconds, else ''."""
+        with self._lock:
+            if self._clock() - self._last_time < self.hold:
+                total = sum(self._counts.values())
+                return f'{total} callback error(s); latest: {self._last}'
+            return ''
+
+
+def _callback_name(callback: Callable) -> str:
+    name = getattr(callback, '__name__', '') or type(callback).__name__
+    return name.strip('_') or 'callback'
+
+
+def _origin(exc: BaseException) -> str:
+    frames = traceback.extract_tb(exc.__traceback__)
+    if not frames:
+        return 'unknown place'
+    last = frames[-1]
+    return f'{last.filename.rsplit("/", 1)[-1]}:{last.lineno} in {last.name}'
+
+
+class GuardedNode(Node):
+    """A Node whose subscription, timer and service callbacks run under a ``CallbackGuard``."""
+
+    @property
+    def callback_guard(self) -> CallbackGuard:
+        """Return the node's guard (made on first use: Node's own services come first)."""
+        guard = self.__dict__.get('_callback_guard')
+        if guard is None:
+            guard = self.__dict__['_callback_guard'] = CallbackGuard(self.get_logger())
+        return guard
+
+    def create_subscription(self, msg_type, topic, callback, *args, **kwargs):
+        """Create a subscription whose callback is guarded."""
+        return super().create_subscription(msg_type, topic, self.callback_guard.wrap(callback),
+                                           *args, **kwargs)
+
+    def create_timer(self, timer_period_sec, callback, *args, **kwargs):
+        """Create a timer whose callback is guarded."""
+        if callback is not None:
+            callback = self.callback_guard.wrap(callback)
+        return super().create_timer(timer_period_sec, callback, *args, **kwargs)
+
+    def create_service(self, srv_type, srv_name, callback, *args, **kwargs):
+        """Create a service whose callback is guarded (a failure is answered, not raised)."""
+        return super().create_service(srv_type, srv_name,
+                                      self.callback_guard.wrap_service(callback),
+                                      *args, **kwargs)
+
+
 START_ERRORS = (ValueError, OSError, RuntimeError, ParameterException)
 """Errors that end a node at start with one readable line instead of a traceback."""
 
 
-def run_node(node_factory: Callable[..., Node], args=None, name: str = '',
-             errors: tuple = START_ERRORS) -> None:
-    """
-    Run a node: init, spin, clean shutdown on Ctrl-C (the ``main`` of every node).
+def wants_help(argv) -> bool:
+    """Return True when ``-h``/``--help`` comes before any ``--ros-args``."""
+    for arg in argv:
+        if arg == '--ros-args':
+            return False
+        if arg in ('-h', '--help'):
+            return True
+    return False
 
-    An exception of a type in ``errors`` (a bad parameter, an unreadable file) ends the
-    process with ``<name>: <message>`` on stderr and exit status 1.
+
+def node_usage(label: str, doc: str) -> str:
+    """Return a node's ``--help`` text: what it does and how ROS arguments are given."""
+    about = (doc or '').strip().split('\n\n')[0]
+    return (f'usage: {label} [--ros-args [-p NAME:=VALUE]... [--params-file FILE] '
+            f'[-r FROM:=TO]...]\n\n{about}\n\n'
+            f'Parameters are listed with their ranges by `ros2 param describe` on the running '
+            f'node and in the README; the launch files take params_file:=FILE.')
+
+
+def _rcl_message(exc: BaseException) -> str:
+    """Return the useful part of an rcl error ("... Error: error not set, at file.c:352")."""
+    text = str(exc).replace('failed to initialize rcl: ', '')
+    return text.split('. Error:')[0].split(', at /')[0].strip()
+
+
+def run_node(node_factory: Callable[..., Node], args=None, name: str = '',
+             errors: tuple = START_ERRORS,
+             until: Optional[Callable[[Node], bool]] = None) -> None:
+    """
+    Run a node: init, spin, clean shutdown on Ctrl-C or SIGTERM (the ``main`` of every node).
+
+    Only start-up ends the process with an error: a bad command line, or an exception of a
+    type in ``errors`` while the node is built, gives ``<name>: <message>`` on stderr and exit
+    status 1. A signal ends it with status 0 once ``node.close()`` has run (1 if that returned
+    False: the model could not be saved). Once running, a callback's exception is caught (by
+    ``GuardedNode``, and for any other node, at the executor) and the node goes on.
+    ``until(node)`` True ends the spin.
     """
     import sys
 
+    label = name or getattr(node_factory, '__module__', 'node').rsplit('.', 1)[-1]
+    argv = sys.argv[1:] if args is None else list(args)
+    if wants_help(argv):
+        module = sys.modules.get(getattr(node_factory, '__module__', ''), None)
+        print(node_usage(label, getattr(module, '__doc__', '') or node_factory.__doc__ or ''))
+        return
+    shutdown.sigterm_as_interrupt()
     import rclpy
     from rclpy.executors import ExternalShutdownException
-    rclpy.init(args=args)
+    try:
+        rclpy.init(args=args)
+    except Exception as exc:  # noqa: B902 - rcl reports a bad --ros-args as RCLError
+        print(f'{label}: bad command line: {_rcl_message(exc)}', file=sys.stderr)
+        sys.exit(1)
     node = None
     failure = None
+    closed = True
     try:
         node = node_factory()
-        rclpy.spin(node)
+        _spin(node, until)
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
     except errors as exc:
@@ -363,11 +555,34 @@ def run_node(node_factory: Callable[..., Node], args=None, name: str = '',
         if node is not None:
             close = getattr(node, 'close', None)
             if close is not None:
-                close()
+                closed = close() is not False
             node.destroy_node()
         if rclpy.ok():
             rclpy.shutdown()
     if failure is not None:
-        label = name or getattr(node_factory, '__module__', 'node').rsplit('.', 1)[-1]
         print(f'{label}: {failure}', file=sys.stderr)
         sys.exit(1)
+    if not closed:
+        print(f'{label}: could not save on shutdown (see the log above)', file=sys.stderr)
+        sys.exit(1)
+
+
+def _spin(node: Node, until: Optional[Callable[[Node], bool]]) -> None:
+    import rclpy
+    from rclpy.executors import ExternalShutdownException
+    executor = rclpy.get_global_executor()
+    executor.add_node(node)
+    # A node that is not a GuardedNode still survives its callbacks: the executor re-raises a
+    # callback's exception from spin_once, and it is recorded here.
+    guard = node.callback_guard if isinstance(node, GuardedNode) \
+        else CallbackGuard(node.get_logger())
+    try:
+        while rclpy.ok() and not (until is not None and until(node)):
+            try:
+                executor.spin_once(timeout_sec=0.2)
+            except (KeyboardInterrupt, ExternalShutdownException):
+                raise
+            except Exception as exc:  # noqa: B902 - a callback never ends a node
+                guard.record('executor', exc)
+    finally:
+        executor.remove_node(node)

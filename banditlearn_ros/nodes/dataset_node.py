@@ -24,20 +24,16 @@ until the interaction is over, every question of it answered.
 
 import json
 import os
-import sys
 import time
 
-from banditlearn_ros.learning.datasets import DatasetError, load_dataset
+from banditlearn_ros.learning.datasets import load_dataset
 from banditlearn_ros.learning.interaction import stream_order
 from banditlearn_ros.nodes import common, qos
 import numpy as np
-import rclpy
-from rclpy.executors import ExternalShutdownException
-from rclpy.node import Node
 from std_msgs.msg import Bool, Float32MultiArray, MultiArrayDimension, String
 
 
-class DatasetNode(Node):
+class DatasetNode(common.GuardedNode):
     """Publish one labelled example after another, paced by rate or by lock-step."""
 
     def __init__(self, node_name: str = 'dataset_node', **kwargs):
@@ -223,22 +219,8 @@ class DatasetNode(Node):
 
 def main(args=None) -> None:
     """Run dataset_node; with exit_when_done it ends after the stream."""
-    rclpy.init(args=args)
-    node = None
-    try:
-        node = DatasetNode()
-        while rclpy.ok() and not (node.exit_when_done and node.finished):
-            rclpy.spin_once(node, timeout_sec=0.1)
-    except (DatasetError, ValueError) as exc:
-        print(f'dataset_node: {exc}', file=sys.stderr)
-        sys.exit(1)
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
-    finally:
-        if node is not None:
-            node.destroy_node()
-        if rclpy.ok():
-            rclpy.shutdown()
+    common.run_node(DatasetNode, args=args, name='dataset_node',
+                    until=lambda node: node.exit_when_done and node.finished)
 
 
 if __name__ == '__main__':

@@ -36,7 +36,6 @@ from banditlearn_ros.nodes import common, qos
 from banditlearn_ros.nodes.bridge import image_to_array, ImageFormatError, \
     UnsupportedEncodingError
 from banditlearn_ros.vision.head_gesture import HeadGestureDetector
-from rclpy.node import Node
 from sensor_msgs.msg import Image, Joy
 from std_msgs.msg import Bool, Float32, String
 
@@ -66,7 +65,7 @@ def parse_answer(text: str) -> Optional[bool]:
     return None
 
 
-class FeedbackNode(Node):
+class FeedbackNode(common.GuardedNode):
     """Publish right/wrong from head gestures, a joystick, the keyboard or Bool topics."""
 
     def __init__(self, node_name: str = 'feedback_node', **kwargs):

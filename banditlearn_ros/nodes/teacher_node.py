@@ -29,14 +29,13 @@ from typing import Any, Dict, List
 from banditlearn_ros.learning import HyperparameterError, TeacherModel
 from banditlearn_ros.learning.interaction import SimulatedTeacher
 from banditlearn_ros.nodes import common, qos
-from rclpy.node import Node
 from rclpy.parameter import Parameter
 from std_msgs.msg import Bool, String
 
 NOISE_PARAMETERS = ('label_noise', 'rho0', 'rho1', 'no_answer')
 
 
-class TeacherNode(Node):
+class TeacherNode(common.GuardedNode):
     """Answer predictions from the true labels, with the noise a real person has."""
 
     def __init__(self, node_name: str = 'teacher_node', **kwargs):
