@@ -388,9 +388,74 @@ def test_reset_service_starts_fresh(ros):
     assert node.interaction.learner.n_updates == 1
     client = ros.probe.create_client(Trigger, '/learner_node/reset_model')
     assert ros.call(client, Trigger.Request()).success
-    assert node.interaction.learner.n_updates == 0
+    # feature_size 0: the reset forgets the size too; the next vector fixes it again.
+    assert node.interaction.learner is None
     drive.answer(True, node)  # the reset forgot the round this would have answered
     assert node.interaction.counts['feedback_dropped_no_prediction'] == 1
+    drive.ask([1.0, 0.0, 0.5])
+    assert node.interaction.learner.n_updates == 0 and node.interaction.n_features == 3
+
+
+def test_a_stray_vector_cannot_fix_a_huge_size_and_refusals_turn_diagnostics_red(ros):
+    node = learner(ros, max_feature_size=64, covariance='diag')
+    drive = Driver(ros)
+    drive.send(np.ones(65))  # one stray message longer than max_feature_size
+    values = drive.diag(lambda v: v['features_too_long'] == '1')
+    assert node.interaction.learner is None and values['feature_size'] == '0'
+    drive.ask(np.ones(8))  # the real size is taken from the first acceptable vector
+    assert node.interaction.n_features == 8
+    def refuse(n):  # a sender of the wrong size, one vector at a time (DDS keeps 10)
+        for _ in range(n):
+            before = node.interaction.counts['features_bad_size']
+            drive.send(np.ones(9))
+            assert ros.spin_until(
+                lambda: node.interaction.counts['features_bad_size'] > before)
+    refuse(12)
+    drive.diag(lambda v: v['features_bad_size'] == '12')
+    level = [m.status[0].level for m in drive.diagnostics
+             if m.status[0].name == DIAG][-1]
+    assert level == b'\x01'  # WARN: 12 of the last 13 refused
+    refuse(40)
+    drive.diag(lambda v: v['features_bad_size'] == '52')
+
+    def red():
+        status = [m.status[0] for m in drive.diagnostics if m.status[0].name == DIAG][-1]
+        return status.level == b'\x02' and '50 of the last 50 feature vectors refused' in \
+            status.message
+    assert ros.spin_until(red, 5.0)  # ERROR: everything refused
+
+
+def test_a_full_covariance_too_large_for_memory_is_refused_not_allocated(ros, monkeypatch):
+    from banditlearn_ros.nodes import learner_node
+    monkeypatch.setattr(learner_node, '_available_memory', lambda: 2 ** 20)  # 1 MiB left
+    node = learner(ros, covariance='full', max_feature_size=100_000)
+    drive = Driver(ros)
+    drive.send(np.ones(400))  # 3 labels x 400^2 doubles = 3.8 MB
+    drive.diag(lambda v: v['features_model_too_large'] == '1')
+    assert node.interaction.learner is None
+    drive.ask(np.ones(50))  # 3 x 50^2 doubles = 60 kB
+    assert node.interaction.n_features == 50
+
+
+def test_restart_with_labels_renamed_is_refused_appended_is_kept(ros, tmp_path):
+    path = str(tmp_path / 'model.npz')
+    node = learner(ros, model_path=path)
+    drive = Driver(ros)
+    drive.ask([1.0, 2.0])
+    drive.answer(False, node)
+    node.save()
+    ros.remove(node)
+    with pytest.raises(ModelFileError, match='removes or renames some'):
+        LearnerNode(context=ros.context, parameter_overrides=[
+            Parameter('model_path', value=path),
+            Parameter('labels', value=['fist', 'palm', 'pointing'])])
+    node = learner(ros, model_path=path, start_fresh_on_bad_model=True,
+                   labels=['fist', 'pointing'])
+    assert node.interaction.learner is None and node._save_path == path + '.fresh.npz'
+    ros.remove(node)
+    node = learner(ros, model_path=path, labels=LABELS + ['victory'])
+    assert node.interaction.learner.labels == LABELS + ['victory']
+    assert node.interaction.learner.n_updates == 1
 
 
 def test_corrupt_model_file_is_a_clear_error_and_is_never_overwritten(ros, tmp_path):
@@ -519,40 +584,53 @@ def test_bad_input_storm_and_burst_keep_the_node_running_and_bounded(ros, tmp_pa
         assert values['predictions'] == '0'
         drive.ask(np.full(d, 0.5), timeout=10.0)
         base_rss = rss_kib(process.pid)
-        # A burst of 10^4 vectors with no answers: the queue stays at its bound.
+        # A burst with no answers: the queue stays at its bound. The sender goes on until the
+        # node has taken enough rounds to show it, however fast this machine is.
         rng = np.random.default_rng(6)
         x = rng.random(d).astype(np.float32)
         start = time.monotonic()
-        refused_by_writer = 0
-        for i in range(10_000):
-            x[i % d] = rng.random()
-            try:
-                drive.send(x)
-            except RCLError:
-                # Fast DDS's reliable writer can refuse a message when its history is full;
-                # a real sender backs off, and so does the test.
-                refused_by_writer += 1
-                time.sleep(0.01)
-                continue
-            if i % 10 == 9:
-                time.sleep(0.001)  # still far faster than the node: DDS drops the excess
+        refused_by_writer = sent = 0
+        enough = 400
+        while sent < 100_000:
+            for _ in range(500):
+                x[sent % d] = rng.random()
+                sent += 1
+                try:
+                    drive.send(x)
+                except RCLError:
+                    # Fast DDS's reliable writer can refuse a message when its history is
+                    # full; a real sender backs off, and so does the test.
+                    refused_by_writer += 1
+                    time.sleep(0.01)
+                    continue
+                if sent % 10 == 0:
+                    time.sleep(0.001)  # still far faster than the node: DDS drops the excess
+            drive.ros.spin_for(0.3)
+            taken = diagnostic_values(drive.diagnostics, DIAG)
+            if taken and int(taken['predictions']) >= enough:
+                break
         burst_s = time.monotonic() - start
-        drive.diag(lambda v: int(v['predictions']) > 100, timeout=30.0)
         values = settled(drive, 'predictions')
         predictions = int(values['predictions'])
         # The node takes what DDS delivers (QoS depth 10); each one it takes is a round.
-        assert 200 < predictions <= 10_002
+        assert enough <= predictions <= sent + 2
         assert int(values['unanswered']) == bound
-        assert int(values['unanswered_overflow']) == predictions - bound
+        # Every prediction past the bound left the queue one way: pushed out (overflow), or,
+        # on a loaded machine, expired or answered by a late yes/no of the storm.
+        left = sum(int(values[k]) for k in ('unanswered_overflow', 'unanswered_expired',
+                                            'feedback_matched'))
+        assert left == predictions - bound
+        assert int(values['unanswered_overflow']) > 0
         growth_mib = (rss_kib(process.pid) - base_rss) / 1024
         # The queue holds `bound` vectors of d doubles; unbounded it would hold `predictions`.
         allowed = bound * d * 8 / 2 ** 20 + 8.0
         assert predictions * d * 8 / 2 ** 20 > 2 * allowed
         assert growth_mib < allowed, growth_mib
         # Still answering, and the last prediction is matched.
+        matched = int(values['feedback_matched'])
         drive.ask(np.full(d, 0.25), timeout=10.0)
         drive.feedback.publish(Bool(data=True))
-        values = drive.diag(lambda v: v['feedback_matched'] == '1', timeout=10.0)
+        values = drive.diag(lambda v: v['feedback_matched'] == str(matched + 1), timeout=10.0)
         print(f'storm/burst: predictions {predictions} in {burst_s:.1f} s '
               f'({refused_by_writer} sends refused by the writer), '
               f'RSS growth {growth_mib:.1f} MiB')

@@ -212,3 +212,53 @@ def test_set_params_rejects_and_keeps_the_old_value():
         learner.set_params(gamma=0.1)
     with pytest.raises(HyperparameterError, match='unknown algorithm'):
         make_learner('svm', 2, 3)
+
+
+@pytest.mark.parametrize('name', sorted(ALGORITHMS))
+def test_construction_only_settings_are_refused_live(name):
+    cls = ALGORITHMS[name]
+    for setting in cls._construction_only:
+        assert setting in cls._hyperparameters
+    learner = make_learner(name, 3, 4, **SETTINGS[name][0])
+    before = learner.get_params()
+    for setting in cls._construction_only:
+        other = {'covariance': 'full' if before.get('covariance') == 'diag' else 'diag',
+                 'alpha': 0.5 if before.get('alpha') != 0.5 else 0.0}[setting]
+        with pytest.raises(HyperparameterError, match=f'{setting} can only be set when'):
+            learner.set_params(**{setting: other})
+        learner.set_params(**{setting: before[setting]})  # the value it has: a no-op
+    assert learner.get_params() == before
+
+
+# Live values to try for each hyperparameter a learner lets change: both ends of its range
+# and an interior point (choices: every choice).
+LIVE_VALUES = {
+    'eta': [0.5, 0.75, 0.999], 'C': [2.0 ** -5, 1.0, 32.0], 'k': [0.0, 1.0, 3.0],
+    'variant': None, 'diagonal': ['precision', 'variance'], 'normalize': [True, False],
+    'gamma': [0.01, 0.2, 0.5], 'rho0': [0.0, 0.2], 'rho1': [0.0, 0.3], 'n_s': [1, 50],
+    'percentile': [50.0, 99.0], 'r': [0.01, 1.0, 10.0],
+}
+
+
+@pytest.mark.parametrize('name, kw', CASES, ids=IDS)
+def test_every_accepted_live_set_params_leaves_select_and_learn_working(name, kw):
+    rng = np.random.default_rng(11)
+    learner = make_learner(name, 4, 5, **kw)
+    _run(learner, 30, rng)
+    live = [h for h in learner._hyperparameters if h not in learner._construction_only]
+    for hyperparameter in live:
+        values = LIVE_VALUES[hyperparameter]
+        if values is None:
+            values = {'ucwl': ['scw1', 'scw2'], 'mscw': ['scw1', 'scw2'],
+                      'mpa': ['pa', 'pa1', 'pa2']}[name]
+        accepted = 0
+        for value in values:
+            try:
+                learner.set_params(**{hyperparameter: value})
+            except HyperparameterError:
+                continue  # refused: nothing changed, checked elsewhere
+            accepted += 1
+            assert learner.get_params()[hyperparameter] == value
+            _run(learner, 20, rng)
+            _assert_healthy(learner)
+        assert accepted, f'no live value of {hyperparameter} was accepted'

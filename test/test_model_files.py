@@ -17,6 +17,10 @@
 import io
 import json
 import os
+import signal
+import subprocess
+import sys
+import time
 import zipfile
 
 from banditlearn_ros.learning import load_model, make_learner, ModelFileError, save_model
@@ -47,6 +51,12 @@ def _rewrite(path, mutate):
     buffer = io.BytesIO()
     np.savez(buffer, **contents)
     path.write_bytes(buffer.getvalue())
+
+
+def _add_raw_member(path):
+    """Add a member that is not an .npy array (np.load returns such members as bytes)."""
+    with zipfile.ZipFile(path, 'a') as archive:
+        archive.writestr('notes.txt', b'hello')
 
 
 def test_file_holds_metadata_without_pickle(saved):
@@ -102,6 +112,21 @@ def test_a_failed_write_keeps_the_previous_file(saved, monkeypatch):
         labels=['a', 'b', 'c'], array_shapes={'mu': [2, 4], 'sigma': [2, 4]})), 'shape'),
     (lambda p: _rewrite(p, lambda h, c: c['mu'].__setitem__((0, 0), np.nan)), 'NaN'),
     (lambda p: _rewrite(p, lambda h, c: h['hyperparameters'].update(eta=3.0)), 'eta=3.0'),
+    (_add_raw_member, "member 'notes.txt' is not an .npy array"),
+    (lambda p: _rewrite(p, lambda h, c: c['mu'].__setitem__((1, 2), np.inf)), 'NaN or inf'),
+    (lambda p: _rewrite(p, lambda h, c: c['sigma'].__setitem__((1, 2), -0.5)),
+     "'sigma' of label 'palm' has a variance <= 0"),
+    (lambda p: _rewrite(p, lambda h, c: c['sigma'].__setitem__((0, 0), 0.0)),
+     "'sigma' of label 'fist' has a variance <= 0"),
+    (lambda p: _rewrite(p, lambda h, c: c.update(sigma=c['sigma'].astype(str))),
+     "'sigma' holds <U"),
+    (lambda p: _rewrite(p, lambda h, c: h.update(labels=['fist', 'fist'])), 'twice'),
+    (lambda p: _rewrite(p, lambda h, c: h.update(labels='fist,palm')), 'not a list'),
+    (lambda p: _rewrite(p, lambda h, c: h.update(labels=['fist', 3])), 'not a list'),
+    (lambda p: _rewrite(p, lambda h, c: h.update(n_features='4')), 'n_features'),
+    (lambda p: _rewrite(p, lambda h, c: h.update(hyperparameters=[1, 2])), 'hyperparameters'),
+    (lambda p: _rewrite(p, lambda h, c: h.update(rng_state={'bit_generator': 'x'})), 'rng'),
+    (lambda p: _rewrite(p, lambda h, c: h.update(extra=7)), 'extra is not a table'),
 ])
 def test_bad_files_raise_one_clear_error(saved, damage, message):
     _, path = saved
@@ -125,3 +150,43 @@ def test_file_saved_before_the_diagonal_option_loads_with_its_old_update(saved):
     _, path = saved
     _rewrite(path, lambda header, contents: header['hyperparameters'].pop('diagonal'))
     assert load_model(path).diagonal == 'variance'
+
+
+def test_full_covariance_that_is_not_positive_definite_is_refused(tmp_path):
+    learner = make_learner('ucwl', ['a', 'b'], 3, covariance='full')
+    path = tmp_path / 'full.npz'
+    save_model(learner, path)
+    _rewrite(path, lambda h, c: c['sigma'][1].__setitem__((0, 1), 5.0))
+    _rewrite(path, lambda h, c: c['sigma'][1].__setitem__((1, 0), 5.0))
+    with pytest.raises(ModelFileError, match="'sigma' of label 'b' is not positive definite"):
+        load_model(path)
+
+
+@pytest.mark.ros
+@pytest.mark.parametrize('fresh', [False, True])
+def test_a_non_array_member_ends_the_learner_node_with_one_line(saved, fresh):
+    _, path = saved
+    _add_raw_member(path)
+    args = [sys.executable, '-m', 'banditlearn_ros.nodes.learner_node', '--ros-args',
+            '-p', f'model_path:={path}']
+    if not fresh:
+        result = subprocess.run(args, capture_output=True, text=True, timeout=60)
+        assert result.returncode == 1 and 'Traceback' not in result.stderr
+        assert result.stderr.strip().splitlines()[-1] == (
+            f"learner_node: model file {path}: member 'notes.txt' is not an .npy array")
+        return
+    # With start_fresh_on_bad_model the node runs on a fresh model and says why.
+    process = subprocess.Popen(args + ['-p', 'start_fresh_on_bad_model:=true'],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        seen = ''
+        while time.monotonic() < deadline and 'learner ready' not in seen:
+            seen += process.stderr.readline()
+            assert process.poll() is None, seen + process.stderr.read()
+        assert "member 'notes.txt' is not an .npy array; starting with a fresh model" in seen
+        assert f'{path}.fresh.npz' in seen
+    finally:
+        process.send_signal(signal.SIGTERM)
+        _, err = process.communicate(timeout=30)
+    assert process.returncode == 0 and 'Traceback' not in err

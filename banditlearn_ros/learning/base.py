@@ -113,6 +113,10 @@ class OnlineClassifier:
     _hyperparameters_before: Dict[str, Any] = {}
     """Values of hyperparameters added later, for states saved before they existed."""
     _array_names: tuple = ()
+    _construction_only: tuple = ()
+    """Hyperparameters that shape the learned arrays: set at construction, refused later."""
+    _positive_arrays: tuple = ()
+    """Arrays of variances or precisions: entries (of a full matrix, its diagonal) > 0."""
 
     def __init__(self, labels: Union[int, Sequence[str]], n_features: int, seed: int = 0):
         if isinstance(labels, (int, np.integer)):
@@ -151,6 +155,12 @@ class OnlineClassifier:
                 f'{self.name} has no hyperparameter {sorted(unknown)}; '
                 f'it has {list(self._hyperparameters)}')
         old = self.get_params()
+        fixed = sorted(k for k in set(params) & set(self._construction_only)
+                       if params[k] != old[k])
+        if fixed:
+            raise HyperparameterError(
+                f'{self.name}: {", ".join(fixed)} can only be set when the learner is made '
+                '(it shapes the learned arrays); start a new model to change it')
         for key, value in params.items():
             setattr(self, key, value)
         try:
@@ -281,6 +291,8 @@ class OnlineClassifier:
                     f'array {name!r} has shape {arr.shape}, expected {expected.shape}')
             if not np.all(np.isfinite(arr)):
                 raise ValueError(f'array {name!r} contains NaN or infinity')
+            if name in cls._positive_arrays:
+                _check_positive(name, arr, obj.labels)
             setattr(obj, '_' + name, np.array(arr, dtype=expected.dtype))
         if state.get('rng_state'):
             obj._rng.bit_generator.state = state['rng_state']
@@ -366,6 +378,21 @@ class FullFeedbackLearner(OnlineClassifier):
     def learn_true(self, x: Any, y: Label) -> bool:
         """Update from the true label; returns True when the model changed."""
         raise NotImplementedError
+
+
+def _check_positive(name: str, arr: np.ndarray, labels: List[str]) -> None:
+    """Refuse variances or precisions a learner cannot update from (<= 0, or not PD)."""
+    for row, label in zip(arr, labels):
+        diagonal = row if row.ndim == 1 else np.diagonal(row)
+        if np.any(diagonal <= 0):
+            raise ValueError(f'array {name!r} of label {label!r} has a variance <= 0 '
+                             f'(smallest {diagonal.min():.3g}); the learner could never update')
+        if row.ndim == 2:
+            try:
+                np.linalg.cholesky(row)
+            except np.linalg.LinAlgError:
+                raise ValueError(f'array {name!r} of label {label!r} is not positive '
+                                 'definite') from None
 
 
 def _jsonable(obj: Any) -> Any:

@@ -19,7 +19,7 @@ from typing import Any, Optional
 import numpy as np
 
 from .base import (
-    BanditLearner, check_choice, check_range, HyperparameterError, Label, Prediction)
+    BanditLearner, check_choice, check_range, Label, Prediction)
 
 
 class Confidit(BanditLearner):
@@ -58,6 +58,8 @@ class Confidit(BanditLearner):
     name = 'confidit'
     _hyperparameters = ('eta', 'alpha', 'covariance', 'normalize')
     _array_names = ('w', 'a')
+    _construction_only = ('alpha', 'covariance')  # they fix the initial A
+    _positive_arrays = ('a',)
 
     def __init__(self, labels, n_features: int, eta: float = 1.0, alpha: float = 1.0,
                  covariance: str = 'diag', normalize: bool = True, seed: int = 0):
@@ -70,13 +72,6 @@ class Confidit(BanditLearner):
         self.alpha = check_range('alpha', self.alpha, -1.0, 1.0, low_open=True)
         check_choice('covariance', self.covariance, ('diag', 'full'))
         self.normalize = bool(self.normalize)
-
-    def set_params(self, **params: Any) -> None:
-        """Change eta or normalize; alpha and covariance fix the initial A, so not them."""
-        fixed = {'alpha', 'covariance'} & set(params)
-        if fixed:
-            raise HyperparameterError(f'{sorted(fixed)} can only be set at construction')
-        super().set_params(**params)
 
     def _init_rows(self, name: str, n: int) -> np.ndarray:
         d = self.n_features

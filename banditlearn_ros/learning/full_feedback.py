@@ -37,6 +37,8 @@ class _GaussianTop1(FullFeedbackLearner):
     """Per-label Gaussian classifiers updated by the top-1 promote/demote rule."""
 
     _array_names = ('mu', 'sigma')
+    _construction_only = ('covariance',)
+    _positive_arrays = ('sigma',)
     _hyperparameters_before = {'diagonal': 'variance'}
 
     def _validate_covariance(self) -> None:

@@ -103,6 +103,12 @@ def read_model_state(path: Union[str, os.PathLike]) -> Dict[str, Any]:
             contents = {name: archive[name] for name in archive.files}
     except (zipfile.BadZipFile, ValueError, OSError, EOFError, KeyError) as exc:
         raise ModelFileError(path, f'is not a readable .npz archive ({exc})') from None
+    for name, value in contents.items():
+        # np.load hands back a member that is not an .npy file as raw bytes.
+        if not isinstance(value, np.ndarray):
+            raise ModelFileError(path, f'member {name!r} is not an .npy array')
+        if name != _HEADER_KEY and value.dtype.kind not in 'fiub':
+            raise ModelFileError(path, f'array {name!r} holds {value.dtype}, not numbers')
     if _HEADER_KEY not in contents:
         raise ModelFileError(path, 'has no banditlearn_ros header (not a model file)')
     try:
@@ -118,6 +124,7 @@ def read_model_state(path: Union[str, os.PathLike]) -> Dict[str, Any]:
     for key in ('algorithm', 'hyperparameters', 'labels', 'n_features', 'array_shapes'):
         if key not in header:
             raise ModelFileError(path, f'header lacks {key!r}')
+    _check_header(path, header)
     for name, shape in header['array_shapes'].items():
         if name not in contents:
             raise ModelFileError(path, f'array {name!r} is missing')
@@ -126,6 +133,28 @@ def read_model_state(path: Union[str, os.PathLike]) -> Dict[str, Any]:
                 path, f'array {name!r} has shape {contents[name].shape}, header says {shape}')
     header['arrays'] = contents
     return header
+
+
+def _check_header(path: str, header: Dict[str, Any]) -> None:
+    """Refuse header values of the wrong kind before a learner is built from them."""
+    labels = header['labels']
+    if not isinstance(labels, list) or not labels \
+            or not all(isinstance(v, str) and v.strip() for v in labels):
+        raise ModelFileError(path, f'labels {labels!r} are not a list of non-empty names')
+    if len(set(labels)) != len(labels):
+        raise ModelFileError(path, f'labels {labels} name a label twice')
+    n = header['n_features']
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise ModelFileError(path, f'n_features {n!r} is not a positive whole number')
+    if not isinstance(header['hyperparameters'], dict):
+        raise ModelFileError(path, 'hyperparameters are not a table of names and values')
+    shapes = header['array_shapes']
+    if not isinstance(shapes, dict) or not all(
+            isinstance(v, list) and all(isinstance(d, int) for d in v) for v in shapes.values()):
+        raise ModelFileError(path, 'array_shapes is not a table of shapes')
+    for key in ('extra', 'rng_state'):
+        if header.get(key) is not None and not isinstance(header[key], dict):
+            raise ModelFileError(path, f'{key} is not a table')
 
 
 def load_model(path: Union[str, os.PathLike], expect_features: int = 0) -> OnlineClassifier:
@@ -155,5 +184,8 @@ def load_model(path: Union[str, os.PathLike], expect_features: int = 0) -> Onlin
             path, f'holds {state["n_features"]} features, expected {expect_features}')
     try:
         return ALGORITHMS[algorithm].from_state_dict(state)
-    except (ValueError, TypeError) as exc:
-        raise ModelFileError(path, str(exc)) from None
+    except (ValueError, TypeError, KeyError, AttributeError, IndexError, OverflowError) as exc:
+        # A value the learner refuses (bad hyperparameter, non-finite mean, non-positive
+        # variance, wrong random-generator state): still one line naming the file.
+        raise ModelFileError(path, f'{type(exc).__name__}: {exc}' if isinstance(
+            exc, (KeyError, AttributeError, IndexError)) else str(exc)) from None

@@ -80,6 +80,8 @@ class UCWL(BanditLearner):
                         'added_label_prior')
     _hyperparameters_before = {'diagonal': 'variance', 'added_label_prior': 'unit'}
     _array_names = ('mu', 'sigma')
+    _construction_only = ('covariance',)
+    _positive_arrays = ('sigma',)
 
     def __init__(self, labels, n_features: int, eta: float = 0.95, C: float = 1.0,
                  k: float = 2.8, covariance: str = 'diag', variant: str = 'scw1',

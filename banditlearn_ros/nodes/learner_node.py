@@ -38,13 +38,14 @@ from banditlearn_ros.learning.ask_again import (
 from banditlearn_ros.learning.details import prediction_details
 from banditlearn_ros.learning.interaction import BAD_INPUT_REASONS, DROP_REASONS, Interaction
 from banditlearn_ros.nodes import common, qos
-from rclpy.node import Node
 from rclpy.parameter import Parameter
 from std_msgs.msg import Bool, Float32MultiArray, String
 from std_srvs.srv import Trigger
 
-# Hyperparameters fixed at construction (they shape the learned arrays): read-only.
-CONSTRUCTION_ONLY = ('covariance', 'alpha')
+# Hyperparameters fixed at construction (they shape the learned arrays): read-only. Each
+# learner owns its list (``_construction_only``); the parameters take their union.
+CONSTRUCTION_ONLY = tuple(sorted({name for cls in BANDIT_ALGORITHMS.values()
+                                  for name in cls._construction_only}))
 DEFAULT_ALGORITHM = 'ucwl'
 DEFAULT_LABELS = ['fist', 'open_palm', 'point', 'thumbs_up', 'victory']
 
@@ -104,14 +105,14 @@ def hyperparameter_defaults() -> Dict[str, Dict[str, Any]]:
     return table
 
 
-class LearnerNode(Node):
+class LearnerNode(common.GuardedNode):
     """Select a label for each feature message and learn from the yes/no that follows."""
 
     def __init__(self, node_name: str = 'learner_node', **kwargs):
         super().__init__(node_name, **kwargs)
         self.counters = common.Counters(
-            ('features_received', 'saves', 'autosaves', 'save_failures', 'resets',
-             'labels_added', 'unknown_gestures'))
+            ('features_received', 'features_too_long', 'features_model_too_large', 'saves',
+             'autosaves', 'save_failures', 'resets', 'labels_added', 'unknown_gestures'))
         self._declare_parameters()
         self._lock = threading.RLock()
         self._times = deque(maxlen=200)
@@ -188,6 +189,9 @@ class LearnerNode(Node):
                   'invalid value is refused with the reason')
         d(self, 'feature_size', 0, 'length of every feature vector; 0 = from the first message',
           read_only=True, low=0, high=1_000_000)
+        d(self, 'max_feature_size', 4096, 'longer feature vectors are refused before any model '
+          'is made (a stray message cannot fix a huge size)', read_only=True, low=1,
+          high=1_000_000)
         self._seed = d(self, 'seed', 0, 'seed of the learner', read_only=True,
                        low=0, high=2 ** 31 - 1)
         path = d(self, 'model_path', '', 'model file: loaded at start, saved by ~/save_model, '
@@ -309,7 +313,7 @@ class LearnerNode(Node):
             return None
         expect = self.get_parameter('feature_size').value
         try:
-            learner = _load_bandit(path, expect)
+            learner = self._load_checked(path, expect)
         except ModelFileError as exc:
             if not self._start_fresh:
                 raise
@@ -320,8 +324,9 @@ class LearnerNode(Node):
                 f'bad file is left untouched and the new model is saved to {self._save_path}')
             if not os.path.exists(self._save_path):
                 return None
+            path = self._save_path
             try:
-                learner = _load_bandit(self._save_path, expect)
+                learner = self._load_checked(path, expect)
             except ModelFileError as exc2:
                 self.get_logger().error(f'{exc2}; starting from scratch')
                 return None
@@ -329,6 +334,18 @@ class LearnerNode(Node):
         self.get_logger().info(
             f'loaded {learner.name} model with {learner.n_labels} labels, '
             f'{learner.n_features} features, {learner.n_updates} updates from {path}')
+        return learner
+
+    def _load_checked(self, path: str, expect_features: int) -> BanditLearner:
+        """Load a model whose labels the parameter may extend but not remove or rename."""
+        learner = _load_bandit(path, expect_features)
+        wanted = list(self._labels)
+        # The default list means no list was given: the file's labels are used as they are.
+        if wanted != DEFAULT_LABELS and wanted[:learner.n_labels] != list(learner.labels):
+            raise ModelFileError(
+                path, f'holds labels {list(learner.labels)}; the labels parameter {wanted} '
+                'removes or renames some (labels can only be appended); give the labels of '
+                'the file, or set start_fresh_on_bad_model to start a new model')
         return learner
 
     def _reconcile(self, learner: BanditLearner) -> None:
@@ -378,10 +395,10 @@ class LearnerNode(Node):
         self.counters.add('saves')
         return self._save_path
 
-    def close(self) -> None:
-        """Save on shutdown when asked to (called by ``run_node`` and the bring-up)."""
+    def close(self) -> bool:
+        """Save on shutdown when asked to (``run_node``, the bring-up); False if that failed."""
         if not self.get_parameter('save_on_shutdown').value:
-            return
+            return True
         if self._save_path and self.interaction.learner is not None:
             logger = common.shutdown_logger(self)
             try:
@@ -390,12 +407,22 @@ class LearnerNode(Node):
             except (OSError, ValueError) as exc:
                 self.counters.add('save_failures')
                 logger.error(f'could not save the model on shutdown: {exc}')
+                return False
+        return True
 
     # -- callbacks -----------------------------------------------------------------------
     def _on_features(self, msg: Float32MultiArray) -> None:
         start = time.perf_counter()
         self.counters.add('features_received')
         data = msg.data[msg.layout.data_offset:] if msg.layout.data_offset else msg.data
+        reason = self._size_problem(len(data))
+        if reason:
+            self.counters.add('features_' + reason)
+            self._input.add(True, f'{reason}: {len(data)} values')
+            self.get_logger().warning(
+                f'feature message refused ({reason}: {len(data)} values)',
+                throttle_duration_sec=5.0)
+            return
         with self._lock:
             item, reason = self.interaction.predict(data)
         self._input.add(item is None, f'{reason}: {len(data)} values, '
@@ -462,9 +489,26 @@ class LearnerNode(Node):
             response.success, response.message = True, f'saved to {path}'
         return response
 
+    def _size_problem(self, size: int) -> str:
+        """Return why a vector of ``size`` values cannot make the model, or '' (size policy)."""
+        if self.interaction.learner is not None:
+            return ''  # the size is fixed: the learner's own check counts a wrong one
+        if size > self.get_parameter('max_feature_size').value:
+            return 'too_long'
+        labels = len(self._labels)
+        full = self._hyperparameters(self._algorithm).get('covariance') == 'full'
+        needed = 8 * labels * size * (size + 1 if full else 2)
+        if needed > _available_memory() // 2:
+            return 'model_too_large'
+        return ''
+
     def _on_reset(self, request, response):
         with self._lock:
             self.interaction.reset()
+            if not self.get_parameter('feature_size').value:
+                # Size from the first message: a reset forgets it too, so one stray vector
+                # that fixed a wrong size is undone by ~/reset_model.
+                self.interaction.learner = None
         self.counters.add('resets')
         self._updates_since_save = 0
         response.success = True
@@ -538,6 +582,14 @@ def _load_bandit(path: str, expect_features: int) -> BanditLearner:
         raise ModelFileError(path, f'holds a {learner.name} learner, which needs full '
                                    'labels; learner_node runs bandit learners only')
     return learner
+
+
+def _available_memory() -> int:
+    """Return the bytes of memory available now (a large number where it cannot be read)."""
+    try:
+        return os.sysconf('SC_AVPHYS_PAGES') * os.sysconf('SC_PAGE_SIZE')
+    except (ValueError, OSError, AttributeError):
+        return 2 ** 62
 
 
 def _file_age(path: str) -> float:
