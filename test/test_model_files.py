@@ -18,6 +18,7 @@ import io
 import json
 import os
 import signal
+import stat
 import subprocess
 import sys
 import time
@@ -76,6 +77,13 @@ def test_file_holds_metadata_without_pickle(saved):
     assert load_model(path).n_updates == learner.n_updates
 
 
+def test_saved_file_has_the_mode_of_any_new_file(saved, tmp_path):
+    _, path = saved
+    plain = tmp_path / 'plain'
+    plain.write_bytes(b'')
+    assert stat.S_IMODE(path.stat().st_mode) == stat.S_IMODE(plain.stat().st_mode)
+
+
 def test_no_temporary_files_are_left(saved):
     _, path = saved
     assert os.listdir(path.parent) == ['model.npz']
@@ -125,7 +133,7 @@ def test_a_failed_write_keeps_the_previous_file(saved, monkeypatch):
     (lambda p: _rewrite(p, lambda h, c: h.update(labels=['fist', 3])), 'not a list'),
     (lambda p: _rewrite(p, lambda h, c: h.update(n_features='4')), 'n_features'),
     (lambda p: _rewrite(p, lambda h, c: h.update(hyperparameters=[1, 2])), 'hyperparameters'),
-    (lambda p: _rewrite(p, lambda h, c: h.update(rng_state={'bit_generator': 'x'})), 'rng'),
+    (lambda p: _rewrite(p, lambda h, c: h.update(rng_state={'bit_generator': 'x'})), 'PCG64'),
     (lambda p: _rewrite(p, lambda h, c: h.update(extra=7)), 'extra is not a table'),
 ])
 def test_bad_files_raise_one_clear_error(saved, damage, message):

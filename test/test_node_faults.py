@@ -262,3 +262,18 @@ def test_odd_width_yuyv_leaves_a_running_camera_node_running(ros, tmp_path):
             os.kill(process.pid, signal.SIGTERM)
         process.wait(timeout=30)
     assert process.returncode == 0, process.stderr.read()[-2000:]
+
+
+def test_sigterm_raises_what_ctrl_c_raises_and_tools_exit_143():
+    from banditlearn_ros import shutdown
+    old = signal.getsignal(signal.SIGTERM)
+    try:
+        shutdown.sigterm_as_interrupt()
+        with pytest.raises(KeyboardInterrupt) as info:
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(5)  # the handler runs at the next bytecode; this is never reached
+        assert isinstance(info.value, shutdown.Terminated)
+        assert shutdown.exit_status(info.value) == 143
+        assert shutdown.exit_status(KeyboardInterrupt()) == 130
+    finally:
+        signal.signal(signal.SIGTERM, old)

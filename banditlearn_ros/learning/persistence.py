@@ -50,6 +50,12 @@ def _package_version() -> str:
     return __version__
 
 
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def atomic_write_bytes(path: Union[str, os.PathLike], data: bytes) -> None:
     """Write ``data`` to ``path`` through a temporary file in the same folder and a rename."""
     path = os.fspath(path)
@@ -58,6 +64,8 @@ def atomic_write_bytes(path: Union[str, os.PathLike], data: bytes) -> None:
     fd, tmp = tempfile.mkstemp(prefix='.' + os.path.basename(path) + '.', suffix='.tmp',
                                dir=folder)
     try:
+        # mkstemp makes the file 0600; a saved file gets the mode any new file would get.
+        os.fchmod(fd, 0o666 & ~_umask())
         with os.fdopen(fd, 'wb') as handle:
             handle.write(data)
             handle.flush()

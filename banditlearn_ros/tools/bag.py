@@ -30,6 +30,7 @@ import sys
 import time
 from typing import Callable, Dict, List, Optional, Sequence
 
+from banditlearn_ros.shutdown import exit_status, sigterm_as_interrupt
 from banditlearn_ros.tools import bagio
 
 PROG = 'banditlearn_bag'
@@ -624,13 +625,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Optional[List[str]] = None) -> int:
     """Run the command; return the exit status (one line on stderr when it fails)."""
+    sigterm_as_interrupt()
     args = build_parser().parse_args(argv)
     try:
         code = args.func(args)
         sys.stdout.flush()
         return code
-    except KeyboardInterrupt:
-        return 130
+    except KeyboardInterrupt as exc:
+        return exit_status(exc)
     except BrokenPipeError:
         return _quiet_broken_pipe()
     except (bagio.BagError, UsageError) as err:

@@ -41,6 +41,7 @@ from banditlearn_ros.learning.evaluation import (
     variant_base, VARIANTS, WIDE_GRIDS)
 from banditlearn_ros.learning.feedback import TeacherModel
 from banditlearn_ros.learning.persistence import atomic_write_bytes
+from banditlearn_ros.shutdown import exit_status, sigterm_as_interrupt
 from banditlearn_ros.tools.question_figures import first_guess_figure, records_curves
 import numpy as np
 
@@ -769,6 +770,7 @@ def _slug(text: str) -> str:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Console entry point; bad input exits 2 with one readable line."""
+    sigterm_as_interrupt()
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
@@ -779,9 +781,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except OSError as exc:
         print(f'banditlearn_evaluate: error: {exc}', file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
         print('banditlearn_evaluate: interrupted', file=sys.stderr)
-        return 130
+        return exit_status(exc)
     print(terminal_table(summary['records']))
     if not args.replot:
         print(f"wrote {len(summary['records'])} records to {args.out}/summary.json and "
