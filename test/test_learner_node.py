@@ -404,6 +404,7 @@ def test_a_stray_vector_cannot_fix_a_huge_size_and_refusals_turn_diagnostics_red
     assert node.interaction.learner is None and values['feature_size'] == '0'
     drive.ask(np.ones(8))  # the real size is taken from the first acceptable vector
     assert node.interaction.n_features == 8
+
     def refuse(n):  # a sender of the wrong size, one vector at a time (DDS keeps 10)
         for _ in range(n):
             before = node.interaction.counts['features_bad_size']
