@@ -493,7 +493,10 @@ class LearnerNode(common.GuardedNode):
         """Return why a vector of ``size`` values cannot make the model, or '' (size policy)."""
         if self.interaction.learner is not None:
             return ''  # the size is fixed: the learner's own check counts a wrong one
-        if size > self.get_parameter('max_feature_size').value:
+        fixed = self.get_parameter('feature_size').value
+        if fixed and size != fixed:
+            return ''  # counted as a wrong size by the learner's check
+        if not fixed and size > self.get_parameter('max_feature_size').value:
             return 'too_long'
         labels = len(self._labels)
         full = self._hyperparameters(self._algorithm).get('covariance') == 'full'
