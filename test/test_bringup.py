@@ -177,3 +177,40 @@ def test_the_bringup_isolates_a_node_whose_callbacks_raise(tmp_path, monkeypatch
         assert running.guard.counts() == {'executor.RuntimeError': raising.ticks}
     finally:
         running.close()
+
+
+def test_set_names_and_types_are_checked_one_line_each():
+    result = run('--rounds', '5', '--set', 'learner_node.k=abc', '--set',
+                 'learner_node.autosave_every=2.5', '--set', 'learner_node.kk=1.5',
+                 '--set', 'learner_node.k=1,5', '--set', 'learner_node.C=2')
+    assert result.returncode == 1
+    lines = result.stderr.strip().splitlines()
+    assert lines == [
+        "banditlearn_bringup: error: --set learner_node.k=abc: k takes a number, not 'abc'",
+        'banditlearn_bringup: error: --set learner_node.autosave_every=2.5: autosave_every '
+        "takes a whole number, not '2.5'",
+        'banditlearn_bringup: error: --set learner_node.kk=1.5: learner_node has no parameter '
+        "'kk'; did you mean 'k'?",
+        "banditlearn_bringup: error: --set learner_node.k=1,5: k takes a number, not '1,5'",
+    ], result.stderr
+
+
+def test_set_takes_a_whole_number_for_a_float_parameter(tmp_path):
+    # k is in no parameter file here, so rcl alone would drop the int 2 for the float k.
+    params = tmp_path / 'params.yaml'
+    params.write_text('/**/learner_node:\n  ros__parameters:\n    labels: [a, b]\n')
+    system_file = tmp_path / 'one.system.yaml'
+    system_file.write_text(f'params_files: [{params}]\nnodes:\n  - node: learner_node\n')
+    system = bringup.load_system(system_file)
+    options = bringup.build_parser().parse_args(
+        ['--set', 'learner_node.k=2', '--set', 'learner_node.model_path=7',
+         '--set', 'learner_node.labels=[a, b, 3]'])
+    bringup.apply_options(system, options)
+    running = bringup.start(system)
+    try:
+        node = running.find('LearnerNode')
+        assert node.get_parameter('k').value == 2.0
+        assert node.get_parameter('model_path').value == '7'
+        assert node.get_parameter('labels').value == ['a', 'b', '3']
+    finally:
+        running.close()

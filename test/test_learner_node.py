@@ -415,14 +415,13 @@ def test_a_stray_vector_cannot_fix_a_huge_size_and_refusals_turn_diagnostics_red
     drive.diag(lambda v: v['features_bad_size'] == '12')
     level = [m.status[0].level for m in drive.diagnostics
              if m.status[0].name == DIAG][-1]
-    assert level == b'\x01'  # WARN: 12 of the last 13 refused
+    assert level == b'\x01'  # WARN: most of the recent vectors refused
     refuse(40)
     drive.diag(lambda v: v['features_bad_size'] == '52')
 
     def red():
         status = [m.status[0] for m in drive.diagnostics if m.status[0].name == DIAG][-1]
-        return status.level == b'\x02' and '50 of the last 50 feature vectors refused' in \
-            status.message
+        return status.level == b'\x02' and 'refused 20 of the last 20 inputs' in status.message
     assert ros.spin_until(red, 5.0)  # ERROR: everything refused
 
 
@@ -615,12 +614,13 @@ def test_bad_input_storm_and_burst_keep_the_node_running_and_bounded(ros, tmp_pa
         predictions = int(values['predictions'])
         # The node takes what DDS delivers (QoS depth 10); each one it takes is a round.
         assert enough <= predictions <= sent + 2
-        assert int(values['unanswered']) == bound
-        # Every prediction past the bound left the queue one way: pushed out (overflow), or,
-        # on a loaded machine, expired or answered by a late yes/no of the storm.
+        # Every prediction is still waiting, or left the queue one way: pushed out (overflow),
+        # or, on a loaded machine, expired or answered by a late yes/no of the storm.
         left = sum(int(values[k]) for k in ('unanswered_overflow', 'unanswered_expired',
                                             'feedback_matched'))
-        assert left == predictions - bound
+        assert int(values['unanswered']) + left == predictions, values
+        answered = int(values['unanswered_expired']) + int(values['feedback_matched'])
+        assert bound - answered <= int(values['unanswered']) <= bound, values
         assert int(values['unanswered_overflow']) > 0
         growth_mib = (rss_kib(process.pid) - base_rss) / 1024
         # The queue holds `bound` vectors of d doubles; unbounded it would hold `predictions`.

@@ -22,6 +22,7 @@ and ends cleanly when the data set is played (or after ``--rounds`` / ``--durati
 """
 
 import argparse
+import copy
 import importlib
 import inspect
 import math
@@ -526,7 +527,9 @@ def apply_options(system: Dict[str, Any], options: argparse.Namespace) -> None:
             value = yaml.safe_load(text)
         except yaml.YAMLError:
             value = text
+        value = _one_kind(value)
         put(node, key, value)
+        system.setdefault('settings', []).append((item, node, key, value, text))
     if options.every is not None:
         system['every'] = options.every
     ros_args = []
@@ -539,6 +542,16 @@ def apply_options(system: Dict[str, Any], options: argparse.Namespace) -> None:
         ros_args += ['-r', rule]
     system['ros_args'] = ros_args
     match_labels(system)
+
+
+def _one_kind(value: Any) -> Any:
+    """Return a list as rcl takes it, of one kind: numbers as floats, else all as strings."""
+    if not isinstance(value, list) or len({type(v) for v in value}) < 2:
+        return value
+    if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value):
+        return [float(v) for v in value]
+    return [v if isinstance(v, str) else yaml.safe_dump(v).strip().removesuffix('...').strip()
+            for v in value]
 
 
 def match_labels(system: Dict[str, Any]) -> None:
@@ -588,7 +601,7 @@ def run(options: argparse.Namespace, out=sys.stdout) -> int:
           flush=True)
     if system.get('ros_args'):
         print(f'  ros arguments: {" ".join(system["ros_args"])}', file=out, flush=True)
-    running = System(system, log_level=options.log_level)
+    running = start(system, log_level=options.log_level)
     if session:
         return session_bringup.run_session(running, options, out_dir, out)
     reporter = Reporter(running, system['every'], out=out)
@@ -625,6 +638,102 @@ def run(options: argparse.Namespace, out=sys.stdout) -> int:
     return 0
 
 
+_TYPE_NAMES = {1: 'a bool', 2: 'a whole number', 3: 'a number', 4: 'a string',
+               5: 'a list of bytes', 6: 'a list of bools', 7: 'a list of whole numbers',
+               8: 'a list of numbers', 9: 'a list of strings'}
+
+
+def check_settings(running: System, settings) -> 'tuple[List[str], List[tuple]]':
+    """
+    Check ``--set`` values against the parameters the started nodes declared.
+
+    Returns
+    -------
+    tuple
+        ``(problems, coerced)``: one line per unknown name or wrong type, and the
+        ``(node, key, value)`` accepted in another form (an int for a float, a number for a
+        string), converted to the declared type.
+
+    """
+    import difflib
+
+    from rclpy.parameter import Parameter
+    nodes = {node.get_name(): node for node in running.nodes}
+    problems, coerced = [], []
+    for item, name, key, value, text in settings:
+        node = nodes.get(name)
+        if node is None:
+            continue
+        if not node.has_parameter(key):
+            known = [p for p in node.get_parameters_by_prefix('') if 'qos_overrides' not in p]
+            near = difflib.get_close_matches(key, known, n=1)
+            hint = f'; did you mean {near[0]!r}?' if near else ''
+            problems.append(f'--set {item}: {name} has no parameter {key!r}{hint}')
+            continue
+        declared = node.get_parameter(key).type_
+        try:
+            given = Parameter.Type.from_parameter_value(value)
+        except TypeError:
+            given = None
+        if given == declared:
+            continue
+        fixed = _in_declared_type(value, text, declared)
+        if fixed is None:
+            problems.append(
+                f'--set {item}: {key} takes {_TYPE_NAMES.get(int(declared), declared.name)}, '
+                f'not {text!r}')
+        else:
+            coerced.append((name, key, fixed))
+    return problems, coerced
+
+
+def _in_declared_type(value: Any, text: str, declared) -> Any:
+    """Return ``value`` in the declared type where that loses nothing, else None."""
+    from rclpy.parameter import Parameter
+    number = (int, float)
+    if declared == Parameter.Type.DOUBLE and isinstance(value, int) \
+            and not isinstance(value, bool):
+        return float(value)
+    if declared == Parameter.Type.DOUBLE_ARRAY and isinstance(value, list) and value and all(
+            isinstance(v, number) and not isinstance(v, bool) for v in value):
+        return [float(v) for v in value]
+    if declared == Parameter.Type.STRING and not isinstance(value, (list, dict)):
+        return text
+    if declared == Parameter.Type.STRING_ARRAY and isinstance(value, list) \
+            and all(not isinstance(v, (list, dict)) for v in value):
+        return [str(v) for v in value]
+    return None
+
+
+def start(system: Dict[str, Any], log_level: str = 'warn') -> System:
+    """
+    Start a system; ``--set`` mistakes end it with one line each (BringupError).
+
+    rcl drops or refuses a parameter-file value of another type than the node declares, and
+    ignores an unknown name, so with ``--set`` values the nodes are first started without
+    them to learn their declared parameters; the values are checked against those, given
+    in the declared types (an int for a float), and the system is started again with them.
+    """
+    settings = system.get('settings', [])
+    if not settings:
+        return System(system, log_level=log_level)
+    probe = copy.deepcopy(system)
+    by_name = {entry['name']: entry for entry in probe['nodes']}
+    for _, node, key, _, _ in settings:
+        by_name[node]['parameters'].pop(key, None)
+    running = System(probe, log_level=log_level)
+    try:
+        problems, coerced = check_settings(running, settings)
+    finally:
+        running.close()
+    if problems:
+        raise BringupError('\n'.join(problems))
+    by_name = {entry['name']: entry for entry in system['nodes']}
+    for node, key, value in coerced:
+        by_name[node]['parameters'][key] = value
+    return System(system, log_level=log_level)
+
+
 def _summary(reporter: Reporter) -> str:
     rounds = reporter.rounds()
     text = f'{rounds} rounds in {time.monotonic() - reporter.start:.1f} s'
@@ -657,7 +766,8 @@ def main(argv: Optional[List[str]] = None) -> None:
     except KeyboardInterrupt as exc:  # a signal while the nodes start
         sys.exit(exit_status(exc))
     except BringupError as exc:
-        print(f'banditlearn_bringup: error: {exc}', file=sys.stderr)
+        for line in str(exc).splitlines():
+            print(f'banditlearn_bringup: error: {line}', file=sys.stderr)
         sys.exit(1)
     except Exception as exc:  # noqa: B902 - a CLI ends with one readable line
         print(f'banditlearn_bringup: error: {type(exc).__name__}: {exc}', file=sys.stderr)
