@@ -107,7 +107,8 @@ def test_a_signal_prints_the_summary_and_saves_the_model(tmp_path, sig):
     from banditlearn_ros.learning import load_model
     path = tmp_path / 'model.npz'
     process = subprocess.Popen(
-        [sys.executable, '-m', 'banditlearn_ros.nodes.bringup', '--every', '10',
+        [sys.executable, '-m', 'banditlearn_ros.nodes.bringup', '--system', 'teach_sim',
+         '--every', '10',
          '--set', f'learner_node.model_path={path}', '--set', 'learner_node.autosave_every=0',
          '--set', 'dataset_node.rate=40.0'],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

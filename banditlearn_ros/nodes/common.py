@@ -545,8 +545,11 @@ def run_node(node_factory: Callable[..., Node], args=None, name: str = '',
     failure = None
     closed = True
     try:
+        # Made before the node, so that a signal during the node's start cannot leave a
+        # half-made executor behind (rclpy then complains as the process ends).
+        executor = rclpy.get_global_executor()
         node = node_factory()
-        _spin(node, until)
+        _spin(node, executor, until)
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
     except errors as exc:
@@ -567,10 +570,9 @@ def run_node(node_factory: Callable[..., Node], args=None, name: str = '',
         sys.exit(1)
 
 
-def _spin(node: Node, until: Optional[Callable[[Node], bool]]) -> None:
+def _spin(node: Node, executor, until: Optional[Callable[[Node], bool]]) -> None:
     import rclpy
     from rclpy.executors import ExternalShutdownException
-    executor = rclpy.get_global_executor()
     executor.add_node(node)
     # A node that is not a GuardedNode still survives its callbacks: the executor re-raises a
     # callback's exception from spin_once, and it is recorded here.
