@@ -12,9 +12,10 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""Over DDS: a gesture label appended mid-stream (SetParameters) is learned, the others kept."""
+"""Over DDS: a gesture label appended mid-stream (SetParameters) or named is learned."""
 
 import array
+import json
 
 from banditlearn_ros.learning import TeacherModel, UCWL
 from banditlearn_ros.nodes.learner_node import LearnerNode
@@ -117,3 +118,55 @@ def test_label_appended_mid_stream_is_learned_and_the_known_ones_keep_their_accu
     assert right[known_last].mean() >= right[BEFORE - 50:BEFORE].mean() - 0.05
     assert right[known_last].mean() >= 0.9
     assert node.counters.get('labels_added') == 1
+
+
+def test_unknown_gesture_named_on_gesture_name_is_learned_from_that_observation(ros):
+    rng = np.random.default_rng(3)
+    centres = np.eye(4, 8) + 0.5
+    names = KNOWN + [NEW]
+    node = ros.add(LearnerNode(context=ros.context, parameter_overrides=[
+        Parameter('labels', value=list(KNOWN)), Parameter('model_path', value=''),
+        Parameter('seed', value=0), Parameter('max_questions', value=0)]))
+    ros.add(TeacherNode(context=ros.context))
+    label_pub = ros.probe.create_publisher(String, 'gesture_label', 10)
+    features_pub = ros.probe.create_publisher(Float32MultiArray, 'gesture_features', 10)
+    name_pub = ros.probe.create_publisher(String, 'gesture_name', 10)
+    ended = ros.listen(String, 'gesture_interaction', 1000)
+    unknown = ros.listen(String, 'gesture_unknown')
+    for pub in (label_pub, features_pub, name_pub):
+        ros.connect(pub)
+
+    def show(c):
+        n = len(ended)
+        label_pub.publish(String(data=names[c]))
+        msg = Float32MultiArray()
+        msg.data = array.array('f', (centres[c] + rng.normal(0, 0.15, 8)).astype(
+            np.float32).tobytes())
+        features_pub.publish(msg)
+        assert ros.spin_until(lambda: len(ended) > n, 10.0), f'interaction {n} did not end'
+        return json.loads(ended[-1].data)
+
+    for _ in range(60):
+        show(int(rng.integers(3)))
+    assert not unknown
+    first = show(3)
+    assert first['outcome'] == 'all_rejected'
+    assert ros.spin_until(lambda: len(unknown) == 1)
+    assert json.loads(unknown[0].data)['id'] == first['id']
+    name_pub.publish(String(data=NEW))
+    assert ros.spin_until(lambda: node.get_parameter('labels').value == names), \
+        node.get_parameter('labels').value
+    assert node.interaction.learner.labels == names
+    assert node.counters.get('gestures_named') == 1
+    name_pub.publish(String(data='e'))  # named already: refused, nothing changes
+    assert ros.spin_until(lambda: node.counters.get('names_refused') == 1)
+    assert node.interaction.learner.labels == names
+    shown = [int(rng.integers(4)) for _ in range(80)]
+    guesses = [show(c)['first_guess'] for c in shown]
+    right = np.array([g == names[c] for g, c in zip(guesses, shown)])
+    is_new = np.array(shown) == 3
+    # Named from one observation, the new gesture is the first guess from then on, and the
+    # known ones keep theirs; no interaction rejects every label again.
+    assert right[is_new].mean() >= 0.9, right[is_new]
+    assert right[~is_new].mean() >= 0.9
+    assert len(unknown) == 1

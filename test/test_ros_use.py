@@ -61,7 +61,7 @@ def test_bringup_under_a_namespace_with_feedback_remapped_learns():
     log = result.stdout + result.stderr
     # The start lines name the topics as rclpy resolved them.
     assert re.search(r'robot1\.learner_node\].*listens to /robot1/gesture_features, '
-                     r'/robot1/yes_no;', log), log
+                     r'/robot1/gesture_name, /robot1/yes_no;', log), log
     assert re.search(r'robot1\.teacher_node\].*publishes /robot1/yes_no', log), log
     assert "labels ['0', '1'" in log  # the digits labels reached the namespaced learner
     last = [m for m in map(ROWS.match, result.stdout.splitlines()) if m][-1]
@@ -118,7 +118,8 @@ def test_nodes_started_like_ros2_run_learn_under_a_namespace(ros, tmp_path):
                 process.wait()
             log.close()
     learner_log = (tmp_path / 'learner_node.log').read_text()
-    assert 'listens to /robot2/gesture_features, /robot2/yes_no;' in learner_log
+    assert ('listens to /robot2/gesture_features, /robot2/gesture_name, /robot2/yes_no;'
+            in learner_log)
     assert f'model saved to {model} on shutdown' in learner_log and model.is_file()
     for name in ('learner_node', 'teacher_node', 'dataset_node'):
         text = (tmp_path / f'{name}.log').read_text()

@@ -31,8 +31,8 @@ import time
 from typing import Any, Dict, List, Optional
 
 from banditlearn_ros.learning import (
-    BANDIT_ALGORITHMS, BanditLearner, HyperparameterError, load_model, make_learner,
-    ModelFileError, save_model)
+    BANDIT_ALGORITHMS, BanditLearner, HyperparameterError, LearnerInputError, load_model,
+    make_learner, ModelFileError, save_model)
 from banditlearn_ros.learning.ask_again import (
     ASK_AGAIN_ALGORITHMS, check_protocol, DEFAULT_REVEAL_STEP, OUTCOMES, REVEAL_STEPS)
 from banditlearn_ros.learning.details import prediction_details
@@ -112,7 +112,8 @@ class LearnerNode(common.GuardedNode):
         super().__init__(node_name, **kwargs)
         self.counters = common.Counters(
             ('features_received', 'features_too_long', 'features_model_too_large', 'saves',
-             'autosaves', 'save_failures', 'resets', 'labels_added', 'unknown_gestures'))
+             'autosaves', 'save_failures', 'resets', 'labels_added', 'unknown_gestures',
+             'gestures_named', 'names_refused'))
         self._declare_parameters()
         self._lock = threading.RLock()
         self._times = deque(maxlen=200)
@@ -154,6 +155,8 @@ class LearnerNode(common.GuardedNode):
                                                       qos.EVENTS_OUT)
         self._unknown_pub = self.create_publisher(String, 'gesture_unknown', qos.EVENTS_OUT)
         self.create_timer(0.25, self._publish_ended)  # interactions that timed out
+        # A person names the gesture every label was rejected for (gesture_unknown).
+        self.create_subscription(String, 'gesture_name', self._on_name, qos.EVENTS_IN)
         self.create_service(Trigger, '~/save_model', self._on_save)
         self.create_service(Trigger, '~/reset_model', self._on_reset)
         self.diagnostics = common.Diagnostics(
@@ -478,6 +481,25 @@ class LearnerNode(common.GuardedNode):
             except (OSError, ValueError) as exc:
                 self.counters.add('save_failures')
                 self.get_logger().error(f'autosave failed: {exc}', throttle_duration_sec=10.0)
+
+    def _on_name(self, msg: String) -> None:
+        """Append the label named for the latest unknown gesture; it learns that observation."""
+        name = msg.data.strip()
+        with self._lock:
+            try:
+                _check_labels(self._current_labels() + [name])
+                self.interaction.name_unknown(name)
+            except (LearnerInputError, ValueError) as exc:
+                self.counters.add('names_refused')
+                self.get_logger().warning(f'gesture name {name!r} refused: {exc}')
+                return
+            labels = self._current_labels()
+            self._updates_since_save += 1
+        self.counters.add('gestures_named')
+        self.counters.add('labels_added')
+        # The parameter follows; the learner has the label already, so nothing is added twice.
+        self.set_parameters([Parameter('labels', Parameter.Type.STRING_ARRAY, labels)])
+        self.get_logger().info(f'the unknown gesture is now {name!r}: labels {labels}')
 
     def _on_save(self, request, response):
         try:
