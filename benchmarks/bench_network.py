@@ -19,11 +19,12 @@ Two network namespaces joined by a veth pair stand for the robot (dataset_node p
 teacher_node) and the workstation (learner_node); DDS runs over UDP only, as between two
 machines.  Printed: the serialized size of each message of a gesture (read back from local
 subscribers, so the measurement adds no traffic to the link), the bytes and packets that
-crossed the link per answered gesture between the 50th and the Nth answer (minus the idle
+crossed the link per gesture between the 50th and the last gesture (minus the idle
 rate), and the idle rate of DDS housekeeping with nothing to say.  No node publishes
 /diagnostics during the run, and nothing on the robot subscribes to the prediction details.
 
-    sudo .venv/bin/python benchmarks/bench_network.py [--gestures 300] [--rate 10]
+    sudo .venv/bin/python benchmarks/bench_network.py [--gestures 300] [--rate 10] \
+        [--max-questions N]
 """
 
 import argparse
@@ -75,6 +76,8 @@ def main():
     parser.add_argument('--gestures', type=int, default=300)
     parser.add_argument('--rate', type=float, default=10.0, help='gestures per second at most')
     parser.add_argument('--idle', type=float, default=10.0, help='seconds of idle measurement')
+    parser.add_argument('--max-questions', type=int, default=0,
+                        help="learner_node's max_questions; 0 = its default")
     args = parser.parse_args()
     if os.geteuid() != 0:
         sys.exit('bench_network: needs root (network namespaces)')
@@ -92,19 +95,23 @@ def main():
         station = Sizes(hosts.start('workstation', [py, HELPER, 'sizes', 'gesture_prediction',
                                                     'gesture_prediction_details'], env, **pipe))
         labels = '[' + ','.join(f"'{d}'" for d in range(10)) + ']'
+        questions = ['-p', f'max_questions:={args.max_questions}'] if args.max_questions else []
         hosts.start('workstation', [py, '-m', 'banditlearn_ros.nodes.learner_node',
-                                    '--ros-args', '-p', f'labels:={labels}', *quiet], env)
+                                    '--ros-args', '-p', f'labels:={labels}', *questions,
+                                    *quiet], env)
         hosts.start('robot', [py, '-m', 'banditlearn_ros.nodes.teacher_node', '--ros-args',
                               *quiet], env)
         dataset = hosts.start('robot', [
             py, '-m', 'banditlearn_ros.nodes.dataset_node', '--ros-args', '-p', 'dataset:=digits',
             '-p', f'max_examples:={args.gestures}', '-p', f'rate:={args.rate}',
             '-p', 'exit_when_done:=true', *quiet], env)
-        answers = lambda: robot.n('gesture_feedback')  # noqa: E731
-        wait(lambda: answers() >= 50, 300, '50 answers')
-        start, t0, n0 = link_bytes(hosts), time.monotonic(), answers()
+        gestures = lambda: robot.n('gesture_features')  # noqa: E731
+        wait(lambda: gestures() >= 50, 300, '50 gestures')
+        start, t0 = link_bytes(hosts), time.monotonic()
+        n0, a0 = gestures(), robot.n('gesture_feedback')
         wait(lambda: dataset.poll() is not None, 600, 'end of the stream')
-        end, t1, n1 = link_bytes(hosts), time.monotonic(), answers()
+        end, t1 = link_bytes(hosts), time.monotonic()
+        n1, a1 = gestures(), robot.n('gesture_feedback')
         time.sleep(2.0)
         idle0, i0 = link_bytes(hosts), time.monotonic()
         time.sleep(args.idle)
@@ -117,7 +124,9 @@ def main():
     print('serialized message sizes (bytes, CDR with its 4-byte header):')
     for topic, size in sorted({**robot.size, **station.size}.items()):
         print(f'  {topic:30s} {size:6d}')
-    print(f'answered gestures measured: {n1 - n0} in {t1 - t0:.1f} s')
+    print(f'gestures measured: {n1 - n0} in {t1 - t0:.1f} s, '
+          f'{(a1 - a0) / max(1, n1 - n0):.2f} questions answered per gesture '
+          f'(max_questions {args.max_questions or "default"})')
     print(f'link per gesture: {per["bytes"]:.0f} bytes in {per["packets"]:.1f} packets '
           '(both directions, IP and UDP headers included, idle rate subtracted)')
     print(f'idle DDS housekeeping: {idle["bytes"]:.0f} bytes/s in {idle["packets"]:.1f} '

@@ -18,8 +18,8 @@ Two hosts on one machine: two network namespaces joined by a veth pair, and what
 As a module: ``TwoHosts`` makes the namespaces, starts processes in them and removes everything
 again.  As a script (run inside a namespace):
 
-- ``two_hosts.py probe`` prints every /diagnostics status and every prediction as one JSON
-  line, and sets float parameters of nodes on its host when told on stdin;
+- ``two_hosts.py probe`` prints every /diagnostics status, prediction and answer as one
+  JSON line, and sets float parameters of nodes on its host when told on stdin;
 - ``two_hosts.py learner AUDIT --ros-args ...`` runs the real ``LearnerNode`` and appends one
   JSON line to AUDIT for every yes/no it applies (the features and the label it was applied
   to), so a test can check that no answer was applied to the wrong prediction.
@@ -113,6 +113,7 @@ class Probe:
         self.proc = proc
         self.latest: Dict[str, Dict[str, str]] = {}
         self.events: Dict[str, int] = {}
+        self.last: Dict[str, float] = {}
         self._lock = threading.Lock()
         self._thread = threading.Thread(target=self._read, args=(proc.stdout,), daemon=True)
         self._thread.start()
@@ -127,13 +128,19 @@ class Probe:
                 if 'event' in record:
                     key = record['event'] + ('' if record.get('ok', True) else '_failed')
                     self.events[key] = self.events.get(key, 0) + 1
+                    self.last[key] = record.get('t', 0.0)
                 else:
                     self.latest[record['name']] = record['values']
 
     def count(self, event: str) -> int:
-        """Return how many ``event`` lines ('prediction', 'set', 'set_failed') came so far."""
+        """Return how many ``event`` lines ('prediction', 'answer', 'set', ...) came so far."""
         with self._lock:
             return self.events.get(event, 0)
+
+    def when(self, event: str) -> float:
+        """Return the monotonic time of the last ``event`` line that carried one."""
+        with self._lock:
+            return self.last.get(event, 0.0)
 
     def set_parameter(self, node: str, name: str, value: float, timeout: float = 30.0) -> None:
         """Set a float parameter of a node on the probe's host; raise if it is not set."""
@@ -177,7 +184,7 @@ def _probe() -> None:
     from rclpy.executors import ExternalShutdownException
     from rclpy.parameter import Parameter
     from rclpy.parameter_client import AsyncParameterClient
-    from std_msgs.msg import String
+    from std_msgs.msg import Bool, String
 
     def emit(record) -> None:
         print(json.dumps(record), flush=True)
@@ -198,6 +205,8 @@ def _probe() -> None:
     node.create_subscription(DiagnosticArray, '/diagnostics', show, 50)
     node.create_subscription(String, 'gesture_prediction',
                              lambda msg: emit({'event': 'prediction'}), 50)
+    node.create_subscription(Bool, 'gesture_feedback',
+                             lambda msg: emit({'event': 'answer', 't': time.monotonic()}), 50)
     threading.Thread(target=read_commands, daemon=True).start()
     try:
         while rclpy.ok():
