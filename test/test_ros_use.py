@@ -54,8 +54,9 @@ def ros():
 
 def test_bringup_under_a_namespace_with_feedback_remapped_learns():
     result = subprocess.run(
-        [sys.executable, '-m', 'banditlearn_ros.nodes.bringup', '--rounds', '400',
-         '--namespace', 'robot1', '--remap', 'gesture_feedback:=yes_no', '--log-level', 'info'],
+        [sys.executable, '-m', 'banditlearn_ros.nodes.bringup', '--system', 'teach_sim',
+         '--rounds', '400', '--namespace', 'robot1', '--remap', 'gesture_feedback:=yes_no',
+         '--log-level', 'info'],
         capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     log = result.stdout + result.stderr
