@@ -19,6 +19,7 @@ import json
 
 from banditlearn_ros.learning import TeacherModel, UCWL
 from banditlearn_ros.nodes.learner_node import LearnerNode
+from banditlearn_ros.nodes.session_node import SessionNode
 from banditlearn_ros.nodes.teacher_node import TeacherNode
 import numpy as np
 import pytest
@@ -171,3 +172,45 @@ def test_unknown_gesture_named_on_gesture_name_is_learned_from_that_observation(
     assert right[is_new][5:].mean() >= 0.9, right[is_new]
     assert right[~is_new].mean() >= 0.9
     assert len(unknown) == 1
+
+
+def test_terminal_plus_name_after_an_unknown_gesture_names_it(ros):
+    rng = np.random.default_rng(4)
+    centres = np.eye(4, 8) + 0.5
+    names = KNOWN + [NEW]
+    node = ros.add(LearnerNode(context=ros.context, parameter_overrides=[
+        Parameter('labels', value=list(KNOWN)), Parameter('model_path', value=''),
+        Parameter('max_questions', value=0)]))
+    ros.add(TeacherNode(context=ros.context))
+    session = ros.add(SessionNode(context=ros.context, parameter_overrides=[
+        Parameter('keyboard', value=False)]))
+    label_pub = ros.probe.create_publisher(String, 'gesture_label', 10)
+    features_pub = ros.probe.create_publisher(Float32MultiArray, 'gesture_features', 10)
+    ended = ros.listen(String, 'gesture_interaction', 1000)
+    for pub in (label_pub, features_pub):
+        ros.connect(pub, subscribers=2 if pub is label_pub else 1)
+    xs = []
+
+    def show(c):
+        n = len(ended)
+        label_pub.publish(String(data=names[c]))
+        xs.append(centres[c] + rng.normal(0, 0.15, 8))
+        msg = Float32MultiArray()
+        msg.data = array.array('f', xs[-1].astype(np.float32).tobytes())
+        features_pub.publish(msg)
+        assert ros.spin_until(lambda: len(ended) > n, 10.0), f'interaction {n} did not end'
+        return json.loads(ended[-1].data)
+
+    for _ in range(30):
+        show(int(rng.integers(3)))
+    session.handle_key_line('+early\n')  # nothing unknown yet: a plain labels append
+    assert ros.spin_until(lambda: 'early' in node.interaction.learner.labels)
+    names.insert(3, 'early')
+    centres = np.vstack([centres[:3], np.full(8, 9.0), centres[3:]])
+    assert show(4)['outcome'] == 'all_rejected'
+    assert ros.spin_until(lambda: session._unknown is not None)
+    session.handle_key_line('+d\n')
+    assert ros.spin_until(lambda: node.interaction.learner.labels == names)
+    x = xs[-1].astype(np.float32).astype(np.float64)
+    assert node.interaction.learner.select(x).label == NEW  # learned from that observation
+    assert node.counters.get('gestures_named') == 1

@@ -20,7 +20,9 @@ Listens to the true gesture (``gesture_label``, when a simulation shows them), t
 (``gesture_feedback``), and keeps a ``learning.session.SessionLog`` for the live view, the
 learning curve and the summary.  In a terminal it also reads the person's keys: ``y``/``n``
 answer (published on ``keyboard_answer``, which the feedback node passes on), ``+name`` adds
-a gesture to the learner's labels.  When a question waits ``answer_warning`` seconds it says
+a gesture to the learner's labels; right after the learner rejected every label
+(``gesture_unknown``), ``+name`` names that gesture (``gesture_name``): the label is added
+and learns that very observation.  When a question waits ``answer_warning`` seconds it says
 why no answer can come (no face in view, no keyboard, no joystick) instead of waiting
 silently.
 """
@@ -77,6 +79,10 @@ class SessionNode(Node):
         self.create_subscription(DiagnosticArray, '/diagnostics', self._on_diagnostics,
                                  qos.DIAGNOSTICS)
         self._keyboard_pub = self.create_publisher(Bool, 'keyboard_answer', qos.EVENTS_OUT)
+        # An unknown gesture waits for its name until the next interaction's question.
+        self._unknown: Optional[int] = None
+        qos.subscribe_events(self, String, 'gesture_unknown', self._on_unknown)
+        self._name_pub = self.create_publisher(String, 'gesture_name', qos.EVENTS_OUT)
         self._params = AsyncParameterClient(self, learner)
         self.keyboard = bool(keyboard and sys.stdin is not None and sys.stdin.isatty())
         if self.keyboard:
@@ -99,11 +105,20 @@ class SessionNode(Node):
             return
         ident = details.get('interaction', details.get('id'))
         question = details.get('question')
+        if ident != self._unknown:
+            self._unknown = None
         self.log.on_question(label, None if ident is None else int(ident),
                              None if question is None else int(question))
         self._last_event = time.monotonic()
         if self._asked_at is None:  # the first question of a silent stretch
             self._asked_at, self._warned_at = self._last_event, None
+
+    def _on_unknown(self, msg: String) -> None:
+        try:
+            self._unknown = int(json.loads(msg.data)['id'])
+        except (ValueError, KeyError, TypeError):
+            return
+        self.notes.put('every label was rejected: type +name and Enter to name this gesture')
 
     def _on_feedback(self, msg: Bool) -> None:
         self.log.on_answer(bool(msg.data))
@@ -127,9 +142,18 @@ class SessionNode(Node):
         if word.lower() in ('y', 'yes', 'n', 'no'):
             self._keyboard_pub.publish(Bool(data=word.lower().startswith('y')))
         elif word.startswith('+') and word[1:].strip():
-            self.add_label(word[1:].strip())
+            if self._unknown is not None:
+                self.name_unknown(word[1:].strip())
+            else:
+                self.add_label(word[1:].strip())
         elif word:
             self.notes.put('type y (right), n (wrong) or +name (a new gesture) and Enter')
+
+    def name_unknown(self, name: str) -> None:
+        """Name the gesture the learner just rejected every label for; it learns from it."""
+        self._unknown = None
+        self._name_pub.publish(String(data=name))
+        self.notes.put(f'the unknown gesture is now {name!r} (learned from what you showed)')
 
     def add_label(self, name: str) -> None:
         """Append a label to the learner's ``labels`` (the learner keeps what it learned)."""
