@@ -110,3 +110,19 @@ def test_switch_off_keeps_the_numpy_code(monkeypatch):
     monkeypatch.setenv(ucwl_kernels.ENV_SWITCH, '0')
     assert UCWL(3, 4)._kernels is None
     assert UCWL(3, 4, covariance='full')._kernels is None
+
+
+def test_a_numba_failure_falls_back_to_numpy(monkeypatch):
+    pytest.importorskip('numba', reason='numba (the [fast] extra) is not installed')
+    monkeypatch.delenv(ucwl_kernels.ENV_SWITCH, raising=False)
+    monkeypatch.setattr(ucwl_kernels, '_TRIED', False)
+    monkeypatch.setattr(ucwl_kernels, '_COMPILED', None)
+
+    def broken(kernels):
+        raise RuntimeError('no LLVM today')
+    monkeypatch.setattr(ucwl_kernels, '_warm_up', broken)
+    with pytest.warns(UserWarning, match='no LLVM today'):
+        assert ucwl_kernels.compiled() is None
+    learner = UCWL(3, 4)
+    assert learner._kernels is None
+    assert learner.select([1.0, 0.0, 0.5, 0.2]).index in (0, 1, 2)

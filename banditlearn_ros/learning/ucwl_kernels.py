@@ -32,6 +32,7 @@ numba is optional (``pip install banditlearn_ros[fast]``): without it, or with
 
 import math
 import os
+import warnings
 from typing import Optional, Tuple
 
 import numpy as np
@@ -136,7 +137,8 @@ def compiled() -> Optional[tuple]:
     """
     Return the compiled ``(select_diag, learn_diag)``, or None without numba.
 
-    Compiled on first use (about a second; cached on disk where numba may write).
+    Compiled on first use (about a second; cached on disk where numba may write).  Any
+    failure of numba warns once and leaves the numpy code in use.
     """
     global _COMPILED, _TRIED
     if os.environ.get(ENV_SWITCH, '1') == '0':
@@ -148,12 +150,17 @@ def compiled() -> Optional[tuple]:
         except ImportError:
             return None
         try:
-            jit = numba.njit(cache=True, nogil=True)
-            _COMPILED = (jit(select_diag), jit(learn_diag))
-        except Exception:  # noqa: B902 (a cache location numba refuses: compile uncached)
-            jit = numba.njit(nogil=True)
-            _COMPILED = (jit(select_diag), jit(learn_diag))
-        _warm_up(_COMPILED)
+            try:
+                jit = numba.njit(cache=True, nogil=True)
+                kernels = (jit(select_diag), jit(learn_diag))
+            except Exception:  # noqa: B902 (a cache location numba refuses: no disk cache)
+                jit = numba.njit(nogil=True)
+                kernels = (jit(select_diag), jit(learn_diag))
+            _warm_up(kernels)
+        except Exception as exc:  # noqa: B902 (any numba failure: the numpy code is exact)
+            warnings.warn(f'numba could not compile the UCWL steps ({exc}); using numpy')
+            return None
+        _COMPILED = kernels
     return _COMPILED
 
 
