@@ -201,8 +201,8 @@ class RunResult:
 
 
 Runner = Callable[[Dict[str, Any], np.ndarray, Stream, TeacherModel, int, bool], RunResult]
-GridRunner = Callable[[List[Dict[str, Any]], np.ndarray, Sequence[Stream], TeacherModel, int],
-                      List[List[RunResult]]]
+GridRunner = Callable[..., List[List[RunResult]]]
+"""``(settings, X, streams, teacher, n_labels, progress=None) -> [setting][stream]``."""
 
 
 @dataclass
@@ -378,19 +378,28 @@ def run_ucwl_settings(settings: List[Dict[str, Any]], X: np.ndarray, stream: Str
 
 
 def run_ucwl_streams(settings: List[Dict[str, Any]], X: np.ndarray, streams: Sequence[Stream],
-                     teacher: TeacherModel, n_labels: int) -> List[List[RunResult]]:
-    """Run many UCWL settings on many streams in one ``UCWLGrid`` call; [setting][stream]."""
+                     teacher: TeacherModel, n_labels: int,
+                     progress: Optional[Callable[[int], None]] = None) -> List[List[RunResult]]:
+    """
+    Run many UCWL settings on many streams in one ``UCWLGrid`` call; [setting][stream].
+
+    ``progress`` is called with the number of (setting, stream) runs finished, block by block.
+    """
     from .ucwl_grid import run_grid
     variant = {s.get('variant', 'scw1') for s in settings}
     diagonal = {s.get('diagonal', 'precision') for s in settings}
     if (len(variant) != 1 or len(diagonal) != 1
             or any(s.get('covariance', 'diag') != 'diag' for s in settings)):
-        return [[run_learner('ucwl', s, X, st, teacher, n_labels) for st in streams]
-                for s in settings]
+        results = []
+        for s in settings:
+            results.append([run_learner('ucwl', s, X, st, teacher, n_labels) for st in streams])
+            if progress:
+                progress(len(streams))
+        return results
     start = time.perf_counter()
     out = run_grid(X, list(streams), teacher, n_labels, [s['eta'] for s in settings],
                    [s['C'] for s in settings], [s['k'] for s in settings],
-                   variant=variant.pop(), diagonal=diagonal.pop())
+                   variant=variant.pop(), diagonal=diagonal.pop(), progress=progress)
     seconds = (time.perf_counter() - start) / (len(settings) * len(streams))
     return [[RunResult(int(out['mistakes_observed'][i, j]), int(out['mistakes_true'][i, j]),
                        int(out['updates'][i, j]), seconds, len(st))
@@ -476,9 +485,8 @@ def tune(algorithm: Algorithm, X: np.ndarray, y: np.ndarray, n_labels: int,
     streams = tuning_streams(y, n_labels, teacher, n_tuning, seed)
     start = time.perf_counter()
     if algorithm.run_grid is not None and len(settings) > 1:
-        results = algorithm.run_grid(settings, X, streams, teacher, n_labels)
-        if progress:
-            progress(len(settings) * len(streams))
+        results = algorithm.run_grid(settings, X, streams, teacher, n_labels,
+                                     progress=progress)
     else:
         results = []
         for s in settings:

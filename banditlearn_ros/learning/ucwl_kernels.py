@@ -32,8 +32,8 @@ numba is optional (``pip install banditlearn_ros[fast]``): without it, or with
 
 import math
 import os
-import warnings
 from typing import Optional, Tuple
+import warnings
 
 import numpy as np
 
