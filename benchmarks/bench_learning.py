@@ -26,7 +26,8 @@ Run: ``.venv/bin/python benchmarks/bench_learning.py [--jobs 2] [--permutations 
    UCWL through the public API (``select`` + ``learn``), with the compiled steps
    (``learning/ucwl_kernels``, when numba is installed) and with the numpy code; the
    learner node's path without ROS (``Interaction.predict`` on the float32 array a
-   Float32MultiArray carries, the details message as JSON, ``Interaction.feedback``).
+   Float32MultiArray carries, the details message as JSON, ``Interaction.feedback``), and
+   the same without the details message ("no details").
    Each UCWL path runs a short warm-up first (numba compiles on first use).
 2. ``UCWLGrid`` per setting-round when the paper's 1485 settings step together, and the
    whole grid x N permutations on digits: wall and CPU seconds, microseconds per
@@ -97,14 +98,15 @@ def ucwl_api(X, y, K, compiled: bool) -> float:
     return 1e6 * (time.process_time() - start) / len(y)
 
 
-def node_path(X, y, K, compiled: bool) -> float:
+def node_path(X, y, K, compiled: bool, details: bool = True) -> float:
     """Return microseconds per round of the learner node's work without ROS."""
     messages = [array('f', row) for row in X]  # what a Float32MultiArray's data is
 
     def run(interaction, rows):
         for data, label in rows:
             item, _ = interaction.predict(data)
-            json.dumps(prediction_details(item, 0.0))
+            if details:
+                json.dumps(prediction_details(item, 0.0))
             interaction.feedback(bool(item.prediction.index == label))
     d = X.shape[1]
     run(Interaction(lambda n: make_ucwl(K, n, compiled)), zip(messages[:WARM_UP], y))
@@ -149,7 +151,8 @@ def per_message(rounds: int, repeats: int) -> None:
     print(f'\nper-message CPU cost, microseconds per round, best of {repeats}, this run; '
           f'compiled steps: {"numba" if compiled else "not installed (numpy only)"}')
     print(f'{"d":>4} {"K":>5} {"VW cbify":>9} {"API":>7} {"API/VW":>7} {"numpy API":>10} '
-          f'{"numpy/VW":>9} {"node path":>10} {"node/VW":>8} {"node/API":>9}')
+          f'{"numpy/VW":>9} {"node path":>10} {"node/VW":>8} {"node/API":>9} '
+          f'{"no details":>11}')
     for d, K in SHAPES:
         n = rounds if K < 100 else max(rounds // 4, WARM_UP)
         X, y = data(d, K, n)
@@ -157,8 +160,10 @@ def per_message(rounds: int, repeats: int) -> None:
         api = min(ucwl_api(X, y, K, compiled) for _ in range(repeats))
         ref = min(ucwl_api(X, y, K, False) for _ in range(repeats)) if compiled else api
         node = min(node_path(X, y, K, compiled) for _ in range(repeats))
+        bare = min(node_path(X, y, K, compiled, False) for _ in range(repeats))
         print(f'{d:>4} {K:>5} {vw:>9.1f} {api:>7.1f} {api / vw:>7.2f} {ref:>10.1f} '
-              f'{ref / vw:>9.2f} {node:>10.1f} {node / vw:>8.2f} {node / api:>9.2f}')
+              f'{ref / vw:>9.2f} {node:>10.1f} {node / vw:>8.2f} {node / api:>9.2f} '
+              f'{bare:>11.1f}')
 
 
 def scaling() -> None:
