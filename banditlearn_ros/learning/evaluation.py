@@ -31,6 +31,11 @@ The feedback model is ``learning.feedback.TeacherModel``: label noise p (the obs
 is a uniform random label with probability p), flip noise (rho0, rho1) and a probability
 of no answer.  Full-feedback references are told the observed label (so label noise and
 silence reach them too; a flip of a yes/no answer has no meaning for them).
+
+The ask-again protocol (``learning.ask_again``) runs through ``run_questions``: question 1 of
+each interaction is answered with the stream's own draws (so one question is the paper's
+protocol, decision for decision), later questions with draws of their own that every
+algorithm and every ``max_questions`` share; the mistakes are those of the first guess.
 """
 
 from dataclasses import dataclass, field
