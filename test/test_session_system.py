@@ -96,6 +96,7 @@ def test_camera_session_learns_from_keyboard_answers_on_a_pty(tmp_path):
     os.close(slave)
     output = b''
     answered = set()
+    added = False
     deadline = time.monotonic() + 400
     try:
         while proc.poll() is None and time.monotonic() < deadline:
@@ -120,6 +121,9 @@ def test_camera_session_learns_from_keyboard_answers_on_a_pty(tmp_path):
             answered.add(key)
             truth = order[(n - 1) % len(order)]
             os.write(master, b'y\n' if asked == truth else b'n\n')
+            if n == 3 and not added:  # a new gesture, typed during the session
+                os.write(master, b'+wave\n')
+                added = True
         proc.wait(timeout=30)
     finally:
         if proc.poll() is None:
@@ -137,8 +141,8 @@ def test_camera_session_learns_from_keyboard_answers_on_a_pty(tmp_path):
     text = output.decode(errors='replace')
     assert proc.returncode == 0, proc.stderr.read().decode() + text[-2000:]
     summary = last_json(text)
-    print(summary)
     assert summary['interactions'] >= 36
     assert summary['updates'] > 0
     assert summary['accuracy'] > 1 / 3, text[-3000:]
     assert os.path.isfile(summary['model']) and os.path.isfile(summary['curve'])
+    assert "new gesture 'wave' added" in text, text[-3000:]

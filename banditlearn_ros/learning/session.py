@@ -89,6 +89,10 @@ class SessionLog:
         """Return the latest interaction, if any."""
         return self.records[-1] if self.records else None
 
+    def keep_first(self, n: int) -> None:
+        """Forget every interaction after the first ``n`` (a session planned for ``n``)."""
+        del self.records[int(n):]
+
     def on_label(self, label: str) -> None:
         """Take the true gesture of the next interaction (a simulated presentation)."""
         self._truth = str(label)

@@ -53,8 +53,13 @@ def prepare(system: Dict[str, Any], options) -> str:
     out = os.path.abspath(os.path.expanduser(
         getattr(options, 'out', None) or os.path.join(DEFAULT_OUT, stamp)))
     os.makedirs(out, exist_ok=True)
+    session = by_name[SESSION_NODE]['parameters']
     if getattr(options, 'rounds', 0):
-        by_name[SESSION_NODE]['parameters']['interactions'] = options.rounds
+        session['interactions'] = options.rounds
+    show = by_name.get('gesture_show_node')
+    if show is not None and session.get('interactions'):
+        # Exactly the planned interactions: no gesture shown after the last one.
+        show['parameters'].setdefault('presentations', session['interactions'])
     camera = getattr(options, 'camera', None)
     if camera and 'image_source_node' in by_name:
         by_name['image_source_node']['parameters']['source'] = camera
@@ -95,6 +100,8 @@ def run_session(running, options, out_dir: str, out) -> int:
     except (KeyboardInterrupt, ExternalShutdownException):
         interrupted = True
     final_updates = updates()
+    if session.target:
+        session.log.keep_first(session.target)
     model = None
     if learner is not None:
         model = os.path.expanduser(learner.get_parameter('model_path').value) or None

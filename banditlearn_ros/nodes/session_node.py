@@ -210,6 +210,8 @@ class SessionNode(Node):
         """Return True once ``interactions`` were made and the last one is over."""
         if not self.target or self.log.interactions < self.target:
             return False
+        if self.log.interactions > self.target:  # the next one began: the last one is over
+            return True
         rec = self.log.current
         quiet = time.monotonic() - self._last_event
         return (bool(rec.answers) and quiet >= self.settle) or quiet >= self.answer_warning
