@@ -146,3 +146,23 @@ def test_camera_session_learns_from_keyboard_answers_on_a_pty(tmp_path):
     assert summary['accuracy'] > 1 / 3, text[-3000:]
     assert os.path.isfile(summary['model']) and os.path.isfile(summary['curve'])
     assert "new gesture 'wave' added" in text, text[-3000:]
+
+
+def test_camera_session_says_why_no_answer_comes(tmp_path):
+    video = tmp_path / 'hands.avi'
+    write_video(video, presentations=6)
+    result = subprocess.run(
+        BRINGUP + ['--camera', str(video), '--duration', '20', '--out', str(tmp_path),
+                   '--labels', ','.join(GESTURES),
+                   '--set', 'image_source_node.loop=true',
+                   '--set', 'camera_node.use_mediapipe=false',
+                   '--set', 'camera_node.stable_frames=4',
+                   '--set', 'camera_node.absent_frames=3',
+                   '--set', f'learner_node.model_path={tmp_path / "model.npz"}'],
+        stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    notes = [line for line in result.stdout.splitlines() if line.startswith('no answer for')]
+    assert notes, result.stdout
+    assert 'sees no face' in notes[0] and 'keyboard off' in notes[0], notes[0]
+    summary = last_json(result.stdout)
+    assert summary['interactions'] > 0 and summary['updates'] == 0

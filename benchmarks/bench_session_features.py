@@ -1,0 +1,119 @@
+# Copyright 2026 banditlearn_ros contributors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Which contour features the rendered teaching session publishes, measured.
+
+Renders ``--n`` 640x480 hands of the seven gestures for each of ``--seeds`` (not seed 0,
+which the session itself shows), extracts the contour features as camera_node does (skin
+segmentation on a 320-pixel copy, no MediaPipe), then runs the session's protocol offline:
+``--interactions`` gestures in a random order, UCWL asking up to ``max_questions`` with the
+learner node's reveal step, 10 % of the answers flipped, and reports the first-guess accuracy
+over the last 50 interactions (mean, standard deviation and minimum over seeds x orders) for
+each feature set and a few (k, C).  "session" is the list in config/gestures.system.yaml.
+
+    .venv/bin/python benchmarks/bench_session_features.py [--n 300] [--seeds 1 2 3]
+"""
+
+import argparse
+from pathlib import Path
+import time
+
+from banditlearn_ros.learning.ask_again import DEFAULT_REVEAL_STEP, run_interaction
+from banditlearn_ros.learning.ucwl import UCWL
+from banditlearn_ros.vision.contour_features import ContourFeatures
+from banditlearn_ros.vision.extractors import GestureExtractor
+from banditlearn_ros.vision.hand_renderer import GESTURES, HandRenderer
+from banditlearn_ros.vision.hand_segmentation import HandSegmenter
+import numpy as np
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+FINGERS = ['bias'] + [f'fingers_is_{i}' for i in range(6)]
+
+
+def session_features():
+    """Return the feature list of the shipped rendered session."""
+    system = yaml.safe_load((ROOT / 'config' / 'gestures.system.yaml').read_text())
+    camera = next(e for e in system['nodes'] if e['node'] == 'camera_node')
+    return list(camera['parameters']['feature_names'])
+
+
+def render(n, seed):
+    """Return (features of all 124, labels) of n rendered hands, as camera_node sees them."""
+    renderer = HandRenderer(640, 480, gestures=GESTURES, seed=seed)
+    extractor = GestureExtractor('contour', use_mediapipe=False, segmenter=HandSegmenter())
+    rng = np.random.default_rng(seed)
+    rows, labels = [], []
+    for _ in range(n):
+        hand = renderer.render(rng=rng)
+        obs = extractor.process(hand.image)
+        if obs.features is not None:
+            rows.append(obs.features)
+            labels.append(hand.label)
+    return np.array(rows), np.array(labels)
+
+
+def last50(X, y, order_seed, max_questions, k, C, interactions, noise=0.1):
+    """Return the first-guess accuracy of the last 50 interactions and questions per one."""
+    rng = np.random.default_rng(order_seed)
+    order = rng.permutation(len(y))[:interactions]
+    learner = UCWL(len(GESTURES), X.shape[1], eta=0.95, C=C, k=k, seed=order_seed)
+    qrng = np.random.default_rng(order_seed + 1)
+    first, questions = [], []
+
+    def ask(index, number):
+        right = index == truth
+        return right if rng.random() >= noise else not right
+    for i in order:
+        truth = y[i]
+        q = run_interaction(learner, X[i], ask, max_questions, DEFAULT_REVEAL_STEP, qrng)
+        first.append(q.first.index == truth)
+        questions.append(q.number)
+    return float(np.mean(first[-50:])), float(np.mean(questions))
+
+
+def main():
+    """Print the table."""
+    p = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    p.add_argument('--n', type=int, default=300, help='rendered hands per seed')
+    p.add_argument('--seeds', type=int, nargs='+', default=[1, 2, 3])
+    p.add_argument('--orders', type=int, default=5, help='random orders per seed')
+    p.add_argument('--interactions', type=int, default=200)
+    args = p.parse_args()
+    names = list(ContourFeatures().names)
+    start = time.perf_counter()
+    data = [render(args.n, s) for s in args.seeds]
+    print(f'rendered and extracted {args.n} x {len(args.seeds)} hands in '
+          f'{time.perf_counter() - start:.0f} s')
+    sets = {'all 124': names, 'session': session_features(),
+            'finger indicators only': FINGERS}
+    print('| features | d | max_questions | k | C | accuracy_last_50 (mean ± sd, min) | '
+          'questions per interaction |')
+    print('| --- | --- | --- | --- | --- | --- | --- |')
+    for label, chosen in sets.items():
+        cols = [names.index(c) for c in chosen]
+        for max_questions in (1, 3):
+            for k, C in ((2.8, 1.0), (2.0, 1.0), (2.0, 0.5)):
+                runs = [last50(X[:, cols], y, o, max_questions, k, C, args.interactions)
+                        for X, y in data for o in range(args.orders)]
+                acc = np.array([r[0] for r in runs])
+                qpi = np.mean([r[1] for r in runs])
+                print(f'| {label} | {len(cols)} | {max_questions} | {k} | {C} | '
+                      f'{acc.mean():.3f} ± {acc.std():.3f}, {acc.min():.2f} | {qpi:.2f} |',
+                      flush=True)
+
+
+if __name__ == '__main__':
+    main()
