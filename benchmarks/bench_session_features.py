@@ -15,7 +15,8 @@
 """
 Which contour features the rendered teaching session publishes, measured.
 
-Renders ``--n`` 640x480 hands of the seven gestures for each of ``--seeds`` (not seed 0,
+Renders ``--n`` hands of the seven gestures as the session's show does (320x240,
+rendered at twice the size and shrunk) for each of ``--seeds`` (not seed 0,
 which the session itself shows), extracts the contour features as camera_node does (skin
 segmentation on a 320-pixel copy, no MediaPipe), then runs the session's protocol offline:
 ``--interactions`` gestures in a random order, UCWL asking up to ``max_questions`` with the
@@ -34,7 +35,8 @@ from banditlearn_ros.learning.ask_again import DEFAULT_REVEAL_STEP, run_interact
 from banditlearn_ros.learning.ucwl import UCWL
 from banditlearn_ros.vision.contour_features import ContourFeatures
 from banditlearn_ros.vision.extractors import GestureExtractor
-from banditlearn_ros.vision.hand_renderer import GESTURES, HandRenderer
+from banditlearn_ros.vision.gesture_show import GestureShow
+from banditlearn_ros.vision.hand_renderer import GESTURES
 from banditlearn_ros.vision.hand_segmentation import HandSegmenter
 import numpy as np
 import yaml
@@ -43,25 +45,28 @@ ROOT = Path(__file__).resolve().parents[1]
 FINGERS = ['bias'] + [f'fingers_is_{i}' for i in range(6)]
 
 
+SYSTEM = yaml.safe_load((ROOT / 'config' / 'gestures.system.yaml').read_text())
+SHOW = {k: v for k, v in next(e for e in SYSTEM['nodes'] if e['node'] == 'gesture_show_node')[
+    'parameters'].items() if k in ('width', 'height', 'supersample')}
+
+
 def session_features():
     """Return the feature list of the shipped rendered session."""
-    system = yaml.safe_load((ROOT / 'config' / 'gestures.system.yaml').read_text())
-    camera = next(e for e in system['nodes'] if e['node'] == 'camera_node')
+    camera = next(e for e in SYSTEM['nodes'] if e['node'] == 'camera_node')
     return list(camera['parameters']['feature_names'])
 
 
 def render(n, seed):
     """Return (features of all 124, labels) of n rendered hands, as camera_node sees them."""
-    renderer = HandRenderer(640, 480, gestures=GESTURES, seed=seed)
+    show = GestureShow(GESTURES, **SHOW, seed=seed)
     extractor = GestureExtractor('contour', use_mediapipe=False, segmenter=HandSegmenter())
-    rng = np.random.default_rng(seed)
     rows, labels = [], []
     for _ in range(n):
-        hand = renderer.render(rng=rng)
-        obs = extractor.process(hand.image)
+        p = show.present()
+        obs = extractor.process(show.frame(p.hand))
         if obs.features is not None:
             rows.append(obs.features)
-            labels.append(hand.label)
+            labels.append(GESTURES.index(p.gesture))
     return np.array(rows), np.array(labels)
 
 

@@ -49,6 +49,8 @@ class GestureShowNode(Node):
                  high=1000.0)
         noise = d(self, 'noise', 3.0, 'sensor noise per frame (grey levels)', read_only=True,
                   low=0.0, high=100.0)
+        supersample = d(self, 'supersample', 2, 'render at this many times the size, then '
+                        'shrink (smooth edges)', read_only=True, low=1, high=8)
         clutter = d(self, 'clutter', 12, 'most background objects per scene', read_only=True,
                     low=0, high=1000)
         seed = d(self, 'seed', 0, 'seed of the order, the rendering and the noise',
@@ -69,7 +71,7 @@ class GestureShowNode(Node):
         period = d(self, 'diagnostics_period', 1.0, 'seconds between /diagnostics messages',
                    read_only=True, low=0.01, high=3600.0)
         self.show = GestureShow(gestures, width=width, height=height, noise=noise,
-                                clutter=clutter, seed=seed)
+                                clutter=clutter, supersample=supersample, seed=seed)
         self.counters = common.Counters(('frames', 'presentations'))
         # Rendering takes ~0.1 s; a thread renders the next presentation while this one plays.
         self._ahead: 'queue.Queue' = queue.Queue(maxsize=1)

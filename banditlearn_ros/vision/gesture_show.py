@@ -61,6 +61,9 @@ class GestureShow:
         Standard deviation (grey levels) of the sensor noise added to every frame.
     clutter : int
         Largest number of background objects in a scene (0 = a plain gradient wall).
+    supersample : int
+        Render at this many times the size, then shrink (pixel areas averaged): smooth
+        edges like a camera's, at the cost of the small image only per frame.
     seed : int
         Seed of the order, the rendering and the noise.
 
@@ -73,11 +76,15 @@ class GestureShow:
     """
 
     def __init__(self, gestures: Sequence[str], width: int = 320, height: int = 240,
-                 noise: float = 3.0, clutter: int = 12, seed: int = 0):
+                 noise: float = 3.0, clutter: int = 12, supersample: int = 1,
+                 seed: int = 0):
         if not gestures:
             raise ValueError('at least one gesture is needed')
-        self.renderer = HandRenderer(width, height, gestures=tuple(gestures), clutter=clutter,
-                                     seed=seed)
+        if supersample < 1:
+            raise ValueError('supersample must be >= 1')
+        self.size = (int(width), int(height))
+        self.renderer = HandRenderer(width * supersample, height * supersample,
+                                     gestures=tuple(gestures), clutter=clutter, seed=seed)
         self.gestures = tuple(gestures)
         self.noise = float(noise)
         self._rng = np.random.default_rng(seed)
@@ -96,7 +103,12 @@ class GestureShow:
         gesture = self.next_gesture() if gesture is None else gesture
         scene = self.renderer.background(self._rng)
         hand = self.renderer.render(gesture, rng=self._rng, background=scene)
-        return Presentation(gesture, scene, hand.image)
+        return Presentation(gesture, self._shrink(scene), self._shrink(hand.image))
+
+    def _shrink(self, image: np.ndarray) -> np.ndarray:
+        if image.shape[1::-1] == self.size:
+            return image
+        return cv2.resize(image, self.size, interpolation=cv2.INTER_AREA)
 
     def frame(self, image: np.ndarray) -> np.ndarray:
         """Return one camera frame of ``image``: the image with fresh sensor noise."""
