@@ -657,6 +657,7 @@ def check_settings(running: System, settings) -> 'tuple[List[str], List[tuple]]'
     """
     import difflib
 
+    from rclpy.exceptions import ParameterUninitializedException
     from rclpy.parameter import Parameter
     nodes = {node.get_name(): node for node in running.nodes}
     problems, coerced = [], []
@@ -670,7 +671,10 @@ def check_settings(running: System, settings) -> 'tuple[List[str], List[tuple]]'
             hint = f'; did you mean {near[0]!r}?' if near else ''
             problems.append(f'--set {item}: {name} has no parameter {key!r}{hint}')
             continue
-        declared = node.get_parameter(key).type_
+        try:
+            declared = node.get_parameter(key).type_
+        except ParameterUninitializedException:  # declared by type only: [] by default
+            declared = Parameter.Type(node.describe_parameter(key).type)
         try:
             given = Parameter.Type.from_parameter_value(value)
         except TypeError:
