@@ -19,7 +19,8 @@ UCWL (defaults) is taught N-1 classes for ``--before`` interactions; then the N-
 appended (``add_label``, what a runtime ``labels`` append does) and the stream draws from all
 N classes for ``--after`` interactions.  Every answer is flipped with probability ``--rho``.
 Two protocols (``learning.ask_again``): one question per interaction (seed 000's), and
-asking again after a "no", up to ``--max-questions``, with the default reveal step.
+asking again after a "no", up to ``--max-questions``, with the protocol's default reveal
+step and with ``top1`` (what a revealed label teaches the labels not asked).
 Each run makes a different class the new one (run r: class r mod N) and draws its own
 stream; every arm (protocol x start of the new label) sees the same streams and the same
 teacher seed.  Reported, mean over runs:
@@ -45,7 +46,8 @@ import time
 from typing import Dict, List, Sequence
 
 from banditlearn_ros.learning import TeacherModel, UCWL
-from banditlearn_ros.learning.ask_again import DEFAULT_REVEAL_STEP, run_interaction
+from banditlearn_ros.learning.ask_again import (
+    DEFAULT_REVEAL_STEP, REVEAL_STEPS, run_interaction)
 from banditlearn_ros.learning.datasets import load_dataset
 from banditlearn_ros.learning.ucwl import ADDED_LABEL_PRIORS
 import numpy as np
@@ -77,17 +79,18 @@ def load(name: str, n: int, seed: int):
     return data.X, data.y, list(data.labels)
 
 
-def ask(learner: UCWL, x: np.ndarray, truth: int, max_questions: int,
+def ask(learner: UCWL, x: np.ndarray, truth: int, max_questions: int, reveal_step: str,
         teacher: TeacherModel, rng: np.random.Generator,
         ties: np.random.Generator) -> List[int]:
     """Run one interaction of the ask-again protocol; return the labels asked, in order."""
     questions = run_interaction(learner, x, lambda label, _: teacher.answer(label, truth, rng),
-                                max_questions, DEFAULT_REVEAL_STEP, ties)
+                                max_questions, reveal_step, ties)
     return [q.index for q in questions.asked]
 
 
 def run_once(X: np.ndarray, y: np.ndarray, names: Sequence[str], new: int, before: int,
-             after: int, max_questions: int, prior: str, rho: float, seed: int) -> RunFigures:
+             after: int, max_questions: int, prior: str, rho: float, seed: int,
+             reveal_step: str = DEFAULT_REVEAL_STEP) -> RunFigures:
     """Teach every class but ``new`` for ``before`` interactions, append it, go on."""
     rng = np.random.default_rng(seed)
     known_rows = np.flatnonzero(y != new)
@@ -106,7 +109,8 @@ def run_once(X: np.ndarray, y: np.ndarray, names: Sequence[str], new: int, befor
         if t == before:
             learner.add_label(names[new])
         truth = index_of[int(y[row])]
-        asked = ask(learner, X[row], truth, max_questions, teacher, answers, ties)
+        asked = ask(learner, X[row], truth, max_questions, reveal_step, teacher, answers,
+                    ties)
         right_first.append(asked[0] == truth)
         questions.append(len(asked))
     right_first, questions = np.array(right_first), np.array(questions)
@@ -154,6 +158,9 @@ def main(argv=None) -> int:
     parser.add_argument('--rho', type=float, default=0.1, help='flip probability per answer')
     parser.add_argument('--max-questions', type=int, default=3,
                         help='questions per interaction of the ask-again arm')
+    parser.add_argument('--reveal-steps', nargs='+', choices=REVEAL_STEPS,
+                        default=list(dict.fromkeys([DEFAULT_REVEAL_STEP, 'top1'])),
+                        help='reveal steps of the ask-again arms (the first is the default)')
     parser.add_argument('--priors', nargs='+', default=list(ADDED_LABEL_PRIORS),
                         choices=ADDED_LABEL_PRIORS, help="UCWL's added_label_prior values")
     parser.add_argument('--seed', type=int, default=0)
@@ -174,11 +181,14 @@ def main(argv=None) -> int:
               f'| known {b - 49}-{b} | known after (100) | after - before(50) | all after (100) '
               f'| questions/interaction {b - 49}-{b} | after (100) |')
         print('| --- ' * 12 + '|')
-        for max_q in (1, args.max_questions):
-            protocol = 'one question' if max_q == 1 else f'ask again (<= {max_q})'
+        arms = [(1, 'none')] + [(args.max_questions, step) for step in args.reveal_steps]
+        for max_q, step in arms:
+            protocol = ('one question' if max_q == 1
+                        else f'ask again (<= {max_q}, reveal {step})')
             for prior in args.priors:
                 runs = [run_once(X, y, names, r % K, args.before, args.after, max_q, prior,
-                                 args.rho, args.seed * 1000 + r) for r in range(args.runs)]
+                                 args.rho, args.seed * 1000 + r, step)
+                        for r in range(args.runs)]
                 s = summarise(runs)
                 print(f'| {protocol} | {prior} | {s["new 1-5"]:.3f} | {s["new 6-10"]:.3f} | '
                       f'{s["new 11-"]:.3f} | {s["known_before_100"]:.3f} | '
