@@ -18,6 +18,7 @@ import array
 import json
 
 from banditlearn_ros.learning import TeacherModel, UCWL
+from banditlearn_ros.learning.ask_again import DEFAULT_REVEAL_STEP, run_interaction
 from banditlearn_ros.nodes.learner_node import LearnerNode
 from banditlearn_ros.nodes.session_node import SessionNode
 from banditlearn_ros.nodes.teacher_node import TeacherNode
@@ -52,18 +53,20 @@ def gesture_stream(seed=1, d=8):
     return X.astype(np.float32).astype(np.float64), y  # what a Float32MultiArray carries
 
 
-def offline(X, y):
-    """Run the same rounds with the learning core alone and the teacher's draws."""
+def offline(X, y, max_questions):
+    """Run the same interactions with the learning core alone; return (first guesses, questions)."""
     learner = UCWL(list(KNOWN), X.shape[1], seed=0)
     model, rng = TeacherModel(rho0=NOISE, rho1=NOISE), np.random.default_rng(TEACHER_SEED)
-    said = []
+    ties = np.random.default_rng(0)  # the learner node's tie-breaks between next questions
+    first, asked = [], []
     for t, (x, c) in enumerate(zip(X, y)):
         if t == BEFORE:
             learner.add_label(NEW)
-        p = learner.select(x)
-        said.append(p.label)
-        learner.learn(x, p.index, model.answer(p.index, int(c), rng), prediction=p)
-    return said
+        q = run_interaction(learner, x, lambda label, _, c=c: model.answer(label, int(c), rng),
+                            max_questions, DEFAULT_REVEAL_STEP, ties)
+        first.append(q.first.label)
+        asked.append(len(q.asked))
+    return first, asked
 
 
 def append_label(ros, name):
@@ -77,22 +80,23 @@ def append_label(ros, name):
     return result
 
 
-def test_label_appended_mid_stream_is_learned_and_the_known_ones_keep_their_accuracy(ros):
+@pytest.mark.parametrize('max_questions', [1, 3])
+def test_label_appended_mid_stream_is_learned_and_the_known_ones_keep_their_accuracy(
+        ros, max_questions):
     X, y = gesture_stream()
     names = KNOWN + [NEW]
     node = ros.add(LearnerNode(context=ros.context, parameter_overrides=[
         Parameter('labels', value=list(KNOWN)), Parameter('model_path', value=''),
-        Parameter('max_questions', value=1),
+        Parameter('max_questions', value=max_questions),
         Parameter('seed', value=0)]))
     ros.add(TeacherNode(context=ros.context, parameter_overrides=[
         Parameter('rho0', value=NOISE), Parameter('rho1', value=NOISE),
         Parameter('seed', value=TEACHER_SEED)]))
     label_pub = ros.probe.create_publisher(String, 'gesture_label', 10)
     features_pub = ros.probe.create_publisher(Float32MultiArray, 'gesture_features', 10)
-    said = ros.listen(String, 'gesture_prediction', 1000)
+    ended = ros.listen(String, 'gesture_interaction', 1000)
     ros.connect(label_pub)
     ros.connect(features_pub)
-    counts = node.interaction.counts
     for t, (x, c) in enumerate(zip(X, y)):
         if t == BEFORE:
             kept = {k: v[:3].copy() for k, v in node.interaction.learner.state_dict()[
@@ -106,10 +110,11 @@ def test_label_appended_mid_stream_is_learned_and_the_known_ones_keep_their_accu
         msg = Float32MultiArray()
         msg.data = array.array('f', x.astype(np.float32).tobytes())
         features_pub.publish(msg)
-        assert ros.spin_until(lambda: counts['feedback_matched'] == t + 1, 10.0), \
-            f'round {t}: {len(said)} predictions, {dict(counts)}'
-    online = [m.data for m in said]
-    assert online == offline(X, y)
+        assert ros.spin_until(lambda: len(ended) == t + 1, 10.0), \
+            f'interaction {t} did not end: {dict(node.interaction.counts)}'
+    interactions = [json.loads(m.data) for m in ended]
+    online = [i['first_guess'] for i in interactions]
+    assert (online, [i['questions'] for i in interactions]) == offline(X, y, max_questions)
     right = np.array([s == names[c] for s, c in zip(online, y)])
     new_shown = np.flatnonzero(y == 3)
     known_last = np.arange(len(y) - 100, len(y))[y[-100:] != 3]
