@@ -54,7 +54,7 @@ def gesture_stream(seed=1, d=8):
 
 
 def offline(X, y, max_questions):
-    """Run the same interactions with the learning core alone; return (first guesses, questions)."""
+    """Run the same interactions with the core alone; return (first guesses, questions)."""
     learner = UCWL(list(KNOWN), X.shape[1], seed=0)
     model, rng = TeacherModel(rho0=NOISE, rho1=NOISE), np.random.default_rng(TEACHER_SEED)
     ties = np.random.default_rng(0)  # the learner node's tie-breaks between next questions
