@@ -60,6 +60,7 @@ class TwoHosts:
         self.address = {'robot': f'10.231.{net}.1', 'workstation': f'10.231.{net}.2'}
         self.processes: List[subprocess.Popen] = []
         self._made: List[str] = []
+        self._veth_outside = False
         atexit.register(self.close)
 
     def create(self) -> None:
@@ -69,9 +70,11 @@ class TwoHosts:
             self._made.append(self.netns[host])
         _ip('link', 'add', self.dev['robot'], 'type', 'veth', 'peer', 'name',
             self.dev['workstation'])
+        self._veth_outside = True
         for host in HOSTS:
             ns, dev = self.netns[host], self.dev[host]
             _ip('link', 'set', dev, 'netns', ns)
+            self._veth_outside = False  # a veth pair goes with its first end's namespace
             _ip('-n', ns, 'addr', 'add', self.address[host] + '/24', 'dev', dev)
             _ip('-n', ns, 'link', 'set', 'lo', 'up')
             _ip('-n', ns, 'link', 'set', dev, 'up')
@@ -102,6 +105,9 @@ class TwoHosts:
                 proc.kill()
                 proc.wait(timeout=5.0)
         self.processes = []
+        if self._veth_outside:  # made, but moving it failed: it is still in this namespace
+            _ip('link', 'del', self.dev['robot'], check=False)
+            self._veth_outside = False
         while self._made:
             _ip('netns', 'del', self._made.pop(), check=False)
 
