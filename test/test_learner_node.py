@@ -119,6 +119,16 @@ def test_features_in_prediction_out(ros):
     assert node.interaction.n_features == 4
 
 
+def test_details_past_details_top_carry_the_best_bounds_with_their_indices(ros):
+    labels = [f'g{i}' for i in range(7)]
+    learner(ros, labels=labels, details_top=3, max_questions=1)
+    drive = Driver(ros)
+    details = drive.ask([0.2, 0.4, 0.6, 0.8])
+    assert details['n_labels'] == 7 and len(details['indices']) == 3
+    assert len(details['scores']) == len(details['bounds']) == 3
+    assert details['index'] in details['indices'] and details['greedy'] in details['indices']
+
+
 def test_feedback_updates_the_model(ros):
     node = learner(ros)
     drive = Driver(ros)

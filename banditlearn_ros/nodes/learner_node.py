@@ -35,7 +35,7 @@ from banditlearn_ros.learning import (
     make_learner, ModelFileError, save_model)
 from banditlearn_ros.learning.ask_again import (
     ASK_AGAIN_ALGORITHMS, check_protocol, DEFAULT_REVEAL_STEP, OUTCOMES, REVEAL_STEPS)
-from banditlearn_ros.learning.details import prediction_details
+from banditlearn_ros.learning.details import DETAILS_TOP, prediction_details
 from banditlearn_ros.learning.interaction import BAD_INPUT_REASONS, DROP_REASONS, Interaction
 from banditlearn_ros.nodes import common, qos
 from rclpy.parameter import Parameter
@@ -219,6 +219,10 @@ class LearnerNode(common.GuardedNode):
           low=1, high=100_000)
         d(self, 'stats_window', 100, 'rounds in the windowed rates', read_only=True,
           low=1, high=1_000_000)
+        self._details_top = d(
+            self, 'details_top', DETAILS_TOP, 'past this many labels the details message '
+            'carries the best bounds only, with their indices; 0 = every label',
+            read_only=True, low=0, high=1_000_000)
         d(self, 'diagnostics_period', 1.0, 'seconds between /diagnostics messages',
           read_only=True, low=0.01, high=3600.0)
         d(self, 'save_error_seconds', 60.0, 'seconds a failed save keeps /diagnostics at '
@@ -442,7 +446,7 @@ class LearnerNode(common.GuardedNode):
     def _ask(self, item) -> None:
         """Say one question: the label for speech, then its details with the ids."""
         self._prediction_pub.publish(String(data=item.prediction.label))
-        details = prediction_details(item, self._now())
+        details = prediction_details(item, self._now(), self._details_top)
         self._details_pub.publish(String(data=json.dumps(details)))
 
     def _now(self) -> float:
