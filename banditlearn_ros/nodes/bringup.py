@@ -643,7 +643,8 @@ _TYPE_NAMES = {1: 'a bool', 2: 'a whole number', 3: 'a number', 4: 'a string',
                8: 'a list of numbers', 9: 'a list of strings'}
 
 
-def check_settings(running: System, settings) -> 'tuple[List[str], List[tuple]]':
+def check_settings(running: System, settings,
+                   only_changes: bool = False) -> 'tuple[List[str], List[tuple]]':
     """
     Check ``--set`` values against the parameters the started nodes declared.
 
@@ -652,7 +653,8 @@ def check_settings(running: System, settings) -> 'tuple[List[str], List[tuple]]'
     tuple
         ``(problems, coerced)``: one line per unknown name or wrong type, and the
         ``(node, key, value)`` accepted in another form (an int for a float, a number for a
-        string), converted to the declared type.
+        string), converted to the declared type; with ``only_changes`` only those the
+        running node does not hold already.
 
     """
     import difflib
@@ -686,7 +688,7 @@ def check_settings(running: System, settings) -> 'tuple[List[str], List[tuple]]'
             problems.append(
                 f'--set {item}: {key} takes {_TYPE_NAMES.get(int(declared), declared.name)}, '
                 f'not {text!r}')
-        else:
+        elif not only_changes or node.get_parameter(key).value != fixed:
             coerced.append((name, key, fixed))
     return problems, coerced
 
@@ -713,23 +715,44 @@ def start(system: Dict[str, Any], log_level: str = 'warn') -> System:
     """
     Start a system; ``--set`` mistakes end it with one line each (BringupError).
 
-    rcl drops or refuses a parameter-file value of another type than the node declares, and
-    ignores an unknown name, so with ``--set`` values the nodes are first started without
-    them to learn their declared parameters; the values are checked against those, given
-    in the declared types (an int for a float), and the system is started again with them.
+    rcl ignores an unknown name in a parameter file and drops (or refuses) a value of another
+    type than the node declares, so after the start every ``--set`` value is checked against
+    the parameters the nodes declared. A value given in another form that loses nothing (an
+    int for a float) is put in the declared type and the system started again. Where a value
+    is refused at the start, the nodes are started once without the ``--set`` values to list
+    every mistake.
     """
+    from rclpy.exceptions import ParameterException
     settings = system.get('settings', [])
-    if not settings:
-        return System(system, log_level=log_level)
-    probe = copy.deepcopy(system)
-    by_name = {entry['name']: entry for entry in probe['nodes']}
-    for _, node, key, _, _ in settings:
-        by_name[node]['parameters'].pop(key, None)
-    running = System(probe, log_level=log_level)
     try:
-        problems, coerced = check_settings(running, settings)
-    finally:
+        running = System(system, log_level=log_level)
+    except ParameterException as exc:
+        if not settings:
+            raise
+        refused = exc
+        running = None
+    if running is not None:
+        try:
+            problems, coerced = check_settings(running, settings, only_changes=True)
+        except BaseException:
+            running.close()
+            raise
+        if not problems and not coerced:
+            return running
         running.close()
+    else:
+        probe = copy.deepcopy(system)
+        by_name = {entry['name']: entry for entry in probe['nodes']}
+        for _, node, key, _, _ in settings:
+            by_name[node]['parameters'].pop(key, None)
+        try:
+            running = System(probe, log_level=log_level)
+        except Exception:  # noqa: B902 - the node needs a --set value: report the first error
+            raise BringupError(f'{type(refused).__name__}: {refused}') from None
+        try:
+            problems, coerced = check_settings(running, settings)
+        finally:
+            running.close()
     if problems:
         raise BringupError('\n'.join(problems))
     by_name = {entry['name']: entry for entry in system['nodes']}

@@ -30,12 +30,11 @@ from banditlearn_ros.nodes import common, qos
 from banditlearn_ros.nodes.bridge import array_to_image
 from banditlearn_ros.vision.gesture_show import GestureShow, ShowSchedule
 from banditlearn_ros.vision.hand_renderer import GESTURES
-from rclpy.node import Node
 from sensor_msgs.msg import Image
 from std_msgs.msg import Bool, Float32MultiArray, String
 
 
-class GestureShowNode(Node):
+class GestureShowNode(common.GuardedNode):
     """Show rendered gestures on the image topic, one presentation per interaction."""
 
     def __init__(self, node_name: str = 'gesture_show_node', **kwargs):

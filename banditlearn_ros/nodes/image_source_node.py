@@ -24,11 +24,10 @@ import time
 from banditlearn_ros.nodes import common, qos
 from banditlearn_ros.nodes.bridge import array_to_image
 from banditlearn_ros.vision.frame_source import VideoSource
-from rclpy.node import Node
 from sensor_msgs.msg import Image
 
 
-class ImageSourceNode(Node):
+class ImageSourceNode(common.GuardedNode):
     """Publish the frames of a camera or a video file as sensor_msgs/Image (bgr8)."""
 
     def __init__(self, node_name: str = 'image_source_node', **kwargs):

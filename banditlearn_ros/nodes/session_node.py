@@ -39,13 +39,12 @@ from banditlearn_ros.learning.session import SessionLog
 from banditlearn_ros.nodes import common, qos
 from banditlearn_ros.tools.session_view import why_no_answer
 from diagnostic_msgs.msg import DiagnosticArray
-from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.parameter_client import AsyncParameterClient
 from std_msgs.msg import Bool, String
 
 
-class SessionNode(Node):
+class SessionNode(common.GuardedNode):
     """Record a teaching session from its topics; read y/n and new labels from the keys."""
 
     def __init__(self, node_name: str = 'session_node', **kwargs):

@@ -29,7 +29,6 @@ from typing import List, Optional
 from banditlearn_ros.learning.replay import FEATURES, FEEDBACK, LABEL
 from banditlearn_ros.nodes import common
 from rclpy.duration import Duration
-from rclpy.node import Node
 from std_msgs.msg import Bool, Float32MultiArray, MultiArrayDimension, String
 
 
@@ -64,7 +63,7 @@ def sample_session_path() -> str:
     return str(package_config_dir().parent / 'bags' / 'sample_session')
 
 
-class BagPlayerNode(Node):
+class BagPlayerNode(common.GuardedNode):
     """Play a bag's gestures to the learner in lock-step (or at the recorded pace)."""
 
     def __init__(self, node_name: str = 'bag_player', **kwargs):
@@ -221,26 +220,9 @@ NODE_CLASS = BagPlayerNode
 
 
 def main(args=None) -> None:
-    """Run bag_player until it has played the bag (exit_when_done) or Ctrl-C."""
-    import rclpy
-    from rclpy.executors import ExternalShutdownException
-    import sys
-    rclpy.init(args=args)
-    node = None
-    try:
-        node = BagPlayerNode()
-        while rclpy.ok() and not (node.exit_when_done and node.finished):
-            rclpy.spin_once(node, timeout_sec=0.1)
-    except ValueError as exc:
-        print(str(exc), file=sys.stderr)
-        sys.exit(1)
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
-    finally:
-        if node is not None:
-            node.destroy_node()
-        if rclpy.ok():
-            rclpy.shutdown()
+    """Run bag_player until it has played the bag (exit_when_done), Ctrl-C or SIGTERM."""
+    common.run_node(BagPlayerNode, args=args, name='bag_player',
+                    until=lambda node: node.exit_when_done and node.finished)
 
 
 if __name__ == '__main__':
