@@ -22,9 +22,12 @@ segmentation on a 320-pixel copy, no MediaPipe), then runs the session's protoco
 ``--interactions`` gestures in a random order, UCWL asking up to ``max_questions`` with the
 learner node's reveal step, 10 % of the answers flipped, and reports the first-guess accuracy
 over the last 50 interactions (mean, standard deviation and minimum over seeds x orders) for
-each feature set and a few (k, C).  "session" is the list in config/gestures.system.yaml.
+each feature set and a few (k, C).  "session" is the list in config/gestures.system.yaml,
+"scaled" with its feature_offsets / feature_scales, which ``--print-scaling`` measures (mean
+and standard deviation per feature; the bias stays 1) on renders of other seeds:
 
     .venv/bin/python benchmarks/bench_session_features.py [--n 300] [--seeds 1 2 3]
+    .venv/bin/python benchmarks/bench_session_features.py --print-scaling --n 600 --seeds 11
 """
 
 import argparse
@@ -34,7 +37,7 @@ import time
 from banditlearn_ros.learning.ask_again import DEFAULT_REVEAL_STEP, run_interaction
 from banditlearn_ros.learning.ucwl import UCWL
 from banditlearn_ros.vision.contour_features import ContourFeatures
-from banditlearn_ros.vision.extractors import GestureExtractor
+from banditlearn_ros.vision.extractors import FeatureScaling, GestureExtractor
 from banditlearn_ros.vision.gesture_show import GestureShow
 from banditlearn_ros.vision.hand_renderer import GESTURES
 from banditlearn_ros.vision.hand_segmentation import HandSegmenter
@@ -50,10 +53,24 @@ SHOW = {k: v for k, v in next(e for e in SYSTEM['nodes'] if e['node'] == 'gestur
     'parameters'].items() if k in ('width', 'height', 'supersample')}
 
 
+CAMERA = next(e for e in SYSTEM['nodes'] if e['node'] == 'camera_node')['parameters']
+
+
 def session_features():
     """Return the feature list of the shipped rendered session."""
-    camera = next(e for e in SYSTEM['nodes'] if e['node'] == 'camera_node')
-    return list(camera['parameters']['feature_names'])
+    return list(CAMERA['feature_names'])
+
+
+def print_scaling(X, names):
+    """Print feature_offsets and feature_scales (YAML) for the session's features."""
+    cols = [names.index(c) for c in session_features()]
+    mean, std = X[:, cols].mean(axis=0), X[:, cols].std(axis=0)
+    constant = std < 1e-9  # the bias (and any feature that never varies) stays as it is
+    mean[constant], std[constant] = 0.0, 1.0
+    def floats(values):  # rcl wants every item of a double array written as a float
+        return '[' + ', '.join(f'{float(f"{v:.4g}")!r}' for v in values) + ']'
+    print('feature_offsets: ' + floats(mean))
+    print('feature_scales: ' + floats(std))
 
 
 def render(n, seed):
@@ -96,14 +113,21 @@ def main():
     p.add_argument('--seeds', type=int, nargs='+', default=[1, 2, 3])
     p.add_argument('--orders', type=int, default=5, help='random orders per seed')
     p.add_argument('--interactions', type=int, default=200)
+    p.add_argument('--print-scaling', action='store_true',
+                   help="print the session's feature_offsets / feature_scales and exit")
     args = p.parse_args()
     names = list(ContourFeatures().names)
     start = time.perf_counter()
     data = [render(args.n, s) for s in args.seeds]
     print(f'rendered and extracted {args.n} x {len(args.seeds)} hands in '
           f'{time.perf_counter() - start:.0f} s')
+    if args.print_scaling:
+        print_scaling(np.vstack([X for X, _ in data]), names)
+        return
     sets = {'all 124': names, 'session': session_features(),
-            'finger indicators only': FINGERS}
+            'session, scaled': session_features(), 'finger indicators only': FINGERS}
+    scaling = FeatureScaling(CAMERA.get('feature_offsets', []),
+                             CAMERA.get('feature_scales', []))
     print('| features | d | max_questions | k | C | accuracy_last_50 (mean ± sd, min) | '
           'questions per interaction |')
     print('| --- | --- | --- | --- | --- | --- | --- |')
@@ -111,7 +135,9 @@ def main():
         cols = [names.index(c) for c in chosen]
         for max_questions in (1, 3):
             for k, C in ((2.8, 1.0), (2.0, 1.0), (2.0, 0.5)):
-                runs = [last50(X[:, cols], y, o, max_questions, k, C, args.interactions)
+                def features(X, label=label, cols=cols):
+                    return scaling.apply(X[:, cols]) if label.endswith('scaled') else X[:, cols]
+                runs = [last50(features(X), y, o, max_questions, k, C, args.interactions)
                         for X, y in data for o in range(args.orders)]
                 acc = np.array([r[0] for r in runs])
                 qpi = np.mean([r[1] for r in runs])

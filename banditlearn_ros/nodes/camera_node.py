@@ -30,10 +30,12 @@ from banditlearn_ros.nodes.bridge import (
     array_to_image, image_to_array, ImageFormatError, UnsupportedEncodingError)
 from banditlearn_ros.vision.drawing import draw_observation
 from banditlearn_ros.vision.episodes import EpisodeDetector
-from banditlearn_ros.vision.extractors import EXTRACTORS, FrameObservation, GestureExtractor
+from banditlearn_ros.vision.extractors import (
+    EXTRACTORS, FeatureScaling, FrameObservation, GestureExtractor)
 from banditlearn_ros.vision.frame_source import LatestFrame, VideoSource
 from banditlearn_ros.vision.hand_segmentation import HandSegmenter
 import numpy as np
+from rclpy.parameter import Parameter
 from sensor_msgs.msg import Image
 from std_msgs.msg import Float32MultiArray, MultiArrayDimension
 
@@ -72,6 +74,7 @@ class CameraNode(common.GuardedNode):
                                           use_mediapipe=p('use_mediapipe').value,
                                           segmenter=self._make_segmenter(),
                                           keep=self._feature_names)
+        self.scaling = FeatureScaling(self._offsets, self._scales, self.extractor.dim)
         self.episodes = self._make_episodes()
         self._pending = set()
         self.add_on_set_parameters_callback(self._on_set_parameters)
@@ -103,6 +106,12 @@ class CameraNode(common.GuardedNode):
           read_only=True, constraints=' | '.join(EXTRACTORS))
         self._feature_names = d(self, 'feature_names', [], 'publish only these features of '
                                 'the set, in this order ([] = all)', read_only=True)
+        double = Parameter.Type.DOUBLE_ARRAY
+        self._offsets = d(self, 'feature_offsets', [], 'publish (x - offset) / scale, one '
+                          'value per published feature ([] = 0)', read_only=True,
+                          empty_type=double)
+        self._scales = d(self, 'feature_scales', [], 'see feature_offsets ([] = 1)',
+                         read_only=True, empty_type=double)
         d(self, 'use_mediapipe', True, 'locate the hand with MediaPipe landmarks when '
           'installed (contour extractor; the others always need it)', read_only=True)
         d(self, 'source', '', "'' = subscribe to image_raw (remap it); else a V4L2 device "
@@ -262,6 +271,7 @@ class CameraNode(common.GuardedNode):
 
     def _publish_features(self, features: np.ndarray) -> None:
         msg = Float32MultiArray()
+        features = self.scaling.apply(features)
         d = int(features.size)
         msg.layout.dim = [MultiArrayDimension(label=self.extractor.kind, size=d, stride=d)]
         msg.data = features.astype(np.float32).tolist()

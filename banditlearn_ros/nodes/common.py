@@ -41,9 +41,12 @@ from rclpy.parameter import Parameter
 
 def declare(node: Node, name: str, default: Any, description: str, *,
             read_only: bool = False, low: Optional[float] = None,
-            high: Optional[float] = None, constraints: str = '') -> Any:
+            high: Optional[float] = None, constraints: str = '',
+            empty_type: Parameter.Type = Parameter.Type.STRING_ARRAY) -> Any:
     """
     Declare a parameter with a descriptor (and a range for numbers); return its value.
+
+    An empty list default declares an array of ``empty_type`` (strings unless told).
 
     A float parameter also takes a whole number, from a parameter file (``C: 1``) or from
     ``ros2 param set node C 1``: it is stored as a float (see ``ParameterChanges``).
@@ -84,7 +87,7 @@ def declare(node: Node, name: str, default: Any, description: str, *,
         changes.coerce_override(name)
     with changes.declaring():
         if isinstance(default, (list, tuple)) and not default:
-            value = node.declare_parameter(name, Parameter.Type.STRING_ARRAY, descriptor)
+            value = node.declare_parameter(name, empty_type, descriptor)
             got = value.value
             return list(got) if got is not None else []
         return node.declare_parameter(name, default, descriptor).value

@@ -125,8 +125,8 @@ class SessionView:
 
     def columns(self, updates: int) -> str:
         """Return the column line for now."""
-        done = f'{self.log.interactions}/{self.target}' if self.target else \
-            str(self.log.interactions)
+        n = min(self.log.interactions, self.target) if self.target else self.log.interactions
+        done = f'{n}/{self.target}' if self.target else str(n)
         return (f'{done:>11} {_pct(self.log.windowed_accuracy()):>8} '
                 f'{_pct(self.log.accuracy()):>7} {_num(self.log.questions_per_interaction()):>6} '
                 f'{updates:>8}  {describe(self.log.current)}')
@@ -135,6 +135,8 @@ class SessionView:
         """Print what changed: column lines due, then the bar (on a terminal)."""
         # An interaction is complete once the next one started: print lines up to it.
         complete = max(self.log.interactions - 1, 0)
+        if self.target and complete >= self.target:
+            return  # the planned interactions are over; close() prints the last line
         if self.every and complete // self.every > self._printed // self.every:
             self._printed = complete
             self._print(self.columns(updates))

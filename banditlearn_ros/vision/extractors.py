@@ -147,3 +147,45 @@ class GestureExtractor:
         """Release MediaPipe."""
         if self.hands is not None:
             self.hands.close()
+
+
+class FeatureScaling:
+    """
+    ``(x - offsets) / scales``: fixed constants measured on separate data.
+
+    A linear learner with one variance per weight learns faster from centred features of
+    one scale (docs/benchmarks.md, "The rendered teaching session").  Empty sequences mean
+    no scaling.
+
+    Examples
+    --------
+    >>> FeatureScaling([1.0, 2.0], [1.0, 4.0]).apply(np.array([1.0, 6.0])).tolist()
+    [0.0, 1.0]
+
+    """
+
+    def __init__(self, offsets: Sequence[float] = (), scales: Sequence[float] = (),
+                 dim: int = 0):
+        self.offsets = np.asarray(offsets, np.float64).reshape(-1)
+        self.scales = np.asarray(scales, np.float64).reshape(-1)
+        if self.offsets.size == 0 and self.scales.size == 0:
+            return
+        if self.offsets.size == 0:
+            self.offsets = np.zeros(self.scales.size)
+        if self.scales.size == 0:
+            self.scales = np.ones(self.offsets.size)
+        if self.offsets.size != self.scales.size or (dim and self.offsets.size != dim):
+            raise ValueError(f'offsets and scales need one value per published feature '
+                             f'({dim or "as many"}), got {self.offsets.size} and '
+                             f'{self.scales.size}')
+        if not np.all(np.isfinite(self.offsets)) or not np.all(self.scales > 0):
+            raise ValueError('offsets must be finite and scales > 0')
+
+    @property
+    def active(self) -> bool:
+        """Return True when there is something to apply."""
+        return self.offsets.size > 0
+
+    def apply(self, x: np.ndarray) -> np.ndarray:
+        """Return the scaled vector (``x`` itself when inactive)."""
+        return (x - self.offsets) / self.scales if self.active else x
