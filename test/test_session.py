@@ -177,3 +177,24 @@ def test_show_balances_gestures_and_frames_differ_only_by_noise():
     a, b = show.frame(p.hand), show.frame(p.hand)
     assert not np.array_equal(a, b)
     assert np.abs(a.astype(int) - p.hand.astype(int)).mean() < 6
+
+
+def test_extractor_keeps_the_named_features_in_order_and_scaling_checks_sizes():
+    from banditlearn_ros.vision.extractors import FeatureScaling, GestureExtractor
+    full = GestureExtractor('contour', use_mediapipe=False)
+    keep = GestureExtractor('contour', use_mediapipe=False, keep=['solidity', 'bias'])
+    assert keep.names == ('solidity', 'bias') and keep.dim == 2
+    image = GestureShow(['five'], seed=2).present().hand
+    a, b = full.process(image), keep.process(image)
+    assert a.features is not None
+    np.testing.assert_array_equal(
+        b.features, a.features[[full.names.index('solidity'), full.names.index('bias')]])
+    with pytest.raises(ValueError, match='nope'):
+        GestureExtractor('contour', use_mediapipe=False, keep=['nope'])
+    scaling = FeatureScaling([0.0, 1.0], [1.0, 2.0], dim=2)
+    np.testing.assert_allclose(scaling.apply(np.array([3.0, 5.0])), [3.0, 2.0])
+    assert not FeatureScaling().active
+    with pytest.raises(ValueError):
+        FeatureScaling([0.0], [1.0], dim=2)
+    with pytest.raises(ValueError):
+        FeatureScaling([0.0, 0.0], [1.0, 0.0])
