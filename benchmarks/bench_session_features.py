@@ -67,6 +67,7 @@ def print_scaling(X, names):
     mean, std = X[:, cols].mean(axis=0), X[:, cols].std(axis=0)
     constant = std < 1e-9  # the bias (and any feature that never varies) stays as it is
     mean[constant], std[constant] = 0.0, 1.0
+
     def floats(values):  # rcl wants every item of a double array written as a float
         return '[' + ', '.join(f'{float(f"{v:.4g}")!r}' for v in values) + ']'
     print('feature_offsets: ' + floats(mean))

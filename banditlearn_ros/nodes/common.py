@@ -46,8 +46,6 @@ def declare(node: Node, name: str, default: Any, description: str, *,
     """
     Declare a parameter with a descriptor (and a range for numbers); return its value.
 
-    An empty list default declares an array of ``empty_type`` (strings unless told).
-
     A float parameter also takes a whole number, from a parameter file (``C: 1``) or from
     ``ros2 param set node C 1``: it is stored as a float (see ``ParameterChanges``).
 
@@ -67,6 +65,8 @@ def declare(node: Node, name: str, default: Any, description: str, *,
         Inclusive range, for int and float parameters; shown by ``ros2 param describe``.
     constraints : str
         Constraints in words, beyond the range.
+    empty_type : rclpy.parameter.Parameter.Type
+        The array type an empty list default declares.
 
     """
     changes = ParameterChanges.of(node)
