@@ -141,12 +141,15 @@ def test_a_killed_recorder_keeps_the_session_and_replay_reproduces_it(tmp_path):
         # cannot keep up with a publisher's queue loses messages, as ros2 bag record does).
         session = subprocess.Popen(
             _command('banditlearn_bringup') + [
-                '--noise', '0.1', '--seed', '3', '--rounds', '600', '--every', '0',
+                '--system', 'teach_sim', '--noise', '0.1', '--seed', '3', '--rounds', '600', '--every', '0',
                 '--set', 'dataset_node.start_delay=3.0', '--set', 'dataset_node.rate=25.0',
                 # One question per gesture: the ids below count interactions one to one.
                 '--set', 'learner_node.max_questions=1'],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        _wait(lambda: _recorded_messages(out) >= 1000, 240, 'recorded messages', poll=0.2)
+        # A session that ends early (a bad option, say) fails the test at once, with its reason.
+        _wait(lambda: _recorded_messages(out) >= 1000 or session.poll() is not None, 240,
+              'recorded messages', poll=0.2)
+        assert session.poll() is None, f'the session ended early: {session.stderr.read()}'
         recorder.send_signal(signal.SIGKILL)
         recorder.wait(timeout=30)
         written = out / f'{out.name}_0.mcap'
