@@ -124,8 +124,9 @@ class UCWL(BanditLearner):
         learned so far, so its prior is that equal-weight mixture of their Gaussians,
         moment-matched to one Gaussian (``mixture_gaussian``; moment matching is the
         KL(p || q) projection onto Gaussians, as in assumed-density filtering): the mean of
-        the means, and the mean covariance plus the spread of the means.  It is uncertain where the known classifiers disagree (the directions
-        that tell gestures apart) and as sure as they are where they agree.  Added before
+        the means, and the mean covariance plus the spread of the means.  It is uncertain
+        where the known classifiers disagree (the directions that tell gestures apart) and
+        as sure as they are where they agree.  Added before
         anything was learned, the mixture of N(0, I) priors is N(0, I): the paper's start.
         ``'unit'`` keeps Algorithm 1's start; docs/benchmarks.md (bench_new_gesture.py)
         measures both.
