@@ -141,7 +141,8 @@ def test_a_killed_recorder_keeps_the_session_and_replay_reproduces_it(tmp_path):
         # cannot keep up with a publisher's queue loses messages, as ros2 bag record does).
         session = subprocess.Popen(
             _command('banditlearn_bringup') + [
-                '--system', 'teach_sim', '--noise', '0.1', '--seed', '3', '--rounds', '600', '--every', '0',
+                '--system', 'teach_sim', '--noise', '0.1', '--seed', '3', '--rounds', '600',
+                '--every', '0',
                 '--set', 'dataset_node.start_delay=3.0', '--set', 'dataset_node.rate=25.0',
                 # One question per gesture: the ids below count interactions one to one.
                 '--set', 'learner_node.max_questions=1'],
