@@ -26,6 +26,7 @@ import re
 import signal
 import subprocess
 import sys
+import uuid
 
 from banditlearn_ros.nodes.learner_node import LearnerNode
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
@@ -43,6 +44,8 @@ ROOT = Path(__file__).resolve().parent.parent
 CONFIG = ROOT / 'config'
 ROWS = re.compile(r'^\s*(\d+)\s+([\d.]+)%\s+([\d.]+)%')
 DIGITS_CHANCE = 0.9  # ten labels
+# A namespace no other test uses: /diagnostics is global, and other tests' robots share it.
+ROBOT = f'robot_{uuid.uuid4().hex[:8]}'
 
 
 @pytest.fixture
@@ -76,7 +79,7 @@ def test_bringup_under_a_namespace_with_feedback_remapped_learns():
 def _node_process(name, tmp_path, *ros_args):
     log = open(tmp_path / f'{name}.log', 'w')
     command = [sys.executable, '-m', f'banditlearn_ros.nodes.{name}', '--ros-args',
-               '-r', '__ns:=/robot2', '-r', 'gesture_feedback:=yes_no',
+               '-r', f'__ns:=/{ROBOT}', '-r', 'gesture_feedback:=yes_no',
                '--params-file', str(CONFIG / 'params.yaml'),
                '--params-file', str(CONFIG / 'teach_sim.params.yaml'), *ros_args]
     return subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, text=True), log
@@ -100,11 +103,11 @@ def test_nodes_started_like_ros2_run_learn_under_a_namespace(ros, tmp_path):
                       '-p', 'exit_when_done:=true')]
     try:
         def rounds():
-            status = _status(diagnostics, '/robot2/teacher_node')
+            status = _status(diagnostics, f'/{ROBOT}/teacher_node')
             values = {kv.key: kv.value for kv in status.values} if status else {}
             return int(values.get('rounds', 0)), values
         assert ros.spin_until(lambda: rounds()[0] >= 300, 240), \
-            (tmp_path / 'dataset_node.log').read_text()
+            (rounds()[1], (tmp_path / 'dataset_node.log').read_text())
         values = rounds()[1]
         assert float(values['true_mistake_rate_window']) < DIGITS_CHANCE / 2, values
         assert processes[2][0].wait(timeout=60) == 0
@@ -119,7 +122,7 @@ def test_nodes_started_like_ros2_run_learn_under_a_namespace(ros, tmp_path):
                 process.wait()
             log.close()
     learner_log = (tmp_path / 'learner_node.log').read_text()
-    assert ('listens to /robot2/gesture_features, /robot2/gesture_name, /robot2/yes_no;'
+    assert (f'listens to /{ROBOT}/gesture_features, /{ROBOT}/gesture_name, /{ROBOT}/yes_no;'
             in learner_log)
     assert f'model saved to {model} on shutdown' in learner_log and model.is_file()
     for name in ('learner_node', 'teacher_node', 'dataset_node'):
