@@ -39,7 +39,6 @@ Run: ``.venv/bin/python benchmarks/bench_learning.py [--jobs 2] [--permutations 
 
 import argparse
 from array import array
-import json
 import os
 import platform
 import resource
@@ -47,7 +46,7 @@ import time
 
 from banditlearn_ros.learning import TeacherModel, UCWL, ucwl_kernels
 from banditlearn_ros.learning.datasets import load_dataset
-from banditlearn_ros.learning.details import prediction_details
+from banditlearn_ros.learning.details import details_json
 from banditlearn_ros.learning.evaluation import grid_settings, GRIDS, make_stream, make_streams
 from banditlearn_ros.learning.interaction import Interaction
 from banditlearn_ros.learning.ucwl_grid import choose_block, run_grid
@@ -106,7 +105,7 @@ def node_path(X, y, K, compiled: bool, details: bool = True) -> float:
         for data, label in rows:
             item, _ = interaction.predict(data)
             if details:
-                json.dumps(prediction_details(item, 0.0))
+                details_json(item, 0.0)
             interaction.feedback(bool(item.prediction.index == label))
     d = X.shape[1]
     run(Interaction(lambda n: make_ucwl(K, n, compiled)), zip(messages[:WARM_UP], y))

@@ -17,7 +17,8 @@
 import json
 
 from banditlearn_ros.learning import UCWL
-from banditlearn_ros.learning.details import DETAILS_TOP, prediction_details
+from banditlearn_ros.learning import details as details_module
+from banditlearn_ros.learning.details import DETAILS_TOP, details_json, prediction_details
 from banditlearn_ros.learning.interaction import Interaction
 import numpy as np
 import pytest
@@ -66,3 +67,40 @@ def test_top_zero_carries_every_label():
     item = _round(50, steps=10)
     details = prediction_details(item, 0.0, top=0)
     assert len(details['scores']) == 50 and 'indices' not in details
+
+
+def _asked_again(K=5, d=8, seed=3):
+    """A second question (one label rejected), as the node says it after a "no"."""
+    rng = np.random.default_rng(seed)
+    interaction = Interaction(lambda n: UCWL(K, n, seed=seed), max_questions=0)
+    for _ in range(12):
+        item, _ = interaction.predict(rng.random(d))
+        result = interaction.feedback(bool(rng.random() < 0.3))
+        if result.next_round is not None:
+            return result.next_round
+    raise AssertionError('no second question in 12 interactions')
+
+
+@pytest.mark.parametrize('orjson', ['installed', 'absent'])
+@pytest.mark.parametrize('case', ['few', 'cut', 'all', 'again', 'not_finite'])
+def test_details_json_says_what_json_dumps_says(case, orjson, monkeypatch):
+    if orjson == 'absent':
+        monkeypatch.setattr(details_module, 'orjson', None)
+    elif details_module.orjson is None:
+        pytest.skip('orjson (the [fast] extra) is not installed')
+    top = {'cut': 5, 'all': 0}.get(case, DETAILS_TOP)
+    item = _asked_again() if case == 'again' else _round(40 if top != DETAILS_TOP else 6,
+                                                         steps=20)
+    if case == 'not_finite':
+        item.prediction.bounds[1] = np.inf
+    text = details_json(item, 7.25, top)
+    expected = json.dumps(prediction_details(item, 7.25, top))
+    assert json.loads(text) == json.loads(expected)
+    if case == 'again':
+        assert json.loads(text)['question'] == 2 and len(json.loads(text)['rejected']) == 1
+    if case == 'not_finite':
+        assert text == expected  # orjson would write null: json.dumps writes it instead
+    # Every float parses back to the float64 it was, bit for bit.
+    got, want = json.loads(text), json.loads(expected)
+    assert np.array_equal(np.array(got['bounds']).view(np.int64),
+                          np.array(want['bounds']).view(np.int64))

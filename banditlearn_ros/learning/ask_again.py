@@ -86,7 +86,7 @@ def check_protocol(algorithm: str, max_questions: int, reveal_step: str) -> Tupl
     return int(max_questions), reveal_step
 
 
-@dataclass
+@dataclass(slots=True)
 class Questions:
     """
     The questions of one interaction and what they taught the model.
@@ -166,7 +166,8 @@ class Questions:
         """
         if self.outcome is not None:
             raise ValueError(f'the interaction is over ({self.outcome})')
-        question = self.current
+        asked = self.asked
+        question = asked[-1]
         said = bool(said)
         self.answers += 1
         changed = int(bool(self.learner.learn(self.x, question.index, said,
@@ -184,11 +185,11 @@ class Questions:
         if len(self.rejected) == len(question.bounds):
             self.outcome = 'all_rejected'
             return None
-        if self.final:
+        if len(asked) >= self.limit:
             self.outcome = 'out_of_questions'
             return None
         nxt = self._next()
-        self.asked.append(nxt)
+        asked.append(nxt)
         return nxt
 
     def expire(self) -> None:

@@ -74,7 +74,9 @@ def check_features(values, n_features: int = 0) -> Tuple[Optional[np.ndarray], s
         The vector as float64 (or None) and one of ``BAD_INPUT_REASONS`` (or '').
 
     """
-    x = np.asarray(values, dtype=np.float64).reshape(-1)
+    x = np.asarray(values, dtype=np.float64)
+    if x.ndim != 1:
+        x = x.reshape(-1)
     if x.size == 0:
         return None, 'empty'
     if n_features and x.size != n_features:
@@ -85,7 +87,7 @@ def check_features(values, n_features: int = 0) -> Tuple[Optional[np.ndarray], s
     return x, ''
 
 
-@dataclass
+@dataclass(slots=True)
 class Round:
     """A question that may still get its yes/no: ``id`` is its interaction's id."""
 
@@ -100,7 +102,7 @@ class Round:
     questions: Optional[Questions] = None
 
 
-@dataclass
+@dataclass(slots=True)
 class Ended:
     """One finished interaction, for the node to announce (``gesture_interaction``)."""
 
@@ -122,7 +124,7 @@ class Ended:
                 'rejected': [name(i) for i in self.rejected]}
 
 
-@dataclass
+@dataclass(slots=True)
 class FeedbackResult:
     """
     What became of one yes/no: ``outcome`` is 'matched' or one of ``DROP_REASONS``.
@@ -152,8 +154,9 @@ class _Window:
         self.add_value(int(bool(value)))
 
     def add_value(self, value: int) -> None:
-        self.values.append(int(value))
-        self.total += int(value)
+        value = int(value)
+        self.values.append(value)
+        self.total += value
         self.count += 1
 
     def windowed(self) -> float:
@@ -285,7 +288,9 @@ class Interaction:
 
         """
         with self._lock:
-            x, reason = check_features(values, self.n_features)
+            learner = self.learner
+            x, reason = check_features(
+                values, learner.n_features if learner is not None else self._n_features)
             if x is None:
                 self.counts['features_' + reason] += 1
                 return None, reason
@@ -293,18 +298,27 @@ class Interaction:
                 self.learner = self._make(x.size)
                 check_protocol(_name(self.learner), self.max_questions, self.reveal_step)
             now = self._clock() if now is None else now
-            self._expire(now)
-            if self._latest is not None and not self._latest.answered:
+            pending = self._pending
+            if pending and now - pending[0].stamp > self.feedback_timeout:
+                self._expire(now)
+            latest = self._latest
+            if latest is not None and not latest.answered:
                 self.counts['unanswered_superseded'] += 1
-                self._end(self._latest, timed_out=True)
+                self._end(latest, timed_out=True)
             questions = Questions.start(self.learner, x, self.max_questions, self.reveal_step,
                                         self._rng)
-            item = self._ask(Round(id=self._next_id, x=x, prediction=questions.current,
-                                   stamp=now, final=questions.final, questions=questions))
+            first = questions.asked[0]
+            item = self._ask(Round(self._next_id, x, first, now, False, 1,
+                                   questions.limit <= 1, questions))
             self._next_id += 1
-            self.counts['predictions'] += 1
-            self.counts['interactions'] += 1
-            self._explored.add(item.prediction.explored)
+            counts = self.counts
+            counts['predictions'] += 1
+            counts['interactions'] += 1
+            explored = int(bool(first.explored))  # _Window.add, inlined (once per message)
+            window = self._explored
+            window.values.append(explored)
+            window.total += explored
+            window.count += 1
             return item, ''
 
     def _ask(self, item: Round) -> Round:
@@ -319,8 +333,11 @@ class Interaction:
         """Apply a yes/no to the latest open question if the rule allows, else drop it."""
         with self._lock:
             now = self._clock() if now is None else now
-            self.counts['feedback_received'] += 1
-            self._expire(now)
+            counts = self.counts
+            counts['feedback_received'] += 1
+            pending = self._pending
+            if pending and now - pending[0].stamp > self.feedback_timeout:
+                self._expire(now)
             latest = self._latest
             if latest is None:
                 return self._drop('no_prediction')
@@ -329,17 +346,24 @@ class Interaction:
             if now - latest.stamp > self.feedback_timeout:
                 return self._drop('late', latest.id)
             latest.answered = True
-            try:
-                self._pending.remove(latest)
-            except ValueError:
-                pass
+            if pending and pending[-1] is latest:
+                pending.pop()  # what remove would find: no other round is this one
+            else:
+                try:
+                    pending.remove(latest)
+                except ValueError:
+                    pass
             questions = latest.questions
             nxt = questions.answer(bool(correct))
             updates = questions.last_updates
-            self.counts['feedback_matched'] += 1
-            self.counts['updates_applied'] += updates
+            counts['feedback_matched'] += 1
+            counts['updates_applied'] += updates
             if latest.question == 1:
-                self._mistakes.add(not correct)
+                mistake = 0 if correct else 1  # _Window.add, inlined (once per message)
+                window = self._mistakes
+                window.values.append(mistake)
+                window.total += mistake
+                window.count += 1
             result = FeedbackResult('matched', latest.id, updates > 0, latest.question,
                                     updates=updates)
             if nxt is not None:
@@ -356,11 +380,15 @@ class Interaction:
             if questions.outcome is not None:
                 return None  # ended already (it expired before it was superseded)
             questions.expire()
-        ended = Ended(item.id, questions.outcome, questions.number, questions.answers,
-                      questions.first.index, questions.revealed, list(questions.rejected),
-                      list(getattr(self.learner, 'labels', [])))
+        asked = questions.asked
+        ended = Ended(item.id, questions.outcome, len(asked), questions.answers,
+                      asked[0].index, questions.revealed, list(questions.rejected),
+                      list(getattr(self.learner, 'labels', ())))
         self.counts['interactions_' + ended.outcome] += 1
-        self._questions.add_value(ended.questions)
+        window = self._questions  # _Window.add_value, inlined (once per message)
+        window.values.append(ended.questions)
+        window.total += ended.questions
+        window.count += 1
         self._ended.append(ended)
         return ended
 

@@ -35,7 +35,7 @@ from banditlearn_ros.learning import (
     make_learner, ModelFileError, save_model)
 from banditlearn_ros.learning.ask_again import (
     ASK_AGAIN_ALGORITHMS, check_protocol, DEFAULT_REVEAL_STEP, OUTCOMES, REVEAL_STEPS)
-from banditlearn_ros.learning.details import DETAILS_TOP, prediction_details
+from banditlearn_ros.learning.details import details_json, DETAILS_TOP
 from banditlearn_ros.learning.interaction import BAD_INPUT_REASONS, DROP_REASONS, Interaction
 from banditlearn_ros.nodes import common, qos
 from rclpy.parameter import Parameter
@@ -446,8 +446,8 @@ class LearnerNode(common.GuardedNode):
     def _ask(self, item) -> None:
         """Say one question: the label for speech, then its details with the ids."""
         self._prediction_pub.publish(String(data=item.prediction.label))
-        details = prediction_details(item, self._now(), self._details_top)
-        self._details_pub.publish(String(data=json.dumps(details)))
+        self._details_pub.publish(String(data=details_json(item, self._now(),
+                                                           self._details_top)))
 
     def _now(self) -> float:
         return self.get_clock().now().nanoseconds * 1e-9
