@@ -16,9 +16,9 @@
 
 import json
 
-from banditlearn_ros.learning import UCWL
 from banditlearn_ros.learning import details as details_module
-from banditlearn_ros.learning.details import DETAILS_TOP, details_json, prediction_details
+from banditlearn_ros.learning import UCWL
+from banditlearn_ros.learning.details import details_json, DETAILS_TOP, prediction_details
 from banditlearn_ros.learning.interaction import Interaction
 import numpy as np
 import pytest
@@ -70,7 +70,7 @@ def test_top_zero_carries_every_label():
 
 
 def _asked_again(K=5, d=8, seed=3):
-    """A second question (one label rejected), as the node says it after a "no"."""
+    """Return a second question (one label rejected), as the node says it after a "no"."""
     rng = np.random.default_rng(seed)
     interaction = Interaction(lambda n: UCWL(K, n, seed=seed), max_questions=0)
     for _ in range(12):
