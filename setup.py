@@ -31,8 +31,9 @@ vision = ['mediapipe==0.10.21', 'opencv-contrib-python==4.11.0.86', 'numpy<2']
 bags = ['rosbags', 'mcap-ros2-support']
 evaluation = ['scikit-learn', 'matplotlib', 'tqdm']
 vowpal = ['vowpalwabbit']
-# Optional compiled UCWL steps (learning/ucwl_kernels.py); without numba the numpy code runs.
-fast = ['numba']
+# Optional compiled UCWL steps (learning/ucwl_kernels.py) and the details JSON written by
+# orjson (learning/details.py); without them the numpy code and json.dumps run.
+fast = ['numba', 'orjson']
 test = [
     'pytest', 'hypothesis', 'flake8', 'pydocstyle', 'catkin_pkg', 'flake8-import-order',
     'flake8-quotes', 'flake8-builtins', 'flake8-comprehensions',
