@@ -294,7 +294,7 @@ class Interaction:
             if x is None:
                 self.counts['features_' + reason] += 1
                 return None, reason
-            if self.learner is None:
+            if learner is None:
                 self.learner = self._make(x.size)
                 check_protocol(_name(self.learner), self.max_questions, self.reveal_step)
             now = self._clock() if now is None else now
@@ -364,8 +364,8 @@ class Interaction:
                 window.values.append(mistake)
                 window.total += mistake
                 window.count += 1
-            result = FeedbackResult('matched', latest.id, updates > 0, latest.question,
-                                    updates=updates)
+            result = FeedbackResult('matched', latest.id, updates > 0, latest.question, None,
+                                    None, updates)
             if nxt is not None:
                 result.next_round = self._ask(Round(
                     id=latest.id, x=latest.x, prediction=nxt, stamp=now,
