@@ -20,6 +20,7 @@ saved and no summary printed. Every entry point calls ``sigterm_as_interrupt`` f
 initialised afterwards, keeps its own handler and passes the signal on to this one.
 """
 
+import contextlib
 import signal
 import threading
 
@@ -43,3 +44,29 @@ def sigterm_as_interrupt() -> None:
 def exit_status(exc: KeyboardInterrupt) -> int:
     """Return the shell's status for an interrupted tool: 128 + the signal number."""
     return 128 + int(getattr(exc, 'signum', signal.SIGINT))
+
+
+@contextlib.contextmanager
+def signals_held():
+    """
+    Ignore SIGINT and SIGTERM while a node saves and shuts down, then restore the handlers.
+
+    Ctrl-C in a terminal signals the whole process group and ``ros2 launch`` forwards one
+    more, so a second SIGINT often arrives while ``close()`` writes the model: without this
+    it raises inside the save and the learning since the last save is lost.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held = (signal.SIGINT, signal.SIGTERM)
+    before = {signum: signal.getsignal(signum) for signum in held}
+    for signum in held:
+        signal.signal(signum, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        for signum, handler in before.items():
+            if handler is None:  # installed outside Python (rcl): Python's own default
+                handler = signal.default_int_handler if signum == signal.SIGINT \
+                    else signal.SIG_DFL
+            signal.signal(signum, handler)

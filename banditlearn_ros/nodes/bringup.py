@@ -34,7 +34,8 @@ import tempfile
 import time
 from typing import Any, Dict, List, Optional
 
-from banditlearn_ros.shutdown import exit_status, sigterm_as_interrupt, Terminated
+from banditlearn_ros.shutdown import (
+    exit_status, signals_held, sigterm_as_interrupt, Terminated)
 import yaml
 
 DEFAULT_SYSTEM = 'gestures'
@@ -285,17 +286,18 @@ class System:
         """Let nodes save (``close``), destroy them, shut down; return who could not close."""
         import rclpy
         failed = []
-        for node in reversed(self.nodes):
-            close = getattr(node, 'close', None)
-            if close is not None and close() is False:
-                failed.append(node.get_name())
-        for node in reversed(self.nodes):
-            self.executor.remove_node(node)
-            node.destroy_node()
-        self.nodes = []
-        self.executor.shutdown(timeout_sec=1.0)
-        if self.context.ok():
-            rclpy.shutdown(context=self.context)
+        with signals_held():
+            for node in reversed(self.nodes):
+                close = getattr(node, 'close', None)
+                if close is not None and close() is False:
+                    failed.append(node.get_name())
+            for node in reversed(self.nodes):
+                self.executor.remove_node(node)
+                node.destroy_node()
+            self.nodes = []
+            self.executor.shutdown(timeout_sec=1.0)
+            if self.context.ok():
+                rclpy.shutdown(context=self.context)
         shutil.rmtree(self._tmp, ignore_errors=True)
         return failed
 

@@ -558,13 +558,14 @@ def run_node(node_factory: Callable[..., Node], args=None, name: str = '',
     except errors as exc:
         failure = exc
     finally:
-        if node is not None:
-            close = getattr(node, 'close', None)
-            if close is not None:
-                closed = close() is not False
-            node.destroy_node()
-        if rclpy.ok():
-            rclpy.shutdown()
+        with shutdown.signals_held():
+            if node is not None:
+                close = getattr(node, 'close', None)
+                if close is not None:
+                    closed = close() is not False
+                node.destroy_node()
+            if rclpy.ok():
+                rclpy.shutdown()
     if failure is not None:
         print(f'{label}: {failure}', file=sys.stderr)
         sys.exit(1)
