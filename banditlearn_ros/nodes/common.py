@@ -214,14 +214,14 @@ def topics_line(node: Node) -> str:
 
 def shutdown_logger(node: Node):
     """
-    Return a logger for the last words of a node (saved on shutdown, ...).
+    Return a console-only logger for the last words of a node (saved on shutdown, ...).
 
-    Once Ctrl-C or SIGTERM has shut the context down, the node's own logger can no longer
-    publish to /rosout and rcl complains on every line; then the lines go to the console
-    only, through a logger of the same name plus ``.shutdown``.
+    Once Ctrl-C or SIGTERM has arrived, the node's own logger can no longer publish to
+    /rosout and rcl complains on every line. rclpy's signal thread shuts the context down at
+    its own pace, so ``context.ok()`` can still be true a moment before a line's publish
+    fails: the last words always go to the console, through a logger of the node's name plus
+    ``.shutdown``.
     """
-    if node.context.ok():
-        return node.get_logger()
     return rclpy.logging.get_logger(f'{node.get_logger().name}.shutdown')
 
 
