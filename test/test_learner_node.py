@@ -436,8 +436,8 @@ def test_a_stray_vector_cannot_fix_a_huge_size_and_refusals_turn_diagnostics_red
 
 
 def test_a_full_covariance_too_large_for_memory_is_refused_not_allocated(ros, monkeypatch):
-    from banditlearn_ros.nodes import learner_node
-    monkeypatch.setattr(learner_node, '_available_memory', lambda: 2 ** 20)  # 1 MiB left
+    from banditlearn_ros.learning import model_store
+    monkeypatch.setattr(model_store, 'available_memory', lambda: 2 ** 20)  # 1 MiB left
     node = learner(ros, covariance='full', max_feature_size=100_000)
     drive = Driver(ros)
     drive.send(np.ones(400))  # 3 labels x 400^2 doubles = 3.8 MB
@@ -461,7 +461,7 @@ def test_restart_with_labels_renamed_is_refused_appended_is_kept(ros, tmp_path):
             Parameter('labels', value=['fist', 'palm', 'pointing'])])
     node = learner(ros, model_path=path, start_fresh_on_bad_model=True,
                    labels=['fist', 'pointing'])
-    assert node.interaction.learner is None and node._save_path == path + '.fresh.npz'
+    assert node.interaction.learner is None and node.live.saves.path == path + '.fresh.npz'
     ros.remove(node)
     node = learner(ros, model_path=path, labels=LABELS + ['victory'])
     assert node.interaction.learner.labels == LABELS + ['victory']

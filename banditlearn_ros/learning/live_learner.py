@@ -1,0 +1,201 @@
+# Copyright 2026 banditlearn_ros contributors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+A bandit learner that runs live: its questions, its model file and changes while it runs.
+
+``learner_node`` converts messages and parameters; what they do to the learner is here, so
+that a restart, a label appended, a hyperparameter changed or an autosave is tested without
+DDS.  ``value(name)`` reads a parameter's current value (the node's ``get_parameter``).
+"""
+
+import threading
+from typing import Any, Callable, Dict, List, Optional, Tuple
+
+from . import BanditLearner, make_learner
+from . import learner_parameters as lp, model_store
+from .ask_again import ASK_AGAIN_ALGORITHMS, check_protocol, OUTCOMES
+from .interaction import BAD_INPUT_REASONS, DROP_REASONS, FeedbackResult, Interaction
+
+# What /diagnostics shows of ``Interaction.stats()``.
+STATS_SHOWN = (
+    ['predictions', 'feedback_received', 'feedback_matched', 'feedback_dropped']
+    + ['feedback_dropped_' + r for r in DROP_REASONS]
+    + ['features_refused'] + ['features_' + r for r in BAD_INPUT_REASONS]
+    + ['unanswered', 'unanswered_superseded', 'unanswered_expired', 'unanswered_overflow',
+       'mistake_rate_window', 'mistake_rate', 'exploration_rate_window', 'exploration_rate',
+       'updates', 'max_questions', 'interactions', 'questions_asked',
+       'questions_per_interaction', 'questions_per_interaction_window', 'first_guess_accuracy',
+       'first_guess_accuracy_window']
+    + ['interactions_' + o for o in OUTCOMES])
+
+
+class LiveLearner:
+    """
+    The learner node's state without ROS: one ``Interaction``, its model file, its settings.
+
+    Parameters
+    ----------
+    value : callable
+        The current value of a parameter, by its name (``learner_parameters`` names them).
+    model_path : str
+        The model file ('' = memory only), read at start (see ``model_store``).
+    log : logger
+        Any logger with ``info``, ``warning`` and ``error``.
+
+    """
+
+    def __init__(self, value: Callable[[str], Any], model_path: str, log):
+        self.value = value
+        self.lock = threading.RLock()
+        self.algorithm = value('algorithm')
+        self.labels: List[str] = list(value('labels'))
+        self.seed = value('seed')
+        lp.check_labels(self.labels)
+        # Refuse bad hyperparameters now, not at the first message.
+        make_learner(self.algorithm, ['a'], 1, **self.hyperparameters(self.algorithm))
+        max_questions = value('max_questions')
+        if max_questions != 1 and self.algorithm not in ASK_AGAIN_ALGORITHMS:
+            log.warning(f'{self.algorithm} cannot ask again: one question per '
+                        f'gesture (max_questions {max_questions} ignored)')
+            max_questions = 1
+        check_protocol(self.algorithm, max_questions, value('reveal_step'))
+        start = model_store.load_at_start(model_path, value('feature_size'), self.labels,
+                                          value('start_fresh_on_bad_model'), log)
+        self.saves = model_store.ModelSaves(start.save_path)
+        self.problem = start.problem
+        self.loaded_from = start.path
+        """The file the learner was read from ('' = none): the node says so once started."""
+        self.labels_from_file = False
+        if start.learner is not None:
+            self.algorithm, labels = model_store.reconcile(
+                start.learner, self.algorithm, self.hyperparameters, self.labels, log)
+            self.labels_from_file = labels != self.labels
+            self.labels = labels
+        self.interaction = Interaction(
+            self.fresh_learner, learner=start.learner,
+            feedback_timeout=value('feedback_timeout'), max_unanswered=value('max_unanswered'),
+            window=value('stats_window'), n_features=value('feature_size'),
+            max_questions=max_questions, reveal_step=value('reveal_step'), seed=self.seed)
+
+    def hyperparameters(self, algorithm: str,
+                        changes: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
+        """Return the constructor arguments of ``algorithm`` from the parameters."""
+        return lp.hyperparameters(algorithm, self.value, changes)
+
+    def fresh_learner(self, n_features: int) -> BanditLearner:
+        """Return a new learner of the parameters' labels and hyperparameters."""
+        return make_learner(self.algorithm, list(self.labels), n_features, seed=self.seed,
+                            **self.hyperparameters(self.algorithm))
+
+    def current_labels(self) -> List[str]:
+        """Return the learner's labels (the parameter's before the first vector)."""
+        learner = self.interaction.learner
+        return list(learner.labels) if learner is not None else list(self.labels)
+
+    # -- parameter changes ----------------------------------------------------------------
+    def check_change(self, changes: Dict[str, Any]) -> None:
+        """Raise HyperparameterError, ValueError or TypeError for a change to refuse."""
+        self.appended_labels(changes)
+        lp.check_hyperparameter_change(self.value, changes)
+        self.protocol(changes)
+
+    def apply_change(self, changes: Dict[str, Any]) -> List[str]:
+        """Apply a checked change that is stored already; return the labels it appended."""
+        with self.lock:
+            new_labels = self.appended_labels(changes)
+            learner = self.interaction.learner
+            if learner is not None:
+                diff = lp.tunable_changes(self.hyperparameters(learner.name), learner)
+                if diff:
+                    learner.set_params(**diff)
+                for name in new_labels:
+                    learner.add_label(name)
+            if 'labels' in changes:
+                self.labels = list(changes['labels'])
+            if 'feedback_timeout' in changes:
+                self.interaction.feedback_timeout = float(changes['feedback_timeout'])
+            self.interaction.set_protocol(*self.protocol(changes))
+        return new_labels
+
+    def protocol(self, changes: Dict[str, Any]) -> Tuple[int, str]:
+        """Return the checked (max_questions, reveal_step) a change asks for."""
+        return check_protocol(self.algorithm,
+                              changes.get('max_questions', self.interaction.max_questions),
+                              changes.get('reveal_step', self.interaction.reveal_step))
+
+    def appended_labels(self, changes: Dict[str, Any]) -> List[str]:
+        """Return the labels a change of ``labels`` appends; raise ValueError if it does more."""
+        if 'labels' not in changes:
+            return []
+        learner = self.interaction.learner
+        return lp.appended_labels(list(learner.labels) if learner is not None else None,
+                                  changes['labels'])
+
+    # -- input ------------------------------------------------------------------------------
+    def size_problem(self, size: int) -> str:
+        """Return why a vector of ``size`` values cannot make the model, or '' (size policy)."""
+        if self.interaction.learner is not None:
+            return ''  # the size is fixed: the learner's own check counts a wrong one
+        return model_store.size_problem(
+            size, fixed=self.value('feature_size'), max_size=self.value('max_feature_size'),
+            n_labels=len(self.labels),
+            full=self.hyperparameters(self.algorithm).get('covariance') == 'full')
+
+    def feedback(self, answer: bool) -> Tuple[FeedbackResult, bool]:
+        """Give a yes/no to the interaction; return its result and whether to autosave now."""
+        with self.lock:
+            result = self.interaction.feedback(answer)
+            if result.outcome != 'matched':
+                return result, False
+            self.saves.updates_since_save += result.updates
+            return result, self.saves.autosave_due(result.updated,
+                                                   self.value('autosave_every'))
+
+    def name_unknown(self, name: str) -> List[str]:
+        """Append ``name`` for the latest unknown gesture and learn it; return the labels."""
+        with self.lock:
+            lp.check_labels(self.current_labels() + [name])
+            self.interaction.name_unknown(name)
+            self.saves.updates_since_save += 1
+            return self.current_labels()
+
+    def reset(self) -> None:
+        """Start a fresh model; with the size from the first message, forget the size too."""
+        with self.lock:
+            self.interaction.reset()
+            if not self.value('feature_size'):
+                # Size from the first message: a reset forgets it too, so one stray vector
+                # that fixed a wrong size is undone by ~/reset_model.
+                self.interaction.learner = None
+        self.saves.updates_since_save = 0
+
+    def status(self) -> Dict[str, Any]:
+        """Return what /diagnostics shows of the learner and its questions."""
+        stats = self.interaction.stats()
+        values: Dict[str, Any] = {'algorithm': self.algorithm,
+                                  'labels': ','.join(self.current_labels()),
+                                  'feature_size': self.interaction.n_features}
+        values.update({k: stats[k] for k in STATS_SHOWN})
+        return values
+
+    def file_status(self) -> Dict[str, Any]:
+        """Return the model file and its age in seconds (-1 where it cannot be read)."""
+        return {'model_file': self.saves.path,
+                'model_file_age_s': model_store.file_age(self.saves.path)}
+
+    def save(self) -> str:
+        """Save the model atomically; return where (raises OSError or ValueError)."""
+        with self.lock:
+            return self.saves.save(self.interaction.learner)
