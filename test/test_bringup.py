@@ -19,7 +19,11 @@ import signal
 import subprocess
 import sys
 
+from banditlearn_ros.bringup_options import apply_options, build_parser
 from banditlearn_ros.nodes import bringup
+from banditlearn_ros.nodes.system import node_class, start, System
+from banditlearn_ros.system_file import (
+    BringupError, config_dirs, find_system, list_systems, load_system)
 import pytest
 from rclpy.node import Node
 
@@ -81,23 +85,23 @@ def test_bad_arguments_exit_nonzero_with_one_line(args, message):
 
 
 def test_system_files_are_well_formed():
-    names = bringup.list_systems()
+    names = list_systems()
     assert {'teach_sim', 'full'} <= set(names)
     for name in names:
-        system = bringup.load_system(bringup.find_system(name))
+        system = load_system(find_system(name))
         assert system['params_files'] and all(p.is_file() for p in system['params_files'])
         for entry in system['nodes']:
-            assert issubclass(bringup.node_class(entry['node']), Node)
+            assert issubclass(node_class(entry['node']), Node)
 
 
 def test_a_bad_system_file_is_reported(tmp_path):
     path = tmp_path / 'mine.system.yaml'
     path.write_text('nodes: [learner_node]\nextra: 1\n')
-    with pytest.raises(bringup.BringupError, match='unknown keys'):
-        bringup.load_system(path)
+    with pytest.raises(BringupError, match='unknown keys'):
+        load_system(path)
     path.write_text('description: no nodes\n')
-    with pytest.raises(bringup.BringupError, match='nodes'):
-        bringup.load_system(path)
+    with pytest.raises(BringupError, match='nodes'):
+        load_system(path)
 
 
 @pytest.mark.parametrize('sig', [signal.SIGTERM, signal.SIGINT])
@@ -159,12 +163,12 @@ def test_the_bringup_isolates_a_node_whose_callbacks_raise(tmp_path, monkeypatch
     monkeypatch.syspath_prepend(str(tmp_path))
     system_file = tmp_path / 'mixed.system.yaml'
     system_file.write_text(
-        'params_files: [{}, {}]\n'.format(*(bringup.config_dirs()[0] / f for f in (
+        'params_files: [{}, {}]\n'.format(*(config_dirs()[0] / f for f in (
             'params.yaml', 'teach_sim.params.yaml')))
         + 'nodes:\n  - node: learner_node\n  - node: teacher_node\n  - node: dataset_node\n'
         + '  - node: "extnodes.raising:Raising"\n')
-    system = bringup.load_system(system_file)
-    running = bringup.System(system)
+    system = load_system(system_file)
+    running = System(system)
     try:
         raising = running.find('Raising')
         reporter = bringup.Reporter(running, 0)
@@ -202,12 +206,12 @@ def test_set_takes_a_whole_number_for_a_float_parameter(tmp_path):
     params.write_text('/**/learner_node:\n  ros__parameters:\n    labels: [a, b]\n')
     system_file = tmp_path / 'one.system.yaml'
     system_file.write_text(f'params_files: [{params}]\nnodes:\n  - node: learner_node\n')
-    system = bringup.load_system(system_file)
-    options = bringup.build_parser().parse_args(
+    system = load_system(system_file)
+    options = build_parser().parse_args(
         ['--set', 'learner_node.k=2', '--set', 'learner_node.model_path=7',
          '--set', 'learner_node.labels=[a, b, 3]'])
-    bringup.apply_options(system, options)
-    running = bringup.start(system)
+    apply_options(system, options)
+    running = start(system)
     try:
         node = running.find('LearnerNode')
         assert node.get_parameter('k').value == 2.0

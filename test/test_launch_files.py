@@ -22,8 +22,9 @@ import shutil
 import sys
 import types
 
+from banditlearn_ros import system_file
 from banditlearn_ros.learning.datasets import DatasetError, load_dataset
-from banditlearn_ros.nodes import bringup
+from banditlearn_ros.nodes import system
 import pytest
 import rclpy
 from rclpy.context import Context
@@ -149,14 +150,14 @@ def declared():
     """Return ``{node name: declared parameter names}`` for the launched and configured nodes."""
     sections = {'camera_node', 'feedback_node', 'learner_node', 'teacher_node', 'dataset_node'}
     for name in ('params.yaml', 'teach_sim.params.yaml'):
-        sections |= {bringup.section_node(key) for key
+        sections |= {system_file.section_node(key) for key
                      in yaml.safe_load((ROOT / 'config' / name).read_text())}
     context = Context()
     rclpy.init(context=context, args=['--ros-args', '--log-level', 'error'])
     out = {}
     try:
         for section in sorted(sections):
-            node = bringup.node_class(section)(context=context)
+            node = system.node_class(section)(context=context)
             out[section] = set(node.get_parameters_by_prefix(''))
             node.destroy_node()
     finally:
@@ -198,7 +199,7 @@ def section(path: Path, node: str):
     """Return the parameters a file gives ``node`` (any section key naming it)."""
     out = {}
     for key, body in (yaml.safe_load(path.read_text()) or {}).items():
-        if bringup.section_node(key) in (node, '*'):
+        if system_file.section_node(key) in (node, '*'):
             out.update(body['ros__parameters'])
     return out
 
@@ -272,14 +273,14 @@ def test_every_parameter_in_the_files_is_declared(declared):
     for name in ('params.yaml', 'teach_sim.params.yaml'):
         for key, body in yaml.safe_load((ROOT / 'config' / name).read_text()).items():
             assert key.startswith('/**/'), f'{name}: {key} applies only in the root namespace'
-            node = bringup.section_node(key)
+            node = system_file.section_node(key)
             unknown = set(body['ros__parameters']) - declared[node]
             assert not unknown, f'{name}: {node} does not declare {sorted(unknown)}'
 
 
 def test_every_declared_parameter_of_my_nodes_is_documented(declared):
     text = (ROOT / 'config' / 'params.yaml').read_text()
-    sections = {bringup.section_node(k): v for k, v in yaml.safe_load(text).items()}
+    sections = {system_file.section_node(k): v for k, v in yaml.safe_load(text).items()}
     for node in ('learner_node', 'teacher_node', 'dataset_node'):
         missing = declared[node] - set(sections[node]['ros__parameters']) - {
             'use_sim_time', 'start_type_description_service'}
@@ -288,7 +289,7 @@ def test_every_declared_parameter_of_my_nodes_is_documented(declared):
     node = None
     for i, line in enumerate(lines):
         if not line.startswith(' ') and line.endswith(':'):
-            node = bringup.section_node(line[:-1])
+            node = system_file.section_node(line[:-1])
         key = line.strip().split(':')[0]
         if node not in ('learner_node', 'teacher_node', 'dataset_node') or \
                 not line.startswith('    ') or line.strip().startswith('#'):
@@ -371,8 +372,8 @@ def test_replay_params_are_declared_by_their_nodes():
     try:
         for key in yaml.safe_load(path.read_text()):
             assert key.startswith('/**/'), key
-            name = bringup.section_node(key)
-            cls = BagPlayerNode if name == 'bag_player' else bringup.node_class(name)
+            name = system_file.section_node(key)
+            cls = BagPlayerNode if name == 'bag_player' else system.node_class(name)
             node = cls(context=context)
             unknown = set(section(path, name)) - set(node.get_parameters_by_prefix(''))
             node.destroy_node()

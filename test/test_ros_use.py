@@ -258,8 +258,8 @@ def test_every_node_counts_accepted_and_refused_changes_in_diagnostics(ros):
 @pytest.mark.parametrize('node_name', ['learner_node', 'teacher_node', 'dataset_node',
                                        'camera_node', 'feedback_node'])
 def test_every_numeric_parameter_has_a_range(ros, node_name):
-    from banditlearn_ros.nodes import bringup
-    node = bringup.node_class(node_name)(context=ros.context)
+    from banditlearn_ros.nodes import system
+    node = system.node_class(node_name)(context=ros.context)
     try:
         numeric = (Parameter.Type.DOUBLE.value, Parameter.Type.INTEGER.value)
         missing = [name for name in node._parameters if name != 'use_sim_time'

@@ -39,7 +39,7 @@ TOPICS = {LABEL: 'gesture_label', FEATURES: 'gesture_features',
 
 def package_config_dir() -> Path:
     """Return the package's config folder (source tree or installed share)."""
-    from banditlearn_ros.nodes.bringup import config_dirs
+    from banditlearn_ros.system_file import config_dirs
     dirs = config_dirs()
     if not dirs:
         raise bagio.BagError('the package config folder (params.yaml) cannot be found')
