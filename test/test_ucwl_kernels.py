@@ -18,8 +18,8 @@ from banditlearn_ros.learning import LearnerInputError, UCWL, ucwl_kernels
 import numpy as np
 import pytest
 
-# Sums run in another order than numpy's BLAS: the state may differ in the last bits per step
-# (measured: < 1e-15 relative).  One wrong or missing step changes it by far more (> 1e-6).
+# The same BLAS sums and the same operations: states equal bit for bit (one wrong or missing
+# step would change them by far more than a last bit).
 STATE_RTOL, STATE_ATOL = 0.0, 0.0
 
 SETTINGS = [  # (eta, C, k): the paper's default, small C, k = 0 (ties), a large C
@@ -62,35 +62,99 @@ def _lockstep(kernels, d, K, n, variant, diagonal, seed=0):
         assert fast._rng.bit_generator.state == ref._rng.bit_generator.state
 
 
-@pytest.mark.parametrize('variant,diagonal', [
-    ('scw1', 'precision'), ('scw1', 'variance'), ('scw2', 'precision'), ('scw2', 'variance')])
-def test_kernel_source_equals_numpy_code(variant, diagonal):
-    # The uncompiled functions: what numba compiles, checked without numba.
-    kernels = (ucwl_kernels.select_diag, ucwl_kernels.learn_diag)
-    _lockstep(kernels, d=6, K=5, n=600, variant=variant, diagonal=diagonal)
+def _source_kernels(monkeypatch, fused):
+    """The uncompiled functions (what numba compiles), numpy's BLAS called through ctypes."""
+    if not fused:
+        return ucwl_kernels.split_kernels()
+    addresses = ucwl_kernels._numpy_blas()
+    if addresses is None:
+        pytest.skip("numpy's BLAS cannot be bound on this platform")
+    ddot, dgemv = ucwl_kernels.python_blas(addresses)
+    monkeypatch.setattr(ucwl_kernels, '_DDOT', ddot)
+    monkeypatch.setattr(ucwl_kernels, '_DGEMV', dgemv)
+    monkeypatch.setattr(ucwl_kernels, '_select_tail', ucwl_kernels.select_diag)
+    monkeypatch.setattr(ucwl_kernels, '_learn_tail', ucwl_kernels.learn_diag)
+    return ucwl_kernels.Kernels(ucwl_kernels.select_fused, ucwl_kernels.learn_fused, True)
 
 
-@pytest.mark.parametrize('variant,diagonal', [
-    ('scw1', 'precision'), ('scw1', 'variance'), ('scw2', 'precision'), ('scw2', 'variance')])
-@pytest.mark.parametrize('d,K', [(124, 6), (784, 10), (20, 300)])
-def test_compiled_steps_equal_numpy_code(variant, diagonal, d, K):
+def _compiled_kernels(fused):
     pytest.importorskip('numba', reason='numba (the [fast] extra) is not installed')
     kernels = ucwl_kernels.compiled()
     if kernels is None:
         pytest.skip(f'{ucwl_kernels.ENV_SWITCH}=0 in the environment')
+    if not fused:
+        return ucwl_kernels.split_kernels(ucwl_kernels._select_tail, ucwl_kernels._learn_tail)
+    if not kernels.fused:
+        pytest.skip("numpy's BLAS cannot be bound on this platform")
+    return kernels
+
+
+@pytest.mark.parametrize('fused', [False, True])
+@pytest.mark.parametrize('variant,diagonal', [
+    ('scw1', 'precision'), ('scw1', 'variance'), ('scw2', 'precision'), ('scw2', 'variance')])
+def test_kernel_source_equals_numpy_code(monkeypatch, variant, diagonal, fused):
+    kernels = _source_kernels(monkeypatch, fused)
+    _lockstep(kernels, d=6, K=5, n=600, variant=variant, diagonal=diagonal)
+
+
+@pytest.mark.parametrize('fused', [False, True])
+@pytest.mark.parametrize('variant,diagonal', [
+    ('scw1', 'precision'), ('scw1', 'variance'), ('scw2', 'precision'), ('scw2', 'variance')])
+@pytest.mark.parametrize('d,K', [(124, 6), (784, 10), (20, 300)])
+def test_compiled_steps_equal_numpy_code(variant, diagonal, d, K, fused):
+    kernels = _compiled_kernels(fused)
     _lockstep(kernels, d=d, K=K, n=3000 if K < 100 else 900, variant=variant,
               diagonal=diagonal, seed=d + K)
 
 
+@pytest.mark.parametrize('d,K', [(9, 1), (2, 2), (33, 3)])
+def test_compiled_steps_equal_numpy_code_at_few_labels_and_features(d, K):
+    # One label: numpy's product is a ddot there, not a gemv; two features: BLAS's tails only.
+    _lockstep(_compiled_kernels(True), d=d, K=K, n=400, variant='scw1', diagonal='precision',
+              seed=d)
+
+
+def test_compiled_steps_take_strided_and_non_contiguous_arrays():
+    kernels = _compiled_kernels(True)
+    X, y, flips = _stream(40, 4, 300, seed=3)
+    wide = np.repeat(X, 2, axis=1)  # wide[t, ::2]: a strided view equal to X[t]
+    ref, fast = _pair(kernels, 4, 40, 0.9, 1.0, 1.0, 'scw1', 'precision')
+    for t in range(300):
+        x = wide[t, ::2] if t < 150 else X[t]
+        if t == 150:
+            # Rows that are views into wider arrays: the kernels refuse them and the numpy
+            # code runs (numpy itself sums such rows in another order than BLAS, so the
+            # reference gets the same views).
+            for learner in (ref, fast):
+                learner._mu = np.repeat(learner._mu, 2, axis=1)[:, ::2]
+                learner._sigma = np.repeat(learner._sigma, 2, axis=1)[:, ::2]
+        p, q = ref.select(X[t]), fast.select(x)
+        assert (p.index, p.greedy) == (q.index, q.greedy), t
+        np.testing.assert_array_equal(q.bounds, p.bounds)
+        said = bool((p.index == y[t]) != flips[t])
+        assert ref.learn(X[t], p.index, said) == fast.learn(x, q.index, said), t
+    assert ref.n_updates == fast.n_updates > 30
+    np.testing.assert_array_equal(fast._mu, ref._mu)
+    np.testing.assert_array_equal(fast._sigma, ref._sigma)
+
+
+def test_the_blas_check_accepts_the_compiled_steps_and_catches_a_wrong_sum():
+    kernels = _compiled_kernels(True)
+    assert ucwl_kernels.disagreement(kernels) == ''
+
+    def off_by_one_ulp(x, mu, sigma, k, out):
+        result = kernels.select(x, mu, sigma, k, out)
+        out[0, -1] = np.nextafter(out[0, -1], np.inf)
+        return result
+    wrong = kernels._replace(select=off_by_one_ulp)
+    assert ucwl_kernels.disagreement(wrong).startswith('select at K=1')
+
+
+@pytest.mark.parametrize('fused', [False, True])
 @pytest.mark.parametrize('kernels', ['source', 'compiled'])
-def test_kernels_refuse_non_finite_features_and_change_nothing(kernels):
-    if kernels == 'compiled':
-        pytest.importorskip('numba', reason='numba (the [fast] extra) is not installed')
-        kernels = ucwl_kernels.compiled()
-        if kernels is None:
-            pytest.skip(f'{ucwl_kernels.ENV_SWITCH}=0 in the environment')
-    else:
-        kernels = (ucwl_kernels.select_diag, ucwl_kernels.learn_diag)
+def test_kernels_refuse_non_finite_features_and_change_nothing(monkeypatch, kernels, fused):
+    kernels = (_compiled_kernels(fused) if kernels == 'compiled'
+               else _source_kernels(monkeypatch, fused))
     learner = UCWL(3, 4, seed=0)
     learner._kernels = kernels
     learner.learn([1.0, 0.5, 0.0, 2.0], 1, False)

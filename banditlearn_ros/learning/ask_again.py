@@ -124,19 +124,31 @@ class Questions:
     updates: int = 0
     last_updates: int = 0
     answers: int = 0
+    checked: bool = False
+    """x is a float64 vector the learner's ``_select_valid`` took (see ``start``)."""
 
     @classmethod
     def start(cls, learner: BanditLearner, x: np.ndarray, max_questions: int = 1,
               reveal_step: str = DEFAULT_REVEAL_STEP,
-              rng: Optional[np.random.Generator] = None) -> 'Questions':
-        """Ask question 1: the learner's own choice for ``x``."""
-        first = learner.select(x)
+              rng: Optional[np.random.Generator] = None,
+              first: Optional[Prediction] = None) -> 'Questions':
+        """
+        Ask question 1: the learner's own choice for ``x``.
+
+        ``first`` is that choice when the caller made it already with the learner's
+        ``_select_valid`` (``Interaction`` does): the answers then learn through
+        ``_learn_valid``, without checking x again.
+        """
+        checked = first is not None
+        if not checked:
+            first = learner.select(x)
         n = len(first.bounds)
         limit = n if max_questions == 0 else min(int(max_questions), n)
         if limit == 1:
             reveal_step = 'none'  # the paper's protocol, exactly
         return cls(learner, x, [first], limit, reveal_step,
-                   rng if rng is not None else np.random.default_rng(0))
+                   rng if rng is not None else np.random.default_rng(0), [], None, None, 0, 0,
+                   0, checked)
 
     @property
     def current(self) -> Prediction:
@@ -170,8 +182,11 @@ class Questions:
         question = asked[-1]
         said = bool(said)
         self.answers += 1
-        changed = int(bool(self.learner.learn(self.x, question.index, said,
-                                              prediction=question)))
+        if self.checked:
+            changed = self.learner._learn_valid(self.x, question.index, said, question)
+        else:
+            changed = int(bool(self.learner.learn(self.x, question.index, said,
+                                                  prediction=question)))
         if said:
             self.revealed = question.index
             self.outcome = 'yes'

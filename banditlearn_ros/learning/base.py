@@ -37,7 +37,7 @@ class HyperparameterError(ValueError):
     """A hyperparameter outside the range its paper allows."""
 
 
-@dataclass
+@dataclass(slots=True)
 class Prediction:
     """
     What ``select`` decided for one observation.
@@ -332,6 +332,22 @@ class BanditLearner(OnlineClassifier):
 
         """
         raise NotImplementedError
+
+    def _select_valid(self, x: np.ndarray) -> Optional[Prediction]:
+        """
+        ``select`` for a float64 vector of the right size; None (nothing changed) if not finite.
+
+        For callers that converted and sized x already (``Interaction``): learners with a
+        faster way to refuse NaN or infinity override it.
+        """
+        if not math.isfinite(x.dot(x)) and not np.isfinite(x).all():
+            return None
+        return self.select(x)
+
+    def _learn_valid(self, x: np.ndarray, index: int, correct: bool,
+                     prediction: Optional[Prediction]) -> int:
+        """``learn`` for an x ``_select_valid`` took, a label index and a bool: 1 if changed."""
+        return int(bool(self.learn(x, index, correct, prediction=prediction)))
 
     def learn_new_label(self, x: Any, name: str) -> int:
         """

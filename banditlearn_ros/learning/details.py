@@ -28,7 +28,7 @@ differently (a non-finite float) may be present, it is ``json.dumps``.
 """
 
 import json
-from typing import Any, Dict, Optional
+from typing import Any, Dict
 
 import numpy as np
 
@@ -39,6 +39,8 @@ try:
 except ImportError:  # the optional [fast] extra is not installed
     orjson = None
 _NUMPY = orjson.OPT_SERIALIZE_NUMPY if orjson is not None else 0
+_dumps = orjson.dumps if orjson is not None else None
+_NDARRAY, _FLOAT64 = np.ndarray, np.dtype(np.float64)
 
 DETAILS_TOP = 32
 """Most labels whose scores and bounds a details message carries."""
@@ -126,37 +128,29 @@ def details_json(item: Any, stamp: float, top: int = DETAILS_TOP) -> str:
         # Arrays as they are: orjson writes each float64 as float's repr would (shortest
         # round trip).  It writes NaN and infinity as null, json.dumps as NaN / Infinity;
         # no value here is None, so b'null' can only come from such a float or a name.
+        # A Round carrying every label as float64 arrays (the node's every message) is
+        # written from its fields directly; anything else goes through ``_details``.
         try:
-            details = _round_details(item, stamp, top) if type(item) is Round else None
-            text = orjson.dumps(details or _details(item, stamp, top, False), option=_NUMPY)
+            p = item.prediction
+            scores, bounds = p.scores, p.bounds
+            if (type(item) is Round and type(scores) is _NDARRAY and type(bounds) is _NDARRAY
+                    and scores.dtype is _FLOAT64 and bounds.dtype is _FLOAT64
+                    and not 0 < top < bounds.shape[0]):
+                questions = item.questions
+                rejected = questions.rejected if questions is not None else None
+                if rejected:
+                    labels = questions.learner.labels
+                    rejected = [labels[i] for i in rejected]
+                text = _dumps({
+                    'id': item.id, 'question': item.question, 'final': item.final,
+                    'label': p.label, 'index': p.index, 'scores': scores, 'bounds': bounds,
+                    'explored': bool(p.explored), 'greedy': int(p.greedy),
+                    'probability': float(p.probability), 'rejected': rejected or [],
+                    'stamp': stamp}, option=_NUMPY)
+            else:
+                text = _dumps(_details(item, stamp, top, False), option=_NUMPY)
         except orjson.JSONEncodeError:  # e.g. an array orjson does not take (not contiguous)
             text = b'null'
         if b'null' not in text:
             return text.decode()
     return json.dumps(prediction_details(item, stamp, top))
-
-
-def _round_details(item: Round, stamp: float, top: int) -> Optional[Dict[str, Any]]:
-    """
-    Return ``_details`` of a Round that carries every label, built for orjson; else None.
-
-    It leaves out the conversions that cannot change what orjson writes (the Round's own
-    fields, numpy integers, float64 arrays); orjson refuses what it does not know
-    (``details_json`` then builds the message again).
-    """
-    p = item.prediction
-    scores, bounds = p.scores, p.bounds
-    if (type(scores) is not np.ndarray or type(bounds) is not np.ndarray
-            or scores.dtype != np.float64 or bounds.dtype != np.float64
-            or 0 < top < bounds.shape[0]):
-        return None
-    questions = item.questions
-    rejected = questions.rejected if questions is not None else None
-    if rejected:
-        labels = questions.learner.labels
-        rejected = [labels[i] for i in rejected]
-    return {'id': item.id, 'question': item.question, 'final': item.final, 'label': p.label,
-            'index': p.index, 'scores': scores, 'bounds': bounds,
-            'explored': bool(p.explored), 'greedy': int(p.greedy),
-            'probability': float(p.probability),
-            'rejected': rejected or [], 'stamp': stamp}

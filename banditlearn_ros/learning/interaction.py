@@ -74,16 +74,23 @@ def check_features(values, n_features: int = 0) -> Tuple[Optional[np.ndarray], s
         The vector as float64 (or None) and one of ``BAD_INPUT_REASONS`` (or '').
 
     """
+    x, reason = _sized_features(values, n_features)
+    # A finite x . x (one BLAS call) proves every value finite; only otherwise look closer.
+    if x is not None and not math.isfinite(x.dot(x)) and not np.isfinite(x).all():
+        return None, 'not_finite'
+    return x, reason
+
+
+def _sized_features(values, n_features: int) -> Tuple[Optional[np.ndarray], str]:
+    """``check_features`` without the finiteness check (a learner's ``_select_valid`` makes it)."""
     x = np.asarray(values, dtype=np.float64)
     if x.ndim != 1:
         x = x.reshape(-1)
-    if x.size == 0:
+    size = x.shape[0]
+    if size == 0:
         return None, 'empty'
-    if n_features and x.size != n_features:
+    if n_features and size != n_features:
         return None, 'bad_size'
-    # A finite x . x (one BLAS call) proves every value finite; only otherwise look closer.
-    if not math.isfinite(x.dot(x)) and not np.isfinite(x).all():
-        return None, 'not_finite'
     return x, ''
 
 
@@ -289,8 +296,18 @@ class Interaction:
         """
         with self._lock:
             learner = self.learner
-            x, reason = check_features(
-                values, learner.n_features if learner is not None else self._n_features)
+            select_valid = getattr(learner, '_select_valid', None)
+            if select_valid is None:  # no learner yet, or one without the fast entry
+                x, reason = check_features(
+                    values, learner.n_features if learner is not None else self._n_features)
+                first = None
+            else:
+                # The learner refuses NaN and infinity itself, with nothing changed, before
+                # any bookkeeping below (which never touches the model).
+                x, reason = _sized_features(values, learner.n_features)
+                first = select_valid(x) if x is not None else None
+                if x is not None and first is None:
+                    x, reason = None, 'not_finite'
             if x is None:
                 self.counts['features_' + reason] += 1
                 return None, reason
@@ -306,12 +323,17 @@ class Interaction:
                 self.counts['unanswered_superseded'] += 1
                 self._end(latest, timed_out=True)
             questions = Questions.start(self.learner, x, self.max_questions, self.reveal_step,
-                                        self._rng)
+                                        self._rng, first)
             first = questions.asked[0]
-            item = self._ask(Round(self._next_id, x, first, now, False, 1,
-                                   questions.limit <= 1, questions))
+            item = Round(self._next_id, x, first, now, False, 1, questions.limit <= 1,
+                         questions)
             self._next_id += 1
             counts = self.counts
+            if len(pending) == pending.maxlen:  # _ask, inlined (once per message)
+                counts['unanswered_overflow'] += 1
+            pending.append(item)
+            self._latest = item
+            counts['questions_asked'] += 1
             counts['predictions'] += 1
             counts['interactions'] += 1
             explored = int(bool(first.explored))  # _Window.add, inlined (once per message)

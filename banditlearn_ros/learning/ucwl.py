@@ -102,9 +102,8 @@ class UCWL(BanditLearner):
         self._phi, self._psi, self._xi = confidence_constants(self.eta)
         # The compiled steps (ucwl_kernels) when numba is there; None = the numpy code below.
         self._kernels = ucwl_kernels.compiled() if self.covariance == 'diag' else None
-        self._kernel_args = (self._phi, self._psi, self._xi, self._phi ** 4, self.C,
-                             ucwl_kernels.VARIANTS[self.variant], self.diagonal == 'precision',
-                             2.0)
+        self._learn_params = ucwl_kernels.learn_params(self._phi, self._psi, self._xi, self.C,
+                                                       self.variant, self.diagonal)
 
     def _init_rows(self, name: str, n: int) -> np.ndarray:
         return initial_gaussian(name, n, self.n_features, self.covariance)
@@ -155,18 +154,41 @@ class UCWL(BanditLearner):
     def select(self, x: Any) -> Prediction:
         """Output the label with the highest upper confidence bound (Algorithm 1, line 11)."""
         if self._kernels is not None:
-            return self._select_compiled(self._vector(x))
-        x = self.check_x(x)
-        scores = self._mu @ x
-        widths = self.k * np.sqrt(np.maximum(self._margin_variances(x), 0.0))
-        return self._upper_confidence_choice(scores, widths)
+            prediction = self._select_compiled(self._vector(x))
+            if prediction is None:
+                raise LearnerInputError('features contain NaN or infinity')
+            return prediction
+        return self._select_numpy(self.check_x(x))
 
     def learn(self, x: Any, label: Label, correct: bool,
               prediction: Optional[Prediction] = None) -> bool:
         """Update the selected classifier only (Algorithm 1, lines 12-17)."""
         if self._kernels is not None:
             return self._learn_compiled(self._vector(x), label, correct)
-        x = self.check_x(x)
+        return self._learn_numpy(self.check_x(x), label, correct)
+
+    def _select_valid(self, x: np.ndarray) -> Optional[Prediction]:
+        if self._kernels is None:
+            return super()._select_valid(x)
+        return self._select_compiled(x)
+
+    def _learn_valid(self, x: np.ndarray, index: int, correct: bool,
+                     prediction: Optional[Prediction]) -> int:
+        if self._kernels is None:
+            return super()._learn_valid(x, index, correct, prediction)
+        changed = self._kernels.learn(self._mu, self._sigma, index, x,
+                                      1.0 if correct else -1.0, self._learn_params)
+        if changed < 0:
+            return int(self._learn_compiled(x, index, correct))  # raises, or runs numpy
+        self.n_updates += changed
+        return changed
+
+    def _select_numpy(self, x: np.ndarray) -> Prediction:
+        scores = self._mu @ x
+        widths = self.k * np.sqrt(np.maximum(self._margin_variances(x), 0.0))
+        return self._upper_confidence_choice(scores, widths)
+
+    def _learn_numpy(self, x: np.ndarray, label: Label, correct: bool) -> bool:
         i = self.label_index(label)
         z = 1.0 if self._check_correct(correct) else -1.0
         mu, sigma = self._mu[i], self._sigma[i]
@@ -189,35 +211,48 @@ class UCWL(BanditLearner):
         self.n_updates += 1
         return True
 
-    def _select_compiled(self, x: np.ndarray) -> Prediction:
-        """``select`` through ``ucwl_kernels``: same values, ties drawn as ``_argmax`` draws."""
-        # The same BLAS gemv either way; .dot calls it with ~1 us less overhead, @ runs
-        # large matrices faster here (measured: K=6 0.4 vs 3.8 us, K=1000 48 vs 33 us).
-        if self._mu.shape[0] <= 64:
-            scores, variances = self._mu.dot(x), self._sigma.dot(x * x)
-        else:
-            scores, variances = self._mu @ x, self._sigma @ (x * x)
-        bounds = np.empty(scores.shape[0])
-        best, n_best, greedy, n_greedy, top = self._kernels[0](
-            x, scores, variances, self.k, bounds)
+    def _select_compiled(self, x: np.ndarray) -> Optional[Prediction]:
+        """
+        ``select`` through ``ucwl_kernels``: same values, ties drawn as ``_argmax`` draws.
+
+        None when x holds NaN or infinity (nothing changed, no random draw).
+        """
+        mu = self._mu
+        out = np.empty((2, mu.shape[0]))
+        best, n_best, greedy, n_greedy, top = self._kernels.select(x, mu, self._sigma, self.k,
+                                                                   out)
         if best < 0:
-            raise LearnerInputError('features contain NaN or infinity')
+            if best == -1:
+                return None
+            if not x.flags.c_contiguous:
+                return self._select_compiled(np.ascontiguousarray(x))
+            if not np.isfinite(x).all():
+                return None
+            return self._select_numpy(x)  # rows the kernels do not take (not contiguous)
+        scores, bounds = out[0], out[1]
         if n_best > 1:
             best = int(np.flatnonzero(bounds == bounds[best])[self._rng.integers(n_best)])
         if n_greedy > 1:
             greedy = int(np.flatnonzero(scores == top)[self._rng.integers(n_greedy)])
-        return Prediction(index=best, label=self.labels[best], scores=scores, bounds=bounds,
-                          explored=bool(scores[best] < top), greedy=greedy)
+        return Prediction(best, self.labels[best], scores, bounds, bool(scores[best] < top),
+                          greedy)
 
     def _learn_compiled(self, x: np.ndarray, label: Label, correct: bool) -> bool:
         """``learn`` through ``ucwl_kernels``: the numpy code's values, bit for bit."""
-        fast_index = type(label) is int and 0 <= label < len(self.labels)
-        i = label if fast_index else self.label_index(label)
-        z = 1.0 if self._check_correct(correct) else -1.0
-        mu, sigma = self._mu[i], self._sigma[i]
-        changed = self._kernels[1](mu, sigma, x, z, z * float(mu.dot(x)),
-                                   float(sigma.dot(x * x)), *self._kernel_args)
+        i = label if type(label) is int and 0 <= label < len(self.labels) else (
+            self.label_index(label))
+        if correct is True:
+            z = 1.0
+        elif correct is False:
+            z = -1.0
+        else:
+            z = 1.0 if self._check_correct(correct) else -1.0
+        changed = self._kernels.learn(self._mu, self._sigma, i, x, z, self._learn_params)
         if changed < 0:
-            raise LearnerInputError('features contain NaN or infinity')
+            if changed == -1:
+                raise LearnerInputError('features contain NaN or infinity')
+            if not x.flags.c_contiguous:
+                return self._learn_compiled(np.ascontiguousarray(x), i, correct)
+            return self._learn_numpy(self.check_x(x), i, correct)  # rows the kernels refuse
         self.n_updates += changed
         return changed == 1

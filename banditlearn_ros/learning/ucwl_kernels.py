@@ -16,23 +16,30 @@
 Compiled steps of diagonal UCWL (seed 000, Algorithm 1), used when numba is installed.
 
 One round through numpy is a dozen array calls of ~1 us each on a few hundred numbers.
-Here the dot products stay the numpy code's own BLAS calls (gemv for ``mu x`` and
-``sigma x^2``, ddot per learned row: the same sums rounded the same way, so even the
-near-ties BLAS makes of equal rows go the same way) and everything after them is one compiled
-function: the bounds and their argmax, the SCW step sizes of ``confidence_weighted``
-written out operation for operation, the diagonal update.  Without FMA contraction
-(numba's default) every value is the numpy code's bit for bit; ``test/
-test_ucwl_kernels.py`` checks decisions and states over long random streams, both
-diagonal readings, SCW-I and SCW-II.  Ties are left to the caller, so the learner's own
-random generator breaks them in the same order.
+Here one compiled call selects (``select_fused``) and one learns (``learn_fused``).  Their
+dot products are calls of numpy's own BLAS (the ``gemv`` of ``mu x`` and ``sigma x^2``, the
+``ddot`` of a learned row, found through numpy's extension module, ``_numpy_blas``): the
+same functions on the same arrays, so the same sums rounded the same way, down to the near
+ties BLAS makes of equal rows.  Everything after them is the numpy code written out
+operation for operation: the bounds and their argmax, the SCW step sizes of
+``confidence_weighted``, the diagonal update.  Without FMA contraction (numba's default)
+every value is the numpy code's bit for bit; ``test/test_ucwl_kernels.py`` checks decisions
+and states over long random streams, both diagonal readings, SCW-I and SCW-II, and
+``compiled`` checks the BLAS binding against numpy before it is used.  Where numpy's BLAS
+cannot be bound, the dot products are numpy calls and only the rest is compiled
+(``select_diag``, ``learn_diag``).  Ties are left to the caller, so the learner's own random
+generator breaks them in the same order.
 
 numba is optional (``pip install banditlearn_ros[fast]``): without it, or with
 ``BANDITLEARN_COMPILED=0`` in the environment, ``UCWL`` runs its numpy code.
 """
 
+import ctypes
 import math
 import os
-from typing import Optional, Tuple
+import platform
+import sys
+from typing import Callable, NamedTuple, Optional, Tuple
 import warnings
 
 import numpy as np
@@ -45,10 +52,43 @@ VARIANTS = {'scw1': 1, 'scw2': 2}
 ENV_SWITCH = 'BANDITLEARN_COMPILED'
 """Environment variable: '0' keeps every learner on its numpy code."""
 
+_ROW_MAJOR, _NO_TRANS = 101, 111  # the CBLAS enumerations
+_DDOT = None
+"""numpy's ``cblas_ddot``: a numba ``ExternalFunction`` once compiled, ctypes in Python."""
+_DGEMV = None
+"""numpy's ``cblas_dgemv``, as ``_DDOT``."""
+
+
+class Kernels(NamedTuple):
+    """
+    The two steps ``UCWL`` calls, the same signatures whether fused or split.
+
+    ``select(x, mu, sigma, k, out)`` fills ``out[0]`` with the scores and ``out[1]`` with
+    the bounds and returns ``select_diag``'s tuple; ``learn(mu, sigma, i, x, z, params)``
+    steps row ``i`` and returns ``learn_diag``'s code (``params`` from ``learn_params``).
+    Either returns -2 (as ``best``) when an array is not C-contiguous (compiled, they are
+    called for C-contiguous arrays only, without numba's type dispatch: ``_direct``): the
+    caller passes a contiguous copy of x, or runs its numpy code.
+    """
+
+    select: Callable
+    learn: Callable
+    fused: bool
+    """True when the dot products are calls of numpy's BLAS made from compiled code."""
+
+
+def learn_params(phi: float, psi: float, xi: float, C: float, variant: str,
+                 diagonal: str) -> np.ndarray:
+    """Return the constants of ``learn_diag`` as one float64 array (one argument to pass)."""
+    return np.array([phi, psi, xi, phi ** 4, C, VARIANTS[variant],
+                     1.0 if diagonal == 'precision' else 0.0, 2.0])
+
 
 def select_diag(x, scores, variances, k, bounds) -> Tuple[int, int, int, int, float]:
     """
     Fill ``bounds = scores + k sqrt(variances)`` and find the best bound and best score.
+
+    ``bounds`` may be ``variances`` (filled in place).
 
     Returns
     -------
@@ -78,26 +118,28 @@ def select_diag(x, scores, variances, k, bounds) -> Tuple[int, int, int, int, fl
     return best, n_best, greedy, n_greedy, scores[greedy]
 
 
-def learn_diag(mu, sigma, x, z, m, v, phi, psi, xi, phi4, C, variant, precision, two) -> int:
+def learn_diag(mu, sigma, x, z, m, v, params) -> int:
     """
     Update one label's ``mu`` and diagonal ``sigma`` (rows) when eq. (4) is violated.
 
     ``m = z mu . x`` and ``v = x^T Sigma x`` come from the caller (BLAS, as in the numpy
-    code).  ``variant`` is a code of ``VARIANTS``; ``precision`` True keeps the diagonal of
-    the precision update (``cw_gamma``), False that of Sigma (``cw_beta``).  ``two`` is
-    2.0, passed in so that ``t ** two`` stays a libm ``pow`` call like Python's.  Returns 1
-    when the rows changed, 0 when not (also for a non-finite step, like
-    ``gaussian_update``), -1 when x holds NaN or infinity (nothing changed).
+    code).  ``params`` is ``learn_params``: phi, psi, xi, phi^4, C, the code of the SCW
+    variant (``VARIANTS``), 1 to keep the diagonal of the precision update (``cw_gamma``)
+    or 0 for that of Sigma (``cw_beta``), and 2.0, so that ``t ** two`` stays a libm
+    ``pow`` call like Python's.  Returns 1 when the rows changed, 0 when not (also for a
+    non-finite step, like ``gaussian_update``), -1 when x holds NaN or infinity (nothing
+    changed).
     """
     d = x.shape[0]
     for j in range(d):
         if not math.isfinite(x[j]):
             return -1
+    phi, psi, xi, phi4, C, two = params[0], params[1], params[2], params[3], params[4], params[7]
     if not m < phi * math.sqrt(max(v, 0.0)):
         return 0
     if v <= 0.0:
         return 0
-    if variant == 1:  # scw1_alpha
+    if params[5] == 1.0:  # scw1_alpha
         root = math.sqrt(m * m * phi4 / 4.0 + v * phi * phi * xi)
         alpha = min(C, max(0.0, (-m * psi + root) / (v * xi)))
     else:  # scw2_alpha
@@ -111,7 +153,7 @@ def learn_diag(mu, sigma, x, z, m, v, phi, psi, xi, phi4, C, variant, precision,
     for j in range(d):
         if not math.isfinite(az * (sigma[j] * x[j])):
             return 0
-    if precision:  # cw_gamma, then sigma_j / (1 + gamma sigma_j x_j^2)
+    if params[6] != 0.0:  # cw_gamma, then sigma_j / (1 + gamma sigma_j x_j^2)
         avp = alpha * v * phi
         gamma = min(alpha * phi * (avp + math.sqrt(avp * avp + 4.0 * v)) / (2.0 * v), FLOAT_MAX)
         for j in range(d):
@@ -129,15 +171,114 @@ def learn_diag(mu, sigma, x, z, m, v, phi, psi, xi, phi4, C, variant, precision,
     return 1
 
 
-_COMPILED: Optional[tuple] = None
+# What the fused steps call after their BLAS calls: these functions, compiled (``_compile``).
+_select_tail = select_diag
+_learn_tail = learn_diag
+
+
+def select_fused(x, mu, sigma, k, out) -> Tuple[int, int, int, int, float]:
+    """
+    ``select`` in one call: ``out[0] = mu x``, ``out[1] = sigma x^2`` by numpy's BLAS, then
+    ``select_diag`` with the bounds written over the variances.
+    """
+    n_labels, d = mu.shape
+    if (x.strides[0] != 8 or mu.strides[1] != 8 or sigma.strides[1] != 8
+            or out.strides[1] != 8
+            or n_labels > 1 and (mu.strides[0] != 8 * d or sigma.strides[0] != 8 * d)):
+        return -2, 0, -1, 0, 0.0
+    scores, bounds = out[0], out[1]
+    xx = x * x
+    if n_labels == 1:  # numpy's product of a single row with x is a ddot, not a gemv
+        scores[0] = _DDOT(d, mu.ctypes, 1, x.ctypes, 1)
+        bounds[0] = _DDOT(d, sigma.ctypes, 1, xx.ctypes, 1)
+    else:
+        _DGEMV(_ROW_MAJOR, _NO_TRANS, n_labels, d, 1.0, mu.ctypes, d, x.ctypes, 1, 0.0,
+               scores.ctypes, 1)
+        _DGEMV(_ROW_MAJOR, _NO_TRANS, n_labels, d, 1.0, sigma.ctypes, d, xx.ctypes, 1, 0.0,
+               bounds.ctypes, 1)
+    return _select_tail(x, scores, bounds, k, bounds)
+
+
+def learn_fused(mu, sigma, i, x, z, params) -> int:
+    """
+    ``learn`` of row ``i`` in one call: ``m = z mu_i . x`` and ``v = sigma_i . x^2`` by
+    numpy's BLAS, then ``learn_diag`` on the rows.
+    """
+    d = x.shape[0]
+    if x.strides[0] != 8 or mu.strides[1] != 8 or sigma.strides[1] != 8:
+        return -2
+    row_mu, row_sigma = mu[i], sigma[i]
+    xx = x * x
+    m = z * _DDOT(d, row_mu.ctypes, 1, x.ctypes, 1)
+    v = _DDOT(d, row_sigma.ctypes, 1, xx.ctypes, 1)
+    return _learn_tail(row_mu, row_sigma, x, z, m, v, params)
+
+
+def split_kernels(select_tail=select_diag, learn_tail=learn_diag) -> Kernels:
+    """Return ``Kernels`` that take the dot products from numpy and the rest from the tails."""
+    def select(x, mu, sigma, k, out):
+        scores, bounds = out[0], out[1]
+        np.dot(mu, x, out=scores)
+        np.dot(sigma, x * x, out=bounds)
+        return select_tail(x, scores, bounds, k, bounds)
+
+    def learn(mu, sigma, i, x, z, params):
+        row_mu, row_sigma = mu[i], sigma[i]
+        return learn_tail(row_mu, row_sigma, x, z, z * float(row_mu.dot(x)),
+                          float(row_sigma.dot(x * x)), params)
+    return Kernels(select, learn, False)
+
+
+def _numpy_blas() -> Optional[Tuple[int, int]]:
+    """
+    Return the addresses of ``cblas_ddot`` and ``cblas_dgemv`` of numpy's own BLAS, or None.
+
+    Looked up from numpy's extension module, whose symbol lookup reaches the BLAS it was
+    linked with: the functions its ``dot`` and ``@`` call.  The compiled steps pass 64-bit
+    integers, which a 32-bit-integer BLAS reads right only where integer arguments sit in
+    64-bit slots (Linux on x86_64 and aarch64); elsewhere only a 64-bit-integer BLAS is used.
+    """
+    try:
+        try:
+            from numpy._core import _multiarray_umath as core
+        except ImportError:
+            from numpy.core import _multiarray_umath as core
+        library = ctypes.CDLL(core.__file__)
+    except (ImportError, OSError, AttributeError):
+        return None
+    wide_slots = sys.platform.startswith('linux') and platform.machine() in (
+        'x86_64', 'AMD64', 'aarch64', 'arm64')
+    for prefix, suffix in (('', '64_'), ('scipy_', '64_'), ('', ''), ('scipy_', '')):
+        if not suffix and not wide_slots:
+            continue
+        try:
+            ddot = getattr(library, f'{prefix}cblas_ddot{suffix}')
+            dgemv = getattr(library, f'{prefix}cblas_dgemv{suffix}')
+        except AttributeError:
+            continue
+        return (ctypes.cast(ddot, ctypes.c_void_p).value,
+                ctypes.cast(dgemv, ctypes.c_void_p).value)
+    return None
+
+
+def python_blas(addresses: Tuple[int, int]) -> Tuple[Callable, Callable]:
+    """Return ``(ddot, dgemv)`` at ``addresses`` as ctypes functions (the fused steps' source)."""
+    i64, ptr, f64 = ctypes.c_int64, ctypes.c_void_p, ctypes.c_double
+    ddot = ctypes.CFUNCTYPE(f64, i64, ptr, i64, ptr, i64)(addresses[0])
+    dgemv = ctypes.CFUNCTYPE(None, ctypes.c_int32, ctypes.c_int32, i64, i64, f64, ptr, i64,
+                             ptr, i64, f64, ptr, i64)(addresses[1])
+    return ddot, dgemv
+
+
+_COMPILED: Optional[Kernels] = None
 _TRIED = False
 
 
-def compiled() -> Optional[tuple]:
+def compiled() -> Optional[Kernels]:
     """
-    Return the compiled ``(select_diag, learn_diag)``, or None without numba.
+    Return the compiled ``Kernels`` (fused when numpy's BLAS is bound), or None without numba.
 
-    Compiled on first use (about a second; cached on disk where numba may write).  Any
+    Compiled on first use (a few seconds; cached on disk where numba may write).  Any
     failure of numba warns once and leaves the numpy code in use.
     """
     global _COMPILED, _TRIED
@@ -150,12 +291,7 @@ def compiled() -> Optional[tuple]:
         except ImportError:
             return None
         try:
-            try:
-                jit = numba.njit(cache=True, nogil=True)
-                kernels = (jit(select_diag), jit(learn_diag))
-            except Exception:  # noqa: B902 (a cache location numba refuses: no disk cache)
-                jit = numba.njit(nogil=True)
-                kernels = (jit(select_diag), jit(learn_diag))
+            kernels = _compile(numba)
             _warm_up(kernels)
         except Exception as exc:  # noqa: B902 (any numba failure: the numpy code is exact)
             warnings.warn(f'numba could not compile the UCWL steps ({exc}); using numpy')
@@ -164,8 +300,87 @@ def compiled() -> Optional[tuple]:
     return _COMPILED
 
 
-def _warm_up(kernels: tuple) -> None:
+def _compile(numba) -> Kernels:
+    """Compile the split steps, and the fused ones when numpy's BLAS binds and agrees."""
+    global _select_tail, _learn_tail, _DDOT, _DGEMV
+
+    def jit(function):
+        try:
+            return numba.njit(cache=True, nogil=True)(function)
+        except Exception:  # noqa: B902 (a cache location numba refuses: no disk cache)
+            return numba.njit(nogil=True)(function)
+    _select_tail, _learn_tail = jit(select_diag), jit(learn_diag)
+    split = split_kernels(_select_tail, _learn_tail)
+    addresses = _numpy_blas()
+    if addresses is None:
+        return split
+    import llvmlite.binding
+    types = numba.types
+    # Bound by name, so the disk cache holds no address of this process.
+    llvmlite.binding.add_symbol('banditlearn_cblas_ddot', addresses[0])
+    llvmlite.binding.add_symbol('banditlearn_cblas_dgemv', addresses[1])
+    _DDOT = types.ExternalFunction('banditlearn_cblas_ddot', types.float64(
+        types.int64, types.voidptr, types.int64, types.voidptr, types.int64))
+    _DGEMV = types.ExternalFunction('banditlearn_cblas_dgemv', types.void(
+        types.int32, types.int32, types.int64, types.int64, types.float64, types.voidptr,
+        types.int64, types.voidptr, types.int64, types.float64, types.voidptr, types.int64))
+    fused = Kernels(jit(select_fused), jit(learn_fused), True)
+    problem = disagreement(fused)
+    if problem:
+        warnings.warn(f'the compiled UCWL steps do not match numpy ({problem}); '
+                      'using numpy for the dot products')
+        return split
+    return Kernels(_direct(fused.select), _direct(fused.learn), True)
+
+
+def _direct(dispatcher) -> Callable:
+    """
+    Return the machine code of the dispatcher's one compiled signature, as a Python callable.
+
+    Calling it skips numba's type dispatch (half the cost of a call here).  It still
+    refuses another dtype or number of dimensions (TypeError), but not another memory
+    layout: the steps check their strides and return -2 for anything not C-contiguous.
+    Where numba's internals differ from this use, the dispatcher itself.
+    """
+    try:
+        (signature,) = dispatcher.signatures
+        if not all(getattr(arg, 'layout', 'C') == 'C' for arg in signature):
+            return dispatcher
+        return dispatcher.overloads[signature].entry_point
+    except Exception:  # noqa: B902 (numba internals: the dispatcher is always right)
+        return dispatcher
+
+
+def disagreement(kernels: Kernels, seed: int = 0) -> str:
+    """
+    Return '' when ``kernels`` compute what the numpy code does, bit for bit, else what differs.
+
+    Random shapes (one label, equal rows, up to 300 features), the scores and bounds of
+    ``select`` and the rows ``learn`` leaves, against numpy's ``@`` and ``split_kernels``.
+    """
+    rng = np.random.default_rng(seed)
+    params = learn_params(1.6, 2.3, 3.6, 1.0, 'scw1', 'precision')
+    for n_labels, d in ((1, 7), (2, 1), (3, 124), (6, 124), (10, 300), (40, 33)):
+        mu, sigma = rng.normal(size=(n_labels, d)), rng.random((n_labels, d)) + 0.5
+        mu[-1] = mu[0]
+        x = rng.random(d) * (rng.random(d) < 0.7)
+        out = np.empty((2, n_labels))
+        kernels.select(x, mu, sigma, 2.8, out)
+        expected = mu @ x
+        if not (np.array_equal(out[0], expected)
+                and np.array_equal(out[1], expected + 2.8 * np.sqrt(sigma @ (x * x)))):
+            return f'select at K={n_labels}, d={d}'
+        rows = mu.copy(), sigma.copy()
+        for i in range(n_labels):
+            kernels.learn(mu, sigma, i, x, -1.0, params)
+            split_kernels().learn(rows[0], rows[1], i, x, -1.0, params)
+        if not (np.array_equal(mu, rows[0]) and np.array_equal(sigma, rows[1])):
+            return f'learn at K={n_labels}, d={d}'
+    return ''
+
+
+def _warm_up(kernels: Kernels) -> None:
     """Compile now, for the array types UCWL passes, so no timed step pays for it."""
-    x, row = np.ones(2), np.ones(2)
-    kernels[0](x, np.zeros(2), np.ones(2), 1.0, np.empty(2))
-    kernels[1](np.zeros(2), row, x, 1.0, 0.0, 1.0, 1.6, 2.3, 3.6, 7.3, 1.0, 1, True, 2.0)
+    x, mu, sigma = np.ones(2), np.zeros((2, 2)), np.ones((2, 2))
+    kernels.select(x, mu, sigma, 1.0, np.empty((2, 2)))
+    kernels.learn(mu, sigma, 0, x, 1.0, learn_params(1.6, 2.3, 3.6, 1.0, 'scw1', 'precision'))
