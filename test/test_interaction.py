@@ -14,6 +14,8 @@
 
 """The feedback-matching rule, the statistics and the simulated teacher, without ROS."""
 
+from array import array
+
 from banditlearn_ros.learning import make_learner, Prediction, TeacherModel
 from banditlearn_ros.learning.interaction import (
     check_features, Interaction, SimulatedTeacher, stream_order)
@@ -282,3 +284,57 @@ def test_stream_order_is_a_seeded_permutation_per_pass():
     assert stream_order(10, shuffle=False, max_examples=3).tolist() == [0, 1, 2]
     with pytest.raises(ValueError):
         stream_order(0)
+
+
+@pytest.mark.parametrize('compiled', [True, False])
+def test_a_refused_vector_after_the_first_changes_nothing(compiled):
+    # The learner refuses NaN and infinity itself (the compiled steps, or the numpy check),
+    # before the open question is superseded: it stays answerable.
+    inter = make()
+    inter.predict([1.0, 0.0, 0.5])
+    if not compiled:
+        inter.learner._kernels = None
+    before = state(inter), inter.learner._rng.bit_generator.state, dict(inter.counts)
+    for bad in ([1.0, float('nan'), 0.0], array('f', [float('inf'), 0.0, 1.0])):
+        assert inter.predict(bad) == (None, 'not_finite')
+    assert inter.counts == {**before[2], 'features_not_finite': 2}
+    assert same(state(inter), before[0]) and inter.unanswered == 1
+    assert inter.learner._rng.bit_generator.state == before[1]
+    assert inter.feedback(True).outcome == 'matched'
+
+
+def test_float32_messages_convert_to_the_same_features():
+    values = np.random.default_rng(1).normal(size=50).astype(np.float32)
+    x, reason = check_features(array('f', values.tolist()), 50)
+    assert reason == '' and x.dtype == np.float64
+    assert np.array_equal(x, values.astype(np.float64))
+    assert check_features(array('f', [1.0, float('nan')]), 2) == (None, 'not_finite')
+
+
+@pytest.mark.parametrize('max_questions', [1, 0])
+def test_the_compiled_learner_and_the_numpy_one_interact_alike(max_questions):
+    # The node's path (float32 messages, the private select/learn entries) decides as the
+    # numpy code does: same questions, outcomes, counters and learned state, bit for bit.
+    rng = np.random.default_rng(5)
+    X = rng.random((400, 12)) * (rng.random((400, 12)) < 0.6)
+    truth = (X @ rng.normal(size=(12, 3))).argmax(axis=1)
+    runs = []
+    for compiled in (True, False):
+        inter = make(max_questions=max_questions)
+        answers = np.random.default_rng(9)
+        said = []
+        for row, label in zip(X, truth):
+            item, reason = inter.predict(array('f', row.tolist()))
+            if not compiled:
+                inter.learner._kernels = None
+            while item is not None:
+                right = item.prediction.index == label
+                answer = bool(right != (answers.random() < 0.1))
+                said.append((item.id, item.question, item.prediction.index, answer))
+                item = inter.feedback(answer).next_round
+        runs.append((said, inter.stats(), state(inter), inter.learner._kernels is None))
+    (said, stats, arrays, _), (ref_said, ref_stats, ref_arrays, numpy_only) = runs
+    assert numpy_only and said == ref_said and same(arrays, ref_arrays)
+    assert {k: v for k, v in stats.items() if v == v} == {
+        k: v for k, v in ref_stats.items() if v == v}
+    assert stats['updates'] > 40

@@ -219,8 +219,8 @@ class UCWL(BanditLearner):
         """
         mu = self._mu
         out = np.empty((2, mu.shape[0]))
-        best, n_best, greedy, n_greedy, top = self._kernels.select(x, mu, self._sigma, self.k,
-                                                                   out)
+        best, n_best, greedy, n_greedy, top, explored = self._kernels.select(
+            x, mu, self._sigma, self.k, out)
         if best < 0:
             if best == -1:
                 return None
@@ -232,10 +232,10 @@ class UCWL(BanditLearner):
         scores, bounds = out[0], out[1]
         if n_best > 1:
             best = int(np.flatnonzero(bounds == bounds[best])[self._rng.integers(n_best)])
+            explored = bool(scores[best] < top)
         if n_greedy > 1:
             greedy = int(np.flatnonzero(scores == top)[self._rng.integers(n_greedy)])
-        return Prediction(best, self.labels[best], scores, bounds, bool(scores[best] < top),
-                          greedy)
+        return Prediction(best, self.labels[best], scores, bounds, explored, greedy)
 
     def _learn_compiled(self, x: np.ndarray, label: Label, correct: bool) -> bool:
         """``learn`` through ``ucwl_kernels``: the numpy code's values, bit for bit."""

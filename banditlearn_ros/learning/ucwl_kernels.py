@@ -84,7 +84,7 @@ def learn_params(phi: float, psi: float, xi: float, C: float, variant: str,
                      1.0 if diagonal == 'precision' else 0.0, 2.0])
 
 
-def select_diag(x, scores, variances, k, bounds) -> Tuple[int, int, int, int, float]:
+def select_diag(x, scores, variances, k, bounds) -> Tuple[int, int, int, int, float, bool]:
     """
     Fill ``bounds = scores + k sqrt(variances)`` and find the best bound and best score.
 
@@ -93,14 +93,15 @@ def select_diag(x, scores, variances, k, bounds) -> Tuple[int, int, int, int, fl
     Returns
     -------
     tuple
-        ``(best, n_best, greedy, n_greedy, top_score)``: the first index of the largest
-        bound and how many labels share it, the same for the scores, and the largest score.
-        ``best`` is -1 when x holds NaN or infinity (nothing else is then meaningful).
+        ``(best, n_best, greedy, n_greedy, top_score, explored)``: the first index of the
+        largest bound and how many labels share it, the same for the scores, the largest
+        score, and whether label ``best`` scores less.  ``best`` is -1 when x holds NaN or
+        infinity (nothing else is then meaningful).
 
     """
     for j in range(x.shape[0]):
         if not math.isfinite(x[j]):
-            return -1, 0, -1, 0, 0.0
+            return -1, 0, -1, 0, 0.0, False
     n_labels = scores.shape[0]
     best, greedy = 0, 0
     for i in range(n_labels):
@@ -115,7 +116,7 @@ def select_diag(x, scores, variances, k, bounds) -> Tuple[int, int, int, int, fl
             n_best += 1
         if scores[i] == scores[greedy]:
             n_greedy += 1
-    return best, n_best, greedy, n_greedy, scores[greedy]
+    return best, n_best, greedy, n_greedy, scores[greedy], scores[best] < scores[greedy]
 
 
 def learn_diag(mu, sigma, x, z, m, v, params) -> int:
@@ -176,7 +177,7 @@ _select_tail = select_diag
 _learn_tail = learn_diag
 
 
-def select_fused(x, mu, sigma, k, out) -> Tuple[int, int, int, int, float]:
+def select_fused(x, mu, sigma, k, out) -> Tuple[int, int, int, int, float, bool]:
     """
     ``select`` in one call: ``out[0] = mu x``, ``out[1] = sigma x^2`` by numpy's BLAS, then
     ``select_diag`` with the bounds written over the variances.
@@ -185,7 +186,7 @@ def select_fused(x, mu, sigma, k, out) -> Tuple[int, int, int, int, float]:
     if (x.strides[0] != 8 or mu.strides[1] != 8 or sigma.strides[1] != 8
             or out.strides[1] != 8
             or n_labels > 1 and (mu.strides[0] != 8 * d or sigma.strides[0] != 8 * d)):
-        return -2, 0, -1, 0, 0.0
+        return -2, 0, -1, 0, 0.0, False
     scores, bounds = out[0], out[1]
     xx = x * x
     if n_labels == 1:  # numpy's product of a single row with x is a ddot, not a gemv
