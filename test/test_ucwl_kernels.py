@@ -63,7 +63,7 @@ def _lockstep(kernels, d, K, n, variant, diagonal, seed=0):
 
 
 def _source_kernels(monkeypatch, fused):
-    """The uncompiled functions (what numba compiles), numpy's BLAS called through ctypes."""
+    """Return the uncompiled functions (what numba compiles), numpy's BLAS through ctypes."""
     if not fused:
         return ucwl_kernels.split_kernels()
     addresses = ucwl_kernels._numpy_blas()

@@ -179,8 +179,10 @@ _learn_tail = learn_diag
 
 def select_fused(x, mu, sigma, k, out) -> Tuple[int, int, int, int, float, bool]:
     """
-    ``select`` in one call: ``out[0] = mu x``, ``out[1] = sigma x^2`` by numpy's BLAS, then
-    ``select_diag`` with the bounds written over the variances.
+    Select in one call.
+
+    ``out[0] = mu x`` and ``out[1] = sigma x^2`` by numpy's BLAS, then ``select_diag``
+    with the bounds written over the variances.
     """
     n_labels, d = mu.shape
     if (x.strides[0] != 8 or mu.strides[1] != 8 or sigma.strides[1] != 8
@@ -202,8 +204,10 @@ def select_fused(x, mu, sigma, k, out) -> Tuple[int, int, int, int, float, bool]
 
 def learn_fused(mu, sigma, i, x, z, params) -> int:
     """
-    ``learn`` of row ``i`` in one call: ``m = z mu_i . x`` and ``v = sigma_i . x^2`` by
-    numpy's BLAS, then ``learn_diag`` on the rows.
+    Learn on row ``i`` in one call.
+
+    ``m = z mu_i . x`` and ``v = sigma_i . x^2`` by numpy's BLAS, then ``learn_diag`` on
+    the rows.
     """
     d = x.shape[0]
     if x.strides[0] != 8 or mu.strides[1] != 8 or sigma.strides[1] != 8:
