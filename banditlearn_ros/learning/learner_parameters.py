@@ -21,7 +21,9 @@ without ROS, so they are tested without DDS.
 """
 
 import inspect
-from typing import Any, Callable, Dict, List, NamedTuple, Optional
+from typing import Any, Callable, Dict, List, Optional
+
+from banditlearn_ros.parameter_spec import Spec
 
 from . import BANDIT_ALGORITHMS, BanditLearner, HyperparameterError, make_learner
 from .ask_again import ASK_AGAIN_ALGORITHMS, DEFAULT_REVEAL_STEP, REVEAL_STEPS
@@ -70,18 +72,6 @@ RANGES = {
     ('rcine', 'n_s'): (10, 2 ** 31 - 1, ''),
     ('rcine', 'percentile'): (50.0, 100.0, 'percentile in (50, 100]'),
 }
-
-
-class Spec(NamedTuple):
-    """One parameter: what ``common.declare`` takes (``low``/``high`` None: no range)."""
-
-    name: str
-    default: Any
-    description: str
-    read_only: bool = False
-    low: Optional[float] = None
-    high: Optional[float] = None
-    constraints: str = ''
 
 
 def parameter_name(algorithm: str, hyperparameter: str) -> str:

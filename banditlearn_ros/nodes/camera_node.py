@@ -28,21 +28,14 @@ from typing import Any, Dict, Optional
 from banditlearn_ros.nodes import common, qos
 from banditlearn_ros.nodes.bridge import (
     array_to_image, image_to_array, ImageFormatError, UnsupportedEncodingError)
+from banditlearn_ros.vision import camera_settings as settings
 from banditlearn_ros.vision.drawing import draw_observation
-from banditlearn_ros.vision.episodes import EpisodeDetector
 from banditlearn_ros.vision.extractors import (
-    EXTRACTORS, FeatureScaling, FrameObservation, GestureExtractor)
+    FeatureScaling, FrameObservation, GestureExtractor)
 from banditlearn_ros.vision.frame_source import LatestFrame, VideoSource
-from banditlearn_ros.vision.hand_segmentation import HandSegmenter
 import numpy as np
-from rclpy.parameter import Parameter
 from sensor_msgs.msg import Image
 from std_msgs.msg import Float32MultiArray, MultiArrayDimension
-
-_EPISODE_KEYS = ('mode', 'stable_frames', 'stability_tolerance', 'absent_frames',
-                 'change_tolerance')
-_SEGMENT_KEYS = ('min_area', 'max_area', 'skin_threshold', 'adapt_skin',
-                 'background_subtraction', 'fallback', 'work_size')
 
 
 class CameraNode(common.GuardedNode):
@@ -59,7 +52,11 @@ class CameraNode(common.GuardedNode):
             ('frames_received', 'frames_processed', 'frames_dropped', 'frames_no_hand',
              'episodes', 'unsupported_encoding', 'bad_image', 'processing_errors',
              'parameter_rejections'))
-        self._declare_parameters()
+        values = common.declare_specs(self, settings.SPECS)
+        settings.check_extractor(values['extractor'])
+        problem = settings.problem(values)
+        if problem:
+            raise ValueError(problem)
         p = self.get_parameter
         self._lock = threading.Lock()
         self._bad_encodings = set()
@@ -72,10 +69,11 @@ class CameraNode(common.GuardedNode):
         self._source_problem = ''
         self.extractor = GestureExtractor(p('extractor').value,
                                           use_mediapipe=p('use_mediapipe').value,
-                                          segmenter=self._make_segmenter(),
-                                          keep=self._feature_names)
-        self.scaling = FeatureScaling(self._offsets, self._scales, self.extractor.dim)
-        self.episodes = self._make_episodes()
+                                          segmenter=settings.make_segmenter(values),
+                                          keep=values['feature_names'])
+        self.scaling = FeatureScaling(values['feature_offsets'], values['feature_scales'],
+                                      self.extractor.dim)
+        self.episodes = settings.make_episodes(values)
         self._pending = set()
         self.add_on_set_parameters_callback(self._on_set_parameters)
 
@@ -100,88 +98,13 @@ class CameraNode(common.GuardedNode):
             f'source {source or "the image topic"}; {common.topics_line(self)}')
 
     # -- parameters ------------------------------------------------------------------------
-    def _declare_parameters(self) -> None:
-        d = common.declare
-        d(self, 'extractor', 'contour', f'feature set: {", ".join(EXTRACTORS)}',
-          read_only=True, constraints=' | '.join(EXTRACTORS))
-        self._feature_names = d(self, 'feature_names', [], 'publish only these features of '
-                                'the set, in this order ([] = all)', read_only=True)
-        double = Parameter.Type.DOUBLE_ARRAY
-        self._offsets = d(self, 'feature_offsets', [], 'publish (x - offset) / scale, one '
-                          'value per published feature ([] = 0)', read_only=True,
-                          empty_type=double)
-        self._scales = d(self, 'feature_scales', [], 'see feature_offsets ([] = 1)',
-                         read_only=True, empty_type=double)
-        d(self, 'use_mediapipe', True, 'locate the hand with MediaPipe landmarks when '
-          'installed (contour extractor; the others always need it)', read_only=True)
-        d(self, 'source', '', "'' = subscribe to image_raw (remap it); else a V4L2 device "
-          "('v4l2:/dev/video0', '0') or a video file read by the node", read_only=True)
-        d(self, 'loop_video', False, 'start a video file again at its end', read_only=True)
-        d(self, 'publish_debug_image', True, 'publish the annotated image')
-        d(self, 'mode', 'episode', "'episode': one vector per presented gesture; "
-          "'frame': one per frame with a hand", constraints='episode | frame')
-        d(self, 'stable_frames', 8, 'frames a hand must be present and steady before its '
-          'gesture is published', low=1, high=300)
-        d(self, 'stability_tolerance', 0.15, 'steady = every frame of the window within this '
-          'relative distance of the window mean', low=1e-4, high=10.0)
-        d(self, 'absent_frames', 5, 'frames without a hand that end a presentation',
-          low=1, high=300)
-        d(self, 'change_tolerance', 0.35, 'a held hand whose features move this far '
-          '(relative) from the last published gesture starts a new one', low=1e-4, high=10.0)
-        d(self, 'min_area', 0.005, 'smallest plausible hand, fraction of the image',
-          low=0.0, high=1.0)
-        d(self, 'max_area', 0.6, 'largest plausible hand, fraction of the image',
-          low=0.0, high=1.0)
-        d(self, 'skin_threshold', 2.8, 'Mahalanobis distance of the adapted skin-colour '
-          'model', low=0.5, high=10.0)
-        d(self, 'adapt_skin', True, 'adapt the skin-colour model to each accepted hand')
-        d(self, 'background_subtraction', False, 'keep only skin that differs from a learned '
-          'background (static camera)')
-        d(self, 'fallback', 'grabcut', "when skin colour covers the scene: 'grabcut' (slow, "
-          "~0.1-0.3 s) or 'none'", constraints='grabcut | none')
-        d(self, 'work_size', 320, 'longer side (pixels) of the copy segmentation works on',
-          low=64, high=4096)
-        d(self, 'diagnostics_period', 1.0, 'seconds between /diagnostics messages',
-          read_only=True, low=0.05, high=3600.0)
-        if self.get_parameter('extractor').value not in EXTRACTORS:
-            raise ValueError(f'extractor must be one of {EXTRACTORS}, got '
-                             f'{self.get_parameter("extractor").value!r}')
-        self._check(dict(self._values(_EPISODE_KEYS + _SEGMENT_KEYS)), raise_error=True)
-
     def _values(self, keys) -> Dict[str, Any]:
         return {k: self.get_parameter(k).value for k in keys}
 
-    def _check(self, values: Dict[str, Any], raise_error: bool = False) -> str:
-        problem = ''
-        if values.get('mode') not in ('episode', 'frame'):
-            problem = f"mode must be 'episode' or 'frame', got {values.get('mode')!r}"
-        elif values.get('fallback') not in ('grabcut', 'none'):
-            problem = f"fallback must be 'grabcut' or 'none', got {values.get('fallback')!r}"
-        elif not values['min_area'] < values['max_area']:
-            problem = f'min_area {values["min_area"]} must be below max_area {values["max_area"]}'
-        if problem and raise_error:
-            raise ValueError(problem)
-        return problem
-
-    def _make_segmenter(self) -> HandSegmenter:
-        v = self._values(_SEGMENT_KEYS)
-        return HandSegmenter(work_size=v['work_size'], min_area=v['min_area'],
-                             max_area=v['max_area'], adapt=v['adapt_skin'],
-                             skin_threshold=v['skin_threshold'],
-                             background_subtraction=v['background_subtraction'],
-                             fallback=v['fallback'])
-
-    def _make_episodes(self) -> EpisodeDetector:
-        v = self._values(_EPISODE_KEYS)
-        return EpisodeDetector(stable_frames=v['stable_frames'],
-                               tolerance=v['stability_tolerance'],
-                               absent_frames=v['absent_frames'],
-                               change_tolerance=v['change_tolerance'], mode=v['mode'])
-
     def _on_set_parameters(self, params):
-        values = self._values(_EPISODE_KEYS + _SEGMENT_KEYS)
+        values = self._values(settings.EPISODE_KEYS + settings.SEGMENT_KEYS)
         values.update({prm.name: prm.value for prm in params})
-        problem = self._check(values)
+        problem = settings.problem(values)
         if problem:
             self.counters.add('parameter_rejections')
             return common.ParameterChanges.of(self).refuse(problem)
@@ -194,14 +117,10 @@ class CameraNode(common.GuardedNode):
     def _apply_pending(self) -> None:
         with self._lock:
             names, self._pending = self._pending, set()
-        if names & set(_EPISODE_KEYS):
-            self.episodes = self._make_episodes()
-        if names & set(_SEGMENT_KEYS):
-            old = self.extractor.segmenter
-            self.extractor.segmenter = self._make_segmenter()
-            self.extractor.segmenter.skin = old.skin  # keep what the skin model learned
-            self.extractor.segmenter.skin.threshold = self.get_parameter('skin_threshold').value
-            self.extractor.segmenter.skin._build()
+        if names & set(settings.EPISODE_KEYS):
+            self.episodes = settings.make_episodes(self._values(settings.EPISODE_KEYS))
+        if names & set(settings.SEGMENT_KEYS):
+            settings.replace_segmenter(self.extractor, self._values(settings.SEGMENT_KEYS))
 
     # -- input -----------------------------------------------------------------------------
     def _on_image(self, msg: Image) -> None:

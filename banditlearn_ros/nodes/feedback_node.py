@@ -27,11 +27,11 @@ std_msgs/Bool topics listed in ``bool_topics``. The vision work is in
 """
 
 import math
-import sys
 import threading
 import time
-from typing import Any, Dict, Optional
+from typing import Any, Dict
 
+from banditlearn_ros import answers
 from banditlearn_ros.nodes import common, qos
 from banditlearn_ros.nodes.bridge import image_to_array, ImageFormatError, \
     UnsupportedEncodingError
@@ -39,72 +39,20 @@ from banditlearn_ros.vision.head_gesture import HeadGestureDetector
 from sensor_msgs.msg import Image, Joy
 from std_msgs.msg import Bool, Float32, String
 
-# Detector parameters that may change at runtime: name -> (default, low, high, description).
-DETECTOR_PARAMETERS = {
-    'min_swing': (5.0, 1.0, 60.0, 'smallest counted head swing, extreme to extreme (deg)'),
-    'min_speed': (12.0, 1.0, 500.0, 'smallest mean angular speed of a counted swing (deg/s)'),
-    'max_swing_duration': (0.7, 0.1, 5.0, 'longest counted swing (s); slower = looking around'),
-    'min_reversals': (2, 1, 10, 'direction reversals a nod/shake needs'),
-    'max_duration': (3.5, 0.5, 20.0, 'longest nod/shake (s)'),
-    'max_cross_ratio': (0.9, 0.05, 10.0,
-                        'other-axis / own-axis motion at which the confidence reaches 0'),
-    'min_confidence': (0.5, 0.0, 1.0, 'decisions below this confidence are dropped'),
-    'min_contrast': (4.0, 1.01, 100.0, "how many times the head's motion spread in the "
-                     'previous 4 s the largest swing must be for full confidence'),
-    'refractory': (1.0, 0.0, 30.0, 'seconds after a decision before the next one'),
-}
-
-
-def parse_answer(text: str) -> Optional[bool]:
-    """Return True for y/yes, False for n/no (any case), None for anything else."""
-    word = text.strip().lower()
-    if word in ('y', 'yes'):
-        return True
-    if word in ('n', 'no'):
-        return False
-    return None
-
 
 class FeedbackNode(common.GuardedNode):
     """Publish right/wrong from head gestures, a joystick, the keyboard or Bool topics."""
 
     def __init__(self, node_name: str = 'feedback_node', **kwargs):
         super().__init__(node_name, **kwargs)
-        d = common.declare
-        self.bool_topics = d(self, 'bool_topics', [], 'std_msgs/Bool topics passed through to '
-                             'the feedback topic (true = right)', read_only=True)
-        self.use_camera = d(self, 'use_camera', True, 'answer from head nods/shakes in the '
-                            'camera images', read_only=True)
-        self.listen_on_prediction = d(
-            self, 'listen_on_prediction', True, 'count head gestures only in a window opened '
-            'by a prediction; false = always listen')
-        self.listen_window = d(self, 'listen_window', 8.0, 'seconds the window stays open '
-                               'after a prediction', low=0.5, high=600.0)
-        self.close_on_answer = d(self, 'close_on_answer', True, 'close the window once '
-                                 'an answer (any source) was published')
-        self.idle_every = d(self, 'idle_every', 3, 'outside the window, process every n-th '
-                            'frame only (keeps the face track and neutral pose fresh)',
-                            low=1, high=1000)
-        self.joy_right = d(self, 'joy_right_button', 0, 'Joy button index meaning "right"',
-                           low=0, high=255)
-        self.joy_wrong = d(self, 'joy_wrong_button', 1, 'Joy button index meaning "wrong"',
-                           low=0, high=255, constraints='differs from joy_right_button')
-        keyboard = d(self, 'keyboard', False, 'read y/n lines from the terminal (only when '
-                     'stdin is a terminal)', read_only=True)
-        max_faces = d(self, 'max_faces', 3, 'faces Face Mesh looks for; the answering one is '
-                      'the biggest, most central, then tracked', read_only=True, low=1, high=10)
-        focal = d(self, 'focal_length', 0.0, 'camera focal length in pixels; 0 = image width',
-                  read_only=True, low=0.0, high=1e5)
-        warmup = d(self, 'baseline_frames', 10, "frames that define a new person's neutral "
-                   'head pose', read_only=True, low=1, high=1000)
-        period = d(self, 'diagnostics_period', 1.0, 'seconds between /diagnostics messages',
-                   read_only=True, low=0.01, high=3600.0)
-        detector_args = {}
-        for name, (default, low, high, text) in DETECTOR_PARAMETERS.items():
-            detector_args[name] = d(self, name, default, text, low=low, high=high)
-        if self.joy_right == self.joy_wrong:
+        v = common.declare_specs(self, answers.SPECS)
+        self.bool_topics, self.use_camera = v['bool_topics'], v['use_camera']
+        self.listen_window, self.close_on_answer = v['listen_window'], v['close_on_answer']
+        self.idle_every = v['idle_every']
+        if v['joy_right_button'] == v['joy_wrong_button']:
             raise ValueError('joy_right_button and joy_wrong_button must differ')
-        self.detector = HeadGestureDetector(**detector_args)
+        self.buttons = answers.ButtonPresses(v['joy_right_button'], v['joy_wrong_button'])
+        self.detector = HeadGestureDetector(**{k: v[k] for k in answers.DETECTOR_PARAMETERS})
         self.counters = common.Counters((
             'frames', 'frames_skipped', 'frames_no_face', 'unsupported_encoding', 'bad_image',
             'pose_errors', 'nods', 'shakes', 'gestures_ignored', 'joy_answers',
@@ -112,11 +60,9 @@ class FeedbackNode(common.GuardedNode):
             'parameter_rejections'))
         self._lock = threading.Lock()
         self._pose = None
-        self._pose_args = {'max_faces': max_faces, 'focal': focal or None,
-                           'baseline_warmup': warmup}
-        self._last_buttons: Dict[int, int] = {}
-        self._listening = not self.listen_on_prediction
-        self._window_end = math.inf if self._listening else -math.inf
+        self._pose_args = {'max_faces': v['max_faces'], 'focal': v['focal_length'] or None,
+                           'baseline_warmup': v['baseline_frames']}
+        self.window = answers.ListeningWindow(v['listen_on_prediction'], self.detector.reset)
         self._frame_index = 0
         self._last_decision = None
         self._last_faces = 0
@@ -143,15 +89,12 @@ class FeedbackNode(common.GuardedNode):
         self._publish_listening()
         self.create_timer(0.05, self._check_window)
         self.diagnostics = common.Diagnostics(self, 'banditlearn_ros: feedback_node',
-                                              self._collect, period=period)
+                                              self._collect, period=v['diagnostics_period'])
+        self._keyboard = answers.KeyboardAnswers(self._on_key)
         self._keyboard_thread = None
-        self._stop = threading.Event()
-        if keyboard:
-            if sys.stdin is not None and sys.stdin.isatty():
-                # A daemon thread: a blocked readline() must not keep the process alive.
-                self._keyboard_thread = threading.Thread(target=self._read_keyboard,
-                                                         daemon=True)
-                self._keyboard_thread.start()
+        if v['keyboard']:
+            if self._keyboard.available():
+                self._keyboard_thread = self._keyboard.start()
                 self.get_logger().info('keyboard answers on: type y (right) or n (wrong) '
                                        'and Enter')
             else:
@@ -168,67 +111,47 @@ class FeedbackNode(common.GuardedNode):
         self._confidence_pub.publish(Float32(data=float(confidence)))
         self.get_logger().info(f'answer: {"right" if right else "wrong"} from {source} '
                                f'(confidence {confidence:.2f})')
-        if self.listen_on_prediction and self.close_on_answer:
+        if self.window.on_prediction and self.close_on_answer:
             self._set_listening(False)
 
     def _on_joy(self, msg: Joy) -> None:
-        for index, right in ((self.joy_right, True), (self.joy_wrong, False)):
-            pressed = int(msg.buttons[index]) if index < len(msg.buttons) else 0
-            was = self._last_buttons.get(index, 0)
-            self._last_buttons[index] = pressed
-            if pressed and not was:  # a press, not a held button
-                self.counters.add('joy_answers')
-                self.publish_answer(right, 1.0, f'joy button {index}')
+        for index, right in self.buttons.presses(msg.buttons):
+            self.counters.add('joy_answers')
+            self.publish_answer(right, 1.0, f'joy button {index}')
 
     def _on_bool(self, msg: Bool) -> None:
         self.counters.add('bool_answers')
         self.publish_answer(bool(msg.data), 1.0, 'Bool topic')
 
-    def _read_keyboard(self) -> None:
-        while not self._stop.is_set():
-            line = sys.stdin.readline()
-            if not line:
-                return
-            answer = parse_answer(line)
-            if answer is not None:
-                self.counters.add('keyboard_answers')
-                self.publish_answer(answer, 1.0, 'keyboard')
-            elif line.strip():
-                print('type y (right) or n (wrong)', file=sys.stderr)
+    def _on_key(self, answer: bool) -> None:
+        self.counters.add('keyboard_answers')
+        self.publish_answer(answer, 1.0, 'keyboard')
 
     # -- listening window --------------------------------------------------------------
     def _on_prediction(self, msg: String) -> None:
         self.counters.add('predictions')
-        if self.listen_on_prediction:
-            # A new question: motion before it answers nothing, and the last answer's
-            # refractory block must not make its window start deaf.
-            self.detector.reset()
-            self._window_end = time.monotonic() + self.listen_window
-            self._set_listening(True)
+        # A new question: motion before it answers nothing, and the last answer's
+        # refractory block must not make its window start deaf.
+        if self.window.on_prediction \
+                and self.window.question(time.monotonic(), self.listen_window):
+            self._publish_listening()
 
     def _set_listening(self, listening: bool) -> None:
-        if listening and not self._listening:
-            # Motion before the question is no answer: start the detector afresh.
-            self.detector.reset()
-        if not listening:
-            self._window_end = -math.inf
-        changed = listening != self._listening
-        self._listening = listening
-        if changed:
+        if self.window.switch(listening):
             self._publish_listening()
 
     def _publish_listening(self) -> None:
-        self._listening_pub.publish(Bool(data=self._listening))
+        self._listening_pub.publish(Bool(data=self.window.listening))
 
     def _check_window(self) -> None:
-        if self.listen_on_prediction and self._listening and time.monotonic() > self._window_end:
+        if self.window.expired(time.monotonic()):
             self.counters.add('windows_timed_out')
             self._set_listening(False)
 
     @property
     def listening(self) -> bool:
         """Return whether head gestures count now."""
-        return self._listening
+        return self.window.listening
 
     # -- camera ------------------------------------------------------------------------
     def _warn(self, key: str, text: str) -> None:
@@ -257,7 +180,7 @@ class FeedbackNode(common.GuardedNode):
         if frame.dtype != 'uint8':  # mono16: scale to 8 bits for Face Mesh
             frame = (frame >> 8).astype('uint8')
         self._frame_index += 1
-        if not self._listening and self._frame_index % self.idle_every:
+        if not self.window.listening and self._frame_index % self.idle_every:
             self.counters.add('frames_skipped')
             return
         self.counters.add('frames')
@@ -289,7 +212,7 @@ class FeedbackNode(common.GuardedNode):
         decision = self.detector.update(stamp, yaw, pitch)
         if decision is None:
             return None
-        if not self._listening:
+        if not self.window.listening:
             self.counters.add('gestures_ignored')
             return None
         self._last_decision = decision
@@ -300,37 +223,28 @@ class FeedbackNode(common.GuardedNode):
     # -- parameters and diagnostics ----------------------------------------------------
     def _on_set_parameters(self, params) -> Any:
         values = {p.name: p.value for p in params}
-        refuse = common.ParameterChanges.of(self).refuse  # logs WARN and counts
-        right = values.get('joy_right_button', self.joy_right)
-        wrong = values.get('joy_wrong_button', self.joy_wrong)
-        if right == wrong:
+        problem = answers.refusal(values, self.buttons.right, self.buttons.wrong)
+        if problem:
             self.counters.add('parameter_rejections')
-            return refuse('joy_right_button and joy_wrong_button must differ')
+            return common.ParameterChanges.of(self).refuse(problem)  # logs WARN and counts
+        self.buttons.right = values.get('joy_right_button', self.buttons.right)
+        self.buttons.wrong = values.get('joy_wrong_button', self.buttons.wrong)
         for name, value in values.items():
-            if name in DETECTOR_PARAMETERS:
-                low, high = DETECTOR_PARAMETERS[name][1:3]
-                if value is None or not low <= value <= high:
-                    self.counters.add('parameter_rejections')
-                    return refuse(f'{name} must be in [{low}, {high}]')
-        self.joy_right, self.joy_wrong = right, wrong
-        for name, value in values.items():
-            if name in DETECTOR_PARAMETERS:
-                setattr(self.detector, name, type(DETECTOR_PARAMETERS[name][0])(value))
+            if name in answers.DETECTOR_PARAMETERS:
+                setattr(self.detector, name, answers.detector_value(name, value))
             elif name == 'listen_window':
                 self.listen_window = float(value)
             elif name == 'close_on_answer':
                 self.close_on_answer = bool(value)
             elif name == 'idle_every':
                 self.idle_every = int(value)
-            elif name == 'listen_on_prediction':
-                self.listen_on_prediction = bool(value)
-                self._window_end = math.inf if not value else -math.inf
-                self._set_listening(not value)
+            elif name == 'listen_on_prediction' and self.window.follow(bool(value)):
+                self._publish_listening()
         return common.accept()
 
     def _collect(self):
         values: Dict[str, Any] = dict(self.counters.snapshot())
-        values['listening'] = self._listening
+        values['listening'] = self.window.listening
         values['frame_rate'] = self._rate.rate()
         values['pose_ms'] = self._proc_ms
         values['faces_in_view'] = self._last_faces
@@ -340,7 +254,7 @@ class FeedbackNode(common.GuardedNode):
             values['last_confidence'] = decision.confidence
             values['last_nod_confidence'] = decision.nod_confidence
             values['last_shake_confidence'] = decision.shake_confidence
-        level, message = common.OK, 'listening' if self._listening else 'idle'
+        level, message = common.OK, 'listening' if self.window.listening else 'idle'
         bad = self.counters.get('unsupported_encoding') + self.counters.get('bad_image')
         if bad:
             level, message = common.WARN, f'{bad} images dropped (encoding/format)'
@@ -350,7 +264,7 @@ class FeedbackNode(common.GuardedNode):
 
     def close(self) -> None:
         """Release MediaPipe and stop the keyboard reader."""
-        self._stop.set()
+        self._keyboard.stop()
         if self._pose is not None:
             self._pose.close()
             self._pose = None

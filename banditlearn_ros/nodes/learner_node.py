@@ -47,11 +47,8 @@ class LearnerNode(common.GuardedNode):
             ('features_received', 'features_too_long', 'features_model_too_large', 'saves',
              'autosaves', 'save_failures', 'resets', 'labels_added', 'unknown_gestures',
              'gestures_named', 'names_refused'))
-        for spec in lp.HEAD_SPECS + tuple(lp.hyperparameter_specs()) + lp.TAIL_SPECS:
-            value = common.declare(self, *spec[:3], read_only=spec.read_only, low=spec.low,
-                                   high=spec.high, constraints=spec.constraints)
-            if spec.name == 'algorithm':
-                lp.check_algorithm(value)
+        lp.check_algorithm(common.declare_specs(self, lp.HEAD_SPECS)['algorithm'])
+        common.declare_specs(self, tuple(lp.hyperparameter_specs()) + lp.TAIL_SPECS)
         self._times = deque(maxlen=200)
         path = self.get_parameter('model_path').value
         self.live = LiveLearner(lambda name: self.get_parameter(name).value,

@@ -96,7 +96,7 @@ class System:
         rclpy.init(args=['banditlearn_bringup'] + args, context=self.context)
         self.nodes = []
         self.executor = SingleThreadedExecutor(context=self.context)
-        from banditlearn_ros.nodes.common import CallbackGuard
+        from banditlearn_ros.nodes.callback_guard import CallbackGuard
         self.guard = CallbackGuard(rclpy.logging.get_logger('banditlearn_bringup'))
         try:
             for entry, cls in classes:

@@ -1,0 +1,199 @@
+# Copyright 2026 banditlearn_ros contributors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Node parameters: declared with descriptors and ranges, every change coerced, logged, counted.
+
+``declare`` is the one way a node here declares a parameter (``declare_specs`` for a table of
+``parameter_spec.Spec``); ``ParameterChanges`` sees every change of a node (pre-set and
+post-set), and a node's own on-set check refuses through it.
+"""
+
+import contextlib
+import math
+from typing import Any, Dict, Iterable, List, Optional
+
+from banditlearn_ros.parameter_spec import Spec
+from rcl_interfaces.msg import (
+    FloatingPointRange, IntegerRange, ParameterDescriptor, SetParametersResult)
+from rclpy.node import Node
+from rclpy.parameter import Parameter
+
+
+def declare(node: Node, name: str, default: Any, description: str, *,
+            read_only: bool = False, low: Optional[float] = None,
+            high: Optional[float] = None, constraints: str = '',
+            empty_type: Parameter.Type = Parameter.Type.STRING_ARRAY) -> Any:
+    """
+    Declare a parameter with a descriptor (and a range for numbers); return its value.
+
+    A float parameter also takes a whole number, from a parameter file (``C: 1``) or from
+    ``ros2 param set node C 1``: it is stored as a float (see ``ParameterChanges``).
+
+    Parameters
+    ----------
+    node : rclpy.node.Node
+        The node.
+    name : str
+        Parameter name.
+    default : Any
+        Default value; its type fixes the parameter's type.
+    description : str
+        What the parameter does, shown by ``ros2 param describe``.
+    read_only : bool
+        True where a change needs a restart.
+    low, high : float, optional
+        Inclusive range, for int and float parameters; shown by ``ros2 param describe``.
+    constraints : str
+        Constraints in words, beyond the range.
+    empty_type : rclpy.parameter.Parameter.Type
+        The array type an empty list default declares.
+
+    """
+    changes = ParameterChanges.of(node)
+    descriptor = ParameterDescriptor(description=description, read_only=read_only,
+                                     additional_constraints=constraints)
+    if low is not None or high is not None:
+        if isinstance(default, bool):
+            raise TypeError(f'{name}: a bool has no range')
+        if isinstance(default, int):
+            descriptor.integer_range = [IntegerRange(
+                from_value=int(low if low is not None else -2 ** 63),
+                to_value=int(high if high is not None else 2 ** 63 - 1), step=0)]
+        else:
+            descriptor.floating_point_range = [FloatingPointRange(
+                from_value=float(low if low is not None else -math.inf),
+                to_value=float(high if high is not None else math.inf), step=0.0)]
+    if isinstance(default, float):
+        changes.coerce_override(name)
+    with changes.declaring():
+        if isinstance(default, (list, tuple)) and not default:
+            value = node.declare_parameter(name, empty_type, descriptor)
+            got = value.value
+            return list(got) if got is not None else []
+        return node.declare_parameter(name, default, descriptor).value
+
+
+_EMPTY_ARRAYS = {'string': Parameter.Type.STRING_ARRAY, 'double': Parameter.Type.DOUBLE_ARRAY}
+
+
+def declare_specs(node: Node, specs: Iterable[Spec]) -> Dict[str, Any]:
+    """Declare every parameter of a table, in its order; return ``{name: value}``."""
+    return {spec.name: declare(node, spec.name, spec.default, spec.description,
+                               read_only=spec.read_only, low=spec.low, high=spec.high,
+                               constraints=spec.constraints,
+                               empty_type=_EMPTY_ARRAYS[spec.empty_array])
+            for spec in specs}
+
+
+class ParameterChanges:
+    """
+    Every parameter change of a node, coerced, logged and counted (one per node).
+
+    Installed by the first ``declare``.  Before rclpy checks a change (pre-set callback) a
+    whole number given for a float parameter becomes a float, so ``ros2 param set node k 2``
+    works; a change rclpy itself will refuse (read-only, wrong type, out of range) is logged
+    at WARN and counted.  A node's own on-set refusal goes through ``refuse``.  Accepted
+    changes are logged at INFO and counted after they are stored (post-set callback).
+    ``Diagnostics`` publishes both counts (``parameter_changes``, ``parameter_refusals``).
+    """
+
+    def __init__(self, node: Node):
+        self._node = node
+        self._declaring = 0
+        self.accepted = 0
+        self.refused = 0
+        node.add_pre_set_parameters_callback(self._pre_set)
+        node.add_post_set_parameters_callback(self._post_set)
+
+    @classmethod
+    def of(cls, node: Node) -> 'ParameterChanges':
+        """Return the node's instance, made on first use."""
+        changes = node.__dict__.get('_banditlearn_parameter_changes')
+        if changes is None:
+            changes = cls(node)
+            node.__dict__['_banditlearn_parameter_changes'] = changes
+        return changes
+
+    @contextlib.contextmanager
+    def declaring(self):
+        """Within: declarations, which are neither logged nor counted."""
+        self._declaring += 1
+        try:
+            yield
+        finally:
+            self._declaring -= 1
+
+    def coerce_override(self, name: str) -> None:
+        """Turn a whole-number override (params file, ``-p``) of a float parameter to float."""
+        overrides = getattr(self._node, '_parameter_overrides', {})
+        given = overrides.get(name)
+        if given is not None and given.type_ == Parameter.Type.INTEGER:
+            overrides[name] = Parameter(name, Parameter.Type.DOUBLE, float(given.value))
+
+    def refuse(self, reason: str) -> SetParametersResult:
+        """Log and count a refusal of the node's own on-set check; return the result."""
+        self.refused += 1
+        self._node.get_logger().warning(f'parameter change refused: {reason}')
+        return reject(reason)
+
+    def _pre_set(self, params: List[Parameter]) -> List[Parameter]:
+        out = []
+        for param in params:
+            if not self._node.has_parameter(param.name):
+                out.append(param)
+                continue
+            descriptor = self._node.describe_parameter(param.name)
+            if (param.type_ == Parameter.Type.INTEGER
+                    and descriptor.type == Parameter.Type.DOUBLE.value):
+                param = Parameter(param.name, Parameter.Type.DOUBLE, float(param.value))
+            reason = _descriptor_refusal(param, descriptor)
+            if reason:
+                self.refused += 1
+                self._node.get_logger().warning(f'parameter change refused: {reason}')
+            out.append(param)
+        return out
+
+    def _post_set(self, params: List[Parameter]) -> None:
+        if self._declaring:
+            return
+        self.accepted += len(params)
+        text = ', '.join(f'{p.name}={p.value!r}' for p in params)
+        self._node.get_logger().info(f'parameter set: {text}')
+
+
+def _descriptor_refusal(param: Parameter, descriptor: ParameterDescriptor) -> str:
+    """Return why rclpy will refuse ``param`` under ``descriptor`` ('' if it will not)."""
+    if descriptor.read_only:
+        return f'{param.name} is read-only (it needs a restart)'
+    if not descriptor.dynamic_typing and param.type_.value != descriptor.type:
+        return (f'{param.name} must be {Parameter.Type(descriptor.type).name.lower()}, got '
+                f'{param.type_.name.lower()} {param.value!r}')
+    ranges = (descriptor.integer_range if param.type_ == Parameter.Type.INTEGER
+              else descriptor.floating_point_range if param.type_ == Parameter.Type.DOUBLE
+              else [])
+    if ranges and not ranges[0].from_value <= param.value <= ranges[0].to_value:
+        return (f'{param.name}={param.value!r} is outside [{ranges[0].from_value}, '
+                f'{ranges[0].to_value}]')
+    return ''
+
+
+def reject(reason: str) -> SetParametersResult:
+    """Return a refused parameter change with its reason."""
+    return SetParametersResult(successful=False, reason=reason)
+
+
+def accept() -> SetParametersResult:
+    """Return an accepted parameter change."""
+    return SetParametersResult(successful=True)

@@ -1,0 +1,92 @@
+# Copyright 2026 banditlearn_ros contributors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""The feedback and camera nodes' rules without DDS: answers, listening, settings."""
+
+import io
+import math
+
+from banditlearn_ros import answers
+from banditlearn_ros.vision import camera_settings
+import pytest
+
+
+def test_a_button_answers_when_pressed_not_while_held():
+    buttons = answers.ButtonPresses(right=0, wrong=2)
+    assert buttons.presses([1, 0, 0]) == [(0, True)]
+    assert buttons.presses([1, 0, 0]) == []  # held
+    assert buttons.presses([0, 0, 1]) == [(2, False)]
+    assert buttons.presses([1, 0]) == [(0, True)]  # a short message: button 2 is up
+    assert buttons.presses([0, 0, 1]) == [(2, False)]
+
+
+def test_a_question_opens_a_window_that_expires():
+    resets = []
+    window = answers.ListeningWindow(True, lambda: resets.append(1))
+    assert not window.listening and not window.expired(0.0)
+    assert window.question(10.0, 8.0) and window.listening
+    assert len(resets) == 2  # afresh for the question, and as listening starts
+    assert not window.question(12.0, 8.0)  # already listening: no change to announce
+    assert not window.expired(19.5) and window.expired(20.5)
+    assert window.switch(False) and not window.listening and window.end == -math.inf
+
+
+def test_listening_always_never_expires_and_follows_the_parameter():
+    window = answers.ListeningWindow(False, lambda: None)
+    assert window.listening and not window.expired(1e12)
+    assert window.follow(True) and not window.listening
+    assert window.follow(False) and window.listening and window.end == math.inf
+
+
+@pytest.mark.parametrize('change, reason', [
+    ({'joy_right_button': 1}, 'joy_right_button and joy_wrong_button must differ'),
+    ({'min_swing': 0.5}, 'min_swing must be in [1.0, 60.0]'),
+    ({'refractory': None}, 'refractory must be in [0.0, 30.0]'),
+    ({'min_reversals': 3, 'listen_window': 2.0}, ''),
+])
+def test_feedback_parameter_changes(change, reason):
+    assert answers.refusal(change, 0, 1) == reason
+
+
+def test_detector_values_keep_their_type_and_every_detector_parameter_is_declared():
+    assert answers.detector_value('min_reversals', 3.0) == 3
+    assert isinstance(answers.detector_value('min_reversals', 3.0), int)
+    names = [spec.name for spec in answers.SPECS]
+    assert len(names) == len(set(names)) and set(answers.DETECTOR_PARAMETERS) <= set(names)
+
+
+def test_typed_answers():
+    got = []
+    hints = io.StringIO()
+    keys = answers.KeyboardAnswers(got.append, stream=io.StringIO('y\nmaybe\n\nNO\n'),
+                                   hints=hints)
+    assert not keys.available()  # not a terminal
+    keys.read()
+    assert got == [True, False]
+    assert hints.getvalue() == 'type y (right) or n (wrong)\n'
+
+
+def test_camera_settings_rules_and_builders():
+    values = {spec.name: spec.default for spec in camera_settings.SPECS}
+    assert camera_settings.problem(values) == ''
+    assert 'mode must be' in camera_settings.problem(dict(values, mode='burst'))
+    assert 'fallback must be' in camera_settings.problem(dict(values, fallback='x'))
+    assert 'must be below max_area' in camera_settings.problem(
+        dict(values, min_area=0.7, max_area=0.6))
+    with pytest.raises(ValueError, match='extractor must be one of'):
+        camera_settings.check_extractor('sift')
+    episodes = camera_settings.make_episodes(dict(values, stable_frames=4))
+    assert episodes.stable_frames == 4
+    segmenter = camera_settings.make_segmenter(dict(values, work_size=128))
+    assert segmenter.work_size == 128
