@@ -15,10 +15,9 @@
 """
 Ask again after a "no": first-guess mistakes and questions, beside one question and full feedback.
 
-On rendered gestures (7: fist, one..five, thumbs up; contour features from skin-colour
-segmentation, camera_node's default, and landmark features from the renderer's skeleton
-with 3 % jitter), digits and wine: 10 % wrong answers (flip noise rho0 = rho1 = 0.1 on every
-answer), 20 shared permutations (learning.evaluation streams).  UCWL is tuned on the
+On rendered gestures (7: fist, one..five, thumbs up; features: see ``rendered()``),
+digits and wine (the paper's [0, 1] scaling): 10 % wrong answers (flip noise rho0 = rho1 =
+0.1 on every answer), 20 shared permutations (learning.evaluation streams).  UCWL is tuned on the
 separate tuning permutation with the one-question protocol (the paper's grid) and runs with
 those parameters under every protocol ("paper params"), so the protocol is what differs;
 each ask-again protocol is also tuned under its own rules on the same permutation over a
@@ -43,7 +42,10 @@ from banditlearn_ros.learning.evaluation import (
     core_algorithm, evaluate, grid_settings, make_stream, make_streams, run_questions, tune,
     TUNING_STREAM)
 from banditlearn_ros.tools.question_figures import first_guess_figure
+from banditlearn_ros.vision.hand_renderer import GESTURES
+from banditlearn_ros.vision.synthetic_dataset import render_features
 import numpy as np
+from rendered import scaled_landmarks, session_features, session_hands
 
 WINDOW = (101, 150)
 TUNE_GRID = {'eta': [0.85, 0.95], 'C': [0.25, 0.5, 1.0, 2.0, 4.0],
@@ -52,11 +54,20 @@ TUNE_GRID = {'eta': [0.85, 0.95], 'C': [0.25, 0.5, 1.0, 2.0, 4.0],
 
 
 def rendered(n: int, seed: int, kind: str):
-    """Return (X, y, labels) of ``n`` rendered gestures: contour or landmark features."""
-    from banditlearn_ros.vision.hand_renderer import GESTURES
-    from banditlearn_ros.vision.synthetic_dataset import render_features
-    source = 'none' if kind == 'contour' else 'truth'
-    data = render_features(n, kind=kind, landmark_source=source, gestures=GESTURES,
+    """
+    Return (X, y, labels) of ``n`` rendered gestures.
+
+    ``session``: the 22 centred and scaled contour features the rendered session's
+    camera_node publishes; ``landmarks``: landmark features centred and scaled by renders of
+    another seed; ``contour``: all 124 contour features as they come (camera_node's default
+    without ``feature_names``/``feature_offsets``/``feature_scales``).
+    """
+    if kind == 'session':
+        X, y = session_hands(n, seed)
+        return session_features(X), y, list(GESTURES)
+    if kind == 'landmarks':
+        return scaled_landmarks(n, seed)
+    data = render_features(n, kind='contour', landmark_source='none', gestures=GESTURES,
                            seed=seed)
     return data.X, data.y, data.labels
 
@@ -181,7 +192,8 @@ def main() -> int:
     parser.add_argument('--permutations', type=int, default=20)
     parser.add_argument('--seed', type=int, default=0)
     parser.add_argument('--datasets', nargs='+',
-                        default=['rendered-contour', 'rendered-landmarks', 'digits', 'wine'])
+                        default=['rendered-session', 'rendered-landmarks', 'rendered-contour',
+                                 'digits', 'wine'])
     parser.add_argument('--figures', default='', help='folder for the learning-curve PNGs')
     args = parser.parse_args()
     print(f'# bench_ask_again: {args.permutations} permutations, seed {args.seed}, flip noise '

@@ -19,8 +19,10 @@ UCWL (defaults) is taught N-1 classes for ``--before`` interactions; then the N-
 appended (``add_label``, what a runtime ``labels`` append does) and the stream draws from all
 N classes for ``--after`` interactions.  Every answer is flipped with probability ``--rho``.
 Two protocols (``learning.ask_again``): one question per interaction (seed 000's), and
-asking again after a "no", up to ``--max-questions``, with the protocol's default reveal
-step and with ``top1`` (what a revealed label teaches the labels not asked).
+asking again after a "no", up to ``--max-questions``, with the reveal steps of
+``--reveal-steps`` (what a revealed label teaches the labels not asked; the protocol's
+default first) and the new label's probation of ``--probations`` ("yes" answers before it
+may be asked first; the default first, 0 = none).
 Each run makes a different class the new one (run r: class r mod N) and draws its own
 stream; every arm (protocol x start of the new label) sees the same streams and the same
 teacher seed.  Reported, mean over runs:
@@ -31,11 +33,13 @@ teacher seed.  Reported, mean over runs:
 - the first-guess accuracy over all of those 100 interactions (new and known gestures);
 - questions per interaction in the 50 before and the 100 after.
 
-Data: rendered gestures (``vision.synthetic_dataset``, six gestures, landmark features from
-the renderer's skeleton with 3 % jitter, computed by the camera node's ``GestureExtractor``)
-and scikit-learn's digits (9 classes, then the 10th).
+Data: rendered gestures, seven (fist, one..five, thumbs up; six, then the seventh), as the
+rendered session's camera_node publishes them (``session``: 22 contour features, centred
+and scaled) and as landmark features from the renderer's skeleton with 3 % jitter, centred
+and scaled by renders of another seed (``landmarks``; benchmarks/rendered.py); and
+scikit-learn's digits (9 classes, then the 10th; the paper's [0, 1] scaling).
 
-    .venv/bin/python benchmarks/bench_new_gesture.py [--runs 24] [--data gestures digits]
+    .venv/bin/python benchmarks/bench_new_gesture.py [--runs 24] [--data session landmarks digits]
 """
 
 import argparse
@@ -47,10 +51,11 @@ from typing import Dict, List, Sequence
 
 from banditlearn_ros.learning import TeacherModel, UCWL
 from banditlearn_ros.learning.ask_again import (
-    DEFAULT_REVEAL_STEP, REVEAL_STEPS, run_interaction)
+    DEFAULT_PROBATION, DEFAULT_REVEAL_STEP, REVEAL_STEPS, run_interaction)
 from banditlearn_ros.learning.datasets import load_dataset
 from banditlearn_ros.learning.ucwl import ADDED_LABEL_PRIORS
 import numpy as np
+from rendered import scaled_landmarks, session_features, session_hands
 
 SHOWINGS = ((1, 5), (6, 10), (11, None))
 """Showing ranges of the new gesture (1-based, inclusive; None = to the end)."""
@@ -70,27 +75,29 @@ class RunFigures:
 
 
 def load(name: str, n: int, seed: int):
-    """Return (X, y, class names) of ``gestures`` (rendered) or ``digits``."""
+    """Return (X, y, class names) of ``session``, ``landmarks`` (rendered) or ``digits``."""
     if name == 'digits':
         return load_dataset('digits')
-    from banditlearn_ros.vision.synthetic_dataset import render_features, SIX_GESTURES
-    data = render_features(n, kind='landmarks', landmark_source='truth',
-                           gestures=SIX_GESTURES, seed=seed)
-    return data.X, data.y, list(data.labels)
+    if name == 'landmarks':
+        return scaled_landmarks(n, seed)
+    from banditlearn_ros.vision.hand_renderer import GESTURES
+    X, y = session_hands(n, seed)
+    return session_features(X), y, list(GESTURES)
 
 
 def ask(learner: UCWL, x: np.ndarray, truth: int, max_questions: int, reveal_step: str,
         teacher: TeacherModel, rng: np.random.Generator,
-        ties: np.random.Generator) -> List[int]:
+        ties: np.random.Generator, probation: int) -> List[int]:
     """Run one interaction of the ask-again protocol; return the labels asked, in order."""
     questions = run_interaction(learner, x, lambda label, _: teacher.answer(label, truth, rng),
-                                max_questions, reveal_step, ties)
+                                max_questions, reveal_step, ties, probation)
     return [q.index for q in questions.asked]
 
 
 def run_once(X: np.ndarray, y: np.ndarray, names: Sequence[str], new: int, before: int,
              after: int, max_questions: int, prior: str, rho: float, seed: int,
-             reveal_step: str = DEFAULT_REVEAL_STEP) -> RunFigures:
+             reveal_step: str = DEFAULT_REVEAL_STEP,
+             probation: int = DEFAULT_PROBATION) -> RunFigures:
     """Teach every class but ``new`` for ``before`` interactions, append it, go on."""
     rng = np.random.default_rng(seed)
     known_rows = np.flatnonzero(y != new)
@@ -110,7 +117,7 @@ def run_once(X: np.ndarray, y: np.ndarray, names: Sequence[str], new: int, befor
             learner.add_label(names[new])
         truth = index_of[int(y[row])]
         asked = ask(learner, X[row], truth, max_questions, reveal_step, teacher, answers,
-                    ties)
+                    ties, probation)
         right_first.append(asked[0] == truth)
         questions.append(len(asked))
     right_first, questions = np.array(right_first), np.array(questions)
@@ -149,18 +156,21 @@ def summarise(runs: Sequence[RunFigures]) -> Dict[str, float]:
 def main(argv=None) -> int:
     """Print one table per data set."""
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[1])
-    parser.add_argument('--data', nargs='+', default=['gestures', 'digits'],
-                        choices=['gestures', 'digits'])
+    parser.add_argument('--data', nargs='+', default=['session', 'landmarks', 'digits'],
+                        choices=['session', 'landmarks', 'digits'])
     parser.add_argument('--runs', type=int, default=24)
-    parser.add_argument('--n', type=int, default=1500, help='rendered images')
+    parser.add_argument('--n', type=int, default=1000, help='rendered images')
     parser.add_argument('--before', type=int, default=150)
     parser.add_argument('--after', type=int, default=250)
     parser.add_argument('--rho', type=float, default=0.1, help='flip probability per answer')
     parser.add_argument('--max-questions', type=int, default=3,
                         help='questions per interaction of the ask-again arm')
     parser.add_argument('--reveal-steps', nargs='+', choices=REVEAL_STEPS,
-                        default=list(dict.fromkeys([DEFAULT_REVEAL_STEP, 'top1'])),
+                        default=list(dict.fromkeys([DEFAULT_REVEAL_STEP, 'none'])),
                         help='reveal steps of the ask-again arms (the first is the default)')
+    parser.add_argument('--probations', nargs='+', type=int,
+                        default=list(dict.fromkeys([DEFAULT_PROBATION, 0])),
+                        help="the new label's probation in the ask-again arms")
     parser.add_argument('--priors', nargs='+', default=list(ADDED_LABEL_PRIORS),
                         choices=ADDED_LABEL_PRIORS, help="UCWL's added_label_prior values")
     parser.add_argument('--seed', type=int, default=0)
@@ -181,13 +191,15 @@ def main(argv=None) -> int:
               f'| known {b - 49}-{b} | known after (100) | after - before(50) | all after (100) '
               f'| questions/interaction {b - 49}-{b} | after (100) |')
         print('| --- ' * 12 + '|')
-        arms = [(1, 'none')] + [(args.max_questions, step) for step in args.reveal_steps]
-        for max_q, step in arms:
+        arms = [(1, 'none', 0)] + [(args.max_questions, step, probation)
+                                   for step in args.reveal_steps
+                                   for probation in args.probations]
+        for max_q, step, probation in arms:
             protocol = ('one question' if max_q == 1
-                        else f'ask again (<= {max_q}, reveal {step})')
+                        else f'ask again (<= {max_q}, reveal {step}, probation {probation})')
             for prior in args.priors:
                 runs = [run_once(X, y, names, r % K, args.before, args.after, max_q, prior,
-                                 args.rho, args.seed * 1000 + r, step)
+                                 args.rho, args.seed * 1000 + r, step, probation)
                         for r in range(args.runs)]
                 s = summarise(runs)
                 print(f'| {protocol} | {prior} | {s["new 1-5"]:.3f} | {s["new 6-10"]:.3f} | '

@@ -31,34 +31,17 @@ and standard deviation per feature; the bias stays 1) on renders of other seeds:
 """
 
 import argparse
-from pathlib import Path
 import time
 
 from banditlearn_ros.learning.ask_again import DEFAULT_REVEAL_STEP, run_interaction
 from banditlearn_ros.learning.ucwl import UCWL
 from banditlearn_ros.vision.contour_features import ContourFeatures
-from banditlearn_ros.vision.extractors import FeatureScaling, GestureExtractor
-from banditlearn_ros.vision.gesture_show import GestureShow
+from banditlearn_ros.vision.extractors import FeatureScaling
 from banditlearn_ros.vision.hand_renderer import GESTURES
-from banditlearn_ros.vision.hand_segmentation import HandSegmenter
 import numpy as np
-import yaml
+from rendered import CAMERA, session_feature_names as session_features, session_hands as render
 
-ROOT = Path(__file__).resolve().parents[1]
 FINGERS = ['bias'] + [f'fingers_is_{i}' for i in range(6)]
-
-
-SYSTEM = yaml.safe_load((ROOT / 'config' / 'gestures.system.yaml').read_text())
-SHOW = {k: v for k, v in next(e for e in SYSTEM['nodes'] if e['node'] == 'gesture_show_node')[
-    'parameters'].items() if k in ('width', 'height', 'supersample')}
-
-
-CAMERA = next(e for e in SYSTEM['nodes'] if e['node'] == 'camera_node')['parameters']
-
-
-def session_features():
-    """Return the feature list of the shipped rendered session."""
-    return list(CAMERA['feature_names'])
 
 
 def print_scaling(X, names):
@@ -72,20 +55,6 @@ def print_scaling(X, names):
         return '[' + ', '.join(f'{float(f"{v:.4g}")!r}' for v in values) + ']'
     print('feature_offsets: ' + floats(mean))
     print('feature_scales: ' + floats(std))
-
-
-def render(n, seed):
-    """Return (features of all 124, labels) of n rendered hands, as camera_node sees them."""
-    show = GestureShow(GESTURES, **SHOW, seed=seed)
-    extractor = GestureExtractor('contour', use_mediapipe=False, segmenter=HandSegmenter())
-    rows, labels = [], []
-    for _ in range(n):
-        p = show.present()
-        obs = extractor.process(show.frame(p.hand))
-        if obs.features is not None:
-            rows.append(obs.features)
-            labels.append(GESTURES.index(p.gesture))
-    return np.array(rows), np.array(labels)
 
 
 def last50(X, y, order_seed, max_questions, k, C, interactions, noise=0.1):

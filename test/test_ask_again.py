@@ -16,9 +16,10 @@
 
 from banditlearn_ros.learning import HyperparameterError, make_learner, TeacherModel
 from banditlearn_ros.learning.ask_again import (
-    check_protocol, Questions, REVEAL_STEPS, run_interaction)
+    check_probation, check_protocol, Questions, REVEAL_STEPS, run_interaction)
 from banditlearn_ros.learning.datasets import load_dataset
 from banditlearn_ros.learning.interaction import Interaction, SimulatedTeacher
+from banditlearn_ros.learning.persistence import load_model, save_model
 from hypothesis import given, settings
 from hypothesis import strategies as st
 import numpy as np
@@ -103,6 +104,75 @@ def test_next_question_is_the_best_bound_among_labels_not_rejected():
         assert q.outcome == 'all_rejected'
         assert sorted(p.index for p in q.asked) == list(range(len(LABELS)))
         assert q.number == len(LABELS) and q.answers == len(LABELS)
+
+
+def where_new_label_wins(learner, rng):
+    """Return an x on which the last label has the best bound."""
+    for _ in range(2000):
+        x = rng.random(6)
+        if learner.select(x).index == learner.n_labels - 1:
+            return x
+    raise AssertionError('the new label never had the best bound')
+
+
+def with_new_label(seed=0):
+    """Return a trained model with a label appended, and an x on which it has the best bound."""
+    learner, rng = trained(seed)
+    learner.add_label('wave')
+    return learner, where_new_label_wins(learner, rng)
+
+
+@pytest.mark.parametrize('probation', [1, 3])
+def test_a_label_on_probation_is_asked_second_until_confirmed(probation):
+    learner, x = with_new_label()
+    new, rng = len(LABELS), np.random.default_rng(5)
+    assert learner.confirmations == {'wave': 0} and learner.on_probation(probation) == [new]
+    for confirmed in range(probation):
+        bounds = learner.select(x).bounds
+        q = Questions.start(learner, x, max_questions=3, rng=np.random.default_rng(0),
+                            probation=probation)
+        # Question 1 is the best bound among the labels not on probation ...
+        assert q.first.index == int(np.argmax(bounds[:new])) and q.first.label != 'wave'
+        np.testing.assert_array_equal(q.first.bounds, bounds)
+        # ... and the new label is question 2, whose "yes" counts towards its release.
+        assert q.answer(False).index == new
+        assert q.answer(True) is None and q.revealed == new
+        assert learner.confirmations == {'wave': confirmed + 1}
+        x = where_new_label_wins(learner, rng)
+    assert learner.on_probation(probation) == []
+    q = Questions.start(learner, x, max_questions=3, probation=probation)
+    assert q.first.index == new
+
+
+def test_probation_needs_a_second_question_and_can_be_off():
+    learner, x = with_new_label(seed=2)
+    new = len(LABELS)
+    # One question (seed 000's protocol): nothing to wait for, the bound decides.
+    assert Questions.start(learner, x, max_questions=1, probation=3).first.index == new
+    assert Questions.start(learner, x, max_questions=3, probation=0).first.index == new
+    assert Questions.start(learner, x, max_questions=3, probation=3).first.index != new
+    for bad in (-1, True, 1.5, '2'):
+        with pytest.raises(HyperparameterError, match='new_label_probation'):
+            check_probation(bad)
+    inter = Interaction(lambda d: learner, learner=learner, max_questions=3)
+    with pytest.raises(HyperparameterError, match='new_label_probation'):
+        inter.set_protocol(new_label_probation=-1)
+    assert inter.new_label_probation == 3
+    inter.set_protocol(new_label_probation=0)
+    assert inter.predict(x)[0].prediction.index == new
+
+
+def test_a_named_label_starts_confirmed_once_and_confirmations_are_saved(tmp_path):
+    learner, rng = trained(seed=3)
+    learner.learn_new_label(rng.random(6), 'wave')
+    assert learner.confirmations == {'wave': 1}
+    path = str(tmp_path / 'model.npz')
+    save_model(learner, path)
+    assert load_model(path).confirmations == {'wave': 1}
+    state = learner.state_dict()
+    state['extra']['confirmations'] = {'nope': 1}
+    with pytest.raises(ValueError, match='confirmations'):
+        type(learner).from_state_dict(state)
 
 
 def test_a_no_steps_the_asked_label_only_and_a_yes_reveals():

@@ -191,6 +191,12 @@ class FakeLearner:
         self.learned.append(correct)
         return True
 
+    def confirm(self, index):
+        pass
+
+    def on_probation(self, probation):
+        return []
+
 
 def test_windowed_and_cumulative_rates():
     explored = [True, False, False, True, False, False, False, False]

@@ -18,7 +18,8 @@ import array
 import json
 
 from banditlearn_ros.learning import TeacherModel, UCWL
-from banditlearn_ros.learning.ask_again import DEFAULT_REVEAL_STEP, run_interaction
+from banditlearn_ros.learning.ask_again import (
+    DEFAULT_PROBATION, DEFAULT_REVEAL_STEP, run_interaction)
 from banditlearn_ros.nodes.learner_node import LearnerNode
 from banditlearn_ros.nodes.session_node import SessionNode
 from banditlearn_ros.nodes.teacher_node import TeacherNode
@@ -63,7 +64,7 @@ def offline(X, y, max_questions):
         if t == BEFORE:
             learner.add_label(NEW)
         q = run_interaction(learner, x, lambda label, _, c=c: model.answer(label, int(c), rng),
-                            max_questions, DEFAULT_REVEAL_STEP, ties)
+                            max_questions, DEFAULT_REVEAL_STEP, ties, DEFAULT_PROBATION)
         first.append(q.first.label)
         asked.append(len(q.asked))
     return first, asked
@@ -128,7 +129,7 @@ def test_label_appended_mid_stream_is_learned_and_the_known_ones_keep_their_accu
 
 def test_unknown_gesture_named_on_gesture_name_is_learned_from_that_observation(ros):
     rng = np.random.default_rng(3)
-    centres = np.eye(4, 8) + 0.5
+    centres = np.eye(4, 8) - 0.25  # centred, as camera_node publishes (feature_offsets)
     names = KNOWN + [NEW]
     node = ros.add(LearnerNode(context=ros.context, parameter_overrides=[
         Parameter('labels', value=list(KNOWN)), Parameter('model_path', value=''),
@@ -181,7 +182,7 @@ def test_unknown_gesture_named_on_gesture_name_is_learned_from_that_observation(
 
 def test_terminal_plus_name_after_an_unknown_gesture_names_it(ros):
     rng = np.random.default_rng(4)
-    centres = np.eye(4, 8) + 0.5
+    centres = np.eye(4, 8) - 0.25  # centred, as camera_node publishes (feature_offsets)
     names = KNOWN + [NEW]
     node = ros.add(LearnerNode(context=ros.context, parameter_overrides=[
         Parameter('labels', value=list(KNOWN)), Parameter('model_path', value=''),

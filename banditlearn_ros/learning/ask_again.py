@@ -42,6 +42,17 @@ model takes from that:
 ``max_questions = 1`` is the paper's protocol exactly: one question, one step, no reveal
 step (docs/benchmarks.md measures the choice of ``reveal_step``).
 
+A label added at runtime is on *probation* until it has had ``probation`` "yes" answers:
+it is not asked first, only from question 2 on.  Its classifier starts from what the
+others learned (``UCWL.add_label``, the moment-matched mixture), so it is most uncertain
+exactly in the directions that tell the known gestures apart, and its bound (seed 000
+Algorithm 1, line 9) wins question 1 on gestures already known until enough noes have
+shrunk it: each such win is a wrong first guess the person pays for.  Asked second, it
+costs the known gestures nothing (their first guess was already made), and a shown new
+gesture still reaches it after one "no", so it learns from its first showings; once
+confirmed, it competes for question 1 on its bound like every label.  With one question
+there is no second one to wait for, so probation does not apply (seed 000's protocol).
+
 Only learners with one classifier per label, updated on the asked label alone (UCWL,
 Confidit), can ask again: the other bandit learners' steps are weighted by the probability
 with which the output was drawn, which a second question does not have.
@@ -57,8 +68,12 @@ from .base import BanditLearner, check_choice, HyperparameterError, Prediction
 REVEAL_STEPS = ('none', 'top1', 'all')
 """What a revealed label teaches the labels that were not asked."""
 
-DEFAULT_REVEAL_STEP = 'none'
+DEFAULT_REVEAL_STEP = 'all'
 """Chosen by measurement (docs/benchmarks.md, bench_ask_again.py)."""
+
+DEFAULT_PROBATION = 3
+""""Yes" answers a label added at runtime needs before it may be asked first (measured:
+docs/benchmarks.md, bench_new_gesture.py)."""
 
 OUTCOMES = ('yes', 'all_rejected', 'out_of_questions', 'timed_out')
 """How an interaction ended."""
@@ -84,6 +99,15 @@ def check_protocol(algorithm: str, max_questions: int, reveal_step: str) -> Tupl
             f'{algorithm} cannot ask again (max_questions={max_questions}); it needs one of '
             f'{list(ASK_AGAIN_ALGORITHMS)}, or max_questions=1')
     return int(max_questions), reveal_step
+
+
+def check_probation(probation: int) -> int:
+    """Return ``probation`` checked (an integer >= 0), or raise HyperparameterError."""
+    if isinstance(probation, bool) or not isinstance(probation, (int, np.integer)) \
+            or probation < 0:
+        raise HyperparameterError(f'new_label_probation must be an integer >= 0, '
+                                  f'got {probation!r}')
+    return int(probation)
 
 
 @dataclass(slots=True)
@@ -131,13 +155,17 @@ class Questions:
     def start(cls, learner: BanditLearner, x: np.ndarray, max_questions: int = 1,
               reveal_step: str = DEFAULT_REVEAL_STEP,
               rng: Optional[np.random.Generator] = None,
-              first: Optional[Prediction] = None) -> 'Questions':
+              first: Optional[Prediction] = None,
+              probation: int = 0) -> 'Questions':
         """
         Ask question 1: the learner's own choice for ``x``.
 
         ``first`` is that choice when the caller made it already with the learner's
         ``_select_valid`` (``Interaction`` does): the answers then learn through
-        ``_learn_valid``, without checking x again.
+        ``_learn_valid``, without checking x again.  With more than one question, a label
+        added at runtime that has had fewer than ``probation`` "yes" answers is not asked
+        first (``new_label_probation``): question 1 is then the best bound among the other
+        labels, and the new label competes from question 2 on.
         """
         checked = first is not None
         if not checked:
@@ -146,9 +174,16 @@ class Questions:
         limit = n if max_questions == 0 else min(int(max_questions), n)
         if limit == 1:
             reveal_step = 'none'  # the paper's protocol, exactly
-        return cls(learner, x, [first], limit, reveal_step,
-                   rng if rng is not None else np.random.default_rng(0), [], None, None, 0, 0,
-                   0, checked)
+        q = cls(learner, x, [first], limit, reveal_step,
+                rng if rng is not None else np.random.default_rng(0), [], None, None, 0, 0, 0,
+                checked)
+        if limit > 1 and probation > 0:
+            waiting = learner.on_probation(probation)
+            if first.index in waiting and len(waiting) < n:
+                mask = np.ones(n, dtype=bool)
+                mask[waiting] = False
+                q.asked[0] = q._question(mask)
+        return q
 
     @property
     def current(self) -> Prediction:
@@ -190,6 +225,7 @@ class Questions:
         if said:
             self.revealed = question.index
             self.outcome = 'yes'
+            self.learner.confirm(question.index)
             changed += self._reveal()
         else:
             self.rejected.append(question.index)
@@ -225,8 +261,11 @@ class Questions:
         return int(best[0] if best.size == 1 else best[self.rng.integers(best.size)])
 
     def _next(self) -> Prediction:
+        return self._question(self._unasked())
+
+    def _question(self, mask: np.ndarray) -> Prediction:
+        """Return question 1's prediction moved to the best bound among ``mask``."""
         first = self.first
-        mask = self._unasked()
         chosen = self._best(np.asarray(first.bounds, dtype=np.float64), mask)
         scores = np.asarray(first.scores, dtype=np.float64)
         greedy = int(np.flatnonzero(mask)[np.argmax(scores[mask])])
@@ -251,13 +290,14 @@ class Questions:
 def run_interaction(learner: BanditLearner, x: np.ndarray,
                     ask: Callable[[int, int], Optional[bool]], max_questions: int = 1,
                     reveal_step: str = DEFAULT_REVEAL_STEP,
-                    rng: Optional[np.random.Generator] = None) -> Questions:
+                    rng: Optional[np.random.Generator] = None,
+                    probation: int = 0) -> Questions:
     """
     Run one whole interaction offline; ``ask(label index, question number)`` answers.
 
     ``ask`` returning None is silence: the interaction ends ``timed_out``.
     """
-    q = Questions.start(learner, x, max_questions, reveal_step, rng)
+    q = Questions.start(learner, x, max_questions, reveal_step, rng, probation=probation)
     while q.outcome is None:
         said = ask(q.current.index, q.number)
         if said is None:

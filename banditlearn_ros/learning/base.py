@@ -303,6 +303,11 @@ class OnlineClassifier:
 class BanditLearner(OnlineClassifier):
     """A learner that only hears whether its output label was right (one bit)."""
 
+    def __init__(self, labels: Union[int, Sequence[str]], n_features: int, seed: int = 0):
+        super().__init__(labels, n_features, seed)
+        self.confirmations: Dict[str, int] = {}
+        """The "yes" answers each label added at runtime has had (``on_probation``)."""
+
     def select(self, x: Any) -> Prediction:
         """Choose the output label for x, exploring as the algorithm prescribes."""
         raise NotImplementedError
@@ -367,7 +372,43 @@ class BanditLearner(OnlineClassifier):
         x = self.check_x(x)
         index = self.add_label(name)
         self.learn(x, index, True)
+        self.confirm(index)
         return index
+
+    # -- labels added at runtime -------------------------------------------------------
+    def add_label(self, name: str) -> int:
+        """Add a class at runtime and start counting the "yes" answers it gets."""
+        index = super().add_label(name)
+        self.confirmations[self.labels[index]] = 0
+        return index
+
+    def confirm(self, index: int) -> None:
+        """Count a "yes" to label ``index`` (only labels added at runtime are counted)."""
+        name = self.labels[index]
+        if name in self.confirmations:
+            self.confirmations[name] += 1
+
+    def on_probation(self, probation: int) -> List[int]:
+        """Return the labels added at runtime with fewer than ``probation`` "yes" answers."""
+        if probation <= 0 or not self.confirmations:
+            return []
+        return [self.labels.index(n) for n, c in self.confirmations.items() if c < probation]
+
+    def _extra_state(self) -> Dict[str, Any]:
+        extra = super()._extra_state()
+        if self.confirmations:
+            extra['confirmations'] = dict(self.confirmations)
+        return extra
+
+    def _load_extra_state(self, extra: Dict[str, Any]) -> None:
+        super()._load_extra_state(extra)
+        counts = extra.get('confirmations', {})
+        if not isinstance(counts, dict) or any(
+                n not in self.labels or isinstance(c, bool) or not isinstance(c, int) or c < 0
+                for n, c in counts.items()):
+            raise ValueError(f'confirmations must map known labels to counts >= 0, '
+                             f'got {counts!r}')
+        self.confirmations = {str(n): int(c) for n, c in counts.items()}
 
     def _upper_confidence_choice(self, scores: np.ndarray, widths: np.ndarray) -> Prediction:
         """Output the label maximising ``score + width`` (ties at random): the UCB rule."""

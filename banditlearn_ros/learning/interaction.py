@@ -47,7 +47,8 @@ from typing import Callable, Deque, Dict, List, Optional, Tuple
 
 import numpy as np
 
-from .ask_again import check_protocol, DEFAULT_REVEAL_STEP, OUTCOMES, Questions
+from .ask_again import (
+    check_probation, check_protocol, DEFAULT_PROBATION, DEFAULT_REVEAL_STEP, OUTCOMES, Questions)
 from .base import BanditLearner, LearnerInputError, Prediction
 from .feedback import TeacherModel
 
@@ -203,6 +204,9 @@ class Interaction:
         Changing the attribute acts from the next interaction.
     reveal_step : str
         What a revealed label teaches the labels not asked (``ask_again.REVEAL_STEPS``).
+    new_label_probation : int
+        "Yes" answers a label added at runtime needs before it may be asked first
+        (``ask_again.Questions.start``; 0 = at once).
     seed : int
         Seed of the tie-breaks between equally good next questions.
 
@@ -212,7 +216,8 @@ class Interaction:
                  learner: Optional[BanditLearner] = None, feedback_timeout: float = 10.0,
                  max_unanswered: int = 100, window: int = 100, n_features: int = 0,
                  clock: Callable[[], float] = time.monotonic, max_questions: int = 1,
-                 reveal_step: str = DEFAULT_REVEAL_STEP, seed: int = 0):
+                 reveal_step: str = DEFAULT_REVEAL_STEP, seed: int = 0,
+                 new_label_probation: int = DEFAULT_PROBATION):
         if feedback_timeout <= 0:
             raise ValueError(f'feedback_timeout must be > 0, got {feedback_timeout}')
         if max_unanswered < 1:
@@ -222,6 +227,7 @@ class Interaction:
         self.feedback_timeout = float(feedback_timeout)
         self.max_questions, self.reveal_step = int(max_questions), reveal_step
         check_protocol(_name(learner), self.max_questions, reveal_step)
+        self.new_label_probation = check_probation(new_label_probation)
         self._n_features = int(n_features)
         self._clock = clock
         self._lock = threading.RLock()
@@ -255,13 +261,17 @@ class Interaction:
             return len(self._pending)
 
     def set_protocol(self, max_questions: Optional[int] = None,
-                     reveal_step: Optional[str] = None) -> None:
+                     reveal_step: Optional[str] = None,
+                     new_label_probation: Optional[int] = None) -> None:
         """Change the protocol from the next interaction on; a bad value changes nothing."""
         with self._lock:
             mq = self.max_questions if max_questions is None else max_questions
             step = self.reveal_step if reveal_step is None else reveal_step
             check_protocol(_name(self.learner), mq, step)
+            probation = check_probation(self.new_label_probation if new_label_probation is None
+                                        else new_label_probation)
             self.max_questions, self.reveal_step = int(mq), step
+            self.new_label_probation = probation
 
     def reset(self) -> None:
         """Start a fresh model; pending questions are forgotten (their feedback is dropped)."""
@@ -327,7 +337,7 @@ class Interaction:
                 self.counts['unanswered_superseded'] += 1
                 self._end(latest, timed_out=True)
             questions = Questions.start(self.learner, x, self.max_questions, self.reveal_step,
-                                        self._rng, first)
+                                        self._rng, first, self.new_label_probation)
             first = questions.asked[0]
             item = Round(self._next_id, x, first, now, False, 1, questions.limit <= 1,
                          questions)

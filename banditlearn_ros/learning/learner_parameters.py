@@ -26,7 +26,7 @@ from typing import Any, Callable, Dict, List, Optional
 from banditlearn_ros.parameter_spec import Spec
 
 from . import BANDIT_ALGORITHMS, BanditLearner, HyperparameterError, make_learner
-from .ask_again import ASK_AGAIN_ALGORITHMS, DEFAULT_REVEAL_STEP, REVEAL_STEPS
+from .ask_again import ASK_AGAIN_ALGORITHMS, DEFAULT_PROBATION, DEFAULT_REVEAL_STEP, REVEAL_STEPS
 from .details import DETAILS_TOP
 
 # Hyperparameters fixed at construction (they shape the learned arrays): read-only. Each
@@ -142,6 +142,9 @@ TAIL_SPECS = (
     Spec('reveal_step', DEFAULT_REVEAL_STEP, 'what a revealed label teaches the labels '
          'not asked: none, top1 (demote the best-scoring one) or all',
          constraints='one of ' + ', '.join(REVEAL_STEPS)),
+    Spec('new_label_probation', DEFAULT_PROBATION, '"yes" answers a label added at runtime '
+         'needs before it may be asked first (with max_questions > 1); 0 = at once', low=0,
+         high=1000),
     Spec('max_unanswered', 100, 'most unanswered predictions kept', read_only=True,
          low=1, high=100_000),
     Spec('stats_window', 100, 'rounds in the windowed rates', read_only=True,

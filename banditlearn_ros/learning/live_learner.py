@@ -25,7 +25,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from . import BanditLearner, make_learner
 from . import learner_parameters as lp, model_store
-from .ask_again import ASK_AGAIN_ALGORITHMS, check_protocol, OUTCOMES
+from .ask_again import ASK_AGAIN_ALGORITHMS, check_probation, check_protocol, OUTCOMES
 from .interaction import BAD_INPUT_REASONS, DROP_REASONS, FeedbackResult, Interaction
 
 # What /diagnostics shows of ``Interaction.stats()``.
@@ -87,7 +87,8 @@ class LiveLearner:
             self.fresh_learner, learner=start.learner,
             feedback_timeout=value('feedback_timeout'), max_unanswered=value('max_unanswered'),
             window=value('stats_window'), n_features=value('feature_size'),
-            max_questions=max_questions, reveal_step=value('reveal_step'), seed=self.seed)
+            max_questions=max_questions, reveal_step=value('reveal_step'), seed=self.seed,
+            new_label_probation=value('new_label_probation'))
 
     def hyperparameters(self, algorithm: str,
                         changes: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
@@ -129,11 +130,12 @@ class LiveLearner:
             self.interaction.set_protocol(*self.protocol(changes))
         return new_labels
 
-    def protocol(self, changes: Dict[str, Any]) -> Tuple[int, str]:
-        """Return the checked (max_questions, reveal_step) a change asks for."""
-        return check_protocol(self.algorithm,
-                              changes.get('max_questions', self.interaction.max_questions),
-                              changes.get('reveal_step', self.interaction.reveal_step))
+    def protocol(self, changes: Dict[str, Any]) -> Tuple[int, str, int]:
+        """Return the checked (max_questions, reveal_step, new_label_probation) of a change."""
+        inter = self.interaction
+        return check_protocol(self.algorithm, changes.get('max_questions', inter.max_questions),
+                              changes.get('reveal_step', inter.reveal_step)) + (
+            check_probation(changes.get('new_label_probation', inter.new_label_probation)),)
 
     def appended_labels(self, changes: Dict[str, Any]) -> List[str]:
         """Return the labels a change of ``labels`` appends; raise ValueError if it does more."""
