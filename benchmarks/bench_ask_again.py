@@ -72,12 +72,12 @@ def rendered(n: int, seed: int, kind: str):
     return data.X, data.y, data.labels
 
 
-def tune_protocol(X, y, K, teacher, seed, max_questions):
+def tune_protocol(X, y, K, teacher, seed, max_questions, reveal_step):
     """Return the TUNE_GRID setting with the fewest first-guess mistakes on the tuning stream."""
     stream = make_stream(y, K, teacher, TUNING_STREAM, seed)
     settings = grid_settings(TUNE_GRID, {})
     rates = [run_questions('ucwl', p, X, stream, teacher, K, max_questions=max_questions,
-                           reveal_step=DEFAULT_REVEAL_STEP).rate_observed for p in settings]
+                           reveal_step=reveal_step).rate_observed for p in settings]
     return settings[int(np.argmin(rates))]
 
 
@@ -119,15 +119,18 @@ def run_dataset(name, X, y, labels, permutations, seed, figures):
                      'win': np.mean(windows), 'win_std': np.std(windows), 'mq': None}
         return rows[row]
 
+    # Each reveal step tuned under its own rules (the fair comparison), then all with the
+    # one-question protocol's parameters (the protocol alone differs).
+    steps = [DEFAULT_REVEAL_STEP] + [s for s in REVEAL_STEPS if s != DEFAULT_REVEAL_STEP]
     protocols = [(1, 'none', None)]
-    protocols += [(mq, DEFAULT_REVEAL_STEP, tune_protocol(X, y, K, teacher, seed, mq))
-                  for mq in (2, 3, 0)]
+    protocols += [(mq, s, tune_protocol(X, y, K, teacher, seed, mq, s))
+                  for mq in (2, 3, 0) for s in steps]
     protocols += [(mq, s, None) for mq in (2, 3, 0) for s in REVEAL_STEPS]
     for mq, step, own in protocols:
         results = [run_questions('ucwl', own or params, X, s, teacher, K, max_questions=mq,
                                  reveal_step=step) for s in streams]
         row = protocol_name(mq, step, own)
-        if own:
+        if own and step == DEFAULT_REVEAL_STEP:
             tuned[mq] = row
         stats = add(row, results, [r.first_wrong_true for r in results])
         stats['questions'] = np.mean([r.questions / r.rounds for r in results])
@@ -137,7 +140,7 @@ def run_dataset(name, X, y, labels, permutations, seed, figures):
         stats['outcomes'] = {k: sum(r.outcomes.get(k, 0) for r in results) / total
                              for k in ('yes', 'out_of_questions', 'all_rejected')}
         stats['mq'] = mq
-        if own or mq == 1:
+        if (own and step == DEFAULT_REVEAL_STEP) or mq == 1:
             curves[f"{mq or 'K'} question{'s' if mq != 1 else ''}"] = moving_accuracy(
                 np.mean([r.first_wrong_true for r in results], axis=0))
     best_full = None

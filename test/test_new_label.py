@@ -157,3 +157,34 @@ def test_a_gesture_every_label_rejected_can_be_named_once_and_is_learned_from():
         interaction.name_unknown('e')
     assert learner.labels == ['a', 'b', 'c', 'd']
     assert interaction.stats()['labels_named'] == 1
+
+
+@pytest.mark.parametrize('reveal_step', ['none', 'all'])
+def test_out_of_questions_a_known_name_is_told_and_a_new_one_added(reveal_step):
+    learner = _taught()
+    interaction = Interaction(lambda d: None, learner=learner, max_questions=2,
+                              reveal_step=reveal_step, clock=lambda: 0.0)
+    x = np.array([0.5, 0.5, 0.5, 1.5, 0.5])
+    first, _ = interaction.predict(x)
+    second = interaction.feedback(False).next_round
+    ended = interaction.feedback(False).ended
+    assert ended.outcome == 'out_of_questions'
+    asked = {first.prediction.index, second.prediction.index}
+    told = ({0, 1, 2} - asked).pop()  # the label the questions did not reach
+    before = {k: v.copy() for k, v in learner.state_dict()['arrays'].items()}
+    assert interaction.name_unknown(learner.labels[told]) == told
+    after = learner.state_dict()['arrays']
+    changed = set(np.flatnonzero(np.any(before['mu'] != after['mu'], axis=1)).tolist())
+    # A "yes" to the told label; the rejected labels were stepped by their own "no" already.
+    assert changed == {told}
+    assert learner.scores(x)[told] > before['mu'][told] @ x
+    assert learner.labels == ['a', 'b', 'c'] and interaction.stats()['labels_told'] == 1
+    with pytest.raises(LearnerInputError, match='named already'):
+        interaction.name_unknown('d')
+    # Out of questions again: a new name is a new gesture, learned from this observation.
+    interaction.predict(x)
+    interaction.feedback(False)
+    assert interaction.feedback(False).ended.outcome == 'out_of_questions'
+    assert interaction.name_unknown('d') == 3 and learner.labels == ['a', 'b', 'c', 'd']
+    assert learner.confirmations == {'d': 1}
+    assert interaction.stats()['labels_named'] == 1

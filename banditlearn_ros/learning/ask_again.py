@@ -78,6 +78,9 @@ docs/benchmarks.md, bench_new_gesture.py)."""
 OUTCOMES = ('yes', 'all_rejected', 'out_of_questions', 'timed_out')
 """How an interaction ended."""
 
+NAMEABLE = ('all_rejected', 'out_of_questions')
+"""Endings after which a person may say what the gesture was (``Interaction.name_unknown``)."""
+
 ASK_AGAIN_ALGORITHMS = ('ucwl', 'confidit')
 """Learners that may ask more than one question per interaction."""
 
@@ -243,6 +246,25 @@ class Questions:
         asked.append(nxt)
         return nxt
 
+    def tell(self, index: int) -> int:
+        """
+        Learn the label a person named after the questions ran out or all were rejected.
+
+        The same steps as a "yes" to ``index`` (and ``reveal_step``), on the observation the
+        interaction was about; ``outcome`` stays as it was.  Returns the updates made.
+        """
+        if self.outcome not in NAMEABLE:
+            raise ValueError(f'only an interaction that ended {" or ".join(NAMEABLE)} can be '
+                             f'told its label (it ended {self.outcome or "not at all"})')
+        if self.revealed is not None:
+            raise ValueError('this interaction was told its label already')
+        changed = int(bool(self.learner.learn(self.x, index, True)))
+        self.revealed = index
+        self.learner.confirm(index)
+        changed += self._reveal()
+        self.updates += changed
+        return changed
+
     def expire(self) -> None:
         """End the interaction for want of an answer (no learning)."""
         if self.outcome is None:
@@ -278,6 +300,7 @@ class Questions:
         if self.reveal_step == 'none':  # the one-question protocol: nothing to build
             return 0
         mask = self._unasked()
+        mask[self.revealed] = False  # a label told after the questions may not have been asked
         if not mask.any():
             return 0
         if self.reveal_step == 'top1':

@@ -48,7 +48,8 @@ from typing import Callable, Deque, Dict, List, Optional, Tuple
 import numpy as np
 
 from .ask_again import (
-    check_probation, check_protocol, DEFAULT_PROBATION, DEFAULT_REVEAL_STEP, OUTCOMES, Questions)
+    check_probation, check_protocol, DEFAULT_PROBATION, DEFAULT_REVEAL_STEP, NAMEABLE, OUTCOMES,
+    Questions)
 from .base import BanditLearner, LearnerInputError, Prediction
 from .feedback import TeacherModel
 
@@ -243,7 +244,7 @@ class Interaction:
         self.counts: Dict[str, int] = dict.fromkeys(
             ('predictions', 'feedback_received', 'feedback_matched', 'updates_applied',
              'unanswered_superseded', 'unanswered_expired', 'unanswered_overflow',
-             'interactions', 'questions_asked', 'labels_named')
+             'interactions', 'questions_asked', 'labels_named', 'labels_told')
             + tuple('interactions_' + o for o in OUTCOMES)
             + tuple('feedback_dropped_' + r for r in DROP_REASONS)
             + tuple('features_' + r for r in BAD_INPUT_REASONS), 0)
@@ -441,36 +442,44 @@ class Interaction:
 
     def name_unknown(self, name: str) -> int:
         """
-        Append the label a person named for the latest interaction's gesture, and learn it.
+        Learn what the latest interaction's gesture was, as a person named it.
 
-        Allowed once, and only while the latest interaction is one that ended with every
-        label rejected (``all_rejected``: the gesture may be one the robot does not know);
-        its observation becomes the new label's first example
-        (``BanditLearner.learn_new_label``).  A newer gesture supersedes it.
+        Allowed once, and only while the latest interaction is one that ended without a
+        "yes" (``ask_again.NAMEABLE``: every label rejected, or the questions ran out).  A
+        new name is appended and the observation becomes its first example
+        (``BanditLearner.learn_new_label``): a gesture the robot did not know.  A known name
+        is learned as a "yes" to that label (``Questions.tell``): the robot's questions
+        missed it, or an answer was wrong.  A newer gesture supersedes it.
 
         Returns
         -------
         int
-            Index of the new label.
+            Index of the label (a new one when ``name`` was not known).
 
         Raises
         ------
         LearnerInputError
-            Nothing to name (the reason says why) or the name exists; nothing changes.
+            Nothing to name (the reason says why); nothing changes.
 
         """
         with self._lock:
             latest = self._latest
-            outcome = latest.questions.outcome if latest and latest.questions else None
-            if outcome != 'all_rejected':
+            questions = latest.questions if latest else None
+            outcome = questions.outcome if questions else None
+            if outcome not in NAMEABLE:
                 raise LearnerInputError(
                     'no gesture to name: the latest interaction did not end with every label '
-                    f'rejected (it ended {outcome or "not at all"})')
+                    f'rejected or out of questions (it ended {outcome or "not at all"})')
             if self._named == latest.id:
                 raise LearnerInputError(f'interaction {latest.id} was named already')
-            index = self.learner.learn_new_label(latest.x, name)
+            if name in self.learner.labels:
+                index = self.learner.labels.index(name)
+                questions.tell(index)
+                self.counts['labels_told'] += 1
+            else:
+                index = self.learner.learn_new_label(latest.x, name)
+                self.counts['labels_named'] += 1
             self._named = latest.id
-            self.counts['labels_named'] += 1
             return index
 
     # -- statistics ----------------------------------------------------------------------
