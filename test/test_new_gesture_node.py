@@ -30,7 +30,7 @@ from rcl_interfaces.msg import ParameterType, ParameterValue
 from rcl_interfaces.srv import SetParameters
 from rclpy.parameter import Parameter
 from ros_harness import Ros
-from std_msgs.msg import Float32MultiArray, String
+from std_msgs.msg import Bool, Float32MultiArray, String
 
 pytestmark = pytest.mark.ros
 KNOWN = ['a', 'b', 'c']
@@ -178,6 +178,52 @@ def test_unknown_gesture_named_on_gesture_name_is_learned_from_that_observation(
     assert right[is_new][5:].mean() >= 0.9, right[is_new]
     assert right[~is_new].mean() >= 0.9
     assert len(unknown) == 1
+
+
+def test_out_of_questions_a_name_tells_a_known_gesture_or_adds_a_new_one(ros):
+    """With fewer questions than labels (the default 3 of 5 here, 2 of 4 in this test)."""
+    labels = ['a', 'b', 'c', 'd']
+    node = ros.add(LearnerNode(context=ros.context, parameter_overrides=[
+        Parameter('labels', value=labels), Parameter('model_path', value=''),
+        Parameter('seed', value=0), Parameter('max_questions', value=2)]))
+    features_pub = ros.probe.create_publisher(Float32MultiArray, 'gesture_features', 10)
+    answer_pub = ros.probe.create_publisher(Bool, 'gesture_feedback', 10)
+    name_pub = ros.probe.create_publisher(String, 'gesture_name', 10)
+    details = ros.listen(String, 'gesture_prediction_details', 1000)
+    ended = ros.listen(String, 'gesture_interaction', 1000)
+    unknown = ros.listen(String, 'gesture_unknown')
+    for pub in (features_pub, answer_pub, name_pub):
+        ros.connect(pub)
+    x = np.eye(5, 8)[4] - 0.2
+    msg = Float32MultiArray()
+    msg.data = array.array('f', x.astype(np.float32).tobytes())
+    features_pub.publish(msg)
+    for question in (1, 2):  # "no" to both questions
+        assert ros.spin_until(lambda: len(details) == question)
+        answer_pub.publish(Bool(data=False))
+    assert ros.spin_until(lambda: len(unknown) == 1)
+    event = json.loads(unknown[0].data)
+    assert event['outcome'] == 'out_of_questions' and len(event['labels']) == 2
+    assert json.loads(ended[-1].data)['outcome'] == 'out_of_questions'
+    asked = [json.loads(m.data)['label'] for m in details]
+    told = next(lb for lb in labels if lb not in asked)
+    learner = node.interaction.learner
+    before = learner.scores(x.astype(np.float32).astype(np.float64))[labels.index(told)]
+    name_pub.publish(String(data=told))
+    assert ros.spin_until(lambda: node.counters.get('gestures_told') == 1)
+    assert learner.labels == labels and node.get_parameter('labels').value == labels
+    after = learner.scores(x.astype(np.float32).astype(np.float64))[labels.index(told)]
+    assert after > before
+    # The next gesture runs out of questions too; a new name adds it, learned from it.
+    features_pub.publish(msg)
+    for question in (3, 4):
+        assert ros.spin_until(lambda: len(details) == question)
+        answer_pub.publish(Bool(data=False))
+    assert ros.spin_until(lambda: len(unknown) == 2)
+    name_pub.publish(String(data='e'))
+    assert ros.spin_until(lambda: node.get_parameter('labels').value == labels + ['e'])
+    assert learner.labels == labels + ['e'] and learner.confirmations == {'e': 1}
+    assert node.counters.get('gestures_named') == 1 and node.counters.get('unknown_gestures') == 0
 
 
 def test_terminal_plus_name_after_an_unknown_gesture_names_it(ros):

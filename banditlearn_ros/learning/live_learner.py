@@ -165,13 +165,19 @@ class LiveLearner:
             return result, self.saves.autosave_due(result.updated,
                                                    self.value('autosave_every'))
 
-    def name_unknown(self, name: str) -> List[str]:
-        """Append ``name`` for the latest unknown gesture and learn it; return the labels."""
+    def name_unknown(self, name: str) -> Tuple[List[str], bool]:
+        """
+        Learn what the latest gesture without a "yes" was (``Interaction.name_unknown``).
+
+        Returns the labels and whether ``name`` was appended (False: a known label was told).
+        """
         with self.lock:
-            lp.check_labels(self.current_labels() + [name])
+            known = name in self.current_labels()
+            if not known:
+                lp.check_labels(self.current_labels() + [name])
             self.interaction.name_unknown(name)
             self.saves.updates_since_save += 1
-            return self.current_labels()
+            return self.current_labels(), not known
 
     def reset(self) -> None:
         """Start a fresh model; with the size from the first message, forget the size too."""

@@ -16,8 +16,9 @@
 learner_node: feature vectors in, spoken labels out, yes/no back into the model.
 
 After a "no" it asks its next-best label itself (up to ``max_questions`` per gesture), and
-announces how each interaction ended (``gesture_interaction``) and when every label was
-rejected (``gesture_unknown``).  The node converts messages and parameters; the questions,
+announces how each interaction ended (``gesture_interaction``) and when it ended without a
+"yes" (``gesture_unknown``: every label rejected, or out of questions), after which a name
+on ``gesture_name`` teaches the gesture (a known label, or a new one).  The node converts messages and parameters; the questions,
 the learning and the feedback-matching rule live in ``banditlearn_ros.learning``
 (``ask_again``, ``interaction.Interaction``), so they are tested without DDS.
 """
@@ -30,6 +31,7 @@ from typing import List
 
 from banditlearn_ros.learning import HyperparameterError, LearnerInputError, ModelFileError
 from banditlearn_ros.learning import learner_parameters as lp
+from banditlearn_ros.learning.ask_again import NAMEABLE
 from banditlearn_ros.learning.details import details_json
 from banditlearn_ros.learning.live_learner import LiveLearner
 from banditlearn_ros.nodes import common, qos
@@ -46,7 +48,7 @@ class LearnerNode(common.GuardedNode):
         self.counters = common.Counters(
             ('features_received', 'features_too_long', 'features_model_too_large', 'saves',
              'autosaves', 'save_failures', 'resets', 'labels_added', 'unknown_gestures',
-             'gestures_named', 'names_refused'))
+             'gestures_named', 'gestures_told', 'names_refused'))
         lp.check_algorithm(common.declare_specs(self, lp.HEAD_SPECS)['algorithm'])
         common.declare_specs(self, tuple(lp.hyperparameter_specs()) + lp.TAIL_SPECS)
         self._times = deque(maxlen=200)
@@ -177,14 +179,16 @@ class LearnerNode(common.GuardedNode):
         return self.get_clock().now().nanoseconds * 1e-9
 
     def _publish_ended(self) -> None:
-        """Announce finished interactions; every label rejected is an unknown gesture."""
+        """Announce finished interactions, and those a person may name (gesture_unknown)."""
         for ended in self.interaction.take_ended():
             info = {**ended.as_dict(), 'stamp': self._now()}
             self._interaction_pub.publish(String(data=json.dumps(info)))
+            if ended.outcome in NAMEABLE:
+                self._unknown_pub.publish(String(data=json.dumps(
+                    {'id': ended.id, 'labels': info['rejected'], 'outcome': ended.outcome,
+                     'stamp': info['stamp']})))
             if ended.outcome == 'all_rejected':
                 self.counters.add('unknown_gestures')
-                self._unknown_pub.publish(String(data=json.dumps(
-                    {'id': ended.id, 'labels': info['rejected'], 'stamp': info['stamp']})))
                 self.get_logger().info(f'interaction {ended.id}: every label was rejected '
                                        '(an unknown gesture?)')
 
@@ -206,13 +210,17 @@ class LearnerNode(common.GuardedNode):
                 self.get_logger().error(f'autosave failed: {exc}', throttle_duration_sec=10.0)
 
     def _on_name(self, msg: String) -> None:
-        """Append the label named for the latest unknown gesture; it learns that observation."""
+        """Learn the name said for the latest gesture without a "yes" (known or new label)."""
         name = msg.data.strip()
         try:
-            labels = self.live.name_unknown(name)
+            labels, added = self.live.name_unknown(name)
         except (LearnerInputError, ValueError) as exc:
             self.counters.add('names_refused')
             self.get_logger().warning(f'gesture name {name!r} refused: {exc}')
+            return
+        if not added:
+            self.counters.add('gestures_told')
+            self.get_logger().info(f'told: the last gesture was {name!r}')
             return
         self.counters.add('gestures_named')
         self.counters.add('labels_added')

@@ -20,9 +20,10 @@ Listens to the true gesture (``gesture_label``, when a simulation shows them), t
 (``gesture_feedback``), and keeps a ``learning.session.SessionLog`` for the live view, the
 learning curve and the summary.  In a terminal it also reads the person's keys: ``y``/``n``
 answer (published on ``keyboard_answer``, which the feedback node passes on), ``+name`` adds
-a gesture to the learner's labels; right after the learner rejected every label
-(``gesture_unknown``), ``+name`` names that gesture (``gesture_name``): the label is added
-and learns that very observation.  When a question waits ``answer_warning`` seconds it says
+a gesture to the learner's labels; right after an interaction ended without a "yes"
+(``gesture_unknown``: every label rejected, or out of questions), ``+name`` says what that
+gesture was (``gesture_name``): a known label learns it as a "yes", a new one is added and
+learns that very observation.  When a question waits ``answer_warning`` seconds it says
 why no answer can come (no face in view, no keyboard, no joystick) instead of waiting
 silently.
 """
@@ -114,10 +115,14 @@ class SessionNode(common.GuardedNode):
 
     def _on_unknown(self, msg: String) -> None:
         try:
-            self._unknown = int(json.loads(msg.data)['id'])
+            event = json.loads(msg.data)
+            self._unknown = int(event['id'])
         except (ValueError, KeyError, TypeError):
             return
-        self.notes.put('every label was rejected: type +name and Enter to name this gesture')
+        if event.get('outcome', 'all_rejected') == 'all_rejected':
+            self.notes.put('every label was rejected: type +name and Enter to name this gesture')
+        elif self.keyboard:  # out of questions: a hint for a person at the keys only
+            self.notes.put('out of questions: type +name and Enter to say what it was')
 
     def _on_feedback(self, msg: Bool) -> None:
         self.log.on_answer(bool(msg.data))
@@ -149,10 +154,10 @@ class SessionNode(common.GuardedNode):
             self.notes.put('type y (right), n (wrong) or +name (a new gesture) and Enter')
 
     def name_unknown(self, name: str) -> None:
-        """Name the gesture the learner just rejected every label for; it learns from it."""
+        """Say what the last gesture without a "yes" was; the learner learns from it."""
         self._unknown = None
         self._name_pub.publish(String(data=name))
-        self.notes.put(f'the unknown gesture is now {name!r} (learned from what you showed)')
+        self.notes.put(f'the last gesture is {name!r} (learned from what you showed)')
 
     def add_label(self, name: str) -> None:
         """Append a label to the learner's ``labels`` (the learner keeps what it learned)."""
