@@ -18,9 +18,10 @@ learner_node: feature vectors in, spoken labels out, yes/no back into the model.
 After a "no" it asks its next-best label itself (up to ``max_questions`` per gesture), and
 announces how each interaction ended (``gesture_interaction``) and when it ended without a
 "yes" (``gesture_unknown``: every label rejected, or out of questions), after which a name
-on ``gesture_name`` teaches the gesture (a known label, or a new one).  The node converts messages and parameters; the questions,
-the learning and the feedback-matching rule live in ``banditlearn_ros.learning``
-(``ask_again``, ``interaction.Interaction``), so they are tested without DDS.
+on ``gesture_name`` teaches the gesture (a known label, or a new one).  The node converts
+messages and parameters; the questions, the learning and the feedback-matching rule live in
+``banditlearn_ros.learning`` (``ask_again``, ``interaction.Interaction``), so they are tested
+without DDS.
 """
 
 from collections import deque
