@@ -22,39 +22,20 @@ to it).  Every other topic is relative: ``namespace`` or a ``PushROSNamespace`` 
 around this file moves it.
 """
 
-import os
-
-from ament_index_python.packages import get_package_share_directory
+from banditlearn_ros.launch_arguments import common_arguments, Values
 from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument, OpaqueFunction
-from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
-
-PACKAGE = 'banditlearn_ros'
-TRUE = ('true', '1', 'yes', 'on')
 
 
 def generate_launch_description():
     """Return the arguments, then the camera, learner and feedback nodes."""
-    share = get_package_share_directory(PACKAGE)
-    return LaunchDescription([
-        DeclareLaunchArgument(
-            'namespace', default_value='',
-            description='namespace of the three nodes and their topics (e.g. robot1)'),
-        DeclareLaunchArgument(
-            'use_sim_time', default_value='false', choices=['true', 'false'],
-            description='use the /clock topic (a bag played with --clock)'),
-        DeclareLaunchArgument(
-            'log_level', default_value='info',
-            choices=['debug', 'info', 'warn', 'error', 'fatal'],
-            description='log level of the nodes'),
-        DeclareLaunchArgument(
-            'params_file', default_value=os.path.join(share, 'config', 'params.yaml'),
-            description='parameter file (sections /**/camera_node, /**/learner_node, '
-                        '/**/feedback_node apply in any namespace)'),
-        DeclareLaunchArgument(
-            'model_path', default_value='',
-            description="learner model file to load and save; '' = the params_file's"),
+    return LaunchDescription(common_arguments(
+        namespace='namespace of the three nodes and their topics (e.g. robot1)',
+        sim_time='use the /clock topic (a bag played with --clock)',
+        params='parameter file (sections /**/camera_node, /**/learner_node, '
+               '/**/feedback_node apply in any namespace)',
+        model="learner model file to load and save; '' = the params_file's") + [
         DeclareLaunchArgument(
             'image_topic', default_value='image_raw',
             description='sensor_msgs/Image topic of the camera (camera_node and feedback_node); '
@@ -65,21 +46,15 @@ def generate_launch_description():
 
 def nodes(context):
     """Return the three nodes with the arguments' values."""
-    def arg(name):
-        return LaunchConfiguration(name).perform(context)
+    arg = Values(context)
     files = [arg('params_file')]
-    common = {'use_sim_time': arg('use_sim_time').lower() in TRUE}
-    learner = dict(common)
-    if arg('model_path'):
-        learner['model_path'] = arg('model_path')
     image = [('image_raw', arg('image_topic'))]
-    options = {'package': PACKAGE, 'namespace': arg('namespace') or None, 'output': 'screen',
-               'ros_arguments': ['--log-level', arg('log_level')]}
+    options = arg.node_options(arg('namespace'))
     return [
-        Node(executable='camera_node', name='camera_node', parameters=files + [common],
-             remappings=image, **options),
-        Node(executable='learner_node', name='learner_node', parameters=files + [learner],
+        Node(executable='camera_node', name='camera_node',
+             parameters=files + [arg.sim_time()], remappings=image, **options),
+        Node(executable='learner_node', name='learner_node', parameters=files + [arg.learner()],
              **options),
-        Node(executable='feedback_node', name='feedback_node', parameters=files + [common],
-             remappings=image, **options),
+        Node(executable='feedback_node', name='feedback_node',
+             parameters=files + [arg.sim_time()], remappings=image, **options),
     ]

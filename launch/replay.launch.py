@@ -26,16 +26,12 @@ from the bag: it makes them again.
 """
 
 import json
-import os
 
-from ament_index_python.packages import get_package_share_directory
+from banditlearn_ros.launch_arguments import common_arguments, share_path, Values
 from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument, ExecuteProcess, OpaqueFunction
-from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
-PACKAGE = 'banditlearn_ros'
-TRUE = ('true', '1', 'yes', 'on')
 # Played topics, relative (the namespace is put in front by remapping).
 INPUTS = ('gesture_label', 'gesture_features')
 ANSWERS = 'gesture_feedback'
@@ -43,11 +39,9 @@ ANSWERS = 'gesture_feedback'
 
 def generate_launch_description():
     """Return the arguments, then the bag player, the learner (and the teacher)."""
-    share = get_package_share_directory(PACKAGE)
-    config = os.path.join(share, 'config')
     return LaunchDescription([
         DeclareLaunchArgument(
-            'bag', default_value=os.path.join(share, 'bags', 'sample_session'),
+            'bag', default_value=share_path('bags', 'sample_session'),
             description='bag folder to replay (default: the sample session shipped with the '
                         'package)'),
         DeclareLaunchArgument(
@@ -66,26 +60,15 @@ def generate_launch_description():
             'labels', default_value='',
             description="comma-separated label names of the learner; '' = those stored in "
                         "the bag, else the parameter files'"),
+    ] + common_arguments(
+        namespace='namespace of the nodes and the played topics (e.g. robot1)',
+        sim_time="use the bag's time: ros2 bag play publishes /clock",
+        params='parameter file (sections /**/learner_node, /**/teacher_node)',
+        model="learner model file to load and save; '' = the files' (memory only)") + [
         DeclareLaunchArgument(
-            'namespace', default_value='',
-            description='namespace of the nodes and the played topics (e.g. robot1)'),
-        DeclareLaunchArgument(
-            'use_sim_time', default_value='false', choices=['true', 'false'],
-            description="use the bag's time: ros2 bag play publishes /clock"),
-        DeclareLaunchArgument(
-            'log_level', default_value='info',
-            choices=['debug', 'info', 'warn', 'error', 'fatal'],
-            description='log level of the nodes'),
-        DeclareLaunchArgument(
-            'params_file', default_value=os.path.join(config, 'params.yaml'),
-            description='parameter file (sections /**/learner_node, /**/teacher_node)'),
-        DeclareLaunchArgument(
-            'replay_params_file', default_value=os.path.join(config, 'replay.params.yaml'),
+            'replay_params_file', default_value=share_path('config', 'replay.params.yaml'),
             description="overlay loaded after params_file (the sample session's labels, a "
                         'model in memory)'),
-        DeclareLaunchArgument(
-            'model_path', default_value='',
-            description="learner model file to load and save; '' = the files' (memory only)"),
         OpaqueFunction(function=actions),
     ])
 
@@ -103,11 +86,10 @@ def bag_labels(bag: str):
 
 def actions(context):
     """Return ``ros2 bag play`` and the nodes, as the arguments ask."""
-    def arg(name):
-        return LaunchConfiguration(name).perform(context)
+    arg = Values(context)
     bag = arg('bag')
-    teacher = arg('teacher').lower() in TRUE
-    sim_time = arg('use_sim_time').lower() in TRUE
+    teacher = arg.flag('teacher')
+    sim_time = arg.flag('use_sim_time')
     namespace = arg('namespace').strip('/')
     rate = float(arg('rate'))
     delay = float(arg('delay'))
@@ -124,19 +106,13 @@ def actions(context):
         command += ['--clock', '100']
     labels = [s.strip() for s in arg('labels').split(',') if s.strip()] or bag_labels(bag)
     files = [arg('params_file'), arg('replay_params_file')]
-    common = {'use_sim_time': sim_time}
-    learner = dict(common)
-    if labels:
-        learner['labels'] = labels
-    if arg('model_path'):
-        learner['model_path'] = arg('model_path')
-    options = {'package': PACKAGE, 'namespace': namespace or None, 'output': 'screen',
-               'ros_arguments': ['--log-level', arg('log_level')]}
+    learner = arg.learner(labels=labels) if labels else arg.learner()
+    options = arg.node_options(namespace)
     out = [Node(executable='learner_node', name='learner_node',
                 parameters=files + [learner], **options)]
     if teacher:
         noise = float(arg('noise'))
-        teacher_params = {**common, 'rho0': noise, 'rho1': noise}
+        teacher_params = {**arg.sim_time(), 'rho0': noise, 'rho1': noise}
         if labels:
             teacher_params['labels'] = list(labels)
         out.append(Node(executable='teacher_node', name='teacher_node',

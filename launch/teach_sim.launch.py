@@ -23,42 +23,23 @@ the label names of the data set played, so ``dataset:=iris`` learns iris's three
 Topics are relative: ``PushROSNamespace`` / ``SetRemap`` around this file move them.
 """
 
-import os
-
-from ament_index_python.packages import get_package_share_directory
+from banditlearn_ros.launch_arguments import common_arguments, share_path, Values
 from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument, OpaqueFunction
-from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
-
-PACKAGE = 'banditlearn_ros'
-TRUE = ('true', '1', 'yes', 'on')
 
 
 def generate_launch_description():
     """Return the arguments, then the dataset player, the learner and the simulated teacher."""
-    config = os.path.join(get_package_share_directory(PACKAGE), 'config')
-    return LaunchDescription([
+    return LaunchDescription(common_arguments(
+        namespace='namespace of the three nodes and their topics (e.g. robot1)',
+        sim_time='use the /clock topic (a bag played with --clock)',
+        params='parameter file (sections /**/learner_node, /**/teacher_node, '
+               '/**/dataset_node apply in any namespace)',
+        model="learner model file to load and save; '' = the files' (memory only)") + [
         DeclareLaunchArgument(
-            'namespace', default_value='',
-            description='namespace of the three nodes and their topics (e.g. robot1)'),
-        DeclareLaunchArgument(
-            'use_sim_time', default_value='false', choices=['true', 'false'],
-            description='use the /clock topic (a bag played with --clock)'),
-        DeclareLaunchArgument(
-            'log_level', default_value='info',
-            choices=['debug', 'info', 'warn', 'error', 'fatal'],
-            description='log level of the nodes'),
-        DeclareLaunchArgument(
-            'params_file', default_value=os.path.join(config, 'params.yaml'),
-            description='parameter file (sections /**/learner_node, /**/teacher_node, '
-                        '/**/dataset_node apply in any namespace)'),
-        DeclareLaunchArgument(
-            'sim_params_file', default_value=os.path.join(config, 'teach_sim.params.yaml'),
+            'sim_params_file', default_value=share_path('config', 'teach_sim.params.yaml'),
             description='overlay loaded after params_file (the demo keeps its model in memory)'),
-        DeclareLaunchArgument(
-            'model_path', default_value='',
-            description="learner model file to load and save; '' = the files' (memory only)"),
         DeclareLaunchArgument(
             'dataset', default_value='digits',
             description='digits, iris, wine or a .csv/.npz path; the learner and the teacher '
@@ -74,25 +55,19 @@ def nodes(context):
     """Return the three nodes, with the label names read from the data set to be played."""
     from banditlearn_ros.learning.datasets import load_dataset
 
-    def arg(name):
-        return LaunchConfiguration(name).perform(context)
+    arg = Values(context)
     dataset = arg('dataset')
     _, _, names = load_dataset(dataset)  # a DatasetError says what is wrong with it
     labels = [str(name) for name in names]
     noise = float(arg('noise'))
     files = [arg('params_file'), arg('sim_params_file')]
-    common = {'use_sim_time': arg('use_sim_time').lower() in TRUE}
-    learner = {**common, 'labels': labels}
-    if arg('model_path'):
-        learner['model_path'] = arg('model_path')
-    options = {'package': PACKAGE, 'namespace': arg('namespace') or None, 'output': 'screen',
-               'ros_arguments': ['--log-level', arg('log_level')]}
+    options = arg.node_options(arg('namespace'))
     return [
         Node(executable='learner_node', name='learner_node',
-             parameters=files + [learner], **options),
+             parameters=files + [arg.learner(labels=labels)], **options),
         Node(executable='teacher_node', name='teacher_node',
-             parameters=files + [{**common, 'labels': list(labels), 'rho0': noise,
+             parameters=files + [{**arg.sim_time(), 'labels': list(labels), 'rho0': noise,
                                   'rho1': noise}], **options),
         Node(executable='dataset_node', name='dataset_node',
-             parameters=files + [{**common, 'dataset': dataset}], **options),
+             parameters=files + [{**arg.sim_time(), 'dataset': dataset}], **options),
     ]

@@ -1,0 +1,92 @@
+# Copyright 2026 banditlearn_ros contributors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+What every launch file of the package shares: its common arguments and how they are read.
+
+Each file in ``launch/`` takes ``namespace``, ``use_sim_time``, ``log_level``,
+``params_file`` and ``model_path`` (``common_arguments``) and reads them in its
+``OpaqueFunction`` through ``Values``.  The launch modules are imported when these are
+called, not with this module, so the package imports where the launch tools are absent.
+"""
+
+import os
+from typing import Any, Dict, List
+
+PACKAGE = 'banditlearn_ros'
+TRUE = ('true', '1', 'yes', 'on')
+LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'fatal']
+
+
+def share_path(*parts: str) -> str:
+    """Return a path in the package's installed share folder."""
+    from ament_index_python.packages import get_package_share_directory
+    return os.path.join(get_package_share_directory(PACKAGE), *parts)
+
+
+def common_arguments(*, namespace: str, sim_time: str, params: str, model: str) -> List[Any]:
+    """
+    Return the DeclareLaunchArgument of the five arguments every launch file takes.
+
+    Parameters
+    ----------
+    namespace, sim_time, params, model : str
+        What ``namespace``, ``use_sim_time``, ``params_file`` and ``model_path`` mean in
+        this launch file (their descriptions).  ``params_file`` defaults to the installed
+        ``config/params.yaml``, ``model_path`` to '' (the parameter files' own).
+
+    """
+    from launch.actions import DeclareLaunchArgument
+    return [
+        DeclareLaunchArgument('namespace', default_value='', description=namespace),
+        DeclareLaunchArgument('use_sim_time', default_value='false',
+                              choices=['true', 'false'], description=sim_time),
+        DeclareLaunchArgument('log_level', default_value='info', choices=LOG_LEVELS,
+                              description='log level of the nodes'),
+        DeclareLaunchArgument('params_file', default_value=share_path('config', 'params.yaml'),
+                              description=params),
+        DeclareLaunchArgument('model_path', default_value='', description=model),
+    ]
+
+
+class Values:
+    """The launch arguments' values in an ``OpaqueFunction`` (``values('name')``)."""
+
+    def __init__(self, context):
+        self._context = context
+
+    def __call__(self, name: str) -> str:
+        """Return the value of a launch argument, as text."""
+        from launch.substitutions import LaunchConfiguration
+        return LaunchConfiguration(name).perform(self._context)
+
+    def flag(self, name: str) -> bool:
+        """Return a true/false launch argument as a bool."""
+        return self(name).lower() in TRUE
+
+    def sim_time(self) -> Dict[str, bool]:
+        """Return the ``use_sim_time`` parameter every node gets."""
+        return {'use_sim_time': self.flag('use_sim_time')}
+
+    def learner(self, **parameters: Any) -> Dict[str, Any]:
+        """Return the learner's own parameters: sim time, ``parameters``, ``model_path`` if set."""
+        out = {**self.sim_time(), **parameters}
+        if self('model_path'):
+            out['model_path'] = self('model_path')
+        return out
+
+    def node_options(self, namespace: str) -> Dict[str, Any]:
+        """Return the Node arguments every node gets: package, namespace, output, log level."""
+        return {'package': PACKAGE, 'namespace': namespace or None, 'output': 'screen',
+                'ros_arguments': ['--log-level', self('log_level')]}
