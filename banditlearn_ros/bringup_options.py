@@ -118,33 +118,32 @@ def _positive_int(text: str) -> int:
 
 
 def _nonnegative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f'{text!r} is not a whole number') from None
+    value = _parsed(text, int, 'a whole number')
     if value < 0:
         raise argparse.ArgumentTypeError(f'{text!r} is negative')
     return value
 
 
 def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f'{text!r} is not a number') from None
+    value = _parsed(text, float, 'a number')
     if not value > 0 or not math.isfinite(value):
         raise argparse.ArgumentTypeError(f'{text!r} is not a positive number')
     return value
 
 
 def _probability(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f'{text!r} is not a number') from None
+    value = _parsed(text, float, 'a number')
     if not 0.0 <= value < 1.0:
         raise argparse.ArgumentTypeError(f'{text!r} is not a probability in [0, 1)')
     return value
+
+
+def _parsed(text: str, kind, words: str):
+    """Return ``kind(text)``; argparse's one-line error if it is not one."""
+    try:
+        return kind(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f'{text!r} is not {words}') from None
 
 
 def apply_options(system: Dict[str, Any], options: argparse.Namespace) -> None:

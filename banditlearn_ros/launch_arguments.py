@@ -27,6 +27,7 @@ from typing import Any, Dict, List
 PACKAGE = 'banditlearn_ros'
 TRUE = ('true', '1', 'yes', 'on')
 LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'fatal']
+MODEL_IN_FILES = "learner model file to load and save; '' = the files' (memory only)"
 
 
 def share_path(*parts: str) -> str:
@@ -35,14 +36,18 @@ def share_path(*parts: str) -> str:
     return os.path.join(get_package_share_directory(PACKAGE), *parts)
 
 
-def common_arguments(*, namespace: str, sim_time: str, params: str, model: str) -> List[Any]:
+def common_arguments(*, params: str, model: str = MODEL_IN_FILES,
+                     namespace: str = 'namespace of the three nodes and their topics '
+                     '(e.g. robot1)',
+                     sim_time: str = 'use the /clock topic (a bag played with --clock)'
+                     ) -> List[Any]:
     """
     Return the DeclareLaunchArgument of the five arguments every launch file takes.
 
     Parameters
     ----------
-    namespace, sim_time, params, model : str
-        What ``namespace``, ``use_sim_time``, ``params_file`` and ``model_path`` mean in
+    params, model, namespace, sim_time : str
+        What ``params_file``, ``model_path``, ``namespace`` and ``use_sim_time`` mean in
         this launch file (their descriptions).  ``params_file`` defaults to the installed
         ``config/params.yaml``, ``model_path`` to '' (the parameter files' own).
 

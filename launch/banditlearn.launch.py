@@ -31,8 +31,6 @@ from launch_ros.actions import Node
 def generate_launch_description():
     """Return the arguments, then the camera, learner and feedback nodes."""
     return LaunchDescription(common_arguments(
-        namespace='namespace of the three nodes and their topics (e.g. robot1)',
-        sim_time='use the /clock topic (a bag played with --clock)',
         params='parameter file (sections /**/camera_node, /**/learner_node, '
                '/**/feedback_node apply in any namespace)',
         model="learner model file to load and save; '' = the params_file's") + [

@@ -63,8 +63,7 @@ def generate_launch_description():
     ] + common_arguments(
         namespace='namespace of the nodes and the played topics (e.g. robot1)',
         sim_time="use the bag's time: ros2 bag play publishes /clock",
-        params='parameter file (sections /**/learner_node, /**/teacher_node)',
-        model="learner model file to load and save; '' = the files' (memory only)") + [
+        params='parameter file (sections /**/learner_node, /**/teacher_node)') + [
         DeclareLaunchArgument(
             'replay_params_file', default_value=share_path('config', 'replay.params.yaml'),
             description="overlay loaded after params_file (the sample session's labels, a "

@@ -32,11 +32,8 @@ from launch_ros.actions import Node
 def generate_launch_description():
     """Return the arguments, then the dataset player, the learner and the simulated teacher."""
     return LaunchDescription(common_arguments(
-        namespace='namespace of the three nodes and their topics (e.g. robot1)',
-        sim_time='use the /clock topic (a bag played with --clock)',
         params='parameter file (sections /**/learner_node, /**/teacher_node, '
-               '/**/dataset_node apply in any namespace)',
-        model="learner model file to load and save; '' = the files' (memory only)") + [
+               '/**/dataset_node apply in any namespace)') + [
         DeclareLaunchArgument(
             'sim_params_file', default_value=share_path('config', 'teach_sim.params.yaml'),
             description='overlay loaded after params_file (the demo keeps its model in memory)'),
