@@ -146,9 +146,13 @@ def vowpal(X, y, K) -> float:
 
 def per_message(rounds: int, repeats: int) -> None:
     """Print the per-message table (part 1)."""
-    compiled = ucwl_kernels.compiled() is not None
+    kernels = ucwl_kernels.compiled()
+    compiled = kernels is not None
+    kind = ('not installed (numpy only)' if not compiled else
+            "numba, one call per step with numpy's BLAS" if kernels.fused else
+            'numba, dot products by numpy')
     print(f'\nper-message CPU cost, microseconds per round, best of {repeats}, this run; '
-          f'compiled steps: {"numba" if compiled else "not installed (numpy only)"}')
+          f'compiled steps: {kind}')
     print(f'{"d":>4} {"K":>5} {"VW cbify":>9} {"API":>7} {"API/VW":>7} {"numpy API":>10} '
           f'{"numpy/VW":>9} {"node path":>10} {"node/VW":>8} {"node/API":>9} '
           f'{"no details":>11}')
@@ -163,6 +167,7 @@ def per_message(rounds: int, repeats: int) -> None:
         print(f'{d:>4} {K:>5} {vw:>9.1f} {api:>7.1f} {api / vw:>7.2f} {ref:>10.1f} '
               f'{ref / vw:>9.2f} {node:>10.1f} {node / vw:>8.2f} {node / api:>9.2f} '
               f'{bare:>11.1f}')
+    print(f'load average now {os.getloadavg()[0]:.1f}')
 
 
 def scaling() -> None:
