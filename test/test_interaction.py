@@ -344,3 +344,20 @@ def test_the_compiled_learner_and_the_numpy_one_interact_alike(max_questions):
     assert {k: v for k, v in stats.items() if v == v} == {
         k: v for k, v in ref_stats.items() if v == v}
     assert stats['updates'] > 40
+
+
+def test_ended_records_name_the_labels_known_when_they_ended():
+    inter = make(max_questions=0)
+    inter.predict([1.0, 0.0])
+    for _ in LABELS:
+        result = inter.feedback(False)
+    first = result.ended
+    assert first.outcome == 'all_rejected' and first.labels == LABELS
+    inter.name_unknown('wave')
+    inter.predict([0.0, 1.0])
+    second = inter.feedback(True).ended
+    assert second.labels == LABELS + ['wave'] and first.labels == LABELS
+    assert sorted(first.as_dict()['rejected']) == sorted(LABELS)
+    inter.replace_learner(make_learner('ucwl', ['a', 'b'], 2, seed=3))
+    inter.predict([0.0, 1.0])
+    assert inter.feedback(True).ended.labels == ['a', 'b']
