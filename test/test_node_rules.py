@@ -90,3 +90,49 @@ def test_camera_settings_rules_and_builders():
     assert episodes.stable_frames == 4
     segmenter = camera_settings.make_segmenter(dict(values, work_size=128))
     assert segmenter.work_size == 128
+
+
+class FakeEstimator:
+    """Stands in for Face Mesh: a pose per frame from a list; counts close()."""
+
+    def __init__(self, poses):
+        self.poses = list(poses)
+        self.closed = 0
+
+    def process(self, frame, stamp):
+        return self.poses.pop(0)
+
+    def close(self):
+        self.closed += 1
+
+
+class Pose:
+    """The fields of head_pose.HeadPose the answers read."""
+
+    def __init__(self, faces=1, new_person=False):
+        self.faces, self.new_person = faces, new_person
+
+
+def test_head_answers_skip_idle_frames_and_reset_for_a_new_person():
+    from banditlearn_ros.vision.head_answers import HeadAnswers
+    from banditlearn_ros.vision.head_gesture import HeadGestureDetector
+
+    class Detector(HeadGestureDetector):
+        resets = 0
+
+        def reset(self):
+            type(self).resets += 1
+            super().reset()
+
+    estimator = FakeEstimator([Pose(faces=2), Pose(new_person=True)])
+    head = HeadAnswers(Detector(), {}, idle_every=3, estimator=estimator)
+    assert [head.due(False) for _ in range(6)] == [False, False, True, False, False, True]
+    assert all(head.due(True) for _ in range(4))
+    before = Detector.resets
+    assert head.pose(None, 0.0).faces == 2 and head.faces == 2 and head.pose_ms >= 0.0
+    assert Detector.resets == before
+    head.pose(None, 0.1)
+    assert Detector.resets == before + 1 and head.faces == 1
+    head.close()
+    head.close()
+    assert estimator.closed == 1

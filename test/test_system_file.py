@@ -120,8 +120,9 @@ def test_a_set_value_is_taken_in_the_declared_type_only_where_nothing_is_lost():
     assert in_declared_type(2.5, '2.5', integer) is None
 
 
-def test_the_option_modules_run_without_rclpy():
+def test_the_rules_beside_the_nodes_run_without_rclpy():
     code = ('import sys; sys.modules["rclpy"] = None\n'
+            'from banditlearn_ros import answers, launch_arguments, parameter_spec\n'
             'from banditlearn_ros import bringup_options, system_file\n'
             'system_file.load_system(system_file.find_system("teach_sim"))\n'
             'bringup_options.build_parser().parse_args(["--noise", "0.1"])\n')

@@ -27,7 +27,6 @@ std_msgs/Bool topics listed in ``bool_topics``. The vision work is in
 """
 
 import math
-import threading
 import time
 from typing import Any, Dict
 
@@ -35,6 +34,7 @@ from banditlearn_ros import answers
 from banditlearn_ros.nodes import common, qos
 from banditlearn_ros.nodes.bridge import image_to_array, ImageFormatError, \
     UnsupportedEncodingError
+from banditlearn_ros.vision.head_answers import HeadAnswers
 from banditlearn_ros.vision.head_gesture import HeadGestureDetector
 from sensor_msgs.msg import Image, Joy
 from std_msgs.msg import Bool, Float32, String
@@ -48,25 +48,20 @@ class FeedbackNode(common.GuardedNode):
         v = common.declare_specs(self, answers.SPECS)
         self.bool_topics, self.use_camera = v['bool_topics'], v['use_camera']
         self.listen_window, self.close_on_answer = v['listen_window'], v['close_on_answer']
-        self.idle_every = v['idle_every']
         if v['joy_right_button'] == v['joy_wrong_button']:
             raise ValueError('joy_right_button and joy_wrong_button must differ')
         self.buttons = answers.ButtonPresses(v['joy_right_button'], v['joy_wrong_button'])
         self.detector = HeadGestureDetector(**{k: v[k] for k in answers.DETECTOR_PARAMETERS})
+        self.head = HeadAnswers(self.detector, {
+            'max_faces': v['max_faces'], 'focal': v['focal_length'] or None,
+            'baseline_warmup': v['baseline_frames']}, v['idle_every'])
         self.counters = common.Counters((
             'frames', 'frames_skipped', 'frames_no_face', 'unsupported_encoding', 'bad_image',
             'pose_errors', 'nods', 'shakes', 'gestures_ignored', 'joy_answers',
             'keyboard_answers', 'bool_answers', 'predictions', 'windows_timed_out',
             'parameter_rejections'))
-        self._lock = threading.Lock()
-        self._pose = None
-        self._pose_args = {'max_faces': v['max_faces'], 'focal': v['focal_length'] or None,
-                           'baseline_warmup': v['baseline_frames']}
         self.window = answers.ListeningWindow(v['listen_on_prediction'], self.detector.reset)
-        self._frame_index = 0
         self._last_decision = None
-        self._last_faces = 0
-        self._proc_ms = 0.0
         self._rate = common.RateMeter()
         self._last_warn: Dict[str, float] = {}
         self.add_on_set_parameters_callback(self._on_set_parameters)
@@ -179,37 +174,28 @@ class FeedbackNode(common.GuardedNode):
             return
         if frame.dtype != 'uint8':  # mono16: scale to 8 bits for Face Mesh
             frame = (frame >> 8).astype('uint8')
-        self._frame_index += 1
-        if not self.window.listening and self._frame_index % self.idle_every:
+        if not self.head.due(self.window.listening):
             self.counters.add('frames_skipped')
             return
         self.counters.add('frames')
         self._rate.tick()
-        start = time.perf_counter()
+        stamp = self._stamp(msg)
         try:
-            if self._pose is None:
-                from banditlearn_ros.vision.head_pose import FaceMeshHeadPose
-                self._pose = FaceMeshHeadPose(**self._pose_args)
-            pose = self._pose.process(frame, self._stamp(msg))
+            pose = self.head.pose(frame, stamp)
         except Exception as exc:  # noqa: B902 - MediaPipe raises plain RuntimeErrors
             self.counters.add('pose_errors')
             self._warn('pose', f'head pose failed: {exc}')
             return
-        self._proc_ms = 0.9 * self._proc_ms + 0.1 * 1e3 * (time.perf_counter() - start) \
-            if self._proc_ms else 1e3 * (time.perf_counter() - start)
-        self._last_faces = pose.faces
-        if pose.new_person:
-            self.detector.reset()
         if not pose.found or pose.relative is None:
             if not pose.found:
                 self.counters.add('frames_no_face')
-            self.detector.lost(self._stamp(msg))
+            self.head.lost(stamp)
             return
-        self.feed_pose(self._stamp(msg), pose.yaw, pose.pitch)
+        self.feed_pose(stamp, pose.yaw, pose.pitch)
 
     def feed_pose(self, stamp: float, yaw: float, pitch: float):
         """Give the detector one relative pose; publish a decision when listening."""
-        decision = self.detector.update(stamp, yaw, pitch)
+        decision = self.head.update(stamp, yaw, pitch)
         if decision is None:
             return None
         if not self.window.listening:
@@ -237,7 +223,7 @@ class FeedbackNode(common.GuardedNode):
             elif name == 'close_on_answer':
                 self.close_on_answer = bool(value)
             elif name == 'idle_every':
-                self.idle_every = int(value)
+                self.head.idle_every = int(value)
             elif name == 'listen_on_prediction' and self.window.follow(bool(value)):
                 self._publish_listening()
         return common.accept()
@@ -246,8 +232,8 @@ class FeedbackNode(common.GuardedNode):
         values: Dict[str, Any] = dict(self.counters.snapshot())
         values['listening'] = self.window.listening
         values['frame_rate'] = self._rate.rate()
-        values['pose_ms'] = self._proc_ms
-        values['faces_in_view'] = self._last_faces
+        values['pose_ms'] = self.head.pose_ms
+        values['faces_in_view'] = self.head.faces
         decision = self._last_decision
         if decision is not None:
             values['last_gesture'] = decision.kind
@@ -265,9 +251,7 @@ class FeedbackNode(common.GuardedNode):
     def close(self) -> None:
         """Release MediaPipe and stop the keyboard reader."""
         self._keyboard.stop()
-        if self._pose is not None:
-            self._pose.close()
-            self._pose = None
+        self.head.close()
 
 
 NODE_CLASS = FeedbackNode

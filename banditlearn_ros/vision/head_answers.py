@@ -1,0 +1,96 @@
+# Copyright 2026 banditlearn_ros contributors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Camera frames to nods and shakes: the head pose of each frame, then the gesture detector.
+
+``feedback_node`` gives frames and counts what happened; the pose estimator (Face Mesh,
+made on the first frame so that MediaPipe loads only when a camera is used), the idle frame
+skipping and the detector's resets live here.
+"""
+
+import time
+from typing import Any, Dict
+
+from .head_gesture import HeadGestureDetector
+
+
+class HeadAnswers:
+    """
+    Head pose per frame into a ``HeadGestureDetector``, every ``idle_every``-th frame idle.
+
+    Parameters
+    ----------
+    detector : HeadGestureDetector
+        The nod/shake detector; reset when a new person answers.
+    pose_args : dict
+        Arguments of ``head_pose.FaceMeshHeadPose``.
+    idle_every : int
+        While not listening, only every n-th frame is processed (keeps the face track and
+        neutral pose fresh at a fraction of the cost).
+    estimator : optional
+        Anything with ``process(frame, stamp)`` and ``close()``; None: Face Mesh, made on the
+        first frame.
+
+    Attributes
+    ----------
+    pose_ms : float
+        Smoothed milliseconds of one head-pose estimate.
+    faces : int
+        Faces in view in the last frame processed.
+
+    """
+
+    def __init__(self, detector: HeadGestureDetector, pose_args: Dict[str, Any],
+                 idle_every: int, estimator: Any = None):
+        self.detector = detector
+        self.pose_args = pose_args
+        self.idle_every = idle_every
+        self.pose_ms = 0.0
+        self.faces = 0
+        self._estimator = estimator
+        self._frame_index = 0
+
+    def due(self, listening: bool) -> bool:
+        """Count one frame; return False for a frame skipped while not listening."""
+        self._frame_index += 1
+        return listening or not self._frame_index % self.idle_every
+
+    def pose(self, frame, stamp: float):
+        """Return the head pose of a frame (raises what the estimator raises)."""
+        start = time.perf_counter()
+        if self._estimator is None:
+            from .head_pose import FaceMeshHeadPose
+            self._estimator = FaceMeshHeadPose(**self.pose_args)
+        pose = self._estimator.process(frame, stamp)
+        elapsed = 1e3 * (time.perf_counter() - start)
+        self.pose_ms = 0.9 * self.pose_ms + 0.1 * elapsed if self.pose_ms else elapsed
+        self.faces = pose.faces
+        if pose.new_person:
+            self.detector.reset()
+        return pose
+
+    def lost(self, stamp: float) -> None:
+        """Tell the detector that no relative pose came with this frame."""
+        self.detector.lost(stamp)
+
+    def update(self, stamp: float, yaw: float, pitch: float):
+        """Give the detector one relative pose; return its decision or None."""
+        return self.detector.update(stamp, yaw, pitch)
+
+    def close(self) -> None:
+        """Release the pose estimator (MediaPipe)."""
+        if self._estimator is not None:
+            self._estimator.close()
+            self._estimator = None
