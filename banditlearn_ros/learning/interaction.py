@@ -627,6 +627,7 @@ class SimulatedTeacher:
         out['true_mistake_rate_window'] = self._mistakes.windowed()
         out['true_mistake_rate'] = self._mistakes.cumulative()
         out['rounds'] = self._mistakes.count
+        out['window_rounds'] = len(self._mistakes.values)
         return out
 
 

@@ -151,7 +151,7 @@ def _summary(reporter: Reporter) -> str:
     if reporter.teacher is not None:
         t = reporter.teacher.teacher.stats()
         text += (f', online mistake rate {_pct(t["true_mistake_rate"])} '
-                 f'(last {len(reporter.teacher.teacher._mistakes.values)}: '
+                 f'(last {t["window_rounds"]}: '
                  f'{_pct(t["true_mistake_rate_window"])})')
     if reporter.learner is not None:
         s = reporter.learner.interaction.stats()
