@@ -212,7 +212,7 @@ def test_a_no_asks_again_until_every_label_is_rejected(ros):
     assert node.interaction.counts['feedback_dropped_duplicate'] == 1
 
 
-def test_max_questions_and_reveal_step_are_live_tunable_and_checked(ros):
+def test_the_protocol_parameters_are_live_tunable_and_checked(ros):
     node = learner(ros, max_questions=1)
     drive = Driver(ros)
     integer, string = ParameterType.PARAMETER_INTEGER, ParameterType.PARAMETER_STRING
@@ -222,6 +222,10 @@ def test_max_questions_and_reveal_step_are_live_tunable_and_checked(ros):
     assert not bad.successful and 'reveal_step' in bad.reason
     assert _set(ros, 'reveal_step', 'all', string).successful
     assert (node.interaction.max_questions, node.interaction.reveal_step) == (2, 'all')
+    assert not _set(ros, 'new_label_probation', -1, integer).successful
+    assert node.interaction.new_label_probation == 3
+    assert _set(ros, 'new_label_probation', 1, integer).successful
+    assert node.interaction.new_label_probation == 1
     first = drive.ask([1.0, 0.5, 0.2])
     assert not first['final']
     n = len(drive.details)
