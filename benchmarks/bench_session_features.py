@@ -39,14 +39,14 @@ from banditlearn_ros.vision.contour_features import ContourFeatures
 from banditlearn_ros.vision.extractors import FeatureScaling
 from banditlearn_ros.vision.hand_renderer import GESTURES
 import numpy as np
-from rendered import CAMERA, session_feature_names as session_features, session_hands as render
+from rendered import CAMERA, session_feature_names, session_hands
 
 FINGERS = ['bias'] + [f'fingers_is_{i}' for i in range(6)]
 
 
 def print_scaling(X, names):
     """Print feature_offsets and feature_scales (YAML) for the session's features."""
-    cols = [names.index(c) for c in session_features()]
+    cols = [names.index(c) for c in session_feature_names()]
     mean, std = X[:, cols].mean(axis=0), X[:, cols].std(axis=0)
     constant = std < 1e-9  # the bias (and any feature that never varies) stays as it is
     mean[constant], std[constant] = 0.0, 1.0
@@ -88,14 +88,14 @@ def main():
     args = p.parse_args()
     names = list(ContourFeatures().names)
     start = time.perf_counter()
-    data = [render(args.n, s) for s in args.seeds]
+    data = [session_hands(args.n, s) for s in args.seeds]
     print(f'rendered and extracted {args.n} x {len(args.seeds)} hands in '
           f'{time.perf_counter() - start:.0f} s')
     if args.print_scaling:
         print_scaling(np.vstack([X for X, _ in data]), names)
         return
-    sets = {'all 124': names, 'session': session_features(),
-            'session, scaled': session_features(), 'finger indicators only': FINGERS}
+    sets = {'all 124': names, 'session': session_feature_names(),
+            'session, scaled': session_feature_names(), 'finger indicators only': FINGERS}
     scaling = FeatureScaling(CAMERA.get('feature_offsets', []),
                              CAMERA.get('feature_scales', []))
     print('| features | d | max_questions | k | C | accuracy_last_50 (mean ± sd, min) | '
