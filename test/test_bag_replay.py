@@ -58,9 +58,9 @@ def test_sample_session_is_small_and_whole():
         bag.check()
         assert not bag.notes
         counts = {t.name: (t.count, t.decoded) for t in bag.topics.values()}
-    assert counts == {name: (100, 100) for name in (
+    assert counts == {**{name: (100, 100) for name in (
         '/image_raw', '/gesture_label', '/gesture_features', '/gesture_prediction',
-        '/gesture_prediction_details', '/gesture_feedback')}
+        '/gesture_prediction_details', '/gesture_feedback')}, '/learner_config': (1, 1)}
 
 
 def test_sample_session_replays_to_the_figures_stored_beside_it():
@@ -83,7 +83,8 @@ def test_sample_images_are_small_and_features_match_their_layout():
 
 
 def test_replay_applies_the_learner_nodes_matching_rule():
-    config = LearnerConfig(labels=['a', 'b'], feedback_timeout=1.0)
+    config = LearnerConfig.from_parameters({'labels': ['a', 'b'], 'feedback_timeout': 1.0,
+                                            'max_questions': 1})
     events = [Event(0.05, FEEDBACK, True),  # nothing asked yet: no_prediction
               Event(0.09, LABEL, 'a'), Event(0.1, FEATURES, [1.0, 0.0]),
               Event(0.5, FEEDBACK, True),  # in time: matched
@@ -112,7 +113,7 @@ def test_replay_with_the_simulated_teacher_learns_the_true_labels():
         label = int(rng.integers(2))
         events.append(Event(float(i), LABEL, 'ab'[label]))
         events.append(Event(i + 0.1, FEATURES, [1.0, 2.0 * label - 1 + rng.normal(0, 0.1)]))
-    config = LearnerConfig(labels=['a', 'b'])
+    config = LearnerConfig.from_parameters({'labels': ['a', 'b'], 'max_questions': 1})
     first = replay(events, config, SimulatedTeacher(TeacherModel(), seed=1), every=50)
     again = replay(events, config, SimulatedTeacher(TeacherModel(), seed=1), every=50)
     assert first.questions == again.questions and first.figures == again.figures
@@ -145,7 +146,7 @@ def test_replay_cli_writes_the_figures(tmp_path, capsys):
 def test_info_quick_says_what_it_did_not_decode(capsys):
     code, out, _ = _run(capsys, 'info', SAMPLE, '--quick')
     assert code == 0
-    assert '(600 read; not decoded' in out and '0 decoded' not in out
+    assert '(601 read; not decoded' in out and '0 decoded' not in out
     code, out, _ = _run(capsys, 'info', SAMPLE, '--quick', '--json')
     summary = json.loads(out)
     assert summary['decoded'] is False

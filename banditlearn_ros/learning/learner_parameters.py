@@ -156,8 +156,21 @@ TAIL_SPECS = (
          read_only=True, low=0.01, high=3600.0),
     Spec('save_error_seconds', 60.0, 'seconds a failed save keeps /diagnostics at '
          'ERROR unless a save succeeds first; 0 = until a save succeeds', low=0.0, high=1e9),
+    Spec('record_model_max_bytes', 4_000_000, 'a start model file up to this size is '
+         'embedded in learner_config (so a recording replays alone); larger ones are named '
+         'by path and sha256', read_only=True, low=0, high=1_000_000_000),
 )
 """The node's own parameters, declared after the hyperparameters."""
+
+
+def all_specs() -> List[Spec]:
+    """Return every learner_node parameter, in declaration order."""
+    return list(HEAD_SPECS) + hyperparameter_specs() + list(TAIL_SPECS)
+
+
+def defaults() -> Dict[str, Any]:
+    """Return ``{parameter: default}`` of every learner_node parameter."""
+    return {spec.name: spec.default for spec in all_specs()}
 
 
 def check_algorithm(algorithm: str) -> None:

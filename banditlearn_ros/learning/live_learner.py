@@ -24,7 +24,7 @@ import threading
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from . import BanditLearner, make_learner
-from . import learner_parameters as lp, model_store
+from . import learner_parameters as lp, model_store, session_config
 from .ask_again import ASK_AGAIN_ALGORITHMS, check_probation, check_protocol, OUTCOMES
 from .interaction import BAD_INPUT_REASONS, DROP_REASONS, FeedbackResult, Interaction
 
@@ -89,6 +89,28 @@ class LiveLearner:
             window=value('stats_window'), n_features=value('feature_size'),
             max_questions=max_questions, reveal_step=value('reveal_step'), seed=self.seed,
             new_label_probation=value('new_label_probation'))
+        self.features_seen = 0
+        """Feature messages received (refused ones too): where a change happened."""
+        self.config: Optional[session_config.ConfigLog] = None
+
+    # -- what a recording needs to replay this learner ------------------------------------
+    def start_config(self, stamp: float) -> session_config.ConfigLog:
+        """Start the configuration log: the decision parameters and the start model."""
+        params = session_config.decision_parameters(self.value)
+        params['labels'] = self.current_labels()
+        try:
+            model = session_config.model_entry(self.loaded_from,
+                                               self.value('record_model_max_bytes'))
+        except OSError as exc:  # the file went away since it was read: say so, keep running
+            model = {'path': self.loaded_from, 'error': str(exc)}
+        self.config = session_config.ConfigLog(params, model, stamp)
+        return self.config
+
+    def note_change(self, kind: str, stamp: float, **what) -> None:
+        """Log a change (``session_config.KINDS``) at the current input counts."""
+        if self.config is not None:
+            self.config.add(kind, stamp, self.features_seen,
+                            self.interaction.counts['feedback_received'], **what)
 
     def hyperparameters(self, algorithm: str,
                         changes: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:

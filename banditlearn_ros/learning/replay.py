@@ -24,12 +24,19 @@ recorded answers are ignored and a ``SimulatedTeacher`` answers every question f
 true labels instead.
 """
 
+from collections import deque
 from dataclasses import dataclass, field
+import hashlib
 import math
+import os
+import shutil
+import tempfile
 from typing import Any, Dict, Iterable, List, Optional
 
-from . import BANDIT_ALGORITHMS, make_learner
+from . import learner_parameters as lp, LearnerInputError
 from .interaction import Interaction, SimulatedTeacher
+from .live_learner import LiveLearner
+from .session_config import NAMED, PARAMETERS, RESET
 
 LABEL, FEATURES, FEEDBACK, PREDICTION = 'label', 'features', 'feedback', 'prediction'
 
@@ -43,65 +50,125 @@ class Event:
     value: Any
 
 
+class _Values(dict):
+    """Parameter values a ``LiveLearner`` reads as the node's ``get_parameter``."""
+
+    def __call__(self, name: str) -> Any:
+        return self[name]
+
+
+class _Notes:
+    """A logger that keeps what the learner would have logged (the replay prints it)."""
+
+    def __init__(self):
+        self.lines: List[str] = []
+
+    def info(self, text: str, **_) -> None:
+        self.lines.append(text)
+
+    warning = error = info
+
+
 @dataclass
 class LearnerConfig:
-    """What the learner node is built from (its ``learner_node`` parameters)."""
+    """
+    What learner_node is built from: its parameters, its start model, its changes.
 
-    algorithm: str = 'ucwl'
-    labels: List[str] = field(default_factory=list)
-    hyperparameters: Dict[str, Any] = field(default_factory=dict)
-    seed: int = 0
-    feedback_timeout: float = 10.0
-    max_unanswered: int = 100
-    window: int = 100
-    feature_size: int = 0
-    max_questions: int = 1
-    reveal_step: Optional[str] = None
+    ``parameters`` holds every learner_node parameter (the table's defaults where not
+    given); ``model`` the bytes of the model file it started from (None: from scratch);
+    ``changes`` the ``session_config`` changes, applied at the input counts they carry.
+    The learner is a ``LiveLearner``, the node's own, so a replay decides as the node did.
+    """
+
+    parameters: Dict[str, Any] = field(default_factory=lp.defaults)
+    model: Optional[bytes] = None
+    changes: List[Dict[str, Any]] = field(default_factory=list)
 
     @classmethod
-    def from_parameters(cls, params: Dict[str, Any]) -> 'LearnerConfig':
+    def from_parameters(cls, params: Dict[str, Any], model: Optional[bytes] = None,
+                        changes: Iterable[Dict[str, Any]] = (),
+                        strict: bool = False) -> 'LearnerConfig':
         """
         Return the config of learner_node's parameters (as in its params-file section).
 
-        UCWL's hyperparameters are plain names, the others ``<algorithm>.<name>``, as the
-        node declares them.
+        Names the node does not declare are ignored, or with ``strict`` refused
+        (ValueError naming them).
         """
-        algorithm = str(params.get('algorithm', 'ucwl'))
-        if algorithm not in BANDIT_ALGORITHMS:
-            raise ValueError(f'algorithm {algorithm!r} is not one of {sorted(BANDIT_ALGORITHMS)}')
-        prefix = '' if algorithm == 'ucwl' else algorithm + '.'
-        hps = {name: params[prefix + name]
-               for name in BANDIT_ALGORITHMS[algorithm]._hyperparameters
-               if prefix + name in params}
-        out = cls(algorithm=algorithm, labels=[str(v) for v in params.get('labels', [])],
-                  hyperparameters=hps, seed=int(params.get('seed', 0)),
-                  feedback_timeout=float(params.get('feedback_timeout', 10.0)),
-                  max_unanswered=int(params.get('max_unanswered', 100)),
-                  window=int(params.get('stats_window', 100)),
-                  feature_size=int(params.get('feature_size', 0)),
-                  max_questions=int(params.get('max_questions', 1)),
-                  reveal_step=params.get('reveal_step'))
-        return out
+        full = lp.defaults()
+        unknown = sorted(set(params) - set(full))
+        if strict and unknown:
+            raise ValueError(f'learner_node has no parameter {", ".join(unknown)} '
+                             f'(known: {", ".join(sorted(full))})')
+        full.update({k: v for k, v in params.items() if k in full})
+        full['labels'] = [str(v) for v in full.get('labels') or []]
+        full['model_path'] = ''
+        lp.check_algorithm(str(full['algorithm']))
+        return cls(full, model, list(changes))
+
+    @property
+    def algorithm(self) -> str:
+        """Return the learning algorithm."""
+        return str(self.parameters['algorithm'])
+
+    @property
+    def labels(self) -> List[str]:
+        """Return the start labels."""
+        return list(self.parameters['labels'])
+
+    @property
+    def hyperparameters(self) -> Dict[str, Any]:
+        """Return the algorithm's constructor arguments."""
+        return lp.hyperparameters(self.algorithm, self.parameters.get)
 
     def as_dict(self) -> Dict[str, Any]:
         """Return a JSON-able form (stored beside replay figures)."""
-        return dict(vars(self))
+        out: Dict[str, Any] = {'parameters': {k: v for k, v in self.parameters.items()
+                                              if k != 'model_path'}}
+        out['model'] = None if self.model is None else {
+            'bytes': len(self.model), 'sha256': hashlib.sha256(self.model).hexdigest()}
+        out['changes'] = [{k: v for k, v in c.items()} for c in self.changes]
+        return out
+
+    def live(self, log=None) -> LiveLearner:
+        """Return a fresh ``LiveLearner`` as the node builds it (from ``model`` if any)."""
+        if not self.labels:
+            raise ValueError('the learner needs label names (labels: [...])')
+        values = _Values(self.parameters)
+        log = log if log is not None else _Notes()
+        if self.model is None:
+            return LiveLearner(values, '', log)
+        folder = tempfile.mkdtemp(prefix='banditlearn_replay_')
+        try:
+            path = os.path.join(folder, 'start_model.npz')
+            with open(path, 'wb') as handle:
+                handle.write(self.model)
+            values['model_path'] = path
+            live = LiveLearner(values, path, log)
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+        live.saves.path = ''  # a replay never saves
+        return live
 
     def interaction(self) -> Interaction:
         """Return a fresh ``Interaction`` as the learner node builds it."""
-        if not self.labels:
-            raise ValueError('the learner needs label names (labels: [...])')
+        return self.live().interaction
 
-        def fresh(n_features: int):
-            return make_learner(self.algorithm, list(self.labels), n_features, seed=self.seed,
-                                **self.hyperparameters)
-        kwargs = {}
-        if self.reveal_step:
-            kwargs['reveal_step'] = self.reveal_step
-        return Interaction(fresh, feedback_timeout=self.feedback_timeout,
-                           max_unanswered=self.max_unanswered, window=self.window,
-                           n_features=self.feature_size, clock=lambda: 0.0,
-                           max_questions=self.max_questions, seed=self.seed, **kwargs)
+
+def _apply(live: LiveLearner, change: Dict[str, Any]) -> str:
+    """Make one recorded change to a replayed learner; return '' or why it failed."""
+    kind = change['kind']
+    try:
+        if kind == PARAMETERS:
+            changed = dict(change.get('changed') or {})
+            live.value.update(changed)  # as rclpy stores a value before post-set runs
+            live.apply_change(changed)
+        elif kind == RESET:
+            live.reset()
+        elif kind == NAMED:
+            live.name_unknown(str(change.get('name', '')))
+    except (LearnerInputError, ValueError, TypeError) as err:
+        return f'{kind} after {change["features"]} gestures could not be made again: {err}'
+    return ''
 
 
 @dataclass
@@ -111,6 +178,7 @@ class ReplayResult:
     figures: Dict[str, Any]
     questions: List[str]
     curve: List[Dict[str, Any]]
+    notes: List[str] = field(default_factory=list)
 
 
 def _rate(value: float) -> Optional[float]:
@@ -142,13 +210,25 @@ def replay(events: Iterable[Event], config: LearnerConfig,
         label asked, in order; ``curve``: the figures along the way.
 
     """
-    interaction = config.interaction()
+    log = _Notes()
+    live = config.live(log)
+    interaction = live.interaction
     truth: Optional[str] = None
     asked: List[str] = []
     curve: List[Dict[str, Any]] = []
     true_mistakes = 0
     judged = 0
     recorded_questions: List[str] = []
+    pending = deque(config.changes)
+    seen = {FEATURES: 0, FEEDBACK: 0}
+
+    def changes_due() -> None:
+        # A change logged after F gestures and B answers comes before the next of either.
+        while pending and pending[0]['features'] <= seen[FEATURES] and (
+                teacher is not None or pending[0]['feedback'] <= seen[FEEDBACK]):
+            problem = _apply(live, pending.popleft())
+            if problem:
+                log.lines.append(problem)
     for event in events:
         if event.kind == LABEL:
             truth = str(event.value)
@@ -157,10 +237,14 @@ def replay(events: Iterable[Event], config: LearnerConfig,
         elif event.kind == PREDICTION:
             recorded_questions.append(str(event.value))
         elif event.kind == FEATURES:
+            changes_due()
+            seen[FEATURES] += 1
             done = interaction.counts['interactions']
             if every and done and done % every == 0 and (not curve or
                                                          curve[-1]['interactions'] != done):
                 curve.append(_figures(interaction, true_mistakes, judged))
+            if live.size_problem(len(event.value)):
+                continue  # refused before the learner, as the node does
             item, _ = interaction.predict(event.value, now=event.stamp)
             if item is None:
                 continue
@@ -172,9 +256,15 @@ def replay(events: Iterable[Event], config: LearnerConfig,
             if teacher is not None:
                 _teacher_rounds(interaction, teacher, item, event.stamp, asked)
         elif event.kind == FEEDBACK and teacher is None:
+            changes_due()
+            seen[FEEDBACK] += 1
             result = interaction.feedback(bool(event.value), now=event.stamp)
             if result.next_round is not None:
                 asked.append(result.next_round.prediction.label)
+    changes_due()
+    if pending:
+        log.lines.append(f'{len(pending)} recorded change(s) came after the last recorded '
+                         'message: not made')
     figures = _figures(interaction, true_mistakes, judged)
     done = figures['interactions']
     if every and done and done % every == 0 and (not curve or curve[-1]['interactions'] != done):
@@ -184,7 +274,7 @@ def replay(events: Iterable[Event], config: LearnerConfig,
         figures['recorded_questions'] = len(recorded_questions)
         figures['questions_as_recorded'] = sum(
             a == b for a, b in zip(asked[:compared], recorded_questions[:compared]))
-    return ReplayResult(figures, asked, curve)
+    return ReplayResult(figures, asked, curve, log.lines)
 
 
 def _teacher_rounds(interaction: Interaction, teacher: SimulatedTeacher, item, stamp: float,

@@ -31,7 +31,7 @@ import time
 from typing import List
 
 from banditlearn_ros.learning import HyperparameterError, LearnerInputError, ModelFileError
-from banditlearn_ros.learning import learner_parameters as lp
+from banditlearn_ros.learning import learner_parameters as lp, session_config
 from banditlearn_ros.learning.ask_again import NAMEABLE
 from banditlearn_ros.learning.details import details_json
 from banditlearn_ros.learning.live_learner import LiveLearner
@@ -95,6 +95,10 @@ class LearnerNode(common.GuardedNode):
         self.create_subscription(String, 'gesture_name', self._on_name, qos.EVENTS_IN)
         self.create_service(Trigger, '~/save_model', self._on_save)
         self.create_service(Trigger, '~/reset_model', self._on_reset)
+        # What a recording needs to replay this learner: latched, so a late recorder has it.
+        self._config_pub = self.create_publisher(String, session_config.TOPIC, qos.LATCHED)
+        self.live.start_config(self._now())
+        self._publish_config()
         self.diagnostics = common.Diagnostics(
             self, 'banditlearn_ros: learner_node', self._collect,
             period=self.get_parameter('diagnostics_period').value)
@@ -116,9 +120,15 @@ class LearnerNode(common.GuardedNode):
     def _after_set_parameters(self, params: List[Parameter]) -> None:
         """Apply a change rclpy has stored (post-set); it was validated in on-set."""
         new_labels = self.live.apply_change({p.name: p.value for p in params})
+        self.live.note_change(session_config.PARAMETERS, self._now(),
+                              changed={p.name: p.value for p in params})
+        self._publish_config()
         if new_labels:
             self.counters.add('labels_added', len(new_labels))
             self.get_logger().info(f'labels added: {new_labels}')
+
+    def _publish_config(self) -> None:
+        self._config_pub.publish(String(data=self.live.config.text()))
 
     def _set_labels(self, labels: List[str]) -> None:
         self.set_parameters([Parameter('labels', Parameter.Type.STRING_ARRAY, list(labels))])
@@ -149,6 +159,7 @@ class LearnerNode(common.GuardedNode):
     def _on_features(self, msg: Float32MultiArray) -> None:
         start = time.perf_counter()
         self.counters.add('features_received')
+        self.live.features_seen += 1
         data = msg.data[msg.layout.data_offset:] if msg.layout.data_offset else msg.data
         reason = self.live.size_problem(len(data))
         if reason:
@@ -219,6 +230,8 @@ class LearnerNode(common.GuardedNode):
             self.counters.add('names_refused')
             self.get_logger().warning(f'gesture name {name!r} refused: {exc}')
             return
+        self.live.note_change(session_config.NAMED, self._now(), name=name)
+        self._publish_config()
         if not added:
             self.counters.add('gestures_told')
             self.get_logger().info(f'told: the last gesture was {name!r}')
@@ -241,6 +254,8 @@ class LearnerNode(common.GuardedNode):
 
     def _on_reset(self, request, response):
         self.live.reset()
+        self.live.note_change(session_config.RESET, self._now())
+        self._publish_config()
         self.counters.add('resets')
         response.success = True
         response.message = ('model reset to a fresh one; the model file is replaced at the '

@@ -181,7 +181,8 @@ def cmd_record(args) -> int:
            storage=args.storage, max_bytes=int(args.max_bag_size),
            max_duration_s=args.max_bag_duration, duration_s=args.duration,
            image_rate=args.image_rate, image_width=int(args.image_width),
-           flush_every=args.flush_every)
+           flush_every=args.flush_every, ready_file=args.ready_file,
+           say=lambda line: print(line, flush=True))
     return 0
 
 
@@ -223,11 +224,15 @@ def cmd_replay(args) -> int:
         if not sep or not key:
             raise UsageError(f'--set {item!r}: write PARAM=VALUE')
         overrides[key.split('learner_node.', 1)[-1]] = _yaml_value(text)
+    notes: List[str] = []
     with bagio.open_bag(args.path) as bag:
         for note in bag.notes:
             print(f'note: {note}')
-        config = bag_replay.learner_config(bag, args.params or (), overrides)
+        config = bag_replay.learner_config(bag, args.params or (), overrides,
+                                           model_file=args.model, notes=notes)
         events, counts = bag_replay.read_events(bag)
+    for note in notes:
+        print(f'note: {note}')
     teacher = None
     if args.answers == 'teacher':
         if not counts['label']:
@@ -241,15 +246,19 @@ def cmd_replay(args) -> int:
         except HyperparameterError as err:
             raise UsageError(str(err)) from None
         teacher = SimulatedTeacher(model, seed=args.teacher_seed, labels=config.labels)
+    # A figures file always gets a curve: about 100 points unless --every says otherwise.
+    every = args.every or (max(1, counts['features'] // 100) if args.output else 0)
     try:
-        result = replay(events, config, teacher=teacher, every=args.every)
+        result = replay(events, config, teacher=teacher, every=every)
     except (HyperparameterError, ValueError) as err:
         raise UsageError(f'the learner cannot be built: {err}') from None
+    for note in result.notes:
+        print(f'note: {note}')
     source = 'answered by the simulated teacher' if teacher else 'with the recorded answers'
     print(f'replayed {counts["features"]} gestures, {counts["label"]} labels, '
           f'{counts["feedback"]} recorded answers ({source}) with {config.algorithm}, '
           f'labels {config.labels}')
-    for point in result.curve:
+    for point in result.curve if args.every else ():
         print(f'  after {point["interactions"]:>5}: mistakes {point["mistake_rate"]}, '
               f'true {point["true_mistake_rate"]}, updates {point["updates"]}')
     from banditlearn_ros.tools.bag_replay import figures_text
@@ -280,13 +289,25 @@ def cmd_sample(args) -> int:
                            noise=args.noise, image_width=args.image_width,
                            max_questions=args.max_questions)
     figures = args.figures or args.output.rstrip('/') + '.figures.json'
-    document = bag_sample.sample_figures(args.output, noise=args.noise, seed=args.seed)
+    document = bag_sample.sample_figures(args.output, noise=args.noise, seed=args.seed,
+                                         command=_sample_command(args))
     from banditlearn_ros.learning.persistence import atomic_write_bytes
     atomic_write_bytes(figures, (json.dumps(document, indent=1) + '\n').encode())
     print(f'{figures}: figures of its deterministic replay (recorded answers: mistake rate '
           f'{document["recorded"]["figures"]["mistake_rate"]}, true '
           f'{document["recorded"]["figures"]["true_mistake_rate"]})')
     return 0
+
+
+def _sample_command(args) -> str:
+    """Return the ``sample`` command that makes this bag again (options not at default)."""
+    import shlex
+    defaults = build_parser().parse_args(['sample', '-o', args.output])
+    words = [PROG, 'sample', '-o', args.output]
+    for name in ('gestures', 'seed', 'noise', 'image_width', 'max_questions', 'figures'):
+        if getattr(args, name) != getattr(defaults, name):
+            words += ['--' + name.replace('_', '-'), str(getattr(args, name))]
+    return ' '.join(shlex.quote(w) for w in words)
 
 
 def _yaml_value(text: str):
@@ -533,6 +554,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help='images shrunk to this width (0 = as sent)')
     rec.add_argument('--flush-every', type=float, default=1.0, metavar='SECONDS',
                      help='write out the open chunk this often (what a SIGKILL can lose)')
+    rec.add_argument('--ready-file', default='', metavar='FILE',
+                     help='write FILE once recording (scripts wait for it before starting the '
+                     'session); removed when the recording ends')
     rec.set_defaults(func=cmd_record)
 
     rep = sub.add_parser('replay', formatter_class=fmt,
@@ -541,10 +565,14 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument('--answers', choices=('recorded', 'teacher'), default='recorded',
                      help="the recorded yes/no, or a simulated teacher's from the true labels")
     rep.add_argument('--params', nargs='+', default=None, metavar='FILE',
-                     help="parameter files for learner_node over the package's params.yaml "
-                     'and what the bag stores')
+                     help='parameter files for learner_node over what the bag stores (the '
+                     "learner's recorded configuration; for older bags the package's "
+                     'params.yaml)')
     rep.add_argument('--set', action='append', default=[], metavar='PARAM=VALUE',
                      help='override a learner_node parameter (repeatable)')
+    rep.add_argument('--model', default='', metavar='FILE',
+                     help='the model file the session started from, when the bag names it '
+                     'but could not hold it (too large)')
     rep.add_argument('--noise', type=float, default=0.0, help='teacher: rho0 = rho1')
     rep.add_argument('--rho0', type=float, default=None, help='teacher: P(right | wrong)')
     rep.add_argument('--rho1', type=float, default=None, help='teacher: P(wrong | right)')
@@ -553,7 +581,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help='teacher: P(a random label in mind)')
     rep.add_argument('--teacher-seed', type=int, default=0, help="teacher's seed")
     rep.add_argument('--every', type=int, default=0, help='print the figures every N gestures')
-    rep.add_argument('-o', '--output', default='', help='also write the figures as JSON')
+    rep.add_argument('-o', '--output', default='',
+                     help='also write the figures and a curve (~100 points, or --every) as JSON')
     rep.set_defaults(func=cmd_replay)
 
     sam = sub.add_parser('sample', formatter_class=fmt,

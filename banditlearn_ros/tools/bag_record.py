@@ -23,6 +23,7 @@ megabytes.  SIGINT and SIGTERM are handled here (not by rclpy): both finish the 
 file and write metadata.yaml.  A SIGKILL loses at most the last second (or chunk).
 """
 
+import os
 import signal
 import time
 from typing import Callable, Dict, List, Optional, Sequence
@@ -43,7 +44,12 @@ PACKAGE_TOPICS = {
     '/feedback_listening': 'std_msgs/msg/Bool',
     '/image_raw': IMAGE_TYPE,
     '/diagnostics': 'diagnostic_msgs/msg/DiagnosticArray',
+    # The learner's start configuration and changes (learning/session_config.py): latched.
+    '/learner_config': 'std_msgs/msg/String',
 }
+
+LATCHED_TOPICS = frozenset({'/learner_config'})
+"""Subscribed transient local from the start, so a message sent before we matched arrives."""
 
 
 class ImageThinner:
@@ -83,12 +89,12 @@ class ImageThinner:
         return serialize_message(out)
 
 
-def _subscription_qos(infos, msgtype: str):
+def _subscription_qos(infos, msgtype: str, latched: bool = False):
     """Return a QoS that receives from every publisher (best effort if any offers only that)."""
     from rclpy.qos import (DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy)
     best_effort = msgtype == IMAGE_TYPE or any(
         i.qos_profile.reliability == ReliabilityPolicy.BEST_EFFORT for i in infos)
-    transient = bool(infos) and all(
+    transient = (latched and not infos) or bool(infos) and all(
         i.qos_profile.durability == DurabilityPolicy.TRANSIENT_LOCAL for i in infos)
     # A deep queue: a burst waits here while the recorder catches up, instead of being lost.
     return QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=1000,
@@ -141,7 +147,7 @@ class Recorder:
             infos = self.node.get_publishers_info_by_topic(topic)
             self.subscriptions[topic] = self.node.create_subscription(
                 cls, topic, self._callback(topic, msgtype),
-                _subscription_qos(infos, msgtype), raw=True)
+                _subscription_qos(infos, msgtype, topic in LATCHED_TOPICS), raw=True)
 
     def _callback(self, topic: str, msgtype: str):
         def on_message(raw: bytes, info) -> None:
@@ -171,7 +177,7 @@ def record(output: str, topics: Sequence[str] = (), storage: str = 'mcap',
            max_bytes: int = 0, max_duration_s: float = 0.0, duration_s: float = 0.0,
            image_rate: float = 2.0, image_width: int = 160, flush_every: float = 1.0,
            custom_data: Optional[Dict[str, str]] = None,
-           say: Callable[[str], None] = print) -> Dict[str, object]:
+           say: Callable[[str], None] = print, ready_file: str = '') -> Dict[str, object]:
     """
     Record until SIGINT/SIGTERM (or ``duration_s``); return what was written.
 
@@ -193,6 +199,9 @@ def record(output: str, topics: Sequence[str] = (), storage: str = 'mcap',
         Key/values for metadata.yaml's custom_data.
     say : callable
         Where progress lines go.
+    ready_file : str
+        Written (with the bag's path) once every subscription is made, for scripts that
+        start the session after the recorder; removed when the recording ends.
 
     """
     import rclpy
@@ -217,8 +226,12 @@ def record(output: str, topics: Sequence[str] = (), storage: str = 'mcap',
     try:
         recorder = Recorder(node, recording, list(topics) or list(PACKAGE_TOPICS),
                             image_rate=image_rate, image_width=image_width, say=say)
+        executor.spin_once(timeout_sec=0.05)  # let the subscriptions' first events run
         say(f'recording {len(recorder.wanted)} topic(s) into {output} ({storage}); '
             'Ctrl-C or SIGTERM stops')
+        if ready_file:
+            from banditlearn_ros.learning.persistence import atomic_write_bytes
+            atomic_write_bytes(ready_file, (str(output) + '\n').encode())
         start = last_flush = last_discovery = time.monotonic()
         while not stop and context.ok():
             executor.spin_once(timeout_sec=0.05)
@@ -233,6 +246,8 @@ def record(output: str, topics: Sequence[str] = (), storage: str = 'mcap',
                 break
     finally:
         recording.close()
+        if ready_file and os.path.exists(ready_file):
+            os.remove(ready_file)
         executor.shutdown(timeout_sec=1.0)
         node.destroy_node()
         if context.ok():

@@ -24,6 +24,7 @@ import json
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+from banditlearn_ros.learning import learner_parameters as lp, session_config
 from banditlearn_ros.learning.replay import (Event, FEATURES, FEEDBACK, LABEL, LearnerConfig,
                                              PREDICTION)
 from banditlearn_ros.tools import bagio
@@ -63,28 +64,139 @@ def learner_section(path: Path, node: str = 'learner_node') -> Dict[str, Any]:
     return out
 
 
-def learner_config(bag: Optional[bagio.Bag] = None, params_files: Sequence[str] = (),
-                   overrides: Optional[Dict[str, Any]] = None) -> LearnerConfig:
+def recorded_config(bag: bagio.Bag) -> Optional[Dict[str, Any]]:
     """
-    Return the learner a replay uses.
+    Return the learner's configuration the bag holds (its last, fullest message), or None.
 
-    Layers, later ones winning: the package's params.yaml, the parameters stored in the
-    bag (custom_data, written by ``sample``), the given params files, ``overrides``.
+    None for a bag recorded without it (older recordings); an unreadable one raises
+    BagError saying why.
     """
-    params = learner_section(package_config_dir() / 'params.yaml')
-    stored = bag.custom_data.get(CUSTOM_LEARNER) if bag is not None else None
-    if stored:
+    try:
+        topic = bag.resolve_topic(session_config.TOPIC)
+    except bagio.BagError:
+        return None
+    last = None
+    for item in bag.messages([topic]):
+        last = item.msg.data
+    bag.reset_counts()
+    if last is None:
+        return None
+    try:
+        return session_config.parse(last)
+    except ValueError as err:
+        raise bagio.BagError(f'{bag.path}: {err}') from None
+
+
+def labels_from_details(bag: bagio.Bag) -> Optional[List[str]]:
+    """
+    Return the label order the recorded questions show (details' label and index), or None.
+
+    Only a complete order counts: every index from 0 to the largest asked, each one name.
+    """
+    try:
+        topic = bag.resolve_topic('gesture_prediction_details')
+    except bagio.BagError:
+        return None
+    names: Dict[int, str] = {}
+    for item in bag.messages([topic]):
         try:
-            params.update(json.loads(stored))
-        except ValueError:
-            pass
+            details = json.loads(item.msg.data)
+            index, label = int(details['index']), str(details['label'])
+        except (ValueError, KeyError, TypeError):
+            continue
+        if names.setdefault(index, label) != label:
+            bag.reset_counts()
+            return None
+    bag.reset_counts()
+    if not names or sorted(names) != list(range(len(names))):
+        return None
+    return [names[i] for i in range(len(names))]
+
+
+def _asked_parameters(params_files: Sequence[str],
+                      overrides: Optional[Dict[str, Any]]) -> Dict[str, Any]:
+    """Return what the files and ``overrides`` set; a name the node lacks is refused."""
+    params: Dict[str, Any] = {}
     for path in params_files:
         params.update(learner_section(Path(path)))
     params.update(overrides or {})
+    known = lp.defaults()
+    unknown = sorted(set(params) - set(known))
+    if unknown:
+        raise bagio.BagError(f'learner_node has no parameter {", ".join(unknown)}')
+    return params
+
+
+def learner_config(bag: Optional[bagio.Bag] = None, params_files: Sequence[str] = (),
+                   overrides: Optional[Dict[str, Any]] = None, model_file: str = '',
+                   notes: Optional[List[str]] = None) -> LearnerConfig:
+    """
+    Return the learner a replay uses; ``notes`` gets where it differs from the recording.
+
+    With the learner's configuration recorded (``learner_config``), that is the base: its
+    start parameters, start model and changes.  Else (older bags) the package's
+    params.yaml, the parameters in metadata.yaml's custom_data (written by ``sample``) and
+    labels from the bag (custom_data, or the recorded questions).  The given params files
+    and ``overrides`` win over either; a name learner_node does not have is refused.
+    """
+    notes = notes if notes is not None else []
+    asked = _asked_parameters(params_files, overrides)
+    recorded = recorded_config(bag) if bag is not None else None
+    model = None
+    changes: List[Dict[str, Any]] = []
+    if recorded is not None:
+        start = recorded['start']
+        params = dict(start['parameters'])
+        if start.get('model'):
+            try:
+                model = session_config.model_bytes(start['model'], model_file)
+            except (OSError, ValueError) as err:
+                raise bagio.BagError(str(err)) from None
+        changes = recorded['changes']
+        for name, value in asked.items():
+            if name in params and params[name] != value and name != 'model_path':
+                notes.append(f'the recorded learner had {name}={params[name]!r}; replaying '
+                             f'with {name}={value!r} as asked')
+        if changes and asked:
+            notes.append(f'{len(changes)} change(s) recorded during the session are made '
+                         'again on top of what was asked')
+    else:
+        params = _params_of_old_bag(bag, notes)
+        if model_file:
+            model = Path(model_file).read_bytes()
+    params.update(asked)
     try:
-        return LearnerConfig.from_parameters(params)
+        return LearnerConfig.from_parameters(params, model, changes)
     except ValueError as err:
         raise bagio.BagError(str(err)) from None
+
+
+def _params_of_old_bag(bag: Optional[bagio.Bag], notes: List[str]) -> Dict[str, Any]:
+    """Return the parameters of a bag without ``learner_config``: files, then the bag."""
+    params = learner_section(package_config_dir() / 'params.yaml')
+    if bag is None:
+        return params
+    stored = bag.custom_data.get(CUSTOM_LEARNER)
+    if stored:
+        try:
+            params.update(json.loads(stored))
+            return params
+        except ValueError:
+            notes.append(f'metadata.yaml custom_data {CUSTOM_LEARNER} is not JSON: ignored')
+    try:
+        labels = json.loads(bag.custom_data.get(bagio.CUSTOM_LABELS, 'null'))
+    except ValueError:
+        labels = None
+    labels = labels if isinstance(labels, list) and labels else labels_from_details(bag)
+    if labels:
+        params['labels'] = [str(v) for v in labels]
+        notes.append('the bag holds no learner configuration (recorded before learner_config '
+                     f'existed): labels {params["labels"]} from the bag, the other parameters '
+                     "from the package's params.yaml")
+    else:
+        notes.append('the bag holds no learner configuration and no label names: labels and '
+                     "parameters from the package's params.yaml (--set labels=[...] to change)")
+    return params
 
 
 def read_events(bag: bagio.Bag, topics: Optional[Dict[str, str]] = None

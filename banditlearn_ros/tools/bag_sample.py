@@ -27,7 +27,7 @@ and each answer.  The session is seeded, so the same command writes the same mes
 import json
 from typing import Any, Dict, Optional
 
-from banditlearn_ros.learning import TeacherModel
+from banditlearn_ros.learning import session_config, TeacherModel
 from banditlearn_ros.learning.interaction import SimulatedTeacher
 from banditlearn_ros.tools import bagio
 from banditlearn_ros.tools.bag_record import PACKAGE_TOPICS
@@ -117,11 +117,9 @@ def make_sample(output: str, gestures: int = 100, seed: int = 0, noise: float = 
     learner = {'labels': list(kinds), 'seed': int(seed), 'model_path': '',
                'max_questions': int(max_questions)}
     config = learner_config(None, (), learner)
-    stored = {key: value for key, value in learner.items() if key != 'model_path'}
-    stored.update({'algorithm': config.algorithm, 'feedback_timeout': config.feedback_timeout,
-                   'max_questions': config.max_questions})
-    prefix = '' if config.algorithm == 'ucwl' else config.algorithm + '.'
-    stored.update({prefix + k: v for k, v in config.hyperparameters.items()})
+    # What learner_node publishes on learner_config when it starts (from scratch).
+    log = session_config.ConfigLog(session_config.decision_parameters(config.parameters.get),
+                                   None, START_NS / 1e9)
     interaction = config.interaction()
     teacher = SimulatedTeacher(TeacherModel(rho0=noise, rho1=noise), seed=seed,
                                labels=list(kinds))
@@ -138,7 +136,11 @@ def make_sample(output: str, gestures: int = 100, seed: int = 0, noise: float = 
                             sensor_qos if topic == '/image_raw' else qos)
     recording.custom_data[bagio.CUSTOM_LABELS] = json.dumps(list(kinds))
     recording.custom_data[bagio.CUSTOM_FEATURE_SET] = 'contour'
-    recording.custom_data[CUSTOM_LEARNER] = json.dumps(stored, sort_keys=True)
+    recording.custom_data[CUSTOM_LEARNER] = json.dumps(log.start['parameters'], sort_keys=True)
+    recording.add_topic('/learner_config', PACKAGE_TOPICS['/learner_config'],
+                        [qos_dict(recorded_qos(transient_local=True))])
+    recording.write('/learner_config', START_NS, _serialize('std_msgs/msg/String',
+                                                            _text(log.text())))
     recording.custom_data['banditlearn_ros.sample'] = json.dumps(
         {'gestures': gestures, 'seed': seed, 'noise': noise, 'image_width': image_width,
          'max_questions': max_questions})
@@ -228,8 +230,9 @@ def replay_figures(path: str, teacher_noise: Optional[float] = None,
             'questions': result.questions}
 
 
-def sample_figures(path: str, noise: float, seed: int) -> Dict[str, Any]:
+def sample_figures(path: str, noise: float, seed: int,
+                   command: str = '') -> Dict[str, Any]:
     """Return the figures stored beside a sample (recorded answers, and its teacher's)."""
-    return {'command': 'banditlearn_bag sample -o bags/sample_session',
+    return {'command': command or f'banditlearn_bag sample -o {path}',
             'recorded': replay_figures(path),
             'teacher': dict(replay_figures(path, noise, seed), noise=noise, seed=seed)}
