@@ -36,6 +36,7 @@ from typing import Any, Dict, Iterable, List, Optional
 from . import learner_parameters as lp, LearnerInputError
 from .interaction import Interaction, SimulatedTeacher
 from .live_learner import LiveLearner
+from .session import SessionLog
 from .session_config import NAMED, PARAMETERS, RESET
 
 LABEL, FEATURES, FEEDBACK, PREDICTION = 'label', 'features', 'feedback', 'prediction'
@@ -179,6 +180,8 @@ class ReplayResult:
     questions: List[str]
     curve: List[Dict[str, Any]]
     notes: List[str] = field(default_factory=list)
+    session: SessionLog = field(default_factory=SessionLog)
+    """The interactions as session_node logs them (its summary's figures: ``session_figures``)."""
 
 
 def _rate(value: float) -> Optional[float]:
@@ -219,6 +222,7 @@ def replay(events: Iterable[Event], config: LearnerConfig,
     true_mistakes = 0
     judged = 0
     recorded_questions: List[str] = []
+    session = SessionLog()
     pending = deque(config.changes)
     seen = {FEATURES: 0, FEEDBACK: 0}
 
@@ -232,6 +236,7 @@ def replay(events: Iterable[Event], config: LearnerConfig,
     for event in events:
         if event.kind == LABEL:
             truth = str(event.value)
+            session.on_label(truth)
             if teacher is not None:
                 teacher.observe(truth)
         elif event.kind == PREDICTION:
@@ -249,18 +254,22 @@ def replay(events: Iterable[Event], config: LearnerConfig,
             if item is None:
                 continue
             asked.append(item.prediction.label)
+            session.on_question(item.prediction.label, item.id, item.question)
             if truth is not None:
                 judged += 1
                 true_mistakes += int(item.prediction.label != truth)
             truth = None
             if teacher is not None:
-                _teacher_rounds(interaction, teacher, item, event.stamp, asked)
+                _teacher_rounds(interaction, teacher, item, event.stamp, asked, session)
         elif event.kind == FEEDBACK and teacher is None:
             changes_due()
             seen[FEEDBACK] += 1
+            session.on_answer(bool(event.value))
             result = interaction.feedback(bool(event.value), now=event.stamp)
             if result.next_round is not None:
-                asked.append(result.next_round.prediction.label)
+                nxt = result.next_round
+                asked.append(nxt.prediction.label)
+                session.on_question(nxt.prediction.label, nxt.id, nxt.question)
     changes_due()
     if pending:
         log.lines.append(f'{len(pending)} recorded change(s) came after the last recorded '
@@ -274,11 +283,11 @@ def replay(events: Iterable[Event], config: LearnerConfig,
         figures['recorded_questions'] = len(recorded_questions)
         figures['questions_as_recorded'] = sum(
             a == b for a, b in zip(asked[:compared], recorded_questions[:compared]))
-    return ReplayResult(figures, asked, curve, log.lines)
+    return ReplayResult(figures, asked, curve, log.lines, session)
 
 
 def _teacher_rounds(interaction: Interaction, teacher: SimulatedTeacher, item, stamp: float,
-                    asked: List[str]) -> None:
+                    asked: List[str], session: SessionLog) -> None:
     """Let the simulated teacher answer every question of one interaction."""
     question = item
     while question is not None:
@@ -286,10 +295,26 @@ def _teacher_rounds(interaction: Interaction, teacher: SimulatedTeacher, item, s
                               interaction=question.id)
         if said.answer is None:
             return
+        session.on_answer(said.answer)
         result = interaction.feedback(said.answer, now=stamp)
         question = result.next_round
         if question is not None:
             asked.append(question.prediction.label)
+            session.on_question(question.prediction.label, question.id, question.question)
+
+
+def session_figures(session: SessionLog, interactions: int = 0) -> Dict[str, Any]:
+    """
+    Return the figures of the bring-up's session summary, from a replay's ``session``.
+
+    ``interactions`` > 0 keeps the first that many, as a session planned for them does.
+    """
+    log = SessionLog(session.window)
+    log.records = list(session.records[:interactions] if interactions else session.records)
+    return {'interactions': log.interactions,
+            'accuracy_last_50': _rate(round(log.accuracy(50), 4)),
+            'accuracy': _rate(round(log.accuracy(), 4)),
+            'questions_per_interaction': _rate(round(log.questions_per_interaction(), 4))}
 
 
 def _figures(interaction: Interaction, true_mistakes: int, judged: int) -> Dict[str, Any]:

@@ -109,6 +109,8 @@ def run(options: argparse.Namespace, out=sys.stdout) -> int:
     if system.get('ros_args'):
         print(f'  ros arguments: {" ".join(system["ros_args"])}', file=out, flush=True)
     running = start(system, log_level=options.log_level)
+    if options.discovery_wait:
+        running.wait_for_peers(least=options.discovery_wait)
     if session:
         return session_bringup.run_session(running, options, out_dir, out)
     reporter = Reporter(running, system['every'], out=out)

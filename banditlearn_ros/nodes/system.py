@@ -128,6 +128,26 @@ class System:
                 return node
         return None
 
+    def wait_for_peers(self, least: float = 1.0, most: float = 5.0) -> float:
+        """
+        Before the first spin, let other processes' subscriptions match ours; return seconds.
+
+        A recorder started first (``banditlearn_bag record``, ``ros2 bag record``) misses
+        every event sent before discovery matched it (measured here: the first 2 gestures of
+        a session, 0.7 s after the start).  Nothing is spun, so no node has sent anything:
+        wait ``least`` seconds, then until every subscription the graph shows on our topics
+        is matched, at most ``most`` seconds.
+        """
+        import time
+        start = time.monotonic()
+        while True:
+            waited = time.monotonic() - start
+            if waited >= most or waited >= least and all(
+                    pub.get_subscription_count() >= node.count_subscribers(pub.topic_name)
+                    for node in self.nodes for pub in node.publishers):
+                return waited
+            time.sleep(0.05)
+
     def spin_once(self, timeout: float = 0.1) -> None:
         """Run one ready callback (or wait up to ``timeout``); a failing callback is skipped."""
         from rclpy.executors import ExternalShutdownException

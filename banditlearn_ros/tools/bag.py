@@ -214,10 +214,12 @@ def cmd_replay(args) -> int:
     """Feed a bag's session to a fresh learner in recorded order; print the figures."""
     from banditlearn_ros.learning import HyperparameterError, TeacherModel
     from banditlearn_ros.learning.interaction import SimulatedTeacher
-    from banditlearn_ros.learning.replay import replay
+    from banditlearn_ros.learning.replay import replay, session_figures
     from banditlearn_ros.tools import bag_replay
     if args.every < 0:
         raise UsageError(f'--every {args.every}: must be 0 (off) or a positive count')
+    if args.rounds < 0:
+        raise UsageError(f'--rounds {args.rounds}: must be 0 (all) or a positive count')
     overrides = {}
     for item in args.set or []:
         key, sep, text = item.partition('=')
@@ -263,11 +265,13 @@ def cmd_replay(args) -> int:
               f'true {point["true_mistake_rate"]}, updates {point["updates"]}')
     from banditlearn_ros.tools.bag_replay import figures_text
     print(figures_text(result.figures))
+    session = session_figures(result.session, args.rounds)
+    print('session summary: ' + json.dumps(dict(session, updates=result.figures['updates'])))
     if args.output:
         from banditlearn_ros.learning.persistence import atomic_write_bytes
         document = {'bag': str(args.path), 'answers': args.answers,
                     'learner': config.as_dict(), 'counts': counts,
-                    'figures': result.figures, 'curve': result.curve}
+                    'figures': result.figures, 'session': session, 'curve': result.curve}
         atomic_write_bytes(args.output, (json.dumps(document, indent=2) + '\n').encode())
         print(f'figures written to {args.output}')
     return 0
@@ -581,6 +585,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help='teacher: P(a random label in mind)')
     rep.add_argument('--teacher-seed', type=int, default=0, help="teacher's seed")
     rep.add_argument('--every', type=int, default=0, help='print the figures every N gestures')
+    rep.add_argument('--rounds', type=int, default=0,
+                     help="the session summary's figures over the first N interactions, as "
+                     'banditlearn_bringup --rounds N reports them (0 = all)')
     rep.add_argument('-o', '--output', default='',
                      help='also write the figures and a curve (~100 points, or --every) as JSON')
     rep.set_defaults(func=cmd_replay)

@@ -123,7 +123,11 @@ def _asked_parameters(params_files: Sequence[str],
     known = lp.defaults()
     unknown = sorted(set(params) - set(known))
     if unknown:
-        raise bagio.BagError(f'learner_node has no parameter {", ".join(unknown)}')
+        import difflib
+        near = difflib.get_close_matches(unknown[0], list(known), n=1)
+        hint = f'; did you mean {near[0]!r}?' if near else ''
+        raise bagio.BagError(f'learner_node has no parameter {", ".join(map(repr, unknown))}'
+                             + hint)
     return params
 
 
