@@ -182,6 +182,8 @@ class ReplayResult:
     notes: List[str] = field(default_factory=list)
     session: SessionLog = field(default_factory=SessionLog)
     """The interactions as session_node logs them (its summary's figures: ``session_figures``)."""
+    updates_before: Dict[int, int] = field(default_factory=dict)
+    """Model updates when interaction ``n + 1`` began (all answers of the first ``n`` in)."""
 
 
 def _rate(value: float) -> Optional[float]:
@@ -223,6 +225,7 @@ def replay(events: Iterable[Event], config: LearnerConfig,
     judged = 0
     recorded_questions: List[str] = []
     session = SessionLog()
+    updates_before: Dict[int, int] = {}
     pending = deque(config.changes)
     seen = {FEATURES: 0, FEEDBACK: 0}
 
@@ -245,6 +248,7 @@ def replay(events: Iterable[Event], config: LearnerConfig,
             changes_due()
             seen[FEATURES] += 1
             done = interaction.counts['interactions']
+            updates_before.setdefault(done, int(interaction.stats()['updates']))
             if every and done and done % every == 0 and (not curve or
                                                          curve[-1]['interactions'] != done):
                 curve.append(_figures(interaction, true_mistakes, judged))
@@ -283,7 +287,7 @@ def replay(events: Iterable[Event], config: LearnerConfig,
         figures['recorded_questions'] = len(recorded_questions)
         figures['questions_as_recorded'] = sum(
             a == b for a, b in zip(asked[:compared], recorded_questions[:compared]))
-    return ReplayResult(figures, asked, curve, log.lines, session)
+    return ReplayResult(figures, asked, curve, log.lines, session, updates_before)
 
 
 def _teacher_rounds(interaction: Interaction, teacher: SimulatedTeacher, item, stamp: float,
@@ -303,15 +307,18 @@ def _teacher_rounds(interaction: Interaction, teacher: SimulatedTeacher, item, s
             session.on_question(question.prediction.label, question.id, question.question)
 
 
-def session_figures(session: SessionLog, interactions: int = 0) -> Dict[str, Any]:
+def session_figures(result: ReplayResult, interactions: int = 0) -> Dict[str, Any]:
     """
-    Return the figures of the bring-up's session summary, from a replay's ``session``.
+    Return the figures of the bring-up's session summary, from a replay.
 
-    ``interactions`` > 0 keeps the first that many, as a session planned for them does.
+    ``interactions`` > 0 keeps the first that many, as a session planned for them does;
+    ``updates`` are those of their answers.
     """
-    log = SessionLog(session.window)
-    log.records = list(session.records[:interactions] if interactions else session.records)
+    log = SessionLog(result.session.window)
+    records = result.session.records
+    log.records = list(records[:interactions] if interactions else records)
     return {'interactions': log.interactions,
+            'updates': result.updates_before.get(log.interactions, result.figures['updates']),
             'accuracy_last_50': _rate(round(log.accuracy(50), 4)),
             'accuracy': _rate(round(log.accuracy(), 4)),
             'questions_per_interaction': _rate(round(log.questions_per_interaction(), 4))}

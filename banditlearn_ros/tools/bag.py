@@ -265,8 +265,8 @@ def cmd_replay(args) -> int:
               f'true {point["true_mistake_rate"]}, updates {point["updates"]}')
     from banditlearn_ros.tools.bag_replay import figures_text
     print(figures_text(result.figures))
-    session = session_figures(result.session, args.rounds)
-    print('session summary: ' + json.dumps(dict(session, updates=result.figures['updates'])))
+    session = session_figures(result, args.rounds)
+    print('session summary: ' + json.dumps(session))
     if args.output:
         from banditlearn_ros.learning.persistence import atomic_write_bytes
         document = {'bag': str(args.path), 'answers': args.answers,

@@ -1,0 +1,200 @@
+# Copyright 2026 banditlearn_ros contributors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Issue 23: a session recorded as a user records it replays exactly, with no flags.
+
+The recorder is started first and waited for (``--ready-file``), then README command 1
+(``banditlearn_bringup --rounds N``) runs in its own process; ``banditlearn_bag replay BAG``
+must ask every recorded question again and give the session summary's figures.
+"""
+
+import hashlib
+import json
+from pathlib import Path
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+pytest.importorskip('rosbags')
+rclpy = pytest.importorskip('rclpy')
+
+
+def _command(tool: str):
+    script = Path(sys.executable).with_name(tool)
+    if script.exists():
+        return [str(script)]
+    module = {'banditlearn_bag': 'banditlearn_ros.tools.bag',
+              'banditlearn_bringup': 'banditlearn_ros.nodes.bringup'}[tool]
+    return [sys.executable, '-m', module]
+
+
+def _wait(condition, timeout: float, what: str):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and not condition():
+        time.sleep(0.05)
+    assert condition(), f'gave up waiting for {what}'
+
+
+class Recorder:
+    """``banditlearn_bag record`` in its own process, waited for with ``--ready-file``."""
+
+    def __init__(self, out: Path):
+        self.out = out
+        ready = out.parent / (out.name + '.ready')
+        self.process = subprocess.Popen(
+            _command('banditlearn_bag') + ['record', '-o', str(out), '--ready-file', str(ready)],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        _wait(lambda: ready.exists() or self.process.poll() is not None, 120, 'the recorder')
+        assert self.process.poll() is None, self.process.communicate()[1]
+
+    def stop(self) -> str:
+        """Stop with Ctrl-C (as a user does); return its output."""
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGINT)
+        out, err = self.process.communicate(timeout=60)
+        assert self.process.returncode == 0, err
+        return out
+
+    def kill(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.communicate()
+
+
+def _bringup(out: Path, rounds: int, *extra: str) -> subprocess.Popen:
+    return subprocess.Popen(
+        _command('banditlearn_bringup') + ['--rounds', str(rounds), '--out', str(out),
+                                           *extra],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _finish(session: subprocess.Popen) -> dict:
+    out, err = session.communicate(timeout=600)
+    assert session.returncode == 0, err
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def _replay(bag: Path, rounds: int, tmp_path: Path, *extra: str):
+    figures = tmp_path / 'figures.json'
+    done = subprocess.run(_command('banditlearn_bag') + [
+        'replay', str(bag), '--rounds', str(rounds), '-o', str(figures), *extra],
+        capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    return json.loads(figures.read_text()), done.stdout
+
+
+def _check_exact(document: dict, summary: dict) -> None:
+    figures = document['figures']
+    assert figures['recorded_questions'] >= summary['interactions']
+    assert figures['questions_as_recorded'] == figures['recorded_questions']
+    assert figures['feedback_dropped'] == 0
+    session = document['session']
+    for key in ('interactions', 'accuracy', 'accuracy_last_50', 'questions_per_interaction'):
+        assert session[key] == summary[key], key
+    # The summary reads the learner's count when the session ends: the answer to a gesture
+    # shown after the last planned one may be in by then, or not.
+    assert summary['updates'] in (session['updates'], figures['updates'])
+    # A real curve without --every.
+    assert len(document['curve']) >= 10
+
+
+def test_readme_command_1_recorded_replays_with_no_flags(tmp_path):
+    recorder = Recorder(tmp_path / 'bag1')
+    try:
+        summary = _finish(_bringup(tmp_path / 'session', 40))
+        said = recorder.stop()
+    finally:
+        recorder.kill()
+    assert 'recording' in said
+    document, out = _replay(tmp_path / 'bag1', 40, tmp_path)
+    _check_exact(document, summary)
+    # Labels came from the recording (the gestures system's), not from params.yaml.
+    assert document['learner']['parameters']['labels'] == [
+        'fist', 'one', 'two', 'three', 'four', 'five', 'thumbs_up']
+    assert 'note:' not in out
+
+
+def test_a_session_from_a_saved_model_replays_with_no_flags(tmp_path):
+    first = _finish(_bringup(tmp_path / 'first', 12))
+    model = Path(first['model'])
+    start_sha = hashlib.sha256(model.read_bytes()).hexdigest()
+    recorder = Recorder(tmp_path / 'bag2')
+    try:
+        summary = _finish(_bringup(tmp_path / 'second', 25, '--set',
+                                   f'learner_node.model_path={model}'))
+        recorder.stop()
+    finally:
+        recorder.kill()
+    document, _ = _replay(tmp_path / 'bag2', 25, tmp_path)
+    _check_exact(document, summary)
+    assert document['learner']['model'] is not None
+    assert document['learner']['model']['sha256'] == start_sha
+    # The file moved on since (autosave, shutdown save): the recording holds the start.
+    assert hashlib.sha256(model.read_bytes()).hexdigest() != start_sha
+    model.unlink()
+    again, _ = _replay(tmp_path / 'bag2', 25, tmp_path)
+    assert again['figures'] == document['figures']
+
+
+def test_a_session_changed_midway_replays_with_no_flags(tmp_path):
+    """``k`` set and a label appended while the session runs (as ros2 param set does)."""
+    from rcl_interfaces.msg import Parameter as ParameterMsg
+    from rcl_interfaces.srv import SetParameters
+    from rclpy.parameter import Parameter
+    from std_msgs.msg import String
+    from ros_harness import Ros
+
+    recorder = Recorder(tmp_path / 'bag3')
+    ros = Ros()
+    session = None
+    try:
+        asked = ros.listen(String, 'gesture_prediction', qos=500)
+        session = _bringup(tmp_path / 'session', 40)
+        client = ros.probe.create_client(SetParameters, '/learner_node/set_parameters')
+        assert ros.spin_until(lambda: len(asked) >= 25 or session.poll() is not None, 300)
+        labels = ['fist', 'one', 'two', 'three', 'four', 'five', 'thumbs_up', 'victory']
+        for param in (Parameter('k', value=1.0), Parameter('labels', value=labels)):
+            assert client.wait_for_service(timeout_sec=30)
+            request = SetParameters.Request(parameters=[ParameterMsg(
+                name=param.name, value=param.get_parameter_value())])
+            response = ros.call(client, request, timeout=30)
+            assert response.results[0].successful, response.results[0].reason
+        summary = _finish(session)
+        recorder.stop()
+    finally:
+        if session is not None and session.poll() is None:
+            session.kill()
+        recorder.kill()
+        ros.close()
+    from banditlearn_ros.tools import bagio
+    from banditlearn_ros.tools.bag_replay import recorded_config
+    with bagio.open_bag(tmp_path / 'bag3') as bag:
+        changes = recorded_config(bag)['changes']
+    assert [c['kind'] for c in changes] == ['parameters', 'parameters']
+    assert changes[0]['changed'] == {'k': 1.0} and changes[0]['features'] >= 10
+    document, _ = _replay(tmp_path / 'bag3', 40, tmp_path)
+    _check_exact(document, summary)
+    assert document['learner']['changes'] == changes
+    # Without the changes (the start parameters only) the replay asks other questions.
+    from banditlearn_ros.learning.replay import LearnerConfig, replay
+    from banditlearn_ros.tools.bag_replay import learner_config, read_events
+    with bagio.open_bag(tmp_path / 'bag3') as bag:
+        config = learner_config(bag)
+        events, _ = read_events(bag)
+    unchanged = replay(events, LearnerConfig.from_parameters(config.parameters)).figures
+    assert unchanged['questions_as_recorded'] < unchanged['recorded_questions']
