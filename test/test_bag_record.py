@@ -174,8 +174,8 @@ def test_a_killed_recorder_keeps_the_session_and_replay_reproduces_it(tmp_path):
         or 'bytes of an unfinished record' in note
 
     with bagio.open_bag(out) as bag:
-        config = learner_config(bag, [ROOT / 'config' / 'teach_sim.params.yaml'],
-                                {'seed': 3, 'max_questions': 1})
+        # No flags: the learner's configuration is in what the killed recorder wrote.
+        config = learner_config(bag)
         events, counts = read_events(bag)
         details = [json.loads(m.msg.data) for m in bag.messages(['gesture_prediction_details'])]
     assert counts['features'] >= 150
@@ -220,9 +220,9 @@ def test_dds_lockstep_replay_gives_the_deterministic_figures(answers):
     ros = Ros()
     try:
         learner = ros.add(LearnerNode(context=ros.context, parameter_overrides=[
-            Parameter('labels', value=config.labels), Parameter('seed', value=config.seed),
-            Parameter('model_path', value=''), Parameter('autosave_every', value=0),
-            Parameter('max_questions', value=config.max_questions)]))
+            Parameter(name, value=value) for name, value in config.parameters.items()
+            if name not in ('model_path', 'autosave_every')] + [
+            Parameter('model_path', value=''), Parameter('autosave_every', value=0)]))
         if answers == 'teacher':
             ros.add(TeacherNode(context=ros.context, parameter_overrides=[
                 Parameter('rho0', value=noise), Parameter('rho1', value=noise),

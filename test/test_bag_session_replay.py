@@ -198,3 +198,81 @@ def test_a_session_changed_midway_replays_with_no_flags(tmp_path):
         events, _ = read_events(bag)
     unchanged = replay(events, LearnerConfig.from_parameters(config.parameters)).figures
     assert unchanged['questions_as_recorded'] < unchanged['recorded_questions']
+
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLE = ROOT / 'bags' / 'sample_session'
+
+
+def test_system_replay_agrees_with_the_stored_figures_line_by_line():
+    stored = json.loads((ROOT / 'bags' / 'sample_session.figures.json').read_text())
+    done = subprocess.run(_command('banditlearn_bringup') + ['--system', 'replay'],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    rows = [line.split() for line in done.stdout.splitlines()
+            if line.split() and line.split()[0].isdigit()]
+    # round, mistakes, window, said-wrong, explored, updates: printed after the round's
+    # answers, so the updates are those of every answer so far.
+    want = [(p['interactions'], f'{100 * p["mistake_rate"]:.1f}%', p['updates'])
+            for p in stored['recorded']['curve']]
+    assert [(int(r[0]), r[1], int(r[5])) for r in rows] == want
+    figures = stored['recorded']['figures']
+    assert f'{figures["updates"]} updates, feedback matched {figures["feedback_matched"]}' \
+        in done.stdout
+
+
+def test_corrupt_metadata_still_replays_with_the_recorded_labels(tmp_path, capsys):
+    import shutil
+
+    from banditlearn_ros.tools import bag as cli
+    bag = tmp_path / 'sample'
+    shutil.copytree(SAMPLE, bag)
+    (bag / 'metadata.yaml').write_text('rosbag2_bagfile_information: [not: {closed')
+    figures = tmp_path / 'f.json'
+    assert cli.main(['replay', str(bag), '-o', str(figures)]) == 0
+    document = json.loads(figures.read_text())
+    stored = json.loads((ROOT / 'bags' / 'sample_session.figures.json').read_text())
+    assert document['learner']['parameters']['labels'] == [
+        'fist', 'one', 'two', 'three', 'four', 'five']
+    assert document['figures'] == stored['recorded']['figures']
+    # -o alone writes a curve: about 100 points.
+    assert [p['interactions'] for p in document['curve']] == list(range(1, 101))
+    capsys.readouterr()
+
+
+def test_an_old_bag_without_learner_config_takes_its_labels_from_the_questions(tmp_path):
+    from banditlearn_ros.tools import bagio
+    from banditlearn_ros.tools.bag_replay import learner_config
+    from banditlearn_ros.tools.bagio.qos import qos_dict, recorded_qos
+    from banditlearn_ros.tools.bagio.recording import Recording
+    store = bagio.builtin_typestore()
+    rec = Recording(tmp_path / 'old')
+    rec.add_topic('/gesture_prediction_details', 'std_msgs/msg/String',
+                  [qos_dict(recorded_qos())])
+    for i, (index, label) in enumerate([(1, 'b'), (0, 'a'), (2, 'c'), (1, 'b')]):
+        text = store.types['std_msgs/msg/String'](data=json.dumps(
+            {'id': i, 'label': label, 'index': index}))
+        rec.write('/gesture_prediction_details', 10 ** 9 * (i + 1),
+                  store.serialize_cdr(text, 'std_msgs/msg/String'))
+    rec.close()
+    notes = []
+    with bagio.open_bag(tmp_path / 'old') as bag:
+        config = learner_config(bag, notes=notes)
+    assert config.labels == ['a', 'b', 'c']
+    assert any('no learner configuration' in n for n in notes)
+
+
+def test_replay_refuses_an_unknown_name_and_sample_names_its_own_output(tmp_path, capsys):
+    from banditlearn_ros.tools import bag as cli
+    assert cli.main(['replay', str(SAMPLE), '--set', 'kk=1']) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["banditlearn_bag replay: error: learner_node has no parameter 'kk'; "
+                   "did you mean 'k'?"]
+    assert cli.main(['replay', str(SAMPLE), '--set', 'k=1.5']) == 0
+    out = capsys.readouterr().out
+    assert 'note: the recorded learner had k=2.8; replaying with k=1.5 as asked' in out
+    out_bag = tmp_path / 'mine'
+    assert cli.main(['sample', '-o', str(out_bag), '--gestures', '3']) == 0
+    capsys.readouterr()
+    document = json.loads((tmp_path / 'mine.figures.json').read_text())
+    assert document['command'] == f'banditlearn_bag sample -o {out_bag} --gestures 3'

@@ -39,6 +39,7 @@ class Reporter:
     """Progress lines: rounds, true and reported mistake rates, exploration, updates."""
 
     def __init__(self, system: System, every: int, out=sys.stdout):
+        self.system = system
         self.learner = system.find('LearnerNode')
         self.teacher = system.find('TeacherNode')
         self.every = every
@@ -49,6 +50,9 @@ class Reporter:
 
     def rounds(self) -> int:
         """Return the rounds played: predictions answered (or not) by the teacher."""
+        player = self.system.find('BagPlayerNode')
+        if player is not None:  # a line after the round's answers, not at its question
+            return player.rounds_done
         if self.teacher is not None:
             return int(self.teacher.teacher.stats()['rounds'])
         if self.learner is not None:
@@ -99,6 +103,8 @@ def run(options: argparse.Namespace, out=sys.stdout) -> int:
     system = load_system(find_system(options.system or default))
     session = session_bringup.is_session(system)
     apply_options(system, options)
+    from banditlearn_ros.tools.bag_player import configure_learner
+    notes = configure_learner(system)  # a played recording brings its learner's parameters
     if session:
         out_dir = session_bringup.prepare(system, options)
     names = ', '.join(e['name'] for e in system['nodes'])
@@ -106,6 +112,8 @@ def run(options: argparse.Namespace, out=sys.stdout) -> int:
           f'({names})', file=out, flush=True)
     print(f'  parameters: {", ".join(str(p) for p in system["params_files"])}', file=out,
           flush=True)
+    for note in notes:
+        print(f'  note: {note}', file=out, flush=True)
     if system.get('ros_args'):
         print(f'  ros arguments: {" ".join(system["ros_args"])}', file=out, flush=True)
     running = start(system, log_level=options.log_level)

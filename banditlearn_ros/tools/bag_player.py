@@ -23,8 +23,9 @@ teacher``), before the next gesture; so a run over DDS gives the figures of
 ``banditlearn_bag replay`` on the same bag whatever the machine's speed.
 """
 
+import os
 import time
-from typing import List, Optional
+from typing import Any, Dict, List, Optional
 
 from banditlearn_ros.learning.replay import FEATURES, FEEDBACK, LABEL
 from banditlearn_ros.nodes import common
@@ -61,6 +62,60 @@ def sample_session_path() -> str:
     """Return the bundled sample session's folder (source tree or installed share)."""
     from banditlearn_ros.tools.bag_replay import package_config_dir
     return str(package_config_dir().parent / 'bags' / 'sample_session')
+
+
+PLAYER_MODULE = 'banditlearn_ros.tools.bag_player'
+
+
+def configure_learner(system: Dict[str, Any]) -> List[str]:
+    """
+    Give a bring-up system's learner_node what the played bag recorded; return notes.
+
+    The bag's ``learner_config`` start parameters fill every learner parameter the system
+    entry (its file, ``--set``, ``--labels``, ``--seed``) does not set, over the parameter
+    files; a recorded start model goes to a temporary file the learner reads and never
+    writes.  A system without bag_player, or a bag without ``learner_config``, is left as is.
+    """
+    import atexit
+    import shutil
+    import tempfile
+
+    from banditlearn_ros.learning import learner_parameters as lp, session_config
+    from banditlearn_ros.system_file import file_value
+    from banditlearn_ros.tools import bagio
+    from banditlearn_ros.tools.bag_replay import recorded_config
+    entries = {e['name']: e for e in system['nodes']}
+    player = next((e for e in system['nodes']
+                   if e['node'].split(':')[0] == PLAYER_MODULE), None)
+    learner = entries.get('learner_node')
+    if player is None or learner is None:
+        return []
+    path = player['parameters'].get('bag') or file_value(
+        system['params_files'], player['name'], 'bag', '') or sample_session_path()
+    with bagio.open_bag(path) as bag:
+        recorded = recorded_config(bag)
+    if recorded is None:
+        return [f'{path} holds no learner configuration (recorded before learner_config): '
+                'the learner takes the parameter files']
+    given = learner['parameters']
+    start = recorded['start']
+    known = lp.defaults()
+    notes = [f'{name}={value!r} as asked (the recording had {start["parameters"][name]!r})'
+             for name, value in given.items()
+             if name in start['parameters'] and start['parameters'][name] != value]
+    given.update({k: v for k, v in start['parameters'].items() if k in known and k not in given})
+    if 'model_path' not in given:
+        given.update(model_path='', autosave_every=0, save_on_shutdown=False)
+        if start.get('model'):
+            folder = tempfile.mkdtemp(prefix='banditlearn_replay_model_')
+            atexit.register(shutil.rmtree, folder, True)
+            given['model_path'] = os.path.join(folder, 'start_model.npz')
+            with open(given['model_path'], 'wb') as handle:
+                handle.write(session_config.model_bytes(start['model']))
+    if recorded['changes']:
+        notes.append(f'{len(recorded["changes"])} change(s) recorded during the session are '
+                     'not made again by bag_player (banditlearn_bag replay makes them)')
+    return notes
 
 
 class BagPlayerNode(common.GuardedNode):
@@ -209,6 +264,11 @@ class BagPlayerNode(common.GuardedNode):
             return
         self.counters.add('answers_received')
         r['done'] = True
+
+    @property
+    def rounds_done(self) -> int:
+        """Return the gestures whose round is over (their answers in)."""
+        return self.sent - (1 if self._round is not None and not self.finished else 0)
 
     def _collect(self):
         values = self.counters.snapshot()
