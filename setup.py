@@ -84,6 +84,7 @@ setup(
             'banditlearn_bringup = banditlearn_ros.nodes.bringup:main',
             'banditlearn_evaluate = banditlearn_ros.tools.evaluate:main',
             'banditlearn_bag = banditlearn_ros.tools.bag:main',
+            'bag_player = banditlearn_ros.tools.bag_player:main',
             'banditlearn_render = banditlearn_ros.tools.render_dataset:main',
         ],
     },

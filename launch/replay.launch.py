@@ -13,19 +13,24 @@
 # limitations under the License.
 
 """
-Replay a recorded teaching session into the learner: ``ros2 bag play`` -> learner_node.
+Replay a recorded teaching session into the learner: a bag player -> learner_node.
 
-The same system as ``banditlearn_bringup --system replay`` (which uses the package's own
-player).  Arguments: ``bag`` (default: the installed sample session), ``rate``, ``delay``
-(seconds before playing, so the learner is up), ``teacher`` (false: the bag's recorded
-yes/no are played too; true: only labels and features are played and teacher_node answers,
-with ``noise``), ``labels`` ('' = the names stored in the bag, else the files'),
-``namespace``, ``use_sim_time`` (plays the bag's clock too), ``log_level``, ``params_file``,
-``replay_params_file`` and ``model_path``.  The learner's own predictions are not played
-from the bag: it makes them again.
+The same system as ``banditlearn_bringup --system replay``.  Arguments: ``bag`` (default:
+the installed sample session), ``player`` ('ros2bag': ``ros2 bag play``; 'package': the
+package's bag_player node, lock-step, no rosbag2 needed; 'auto': ``ros2 bag play`` where
+rosbag2 is installed, else the package's), ``rate``, ``delay`` (seconds before playing, so
+the learner is up), ``teacher`` (false: the bag's recorded yes/no are played too; true:
+only labels and features are played and teacher_node answers, with ``noise``), ``labels``
+('' = the recorded ones), ``namespace``, ``use_sim_time`` (ros2 bag play publishes the
+bag's clock too), ``log_level``, ``params_file``, ``replay_params_file`` and
+``model_path``.  The learner gets what the bag recorded of it (``learner_config``: its
+parameters and start model; older bags: the label names stored) over the files.  The
+learner's own predictions are not played from the bag: it makes them again.
 """
 
+import importlib.util
 import json
+import shutil
 
 from banditlearn_ros.launch_arguments import common_arguments, share_path, Values
 from launch import LaunchDescription
@@ -44,6 +49,11 @@ def generate_launch_description():
             'bag', default_value=share_path('bags', 'sample_session'),
             description='bag folder to replay (default: the sample session shipped with the '
                         'package)'),
+        DeclareLaunchArgument(
+            'player', default_value='auto', choices=['auto', 'ros2bag', 'package'],
+            description="'ros2bag': ros2 bag play; 'package': the package's bag_player node "
+                        "(lock-step, needs no rosbag2); 'auto': ros2 bag play where rosbag2 "
+                        "is installed, else the package's"),
         DeclareLaunchArgument(
             'rate', default_value='1.0', description='playback speed factor (> 0)'),
         DeclareLaunchArgument(
@@ -83,8 +93,22 @@ def bag_labels(bag: str):
     return [str(n) for n in names] if isinstance(names, list) and names else None
 
 
+def rosbag2_installed() -> bool:
+    """Return True where ``ros2 bag`` works (the ros2 command and rosbag2's verb package)."""
+    return shutil.which('ros2') is not None and importlib.util.find_spec('ros2bag') is not None
+
+
+def recorded_parameters(bag: str):
+    """Return the learner parameters the bag recorded (``learner_config``), or None."""
+    try:
+        from banditlearn_ros.tools.bag_player import recorded_learner
+        return recorded_learner(bag)[0]
+    except Exception:  # rosbags missing on this robot, or an unreadable bag: use the files
+        return None
+
+
 def actions(context):
-    """Return ``ros2 bag play`` and the nodes, as the arguments ask."""
+    """Return the bag player and the nodes, as the arguments ask."""
     arg = Values(context)
     bag = arg('bag')
     teacher = arg.flag('teacher')
@@ -103,12 +127,20 @@ def actions(context):
         command += ['--remap'] + [f'/{t}:=/{namespace}/{t}' for t in topics]
     if sim_time:
         command += ['--clock', '100']
-    labels = [s.strip() for s in arg('labels').split(',') if s.strip()] or bag_labels(bag)
+    player = arg('player')
+    if player == 'auto':
+        player = 'ros2bag' if rosbag2_installed() else 'package'
+    if player == 'ros2bag' and not rosbag2_installed():
+        raise RuntimeError('player:=ros2bag needs rosbag2 (the ros2 bag command): install '
+                           'ros-$ROS_DISTRO-rosbag2, or use player:=package')
+    recorded = recorded_parameters(bag) or {}
+    labels = [s.strip() for s in arg('labels').split(',') if s.strip()] or (
+        None if recorded else bag_labels(bag))
     files = [arg('params_file'), arg('replay_params_file')]
     learner = arg.learner(labels=labels) if labels else arg.learner()
     options = arg.node_options(namespace)
     out = [Node(executable='learner_node', name='learner_node',
-                parameters=files + [learner], **options)]
+                parameters=files + [{**recorded, **learner}], **options)]
     if teacher:
         noise = float(arg('noise'))
         teacher_params = {**arg.sim_time(), 'rho0': noise, 'rho1': noise}
@@ -116,5 +148,10 @@ def actions(context):
             teacher_params['labels'] = list(labels)
         out.append(Node(executable='teacher_node', name='teacher_node',
                         parameters=files + [teacher_params], **options))
-    out.append(ExecuteProcess(cmd=command, name='bag_play', output='screen'))
+    if player == 'package':
+        out.append(Node(executable='bag_player', name='bag_player', parameters=files + [{
+            **arg.sim_time(), 'bag': bag, 'answers': 'teacher' if teacher else 'recorded',
+            'start_delay': min(delay, 60.0)}], **options))
+    else:
+        out.append(ExecuteProcess(cmd=command, name='bag_play', output='screen'))
     return out

@@ -142,7 +142,9 @@ def load_launch(path: Path, share: Path, monkeypatch):
     spec = importlib.util.spec_from_file_location(path.stem.replace('.', '_'), path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return module.generate_launch_description()
+    description = module.generate_launch_description()
+    description.module = module  # so a test can stand in for what the machine has
+    return description
 
 
 @pytest.fixture(scope='module')
@@ -156,8 +158,10 @@ def declared():
     rclpy.init(context=context, args=['--ros-args', '--log-level', 'error'])
     out = {}
     try:
-        for section in sorted(sections):
-            node = system.node_class(section)(context=context)
+        from banditlearn_ros.tools.bag_player import BagPlayerNode
+        for section in sorted(sections | {'bag_player'}):
+            cls = BagPlayerNode if section == 'bag_player' else system.node_class(section)
+            node = cls(context=context)
             out[section] = set(node.get_parameters_by_prefix(''))
             node.destroy_node()
     finally:
@@ -325,6 +329,7 @@ def _bag_play(cmd):
 
 def test_replay_plays_inputs_and_answers_into_the_learner(share, monkeypatch):
     description = load_launch(share / 'launch' / 'replay.launch.py', share, monkeypatch)
+    monkeypatch.setattr(description.module, 'rosbag2_installed', lambda: True)
     arguments = arguments_of(description)
     sample = share / 'bags' / 'sample_session'
     assert arguments['bag'].default_value == str(sample)
@@ -345,6 +350,7 @@ def test_replay_plays_inputs_and_answers_into_the_learner(share, monkeypatch):
 
 def test_replay_with_teacher_namespace_and_sim_time(share, monkeypatch, tmp_path):
     description = load_launch(share / 'launch' / 'replay.launch.py', share, monkeypatch)
+    monkeypatch.setattr(description.module, 'rosbag2_installed', lambda: True)
     given = {'teacher': 'true', 'noise': '0.1', 'namespace': 'robot1', 'use_sim_time': 'true',
              'rate': '2.5', 'delay': '0', 'labels': 'a, b', 'bag': str(tmp_path / 'mine')}
     nodes = {e.kwargs['executable']: e.kwargs for e in launched(description, **given)}
@@ -362,6 +368,24 @@ def test_replay_with_teacher_namespace_and_sim_time(share, monkeypatch, tmp_path
     assert '--clock' in options
     with pytest.raises(ValueError):
         processes(description, rate='0')
+
+
+def test_replay_without_rosbag2_uses_the_packages_player(share, monkeypatch):
+    description = load_launch(share / 'launch' / 'replay.launch.py', share, monkeypatch)
+    monkeypatch.setattr(description.module, 'rosbag2_installed', lambda: False)
+    sample = share / 'bags' / 'sample_session'
+    for given in ({}, {'player': 'package'}):
+        assert processes(description, **given) == []
+        nodes = {e.kwargs['executable']: e.kwargs for e in launched(description, **given)}
+        assert set(nodes) == {'learner_node', 'bag_player'}
+        player = nodes['bag_player']['parameters'][-1]
+        assert player['bag'] == str(sample) and player['answers'] == 'recorded'
+        # The learner is the recorded one: its parameters from the bag's learner_config.
+        learner = nodes['learner_node']['parameters'][-1]
+        assert learner['labels'] == ['fist', 'one', 'two', 'three', 'four', 'five']
+        assert learner['max_questions'] == 1 and learner['model_path'] == ''
+    with pytest.raises(RuntimeError, match='player:=ros2bag needs rosbag2'):
+        launched(description, player='ros2bag')
 
 
 def test_replay_params_are_declared_by_their_nodes():
