@@ -127,7 +127,7 @@ class LearnerConfig:
                                               if k != 'model_path'}}
         out['model'] = None if self.model is None else {
             'bytes': len(self.model), 'sha256': hashlib.sha256(self.model).hexdigest()}
-        out['changes'] = [{k: v for k, v in c.items()} for c in self.changes]
+        out['changes'] = [dict(c) for c in self.changes]
         return out
 
     def live(self, log=None) -> LiveLearner:
