@@ -28,6 +28,7 @@ import subprocess
 import sys
 import time
 
+import numpy as np
 import pytest
 
 pytest.importorskip('rosbags')
@@ -276,3 +277,40 @@ def test_replay_refuses_an_unknown_name_and_sample_names_its_own_output(tmp_path
     capsys.readouterr()
     document = json.loads((tmp_path / 'mine.figures.json').read_text())
     assert document['command'] == f'banditlearn_bag sample -o {out_bag} --gestures 3'
+
+
+def test_a_late_recorder_and_a_restarted_learner_are_said(tmp_path, capsys):
+    from banditlearn_ros.learning import session_config
+    from banditlearn_ros.learning import learner_parameters as lp
+    from banditlearn_ros.tools import bag as cli
+    from banditlearn_ros.tools import bagio
+    from banditlearn_ros.tools.bagio.qos import qos_dict, recorded_qos
+    from banditlearn_ros.tools.bagio.recording import Recording
+    store = bagio.builtin_typestore()
+
+    def text(value):
+        return store.serialize_cdr(store.types['std_msgs/msg/String'](data=value),
+                                   'std_msgs/msg/String')
+    rec = Recording(tmp_path / 'late')
+    for topic, msgtype in (('/learner_config', 'std_msgs/msg/String'),
+                           ('/gesture_prediction_details', 'std_msgs/msg/String'),
+                           ('/gesture_features', 'std_msgs/msg/Float32MultiArray')):
+        rec.add_topic(topic, msgtype, [qos_dict(recorded_qos())])
+    params = dict(lp.defaults(), labels=['a', 'b'])
+    params = {k: v for k, v in params.items() if k not in session_config.NOT_DECISIONS}
+    for stamp in (1.0, 5.0):  # the learner started twice
+        rec.write('/learner_config', int(stamp * 1e9),
+                  text(session_config.ConfigLog(params, None, stamp).text()))
+    dim = store.types['std_msgs/msg/MultiArrayDimension'](label='x', size=2, stride=2)
+    features = store.types['std_msgs/msg/Float32MultiArray'](
+        layout=store.types['std_msgs/msg/MultiArrayLayout'](dim=[dim], data_offset=0),
+        data=np.array([1.0, 0.5], dtype=np.float32))
+    rec.write('/gesture_features', 2 * 10 ** 9,
+              store.serialize_cdr(features, 'std_msgs/msg/Float32MultiArray'))
+    rec.write('/gesture_prediction_details', 2 * 10 ** 9 + 1,
+              text(json.dumps({'id': 3, 'label': 'a', 'index': 0, 'question': 1})))
+    rec.close()
+    assert cli.main(['replay', str(tmp_path / 'late')]) == 0
+    out = capsys.readouterr().out
+    assert 'note: the recording starts at interaction 3' in out
+    assert 'note: the learner started again during the recording' in out

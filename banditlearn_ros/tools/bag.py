@@ -233,6 +233,11 @@ def cmd_replay(args) -> int:
         config = bag_replay.learner_config(bag, args.params or (), overrides,
                                            model_file=args.model, notes=notes)
         events, counts = bag_replay.read_events(bag)
+        missed = bag_replay.late_start(bag)
+    if missed:
+        notes.append(f'the recording starts at interaction {missed}: the learner had asked '
+                     f'about {missed} gesture(s) the bag does not hold, so the replay cannot '
+                     'ask the same questions (start the recorder first and wait for its line)')
     for note in notes:
         print(f'note: {note}')
     teacher = None

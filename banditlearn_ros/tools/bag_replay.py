@@ -64,27 +64,34 @@ def learner_section(path: Path, node: str = 'learner_node') -> Dict[str, Any]:
     return out
 
 
-def recorded_config(bag: bagio.Bag) -> Optional[Dict[str, Any]]:
+def recorded_config(bag: bagio.Bag, notes: Optional[List[str]] = None
+                    ) -> Optional[Dict[str, Any]]:
     """
-    Return the learner's configuration the bag holds (its last, fullest message), or None.
+    Return the learner's configuration the bag holds, or None (recorded without it).
 
-    None for a bag recorded without it (older recordings); an unreadable one raises
-    BagError saying why.
+    Every message holds the history so far, so the last one of the learner's start is
+    taken; a bag holding a second start (the learner restarted) is replayed from the first
+    and ``notes`` says so.  An unreadable message raises BagError saying why.
     """
     try:
         topic = bag.resolve_topic(session_config.TOPIC)
     except bagio.BagError:
         return None
-    last = None
-    for item in bag.messages([topic]):
-        last = item.msg.data
-    bag.reset_counts()
-    if last is None:
-        return None
+    docs = []
     try:
-        return session_config.parse(last)
+        for item in bag.messages([topic]):
+            docs.append(session_config.parse(item.msg.data))
     except ValueError as err:
         raise bagio.BagError(f'{bag.path}: {err}') from None
+    finally:
+        bag.reset_counts()
+    if not docs:
+        return None
+    first = [d for d in docs if d['start'] == docs[0]['start']]
+    if len(first) < len(docs) and notes is not None:
+        notes.append('the learner started again during the recording: replaying from its '
+                     'first start, so the questions after the restart will differ')
+    return first[-1]
 
 
 def labels_from_details(bag: bagio.Bag) -> Optional[List[str]]:
@@ -145,7 +152,7 @@ def learner_config(bag: Optional[bagio.Bag] = None, params_files: Sequence[str] 
     """
     notes = notes if notes is not None else []
     asked = _asked_parameters(params_files, overrides)
-    recorded = recorded_config(bag) if bag is not None else None
+    recorded = recorded_config(bag, notes) if bag is not None else None
     model = None
     changes: List[Dict[str, Any]] = []
     if recorded is not None:
@@ -201,6 +208,23 @@ def _params_of_old_bag(bag: Optional[bagio.Bag], notes: List[str]) -> Dict[str, 
         notes.append('the bag holds no learner configuration and no label names: labels and '
                      "parameters from the package's params.yaml (--set labels=[...] to change)")
     return params
+
+
+def late_start(bag: bagio.Bag) -> int:
+    """Return the interaction id of the first recorded question (> 0: the recorder was late)."""
+    try:
+        topic = bag.resolve_topic('gesture_prediction_details')
+    except bagio.BagError:
+        return 0
+    try:
+        for item in bag.messages([topic]):
+            try:
+                return int(json.loads(item.msg.data)['id'])
+            except (ValueError, KeyError, TypeError):
+                return 0
+    finally:
+        bag.reset_counts()
+    return 0
 
 
 def read_events(bag: bagio.Bag, topics: Optional[Dict[str, str]] = None
