@@ -101,7 +101,7 @@ def rosbag2_installed() -> bool:
 def recorded_parameters(bag: str):
     """Return the learner parameters the bag recorded (``learner_config``), or None."""
     try:
-        from banditlearn_ros.tools.bag_player import recorded_learner
+        from banditlearn_ros.tools.bag_replay import recorded_learner
         return recorded_learner(bag)[0]
     except Exception:  # rosbags missing on this robot, or an unreadable bag: use the files
         return None

@@ -23,12 +23,12 @@ teacher``), before the next gesture; so a run over DDS gives the figures of
 ``banditlearn_bag replay`` on the same bag whatever the machine's speed.
 """
 
-import os
 import time
-from typing import Any, Dict, List, Optional, Tuple
+from typing import List, Optional
 
 from banditlearn_ros.learning.replay import FEATURES, FEEDBACK, LABEL
 from banditlearn_ros.nodes import common
+from banditlearn_ros.tools.bag_replay import sample_session_path
 from rclpy.duration import Duration
 from std_msgs.msg import Bool, Float32MultiArray, MultiArrayDimension, String
 
@@ -56,83 +56,6 @@ def gestures_of(events) -> List[Gesture]:
         elif event.kind == FEEDBACK and out:
             out[-1].answers.append(bool(event.value))
     return out
-
-
-def sample_session_path() -> str:
-    """Return the bundled sample session's folder (source tree or installed share)."""
-    from banditlearn_ros.tools.bag_replay import package_config_dir
-    return str(package_config_dir().parent / 'bags' / 'sample_session')
-
-
-PLAYER_MODULE = 'banditlearn_ros.tools.bag_player'
-
-
-def recorded_learner(path: str) -> Tuple[Optional[Dict[str, Any]], List[str]]:
-    """
-    Return learner_node parameters that make the learner a bag recorded, and notes.
-
-    The bag's ``learner_config`` start parameters, and its start model (when there is one)
-    in a temporary file the learner reads and never writes (removed at exit); None for a
-    bag recorded without ``learner_config``.
-    """
-    import atexit
-    import shutil
-    import tempfile
-
-    from banditlearn_ros.learning import learner_parameters as lp, session_config
-    from banditlearn_ros.tools import bagio
-    from banditlearn_ros.tools.bag_replay import recorded_config
-    with bagio.open_bag(path) as bag:
-        recorded = recorded_config(bag)
-    if recorded is None:
-        return None, [f'{path} holds no learner configuration (recorded before '
-                      'learner_config): the learner takes the parameter files']
-    start = recorded['start']
-    known = lp.defaults()
-    params = {k: v for k, v in start['parameters'].items() if k in known}
-    params.update(model_path='', autosave_every=0, save_on_shutdown=False)
-    if start.get('model'):
-        folder = tempfile.mkdtemp(prefix='banditlearn_replay_model_')
-        atexit.register(shutil.rmtree, folder, True)
-        params['model_path'] = os.path.join(folder, 'start_model.npz')
-        with open(params['model_path'], 'wb') as handle:
-            handle.write(session_config.model_bytes(start['model']))
-    notes = []
-    if recorded['changes']:
-        notes.append(f'{len(recorded["changes"])} change(s) recorded during the session are '
-                     'not made again by this player (banditlearn_bag replay makes them)')
-    return params, notes
-
-
-def configure_learner(system: Dict[str, Any]) -> List[str]:
-    """
-    Give a bring-up system's learner_node what the played bag recorded; return notes.
-
-    ``recorded_learner`` fills every learner parameter the system entry (its file,
-    ``--set``, ``--labels``, ``--seed``) does not set, over the parameter files.  A system
-    without bag_player, or a bag without ``learner_config``, is left as is.
-    """
-    from banditlearn_ros.system_file import file_value
-    entries = {e['name']: e for e in system['nodes']}
-    player = next((e for e in system['nodes']
-                   if e['node'].split(':')[0] == PLAYER_MODULE), None)
-    learner = entries.get('learner_node')
-    if player is None or learner is None:
-        return []
-    path = player['parameters'].get('bag') or file_value(
-        system['params_files'], player['name'], 'bag', '') or sample_session_path()
-    params, notes = recorded_learner(path)
-    if params is None:
-        return notes
-    given = learner['parameters']
-    notes = [f'{name}={value!r} as asked (the recording had {params[name]!r})'
-             for name, value in given.items()
-             if name in params and params[name] != value and name != 'model_path'] + notes
-    if 'model_path' in given:
-        for name in ('model_path', 'autosave_every', 'save_on_shutdown'):
-            params.pop(name)
-    given.update({k: v for k, v in params.items() if k not in given})
-    return notes
 
 
 class BagPlayerNode(common.GuardedNode):
