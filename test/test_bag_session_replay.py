@@ -314,3 +314,59 @@ def test_a_late_recorder_and_a_restarted_learner_are_said(tmp_path, capsys):
     out = capsys.readouterr().out
     assert 'note: the recording starts at interaction 3' in out
     assert 'note: the learner started again during the recording' in out
+
+
+def test_bag_player_makes_the_recorded_changes_in_lock_step(tmp_path):
+    """Over DDS the package's player makes a recording's changes where the replay does."""
+    from banditlearn_ros.learning import session_config
+    from banditlearn_ros.learning.replay import replay
+    from banditlearn_ros.nodes.learner_node import LearnerNode
+    from banditlearn_ros.tools import bagio
+    from banditlearn_ros.tools.bag_player import BagPlayerNode
+    from banditlearn_ros.tools.bag_replay import (learner_config, read_events, recorded_config,
+                                                  recorded_learner)
+    from banditlearn_ros.tools.bagio.recording import Recording
+    from rclpy.parameter import Parameter
+    from std_msgs.msg import String
+    from ros_harness import Ros
+
+    # The sample, with k set after 30 gestures and a label appended after 60.
+    bag = tmp_path / 'changed'
+    rec = Recording(bag)
+    with bagio.open_bag(SAMPLE) as src:
+        start = recorded_config(src)['start']
+        for topic in src.topics.values():
+            rec.add_topic(topic.name, topic.msgtype, topic.qos)
+        for item in src.messages(decode=False):
+            if item.topic != '/learner_config':
+                rec.write(item.topic, item.stamp_ns, item.raw)
+    log = session_config.ConfigLog(start['parameters'], None, start['stamp'])
+    log.add(session_config.PARAMETERS, 0.0, 30, 30, changed={'k': 1.0})
+    labels = start['parameters']['labels'] + ['six']
+    log.add(session_config.PARAMETERS, 0.0, 60, 60, changed={'labels': labels})
+    store = bagio.builtin_typestore()
+    rec.write('/learner_config', int(start['stamp'] * 1e9), store.serialize_cdr(
+        store.types['std_msgs/msg/String'](data=log.text()), 'std_msgs/msg/String'))
+    rec.close()
+    with bagio.open_bag(bag) as opened:
+        expected = replay(read_events(opened)[0], learner_config(opened))
+    unchanged = json.loads((ROOT / 'bags' / 'sample_session.figures.json').read_text())
+    assert expected.questions != unchanged['recorded']['questions']
+
+    params, _ = recorded_learner(str(bag))
+    ros = Ros()
+    try:
+        learner = ros.add(LearnerNode(context=ros.context, parameter_overrides=[
+            Parameter(name, value=value) for name, value in params.items()]))
+        asked = ros.listen(String, 'gesture_prediction', qos=500)
+        player = ros.add(BagPlayerNode(context=ros.context, parameter_overrides=[
+            Parameter('bag', value=str(bag)), Parameter('start_delay', value=0.5)]))
+        assert ros.spin_until(lambda: player.finished, 300)
+        ros.spin_until(lambda: learner.interaction.stats()['feedback_received'] >= 100, 30)
+        stats = learner.interaction.stats()
+        labels_now = learner.get_parameter('labels').value
+    finally:
+        ros.close()
+    assert player.changes.made == 2 and list(labels_now) == labels
+    assert [m.data for m in asked] == expected.questions
+    assert stats['updates'] == expected.figures['updates']

@@ -87,11 +87,17 @@ class BagPlayerNode(common.GuardedNode):
             raise ValueError(f"bag_player: answers {self.answers!r}: use 'recorded' or "
                              "'teacher'")
         from banditlearn_ros.tools import bagio
-        from banditlearn_ros.tools.bag_replay import read_events
+        from banditlearn_ros.tools.bag_changes import RecordedChanges
+        from banditlearn_ros.tools.bag_replay import read_events, recorded_config
         self.path = path or sample_session_path()
         with bagio.open_bag(self.path) as bag:
             events, _ = read_events(bag)
             self.feature_set = bag.custom_data.get(bagio.CUSTOM_FEATURE_SET, 'bag')
+            recorded = recorded_config(bag)
+        # The learner's recorded changes, made again at their counts (lock-step only).
+        self.changes = RecordedChanges(self, recorded['changes']) if recorded and \
+            recorded['changes'] and self.lockstep else None
+        self.answers_played = 0
         self.gestures = gestures_of(events)
         if not self.gestures:
             raise ValueError(f'bag_player: {self.path} holds no gesture to play')
@@ -126,9 +132,16 @@ class BagPlayerNode(common.GuardedNode):
             self._start_at = now + self.start_delay
         if now < self._start_at:
             return
+        if self._round is not None and self._round.get('deferred'):
+            if not self.changes.busy(self.sent, self.answers_played):
+                self._round['deferred'] = False
+                self._answer(now)
+            return
         if self._round is not None and not self._round_over(now):
             return
         self._round = None
+        if self.changes is not None and self.changes.busy(self.sent, self.answers_played):
+            return  # a change the learner made before this gesture: first
         if self.sent >= len(self.gestures):
             self.finished = True
             self.get_logger().info(f'played {self.sent} gestures')
@@ -157,6 +170,7 @@ class BagPlayerNode(common.GuardedNode):
             for answer in gesture.answers:
                 self._feedback_pub.publish(Bool(data=answer))
                 self.counters.add('answers_sent')
+                self.answers_played += 1
             self._round['done'] = True
 
     def _round_over(self, now: float) -> bool:
@@ -181,6 +195,7 @@ class BagPlayerNode(common.GuardedNode):
         r = self._round
         answer = r['gesture'].answers[r['answered']]
         r['answered'] += 1
+        self.answers_played += 1
         r['asked_at'] = now
         self._feedback_pub.publish(Bool(data=answer))
         self.counters.add('answers_sent')
@@ -196,6 +211,9 @@ class BagPlayerNode(common.GuardedNode):
         r['asked_at'] = time.monotonic()
         if self.answers == 'recorded' and self.lockstep and \
                 r['answered'] < len(r['gesture'].answers):
+            if self.changes is not None and self.changes.busy(self.sent, self.answers_played):
+                r['deferred'] = True  # a change the learner made before this answer: first
+                return
             self._answer(time.monotonic())
 
     def _on_answer(self, msg: Bool) -> None:
