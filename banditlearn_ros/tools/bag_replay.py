@@ -307,8 +307,8 @@ def recorded_learner(path: str) -> Tuple[Optional[Dict[str, Any]], List[str]]:
             handle.write(session_config.model_bytes(start['model']))
     notes = []
     if recorded['changes']:
-        notes.append(f'{len(recorded["changes"])} change(s) recorded during the session are '
-                     'not made again by this player (banditlearn_bag replay makes them)')
+        notes.append(f'{len(recorded["changes"])} change(s) recorded during the session: '
+                     'bag_player makes them again in lock-step, ros2 bag play cannot')
     return params, notes
 
 
