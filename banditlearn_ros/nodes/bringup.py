@@ -51,8 +51,10 @@ class Reporter:
     def rounds(self) -> int:
         """Return the rounds played: predictions answered (or not) by the teacher."""
         player = self.system.find('BagPlayerNode')
-        if player is not None:  # a line after the round's answers, not at its question
-            return player.rounds_done
+        if player is not None and self.teacher is None and self.learner is not None:
+            # A line once the learner holds the round's answers, not at its question.
+            held = self.learner.interaction.counts['feedback_received'] >= player.answers_played
+            return player.rounds_done - (0 if held else 1)
         if self.teacher is not None:
             return int(self.teacher.teacher.stats()['rounds'])
         if self.learner is not None:

@@ -64,7 +64,7 @@ class RecordedChanges:
         self._names = node.create_publisher(String, 'gesture_name', 10)
 
     def busy(self, features: int, answers: int) -> bool:
-        """Start the change due after ``features`` gestures and ``answers`` answers; wait?"""
+        """Start the change due after ``features`` gestures and ``answers`` answers; True: wait."""
         if self._future is not None:
             if not self._future.done():
                 return True
