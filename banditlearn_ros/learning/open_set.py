@@ -29,6 +29,7 @@ Scores (``SCORES``; docs/benchmarks.md, bench_unknown.py, measures them):
   Attacks" (NeurIPS 2018), here diagonal, per label and learned online from the answers.
   Each variance has a floor of ``variance_floor`` times the mean variance over the labels, so
   a label with few examples is not infinitely sure.
+- ``'likelihood_max'``: the same log-density under the label whose Gaussian fits x best.
 - ``'lcb'``: the best lower confidence bound ``max_i mu_i . x - k sqrt(x^T Sigma_i x)`` of the
   learner itself (the mirror of UCWL's selection bound, Ngo et al., "Upper Confidence
   Weighted Learning ...", Algorithm 1, line 9), read from the prediction's scores and bounds.
@@ -57,7 +58,7 @@ import numpy as np
 
 from .base import check_choice, HyperparameterError, Prediction
 
-SCORES = ('likelihood', 'lcb')
+SCORES = ('likelihood', 'likelihood_max', 'lcb')
 """Observation scores; the first is the default."""
 
 DEFAULTS: Dict[str, Any] = {'target': 0.05, 'rate': 0.01, 'window': 200, 'warmup': 50,
@@ -212,6 +213,9 @@ class OpenSet:
         gaussians = self._gaussians
         if gaussians is None:
             return -math.inf
+        if self.score_name == 'likelihood_max':
+            return max(gaussians.log_likelihood(i, x, self.variance_floor)
+                       for i in range(gaussians.count.size))
         return gaussians.log_likelihood(prediction.index, x, self.variance_floor)
 
     def threshold(self) -> float:
