@@ -236,6 +236,7 @@ def summarise(rows: List[Dict], warmup: int) -> Dict[str, float]:
         'questions_unknown_late': mean([r['questions'] for r in late if not r['known']]),
         'first_right': mean([r['first_right'] for r in taught]),
         'first_right_late': mean([r['first_right'] for r in late if r['known']]),
+        'first_right_guessed': mean([r['first_right'] for r in taught if not r['declined']]),
     }
 
 
@@ -294,7 +295,8 @@ def main(argv=None) -> int:
               f'{off["questions_unknown"]:.2f} (late {off["questions_unknown_late"]:.2f})')
         print(f'- first-guess accuracy on taught: {100 * on["first_right"]:.2f} % with, '
               f'{100 * off["first_right"]:.2f} % without (late {100 * on["first_right_late"]:.2f}'
-              f' / {100 * off["first_right_late"]:.2f} %)')
+              f' / {100 * off["first_right_late"]:.2f} %); on the taught it did guess '
+              f'{100 * on["first_right_guessed"]:.2f} %')
         print(f'({time.perf_counter() - start:.0f} s)')
         sys.stdout.flush()
     return 0

@@ -178,3 +178,23 @@ def test_off_by_default_and_reset_forgets_the_calibration():
     assert open_set.seen == 120 and len(open_set._scores) > 0
     inter.reset()
     assert open_set.seen == 0 and len(open_set._scores) == 0 and open_set._gaussians is None
+
+
+def test_live_learner_turns_rejection_on_and_refuses_bad_settings():
+    from banditlearn_ros.learning import learner_parameters as lp
+    from banditlearn_ros.learning.live_learner import LiveLearner
+    specs = lp.HEAD_SPECS + tuple(lp.hyperparameter_specs()) + lp.TAIL_SPECS
+    values = {spec.name: spec.default for spec in specs}
+    values['labels'] = list(LABELS)
+    live = LiveLearner(values.__getitem__, '', None)
+    open_set = live.interaction.open_set
+    assert not open_set.enabled and 'unknown_threshold' in live.status()
+    for bad in ({'unknown_target': 0.7}, {'unknown_score': 'ucb'}, {'unknown_min_yes': -1}):
+        with pytest.raises(HyperparameterError):
+            live.check_change(bad)
+    change = {'unknown_rejection': True, 'unknown_warmup': 7}
+    live.check_change(change)
+    values.update(change)
+    live.apply_change(change)
+    assert open_set.enabled and open_set.warmup == 7
+    assert live.interaction.open_set is open_set

@@ -146,13 +146,13 @@ class Ended:
                'rejected': [name(i) for i in self.rejected]}
         verdict = self.verdict
         if verdict is not None:
-            out['unknown_score'] = _finite(verdict.score)
-            out['unknown_threshold'] = _finite(verdict.threshold)
+            out['unknown_score'] = finite_or_none(verdict.score)
+            out['unknown_threshold'] = finite_or_none(verdict.threshold)
             out['unknown_armed'] = verdict.armed
         return out
 
 
-def _finite(value: float) -> Optional[float]:
+def finite_or_none(value: float) -> Optional[float]:
     """Return ``value``, or None for infinity or NaN (JSON has neither)."""
     return float(value) if math.isfinite(value) else None
 
