@@ -198,3 +198,27 @@ def test_live_learner_turns_rejection_on_and_refuses_bad_settings():
     live.apply_change(change)
     assert open_set.enabled and open_set.warmup == 7
     assert live.interaction.open_set is open_set
+
+
+def test_replay_takes_the_unknown_parameters_and_counts_rejections():
+    from banditlearn_ros.learning.feedback import TeacherModel
+    from banditlearn_ros.learning.interaction import SimulatedTeacher
+    from banditlearn_ros.learning.replay import Event, LearnerConfig, replay
+    rng = np.random.default_rng(3)
+    centres = {'fist': [1.0, 0.0, 0.0], 'palm': [0.0, 1.0, 0.0], 'point': [0.0, 0.0, 1.0]}
+    events, stamp = [], 0.0
+    for t in range(150):
+        truth = 'wave' if t >= 120 and t % 2 else list(centres)[t % 3]
+        x = np.array(centres.get(truth, [-2.0, 3.0, -1.0])) + rng.normal(0, 0.05, 3)
+        events += [Event(stamp, 'label', truth), Event(stamp + 0.1, 'features', x.tolist())]
+        stamp += 1.0
+    params = {'labels': list(centres), 'max_questions': 3, 'unknown_rejection': True,
+              'unknown_warmup': 10, 'unknown_min_yes': 3}
+    config = LearnerConfig.from_parameters(params)
+    assert config.unknown == {'enabled': True, 'warmup': 10, 'min_yes': 3}
+    on = replay(events, config, teacher=SimulatedTeacher(TeacherModel(), seed=0)).figures
+    off = replay(events, LearnerConfig.from_parameters({**params, 'unknown_rejection': False}),
+                 teacher=SimulatedTeacher(TeacherModel(), seed=0)).figures
+    assert 'interactions_unknown' not in off
+    assert on['interactions_unknown'] >= 12  # most of the 15 waves, asked nothing
+    assert on['questions_asked'] < off['questions_asked']

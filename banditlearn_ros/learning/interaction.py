@@ -505,8 +505,9 @@ class Interaction:
 
         Allowed once, and only while the latest interaction is one that ended without a
         "yes" (``ask_again.NAMEABLE``: every label rejected, the questions ran out, or it was
-        rejected as never taught, ``learning.open_set``).  A new name is appended and the observation becomes its first example
-        (``BanditLearner.learn_new_label``): a gesture the robot did not know.  A known name
+        rejected as never taught, ``learning.open_set``).  A new name is appended and the
+        observation becomes its first example (``BanditLearner.learn_new_label``): a
+        gesture the robot did not know.  A known name
         is learned as a "yes" to that label (``Questions.tell``): the robot's questions
         missed it, or an answer was wrong, or the rejection was a false one (which the
         open set's threshold learns from).  A newer gesture supersedes it.
