@@ -47,12 +47,10 @@ from pathlib import Path
 import platform
 import sys
 import time
-from typing import Dict, List
 
-from banditlearn_ros.learning import UCWL
 from banditlearn_ros.learning.datasets import load_dataset
-from banditlearn_ros.learning.interaction import Interaction
-from banditlearn_ros.learning.open_set import DEFAULTS, OpenSet, SCORES
+from banditlearn_ros.learning.open_set import DEFAULTS
+from banditlearn_ros.learning.open_set_eval import open_set_figures, report
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -129,117 +127,6 @@ def load(name: str, n_rendered: int):
     return sign_digits()
 
 
-def auroc(taught: np.ndarray, unknown: np.ndarray) -> float:
-    """Return P(an unknown scores below a taught one), ties counted half (Mann-Whitney U)."""
-    both = np.concatenate([taught, unknown])
-    order = both.argsort(kind='stable')
-    ranks = np.empty(both.size)
-    ranks[order] = np.arange(1, both.size + 1)
-    for value in np.unique(both):  # average ranks over ties
-        same = both == value
-        if same.sum() > 1:
-            ranks[same] = ranks[same].mean()
-    n1, n0 = taught.size, unknown.size
-    return float((ranks[:n1].sum() - n1 * (n1 + 1) / 2) / (n1 * n0))
-
-
-class Person:
-    """Drive one ``Interaction`` with a faultless person; record what each gesture cost."""
-
-    def __init__(self, names: List[str], n_features: int, open_set: OpenSet, seed: int):
-        self.names = names
-        self.inter = Interaction(lambda d: UCWL(list(names), d, seed=seed),
-                                 max_questions=3, seed=seed, open_set=open_set,
-                                 clock=lambda: 0.0, n_features=n_features)
-        self.rows: List[Dict] = []
-
-    def show(self, x: np.ndarray, truth: str, record: bool = True) -> None:
-        """Show one gesture, answer every question, name a taught one the questions missed."""
-        inter = self.inter
-        item, _ = inter.predict(x, now=0.0)
-        verdict, first = item.verdict, item.prediction.label
-        declined = item.questions.declined
-        while not declined:
-            result = inter.feedback(item.prediction.label == truth, now=0.0)
-            if result.next_round is None:
-                break
-            item = result.next_round
-        questions = item.questions
-        if truth in self.names and questions.revealed is None:
-            inter.name_unknown(truth)
-        if record:
-            self.rows.append({
-                'known': truth in self.names, 'declined': declined,
-                'armed': bool(verdict is not None and verdict.armed),
-                'first_right': (not declined) and first == truth,
-                'questions': questions.n_asked})
-
-
-def split(y: np.ndarray, n_classes: int, n_taught: int, seed: int):
-    """Return (taught classes, never-taught classes) of split ``seed``."""
-    rng = np.random.default_rng(1000 + seed)
-    unknown = np.sort(rng.choice(n_classes, n_classes - n_taught, replace=False))
-    return [c for c in range(n_classes) if c not in unknown], list(unknown)
-
-
-def separation(X, y, names, n_taught: int, seed: int, settings: Dict) -> Dict[str, tuple]:
-    """Return ``{score: (AUROC, rejected at 5 %)}`` after one pass over 70 % of the taught."""
-    taught, unknown = split(y, len(names), n_taught, seed)
-    rng = np.random.default_rng(seed)
-    idx = rng.permutation(np.flatnonzero(np.isin(y, taught)))
-    train, test = idx[:int(0.7 * idx.size)], idx[int(0.7 * idx.size):]
-    never = np.flatnonzero(np.isin(y, unknown))
-    open_set = OpenSet(True, **{**settings, 'warmup': 10 ** 9})  # learn, never reject
-    person = Person([names[c] for c in taught], X.shape[1], open_set, seed)
-    for t in train:
-        person.show(X[t], names[y[t]], record=False)
-    learner = person.inter.learner
-    out = {}
-    for score in SCORES:
-        open_set.score_name = score
-        s_known = np.array([open_set.score(X[t], learner.select(X[t])) for t in test])
-        s_never = np.array([open_set.score(X[t], learner.select(X[t])) for t in never])
-        out[score] = (auroc(s_known, s_never),
-                      float(np.mean(s_never < np.quantile(s_known, 0.05))))
-    return out
-
-
-def session(X, y, names, n_taught: int, seed: int, settings: Dict, n: int,
-            unknown_share: float, reject: bool) -> List[Dict]:
-    """Return the per-gesture records of one session of ``n`` gestures."""
-    taught, unknown = split(y, len(names), n_taught, seed)
-    rng = np.random.default_rng(seed + 500)
-    n_never = int(round(unknown_share * n))
-    known = rng.choice(np.flatnonzero(np.isin(y, taught)), n - n_never,
-                       replace=n - n_never > np.isin(y, taught).sum())
-    never = rng.choice(np.flatnonzero(np.isin(y, unknown)), n_never,
-                       replace=n_never > np.isin(y, unknown).sum())
-    order = rng.permutation(np.concatenate([known, never]))
-    person = Person([names[c] for c in taught], X.shape[1], OpenSet(reject, **settings), seed)
-    for t in order:
-        person.show(X[t], names[y[t]])
-    return person.rows
-
-
-def summarise(rows: List[Dict], warmup: int) -> Dict[str, float]:
-    """Return the session figures (rates pooled over the runs' gestures)."""
-    def mean(values):
-        return float(np.mean(values)) if len(values) else float('nan')
-    late = [r for r in rows if r['index'] >= warmup]
-    taught = [r for r in rows if r['known']]
-    return {
-        'false_rejection_armed': mean([r['declined'] for r in taught if r['armed']]),
-        'false_rejection_late': mean([r['declined'] for r in late if r['known']]),
-        'unknown_rejected_late': mean([r['declined'] for r in late if not r['known']]),
-        'unknown_rejected': mean([r['declined'] for r in rows if not r['known']]),
-        'questions_unknown': mean([r['questions'] for r in rows if not r['known']]),
-        'questions_unknown_late': mean([r['questions'] for r in late if not r['known']]),
-        'first_right': mean([r['first_right'] for r in taught]),
-        'first_right_late': mean([r['first_right'] for r in late if r['known']]),
-        'first_right_guessed': mean([r['first_right'] for r in taught if not r['declined']]),
-    }
-
-
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[1])
     parser.add_argument('--data', nargs='+', default=['digits', 'rendered', 'sign_digits'],
@@ -266,37 +153,9 @@ def main(argv=None) -> int:
         n_taught = TAUGHT[name]
         print(f'\n## {name}: {X.shape[0]} examples, {X.shape[1]} features, '
               f'{n_taught} taught / {len(names) - n_taught} never taught')
-        if not args.skip_separation:
-            figures = [separation(X, y, names, n_taught, s, settings) for s in range(args.splits)]
-            print('| score | AUROC | never-taught rejected at 5 % false rejection |')
-            print('| --- | --- | --- |')
-            for score in SCORES:
-                a = np.array([f[score] for f in figures])
-                print(f'| {score} | {a[:, 0].mean():.3f} (min {a[:, 0].min():.3f}) | '
-                      f'{100 * a[:, 1].mean():.1f} % (min {100 * a[:, 1].min():.1f} %) |')
-        arms = {}
-        for reject in (True, False):
-            rows = []
-            for s in range(args.splits):
-                run = session(X, y, names, n_taught, s, settings, args.interactions,
-                              args.unknown_share, reject)
-                rows += [{**r, 'index': i} for i, r in enumerate(run)]
-            arms[reject] = summarise(rows, args.warmup)
-        on, off = arms[True], arms[False]
-        print(f'\nsession ({args.splits} x {args.interactions}; "late" = after the first '
-              f'{args.warmup} interactions):')
-        print(f'- false rejection of taught gestures where armed: '
-              f'{100 * on["false_rejection_armed"]:.2f} % (target {100 * args.target:.1f} %); '
-              f'after warm-up, of all taught: {100 * on["false_rejection_late"]:.2f} %')
-        print(f'- never-taught rejected: {100 * on["unknown_rejected"]:.1f} % '
-              f'(late {100 * on["unknown_rejected_late"]:.1f} %)')
-        print(f'- yes/no questions per never-taught gesture: {on["questions_unknown"]:.2f} '
-              f'(late {on["questions_unknown_late"]:.2f}); without rejection '
-              f'{off["questions_unknown"]:.2f} (late {off["questions_unknown_late"]:.2f})')
-        print(f'- first-guess accuracy on taught: {100 * on["first_right"]:.2f} % with, '
-              f'{100 * off["first_right"]:.2f} % without (late {100 * on["first_right_late"]:.2f}'
-              f' / {100 * off["first_right_late"]:.2f} %); on the taught it did guess '
-              f'{100 * on["first_right_guessed"]:.2f} %')
+        fig = open_set_figures(X, y, names, n_taught, settings, args.splits, args.interactions,
+                               args.unknown_share, not args.skip_separation)
+        print(report(fig, settings, args.splits, args.interactions))
         print(f'({time.perf_counter() - start:.0f} s)')
         sys.stdout.flush()
     return 0

@@ -222,3 +222,23 @@ def test_replay_takes_the_unknown_parameters_and_counts_rejections():
     assert 'interactions_unknown' not in off
     assert on['interactions_unknown'] >= 12  # most of the 15 waves, asked nothing
     assert on['questions_asked'] < off['questions_asked']
+
+
+def test_evaluate_open_set_mode_writes_figures_and_refuses_bad_settings(tmp_path, capsys):
+    pytest.importorskip('sklearn')
+    from banditlearn_ros.tools.evaluate import main
+    out = tmp_path / 'ev'
+    assert main(['--open-set', '2', '--permutations', '1', '--interactions', '60',
+                 '--out', str(out), '--unknown', 'warmup=0']) == 0
+    summary = json.loads((out / 'summary.json').read_text())
+    record = summary['records'][0]
+    assert record['dataset'] == 'digits' and record['never_taught'] == 2
+    assert set(record['separation']) == {'likelihood', 'likelihood_max', 'lcb'}
+    assert 0.5 < record['separation']['likelihood']['auroc'] <= 1.0
+    assert record['off']['questions_unknown'] == 3.0  # every never-taught one asked 3 times
+    assert summary['meta']['open_set']['warmup'] == 0
+    assert 'AUROC' in (out / 'results.md').read_text()
+    for bad in (['--open-set', '2', '--unknown', 'score=ucb'],
+                ['--open-set', '2', '--unknown', 'warmup=x'], ['--open-set', '10']):
+        assert main(bad + ['--out', str(out)]) == 2
+        assert 'banditlearn_evaluate: error:' in capsys.readouterr().err
