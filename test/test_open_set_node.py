@@ -74,15 +74,18 @@ def test_a_never_taught_gesture_is_asked_its_name_before_any_label(ros):
     names = ros.probe.create_publisher(String, 'gesture_name', 10)
     ros.connect(names)
     teach(node)
-    said = len(drive.predictions)
-    details = drive.ask([-2.0, 3.0, -1.0])
-    assert details['unknown']['rejected'] and details['unknown']['armed']
+    known = drive.ask([1.0, 0.02, 0.0])  # a fist: asked, and its details carry the verdict
+    assert known['label'] == 'fist'
+    assert known['unknown']['armed'] and not known['unknown']['rejected']
+    drive.answer(True, node)
+    said, told = len(drive.predictions), len(drive.details)
+    drive.send([-2.0, 3.0, -1.0])
     assert ros.spin_until(lambda: len(unknown) == 1)
     event = json.loads(unknown[0].data)
     assert event['outcome'] == 'unknown' and event['labels'] == []
     assert event['unknown_score'] < event['unknown_threshold']
     ros.spin_for(0.2)
-    assert len(drive.predictions) == said  # no label was said
+    assert (len(drive.predictions), len(drive.details)) == (said, told)  # nothing was asked
     values = drive.diag(lambda v: v['interactions_unknown'] == '1')
     assert values['unknown_gestures'] == '1' and values['unknown_rejected'] == '1'
     # It was a palm after all: a false rejection, which the threshold learns from.

@@ -41,7 +41,9 @@ quantile of the scores of the last ``window`` gestures that turned out to be tau
 or a person naming a known label), and after each such gesture that rejection could have
 hit, ``alpha_t += rate * (target - err_t)`` with ``err_t = 1`` when it was rejected.  The
 long-run false-rejection rate then tends to ``target`` whatever the drift of the scores as
-the model learns (their Proposition 4.1).  Scores are learned from every answer; only the
+the model learns (their Proposition 4.1).  A false rejection is only seen when the person
+names the rejected gesture; one who never does would drive ``alpha_t`` up without bound,
+so it is capped at ``2 * target`` (a departure from the paper, where it is not bounded).  Scores are learned from every answer; only the
 threshold decides.
 
 Rejection is not *armed* (the learner asks as usual) during the first ``warmup``
@@ -256,7 +258,8 @@ class OpenSet:
             if verdict.armed:
                 self.counts['taught_armed'] += 1
                 self.counts['false_rejections'] += int(verdict.reject)
-                self.alpha += self.rate * (self.target - float(verdict.reject))
+                self.alpha = min(2.0 * self.target,
+                                 self.alpha + self.rate * (self.target - float(verdict.reject)))
         if self._gaussians is None:
             self._gaussians = LabelGaussians(x.size)
         self._gaussians.add(index, x)

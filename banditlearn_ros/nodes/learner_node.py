@@ -173,8 +173,9 @@ class LearnerNode(common.GuardedNode):
 
     def _ask(self, item) -> None:
         """Say one question: the label for speech, then its details with the ids."""
-        if not item.questions.declined:  # a rejected gesture: gesture_unknown asks its name
-            self._prediction_pub.publish(String(data=item.prediction.label))
+        if item.questions.declined:  # rejected as never taught: gesture_unknown asks its name
+            return
+        self._prediction_pub.publish(String(data=item.prediction.label))
         self._details_pub.publish(String(data=details_json(item, self._now(),
                                                            self._details_top)))
 
