@@ -242,3 +242,23 @@ def test_evaluate_open_set_mode_writes_figures_and_refuses_bad_settings(tmp_path
                 ['--open-set', '2', '--unknown', 'warmup=x'], ['--open-set', '10']):
         assert main(bad + ['--out', str(out)]) == 2
         assert 'banditlearn_evaluate: error:' in capsys.readouterr().err
+
+
+def test_bringup_never_taught_leaves_labels_out_and_turns_rejection_on(tmp_path):
+    from types import SimpleNamespace
+    from banditlearn_ros.nodes.session_bringup import prepare
+    from banditlearn_ros.system_file import BringupError
+
+    def system(show=True):
+        nodes = [{'name': 'session_node', 'parameters': {'interactions': 10}},
+                 {'name': 'learner_node', 'parameters': {'labels': ['a', 'b', 'c', 'd']}}]
+        if show:
+            nodes.append({'name': 'gesture_show_node', 'parameters': {}})
+        return {'nodes': nodes}
+    rendered = system()
+    prepare(rendered, SimpleNamespace(never_taught=2, out=str(tmp_path)))
+    learner = rendered['nodes'][1]['parameters']
+    assert learner['labels'] == ['a', 'b'] and learner['unknown_rejection'] is True
+    for bad, n in ((system(show=False), 1), (system(), 4)):
+        with pytest.raises(BringupError, match='--never-taught'):
+            prepare(bad, SimpleNamespace(never_taught=n, out=str(tmp_path)))
