@@ -64,7 +64,7 @@ def test_adaptive_threshold_holds_the_target_rate():
 
 
 def _prediction(lcb: float):
-    """A prediction whose best lower bound is ``lcb`` (scores - widths, widths 1)."""
+    """Return a prediction whose best lower bound is ``lcb`` (widths 1)."""
     from banditlearn_ros.learning.base import Prediction
     scores = np.array([lcb + 1.0, lcb - 5.0])
     return Prediction(0, 'a', scores, scores + 1.0, False, 0)
@@ -101,7 +101,7 @@ def test_settings_are_checked_and_a_bad_one_changes_nothing():
 
 
 def _taught_interaction(open_set, seed=0):
-    """An interaction taught two well-separated gestures (fist, palm) by a faultless person."""
+    """Return an interaction taught three well-separated gestures by a faultless person."""
     rng = np.random.default_rng(seed)
     inter = Interaction(lambda d: UCWL(LABELS, d), max_questions=3, open_set=open_set,
                         clock=lambda: 0.0)

@@ -43,8 +43,8 @@ hit, ``alpha_t += rate * (target - err_t)`` with ``err_t = 1`` when it was rejec
 long-run false-rejection rate then tends to ``target`` whatever the drift of the scores as
 the model learns (their Proposition 4.1).  A false rejection is only seen when the person
 names the rejected gesture; one who never does would drive ``alpha_t`` up without bound,
-so it is capped at ``2 * target`` (a departure from the paper, where it is not bounded).  Scores are learned from every answer; only the
-threshold decides.
+so it is capped at ``2 * target`` (a departure from the paper, where it is not bounded).
+Scores are learned from every answer; only the threshold decides.
 
 Rejection is not *armed* (the learner asks as usual) during the first ``warmup``
 interactions of a fresh calibration, and when the label the learner would ask first has
