@@ -36,12 +36,12 @@ Scores (``SCORES``; docs/benchmarks.md, bench_unknown.py, measures them):
 
 The threshold is calibrated online to a target rate of *false rejection* of taught gestures
 by adaptive conformal inference (Gibbs and Candes, "Adaptive Conformal Inference Under
-Distribution Shift", NeurIPS 2021, section 2, eq. (2)): the threshold is the ``alpha_t``
+Distribution Shift", NeurIPS 2021, section 2): the threshold is the ``alpha_t``
 quantile of the scores of the last ``window`` gestures that turned out to be taught (a "yes",
 or a person naming a known label), and after each such gesture that rejection could have
 hit, ``alpha_t += rate * (target - err_t)`` with ``err_t = 1`` when it was rejected.  The
 long-run false-rejection rate then tends to ``target`` whatever the drift of the scores as
-the model learns (their Proposition 4.1).  A false rejection is only seen when the person
+the model learns (their long-run bound, section 4).  A false rejection is only seen when the person
 names the rejected gesture; one who never does would drive ``alpha_t`` up without bound,
 so it is capped at ``2 * target`` (a departure from the paper, where it is not bounded).
 Scores are learned from every answer; only the threshold decides.
