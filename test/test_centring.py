@@ -16,14 +16,13 @@
 
 import dataclasses
 
-import numpy as np
-import pytest
-
 from banditlearn_ros.learning import load_model, make_learner, save_model
 from banditlearn_ros.learning.centring import Centring
 from banditlearn_ros.learning.interaction import Interaction
-from banditlearn_ros.learning.replay import Event, FEATURES, FEEDBACK, LABEL, LearnerConfig, \
-    replay
+from banditlearn_ros.learning.replay import (
+    Event, FEATURES, FEEDBACK, LABEL, LearnerConfig, replay)
+import numpy as np
+import pytest
 from test_live_learner import live, Log
 
 LABELS = ['a', 'b', 'c']
@@ -213,3 +212,28 @@ def test_the_evaluation_centres_each_stream_as_the_live_learner_would():
     raw = [run_learner('ucwl', params, X, s, teacher, 3) for s in streams]
     assert [r.mistakes_observed for r in paper.runs] == [r.mistakes_observed for r in raw]
     assert 'centring' not in paper.params
+
+
+def test_learning_check_warns_at_chance_and_not_before_enough_rounds():
+    from banditlearn_ros.learning.live_learner import learning_check
+    assert learning_check(2, 10, 3) == ''  # too few first guesses to judge
+    warning = learning_check(33, 100, 3)  # 33 % with 3 labels: chance
+    assert 'not learning' in warning and '33 of the last 100' in warning
+    assert 'chance for 3 labels is 33 %' in warning
+    # P(X >= 42 | 100, 1/3) = 0.043 and P(X >= 41) = 0.066: the edge of 5 %.
+    assert learning_check(42, 100, 3) == ''
+    assert 'p = 0.07' in learning_check(41, 100, 3)
+    assert learning_check(20, 20, 1) == ''
+
+
+def test_the_live_learner_warns_when_a_session_learns_nothing():
+    X, y = stream(60)
+    state, _ = live(labels=LABELS)
+    rng = np.random.default_rng(0)
+    for x in X:  # answers that say nothing about the vectors
+        state.interaction.predict(x)
+        assert state.feedback(bool(rng.random() < 1 / 3))[0].outcome == 'matched'
+    assert 'not learning' in state.learning_problem()
+    good, _ = live(labels=LABELS)
+    _decisions(good.interaction, X, y)
+    assert good.learning_problem() == ''
