@@ -34,7 +34,7 @@ presentation order with no look-ahead:
 - ``ema100``: a mean that forgets (steps of 1/min(n, 100));
 - ``clipped``: ``running`` whose update clips each feature's deviation at three running
   mean absolute deviations (robust to outliers);
-- ``running/sqrt(d)``: ``running`` divided by sqrt(d);
+- ``running/2``, ``running/4``, ``running/sqrt(d)``: ``running`` divided by a constant;
 - ``standardised``: minus the running mean, divided by the running standard deviation.
 
 ``--outliers P`` replaces a fraction P of the vectors (the same ones for every variant) by
@@ -98,6 +98,8 @@ VARIANTS = {
     'fixed50': lambda X: Centring('fixed', 50).centre_sequence(X),
     'ema100': lambda X: _running(X, window=100),
     'clipped': lambda X: _running(X, clip=3.0),
+    'running/2': lambda X: Centring('running').centre_sequence(X) / 2.0,
+    'running/4': lambda X: Centring('running').centre_sequence(X) / 4.0,
     'running/sqrt(d)': lambda X: Centring('running').centre_sequence(X) / np.sqrt(X.shape[1]),
     'standardised': _standardised,
 }
