@@ -73,7 +73,7 @@ def _decisions(interaction, X, y):
 
 
 def _reference(X, y, centre):
-    """The papers' loop (select, learn the bit) on ``centre(x)``, without Interaction."""
+    """Run the papers' loop (select, learn the bit) on the centred x, without Interaction."""
     learner = make_learner('ucwl', LABELS, X.shape[1], seed=0)
     mean, said = np.zeros(X.shape[1]), []
     for t, (x, label) in enumerate(zip(X, y)):
@@ -240,7 +240,8 @@ def test_the_live_learner_warns_when_a_session_learns_nothing():
 
 
 def _teach_sim_iris(centring):
-    """Return true first-guess mistakes in rounds 1-50, 51-100, 101-150 of teach_sim on iris.
+    """
+    Return true first-guess mistakes in rounds 1-50, 51-100, 101-150 of teach_sim on iris.
 
     The launch file's and the bring-up's system without DDS: params.yaml with the teach_sim
     overlay and the data set's labels, dataset_node's order (seed 0) as float32, a teacher
