@@ -84,11 +84,14 @@ class LearnerConfig:
     parameters: Dict[str, Any] = field(default_factory=lp.defaults)
     model: Optional[bytes] = None
     changes: List[Dict[str, Any]] = field(default_factory=list)
+    recorded: bool = False
+    """True when this is what the learner published (``learner_config``): the names a
+    person gave rejected gestures are among ``changes``, not made up from true labels."""
 
     @classmethod
     def from_parameters(cls, params: Dict[str, Any], model: Optional[bytes] = None,
-                        changes: Iterable[Dict[str, Any]] = (),
-                        strict: bool = False) -> 'LearnerConfig':
+                        changes: Iterable[Dict[str, Any]] = (), strict: bool = False,
+                        recorded: bool = False) -> 'LearnerConfig':
         """
         Return the config of learner_node's parameters (as in its params-file section).
 
@@ -104,7 +107,7 @@ class LearnerConfig:
         full['labels'] = [str(v) for v in full.get('labels') or []]
         full['model_path'] = ''
         lp.check_algorithm(str(full['algorithm']))
-        return cls(full, model, list(changes))
+        return cls(full, model, list(changes), recorded)
 
     @property
     def algorithm(self) -> str:
@@ -120,6 +123,17 @@ class LearnerConfig:
     def hyperparameters(self) -> Dict[str, Any]:
         """Return the algorithm's constructor arguments."""
         return lp.hyperparameters(self.algorithm, self.parameters.get)
+
+    @property
+    def centring(self) -> str:
+        """Return the feature centring mode."""
+        return str(self.parameters['centring'])
+
+    @property
+    def unknown(self) -> Dict[str, Any]:
+        """Return the ``open_set.OpenSet`` settings that differ from the node's defaults."""
+        return {key: value for key, value in lp.open_set_settings(self.parameters.get).items()
+                if value != lp.OPEN_SET[key]}
 
     def as_dict(self) -> Dict[str, Any]:
         """Return a JSON-able form (stored beside replay figures)."""
@@ -257,6 +271,13 @@ def replay(events: Iterable[Event], config: LearnerConfig,
             item, _ = interaction.predict(event.value, now=event.stamp)
             if item is None:
                 continue
+            if item.questions.declined:  # rejected as never taught: no label was asked
+                # The person names a known gesture (a recording holds the names said).
+                if truth is not None and truth in interaction.learner.labels and (
+                        teacher is not None or not config.recorded):
+                    interaction.name_unknown(truth)
+                truth = None
+                continue
             asked.append(item.prediction.label)
             session.on_question(item.prediction.label, item.id, item.question)
             if truth is not None:
@@ -335,4 +356,7 @@ def _figures(interaction: Interaction, true_mistakes: int, judged: int) -> Dict[
         out[key] = _rate(s.get(key))
     out['true_mistakes'] = true_mistakes
     out['true_mistake_rate'] = _rate(true_mistakes / judged) if judged else None
+    if interaction.open_set.enabled:
+        out['interactions_unknown'] = int(s['interactions_unknown'])
+        out['unknown_false_rejections'] = int(s['unknown_false_rejections'])
     return out

@@ -183,7 +183,8 @@ def learner_config(bag: Optional[bagio.Bag] = None, params_files: Sequence[str] 
             model = Path(model_file).read_bytes()
     params.update(asked)
     try:
-        return LearnerConfig.from_parameters(params, model, changes)
+        return LearnerConfig.from_parameters(params, model, changes,
+                                             recorded=recorded is not None)
     except ValueError as err:
         raise bagio.BagError(str(err)) from None
 
@@ -193,13 +194,19 @@ def _params_of_old_bag(bag: Optional[bagio.Bag], notes: List[str]) -> Dict[str, 
     params = learner_section(package_config_dir() / 'params.yaml')
     if bag is None:
         return params
+    # A bag from before learner_config was learned on raw vectors: centring came later.
+    params['centring'] = 'none'
     stored = bag.custom_data.get(CUSTOM_LEARNER)
     if stored:
         try:
-            params.update(json.loads(stored))
-            return params
+            recorded = json.loads(stored)
         except ValueError:
-            notes.append(f'metadata.yaml custom_data {CUSTOM_LEARNER} is not JSON: ignored')
+            recorded = None
+        if isinstance(recorded, dict):
+            params.update(recorded)
+            return params
+        notes.append(f'metadata.yaml custom_data {CUSTOM_LEARNER} is not a JSON mapping: '
+                     'ignored')
     try:
         labels = json.loads(bag.custom_data.get(bagio.CUSTOM_LABELS, 'null'))
     except ValueError:
