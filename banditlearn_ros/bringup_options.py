@@ -64,10 +64,10 @@ def build_parser() -> argparse.ArgumentParser:
                    'set; 200 in the gestures session; no end with --camera)')
     p.add_argument('--duration', type=_positive_float, default=0.0,
                    help='stop after this many seconds (default: no limit)')
-    p.add_argument('--discovery-wait', type=_nonnegative_float, default=1.0, metavar='SECONDS',
-                   help='before the first message, wait this long (and until every subscriber '
-                   'seen is matched) so a recorder started first misses nothing; 0 = start '
-                   'at once (default: 1.0)')
+    p.add_argument('--discovery-wait', type=_nonnegative_float, default=2.0, metavar='SECONDS',
+                   help='before the first message, wait this long (and until the ROS graph is '
+                   'still and every subscriber seen is matched) so a recorder started first '
+                   'misses nothing; 0 = start at once (default: 2.0)')
     p.add_argument('--noise', type=_probability, help='teacher flip noise: sets rho0 and rho1')
     p.add_argument('--rho0', type=_probability, help='P(teacher says right | wrong)')
     p.add_argument('--rho1', type=_probability, help='P(teacher says wrong | right)')

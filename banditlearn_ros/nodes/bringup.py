@@ -143,6 +143,7 @@ def run(options: argparse.Namespace, out=sys.stdout) -> int:
         # Let the last answers reach the learner before the summary.
         for _ in range(10):
             running.spin_once(0.02)
+        reporter.poll()  # the last round's line, once its answers are in
     except (KeyboardInterrupt, ExternalShutdownException) as exc:
         interrupted = 'SIGTERM' if isinstance(exc, Terminated) else 'Ctrl-C'
     finally:

@@ -128,24 +128,30 @@ class System:
                 return node
         return None
 
-    def wait_for_peers(self, least: float = 1.0, most: float = 5.0) -> float:
+    def wait_for_peers(self, least: float = 2.0, most: float = 10.0,
+                       settle: float = 0.5) -> float:
         """
         Before the first spin, let other processes' subscriptions match ours; return seconds.
 
         A recorder started first (``banditlearn_bag record``, ``ros2 bag record``) misses
         every event sent before discovery matched it (measured here: the first 2 gestures of
-        a session, 0.7 s after the start).  Nothing is spun, so no node has sent anything:
-        wait ``least`` seconds, then until every subscription the graph shows on our topics
-        is matched, at most ``most`` seconds.
+        a session; the recorder matched 0.7 s after the learner's start on a quiet machine,
+        2.0 s on a loaded one).  Nothing is spun, so no node has sent anything: wait
+        ``least`` seconds, then until the graph has not changed for ``settle`` seconds and
+        every subscription it shows on our topics is matched, at most ``most`` seconds.
         """
         import time
         start = time.monotonic()
+        last, changed = None, start
         while True:
-            waited = time.monotonic() - start
-            if waited >= most or waited >= least and all(
+            now = time.monotonic()
+            graph = sorted(self.nodes[0].get_node_names_and_namespaces()) if self.nodes else []
+            if graph != last:
+                last, changed = graph, now
+            if now - start >= most or now - start >= least and now - changed >= settle and all(
                     pub.get_subscription_count() >= node.count_subscribers(pub.topic_name)
                     for node in self.nodes for pub in node.publishers):
-                return waited
+                return now - start
             time.sleep(0.05)
 
     def spin_once(self, timeout: float = 0.1) -> None:
