@@ -535,8 +535,8 @@ def ask_again_run(rng: np.random.Generator, listener, rate: float = DEFAULT_RATE
     A shake of 2-4 cycles answers question 1; question 2 opens 0.5-1 s after the listener's
     "no" (or after the shake if it gave none), and the second gesture (nod or shake) starts
     0.5-2 s after that, sometimes while the shake is still going (it then fades out over
-    0.25 s as the new one starts). ``listener`` has ``ask(t)`` and ``frame(t, yaw, pitch)``, which returns a
-    published decision or None.
+    0.25 s as the new one starts). ``listener`` has ``ask(t)`` and ``frame(t, yaw, pitch)``,
+    which returns a published decision or None.
     """
     first = random_gesture(rng, SHAKE)
     # An insistent "no": 2-4 cycles, so its tail often runs past the node's answer.
