@@ -18,8 +18,8 @@ A rendered face turned by a head pose: camera images of a simulated person noddi
 The package ships no face photo, so the bring-up's simulated person needs a face of its own:
 a head made of two ellipsoids (skull and nose), ray-cast per pixel through a pinhole camera
 (focal length = image width, as :func:`head_pose.camera_matrix` assumes) with Lambert
-shading, its eyes, brows, lips and hair painted on the surface in head coordinates. Turning it by (yaw, pitch, roll) moves the nose against the outline the way a
-real head does, which is what Face Mesh reads as a pose. Angles follow :mod:`head_pose`:
+shading, its eyes, brows, lips and hair painted on the surface in head coordinates.
+Turning it by (yaw, pitch, roll) moves the nose against the outline the way a real head does, which is what Face Mesh reads as a pose. Angles follow :mod:`head_pose`:
 ``R = Ry(yaw) @ Rx(pitch) @ Rz(roll)``, pitch > 0 face down, yaw > 0 nose to the image's left.
 """
 
