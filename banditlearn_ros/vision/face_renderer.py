@@ -19,7 +19,8 @@ The package ships no face photo, so the bring-up's simulated person needs a face
 a head made of two ellipsoids (skull and nose), ray-cast per pixel through a pinhole camera
 (focal length = image width, as :func:`head_pose.camera_matrix` assumes) with Lambert
 shading, its eyes, brows, lips and hair painted on the surface in head coordinates.
-Turning it by (yaw, pitch, roll) moves the nose against the outline the way a real head does, which is what Face Mesh reads as a pose. Angles follow :mod:`head_pose`:
+Turning it by (yaw, pitch, roll) moves the nose against the outline the way a real head does,
+which is what Face Mesh reads as a pose. Angles follow :mod:`head_pose`:
 ``R = Ry(yaw) @ Rx(pitch) @ Rz(roll)``, pitch > 0 face down, yaw > 0 nose to the image's left.
 """
 
