@@ -37,7 +37,7 @@ HAS_MEDIAPIPE = importlib.util.find_spec('mediapipe') is not None
 def test_a_yes_is_a_nod_and_a_no_a_shake_one_after_the_other():
     actor = HeadActor(seed=3)
     actor.answer(True, now=0.0)
-    actor.answer(False, now=0.1)  # decided while the nod is still to come
+    actor.answer(False, now=actor.gestures[0].start + 0.01)  # asked again during the nod
     nod, shake = actor.gestures
     assert shake.start >= nod.end + actor.gap
     t = np.arange(0.0, shake.end + 0.5, 0.01)
@@ -50,17 +50,22 @@ def test_a_yes_is_a_nod_and_a_no_a_shake_one_after_the_other():
     assert np.all(poses[t > shake.end] == 0.0)
 
 
-def test_heard_answers_are_matched_to_the_gestures_in_order():
+def test_heard_answers_belong_to_the_latest_gesture():
     actor = HeadActor(seed=1)
     actor.heard(True, now=0.0)  # nothing was asked with the head: a false answer
     actor.answer(True, now=1.0)
-    actor.answer(False, now=1.0)
+    actor.answer(False, now=1.1)  # a new question before the nod began: the nod is dropped
+    assert len(actor.gestures) == 1 and actor.dropped == 1
+    actor.answer(True, now=actor.gestures[0].start + 0.1)
     first, second = actor.gestures
-    actor.heard(True, now=first.end)
-    actor.heard(True, now=second.end)  # a "no" heard as "yes"
-    assert actor.stats() == {'gestures': 2, 'heard': 2, 'heard_right': 1, 'false_answers': 1}
-    # Gestures not over yet are not counted.
-    assert actor.stats(now=first.end)['gestures'] == 1
+    actor.heard(True, now=first.end)  # a "no" heard as "yes"
+    actor.heard(True, now=first.end + 0.1)  # heard twice: the second is false
+    assert actor.stats(now=first.end) == {'gestures': 1, 'heard': 1, 'heard_right': 0,
+                                          'false_answers': 2, 'dropped': 1}
+    # The second gesture goes unheard; an answer long after it is no answer to it.
+    actor.heard(True, now=second.end + actor.late + 0.1)
+    assert actor.stats() == {'gestures': 2, 'heard': 1, 'heard_right': 0,
+                             'false_answers': 3, 'dropped': 1}
 
 
 def test_the_face_renderer_refuses_tiny_images_and_caches_poses():

@@ -64,6 +64,9 @@ class HeadActor:
         Range (s) of the time from an answer to its gesture's start.
     gap : float
         Least rest (s) between the end of one gesture and the start of the next.
+    late : float
+        Longest time (s) after a gesture's end at which an answer heard still counts as
+        its answer.
 
     Examples
     --------
@@ -75,16 +78,26 @@ class HeadActor:
     """
 
     def __init__(self, seed: int = 0, reaction: Tuple[float, float] = (0.3, 0.8),
-                 gap: float = 0.4):
+                 gap: float = 0.4, late: float = 1.5):
         self._rng = np.random.default_rng(seed)
         self.reaction = reaction
         self.gap = float(gap)
+        self.late = float(late)
         self.gestures: List[_Gesture] = []
         self.false_answers = 0
+        self.dropped = 0
 
     def answer(self, right: bool, now: float) -> None:
-        """Plan the gesture of one yes (nod) or no (shake) decided at ``now`` (s)."""
+        """
+        Plan the gesture of one yes (nod) or no (shake) decided at ``now`` (s).
+
+        A gesture planned for an earlier question that has not begun yet is dropped: a
+        person asked something new answers that, and a backlog would answer every later
+        question with the gesture meant for the one before.
+        """
         rng = self._rng
+        self.dropped += sum(g.start > now for g in self.gestures)
+        self.gestures = [g for g in self.gestures if g.start <= now]
         start = now + float(rng.uniform(*self.reaction))
         if self.gestures:
             start = max(start, self.gestures[-1].end + self.gap)
@@ -94,7 +107,7 @@ class HeadActor:
             amplitude, sign = float(rng.uniform(12.0, 20.0)), float(rng.choice([-1.0, 1.0]))
         self.gestures.append(_Gesture(bool(right), start, float(rng.uniform(1.5, 2.5)),
                                       float(rng.choice([1.5, 2.0, 2.5])), amplitude, sign))
-        del self.gestures[:-200]
+        del self.gestures[:-1000]
 
     def pose(self, now: float) -> Tuple[float, float]:
         """Return (yaw, pitch) in degrees at ``now``: the gesture going on, else rest."""
@@ -113,19 +126,26 @@ class HeadActor:
         """
         Note an answer the listener published at ``now``.
 
-        It is matched to the oldest gesture begun before ``now`` that has no answer yet;
-        with none, it is a false answer.
+        It belongs to the latest gesture begun before ``now``, if that one has no answer
+        yet and ended at most ``late`` seconds ago; otherwise it is a false answer.
         """
-        for g in self.gestures:
-            if g.heard is None and g.start <= now:
-                g.heard = bool(right)
-                return
+        for g in reversed(self.gestures):
+            if g.start <= now:
+                if g.heard is None and now <= g.end + self.late:
+                    g.heard = bool(right)
+                    return
+                break
         self.false_answers += 1
 
     def stats(self, now: float = math.inf) -> Dict[str, int]:
-        """Return gestures made (ended by ``now``), heard, heard right, and false answers."""
+        """
+        Return the gestures made (ended by ``now``), heard, heard right, false answers.
+
+        ``dropped``: gestures planned for a question that a newer question replaced before
+        they began.
+        """
         made = [g for g in self.gestures if g.end <= now]
         heard = [g for g in made if g.heard is not None]
         return {'gestures': len(made), 'heard': len(heard),
                 'heard_right': sum(g.heard == g.answer for g in heard),
-                'false_answers': self.false_answers}
+                'false_answers': self.false_answers, 'dropped': self.dropped}
