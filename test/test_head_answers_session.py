@@ -62,6 +62,7 @@ def test_heard_answers_belong_to_the_latest_gesture():
     actor.heard(True, now=first.end + 0.1)  # heard twice: the second is false
     assert actor.stats(now=first.end) == {'gestures': 1, 'heard': 1, 'heard_right': 0,
                                           'false_answers': 2, 'dropped': 1}
+    assert actor.stats(now=second.start)['gestures'] == 2  # begun: made
     # The second gesture goes unheard; an answer long after it is no answer to it.
     actor.heard(True, now=second.end + actor.late + 0.1)
     assert actor.stats() == {'gestures': 2, 'heard': 1, 'heard_right': 0,
@@ -115,11 +116,14 @@ def test_a_short_session_answered_with_the_head(tmp_path):
     assert result.returncode == 0, result.stderr
     lines = [line for line in result.stdout.replace('\r', '\n').splitlines() if line.strip()]
     summary = json.loads(lines[-1])
-    assert summary['system'] == 'head_answers' and summary['interactions'] == 8
+    # A presentation the camera node did not take under load is no interaction.
+    assert summary['system'] == 'head_answers'
+    assert summary['interactions'] + summary['presentations_missed'] == 8, summary
+    assert summary['interactions'] >= 6, summary
     head = summary['head_answers']
-    # Every question of the 8 interactions was answered with the head (at least one each),
-    # the feedback node heard them, and the learner learned from what it heard.
-    assert head['gestures'] >= 8, summary
+    # Every interaction's questions were answered with the head (at least one each), the
+    # feedback node heard them, and the learner learned from what it heard.
+    assert head['gestures'] >= summary['interactions'], summary
     assert head['heard'] >= head['gestures'] - 1, summary
     assert head['heard_right'] >= head['heard'] - 1, summary
     assert head['false_answers'] == 0, summary

@@ -139,12 +139,12 @@ class HeadActor:
 
     def stats(self, now: float = math.inf) -> Dict[str, int]:
         """
-        Return the gestures made (ended by ``now``), heard, heard right, false answers.
+        Return the gestures made (begun by ``now``), heard, heard right, false answers.
 
         ``dropped``: gestures planned for a question that a newer question replaced before
         they began.
         """
-        made = [g for g in self.gestures if g.end <= now]
+        made = [g for g in self.gestures if g.start <= now]
         heard = [g for g in made if g.heard is not None]
         return {'gestures': len(made), 'heard': len(heard),
                 'heard_right': sum(g.heard == g.answer for g in heard),
