@@ -44,7 +44,7 @@ class _Gesture:
         return self.start + self.cycles / self.frequency
 
     def angle(self, now: float) -> float:
-        """Return the angle (deg) at ``now``: a sine burst whose first and last fifth ramp."""
+        """Return the head's turn in degrees at ``now``: a sine burst, ramped at both ends."""
         tau, length = now - self.start, self.end - self.start
         ramp = 0.2 * length
         edge = min(tau, length - tau)

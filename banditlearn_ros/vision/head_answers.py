@@ -83,7 +83,7 @@ class HeadAnswers:
 
     def question(self) -> None:
         """
-        A question was asked: motion from before it must not answer it.
+        Mark that a question was asked: motion from before it must not answer it.
 
         Placed after the last frame given (``HeadGestureDetector.question``), so the
         camera's stamps and the caller's clock need not agree.

@@ -274,7 +274,7 @@ class HeadGestureDetector:
 
     def question(self, at: Optional[float] = None) -> None:
         """
-        A new question was asked at ``at`` (s; default: the latest sample's time).
+        Mark a new question asked at ``at`` (s; default: the latest sample's time).
 
         Motion that began before it never answers it: each axis' floor moves to ``at`` and
         the motion going on then is followed until it ends. The refractory block is lifted
