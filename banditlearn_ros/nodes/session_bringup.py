@@ -88,6 +88,7 @@ def run_session(running, options, out_dir: str, out) -> int:
     session = running.find('SessionNode')
     learner = running.find('LearnerNode')
     show = running.find('GestureShowNode')
+    face = running.find('FaceShowNode')
     view = SessionView(session.log, target=session.target,
                        every=running.system['every'], out=out)
     deadline = time.monotonic() + options.duration if options.duration else float('inf')
@@ -135,6 +136,8 @@ def run_session(running, options, out_dir: str, out) -> int:
         extra['warning'] = not_learning
     if show is not None:  # gestures the camera never took (segmentation missed the hand)
         extra['presentations_missed'] = show.schedule.missed
+    if face is not None:  # answers given with the head, and how the feedback node heard them
+        extra['head_answers'] = face.stats()
     summary = session_summary(session.log, model, curve, updates=final_updates,
                               system=name, interrupted=interrupted, **extra)
     with open(os.path.join(out_dir, 'summary.json'), 'w', encoding='utf-8') as handle:
