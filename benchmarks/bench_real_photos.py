@@ -243,6 +243,10 @@ def end_to_end(args) -> int:
     for a, b in blocks:
         print(f'| {a + 1}-{b} | {100 * right[a:b].mean():.1f} | {asked[a:b].mean():.2f} |')
     print(f'bring-up summary: {out["summary"]}')
+    cam = out['camera']
+    print('camera_node: ' + ', '.join(f'{k} {cam.get(k, "-")}' for k in (
+        'extractor', 'features', 'frames_received', 'frames_processed', 'frames_dropped',
+        'frames_no_hand', 'episodes', 'processing_ms_mean', 'processed_rate')))
     return 0
 
 

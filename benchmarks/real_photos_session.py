@@ -80,6 +80,7 @@ class Answerer:
     def __init__(self, context, thumbs: np.ndarray, classes: Sequence[int], noise: float,
                  seed: int = 0):
         from banditlearn_ros.nodes import qos
+        from diagnostic_msgs.msg import DiagnosticArray
         from rclpy.node import Node
         from sensor_msgs.msg import Image
         from std_msgs.msg import Bool, String
@@ -94,8 +95,17 @@ class Answerer:
         self.records: Dict[int, Dict[str, object]] = {}
         self._label_pub = self.node.create_publisher(String, 'gesture_label', qos.EVENTS_OUT)
         self._answer_pub = self.node.create_publisher(Bool, 'keyboard_answer', qos.EVENTS_OUT)
+        self.camera: Dict[str, str] = {}
+        """The camera node's last /diagnostics values."""
         self.node.create_subscription(Image, 'image_raw', self._on_image, qos.IMAGES)
+        self.node.create_subscription(DiagnosticArray, '/diagnostics', self._on_diagnostics,
+                                      qos.DIAGNOSTICS)
         qos.subscribe_events(self.node, String, 'gesture_prediction_details', self._on_details)
+
+    def _on_diagnostics(self, msg) -> None:
+        for status in msg.status:
+            if status.name.endswith('camera_node'):
+                self.camera = {kv.key: kv.value for kv in status.values}
 
     def _on_image(self, msg) -> None:
         from banditlearn_ros.nodes.bridge import image_to_array
@@ -173,4 +183,5 @@ def run_session(photos: Sequence[Tuple[Path, int]], workdir: Path, noise: float,
     summary = (workdir / 'bringup.log').read_text().strip().splitlines()
     return {'rows': rows, 'shown': len(set(answerer.shown_order)), 'photos': len(photos),
             'seconds': time.monotonic() - start, 'command': command,
-            'summary': summary[-1] if summary else '', 'returncode': proc.returncode}
+            'summary': summary[-1] if summary else '', 'returncode': proc.returncode,
+            'camera': answerer.camera}

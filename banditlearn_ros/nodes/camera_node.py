@@ -221,6 +221,9 @@ class CameraNode(common.GuardedNode):
                   'processing_ms_mean': self._proc_ms, 'processing_ms_last': self._proc_ms_last,
                   'segmentation': self._last_method, 'mediapipe': self.extractor.use_mediapipe,
                   'armed': self.episodes.armed}
+        hands = self.extractor.hands
+        if hands is not None:  # frames MediaPipe looked at twice, and found a hand the 2nd time
+            values.update(hand_retries=hands.retries, hand_retry_found=hands.retry_found)
         values.update(counts)
         return level, message, values
 
