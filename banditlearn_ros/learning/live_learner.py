@@ -26,6 +26,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 from . import BanditLearner, make_learner
 from . import learner_parameters as lp, model_store
 from .ask_again import ASK_AGAIN_ALGORITHMS, check_probation, check_protocol, OUTCOMES
+from .centring import Centring
 from .interaction import BAD_INPUT_REASONS, DROP_REASONS, FeedbackResult, Interaction
 
 # What /diagnostics shows of ``Interaction.stats()``.
@@ -62,6 +63,8 @@ class LiveLearner:
         self.algorithm = value('algorithm')
         self.labels: List[str] = list(value('labels'))
         self.seed = value('seed')
+        self.centring = value('centring')
+        Centring(self.centring)  # refuse a bad mode now, with the reason
         lp.check_labels(self.labels)
         # Refuse bad hyperparameters now, not at the first message.
         make_learner(self.algorithm, ['a'], 1, **self.hyperparameters(self.algorithm))
@@ -83,6 +86,10 @@ class LiveLearner:
                 start.learner, self.algorithm, self.hyperparameters, self.labels, log)
             self.labels_from_file = labels != self.labels
             self.labels = labels
+            held = start.learner.centring.mode
+            if held != self.centring:
+                log.warning(f'model file learned with centring={held!r}; parameter value '
+                            f'{self.centring!r} needs a new model (~/reset_model)')
         self.interaction = Interaction(
             self.fresh_learner, learner=start.learner,
             feedback_timeout=value('feedback_timeout'), max_unanswered=value('max_unanswered'),
@@ -96,9 +103,11 @@ class LiveLearner:
         return lp.hyperparameters(algorithm, self.value, changes)
 
     def fresh_learner(self, n_features: int) -> BanditLearner:
-        """Return a new learner of the parameters' labels and hyperparameters."""
-        return make_learner(self.algorithm, list(self.labels), n_features, seed=self.seed,
-                            **self.hyperparameters(self.algorithm))
+        """Return a new learner of the parameters' labels, hyperparameters and centring."""
+        learner = make_learner(self.algorithm, list(self.labels), n_features, seed=self.seed,
+                               **self.hyperparameters(self.algorithm))
+        learner.centring = Centring(self.centring)
+        return learner
 
     def current_labels(self) -> List[str]:
         """Return the learner's labels (the parameter's before the first vector)."""

@@ -29,6 +29,7 @@ import math
 from typing import Any, Dict, Iterable, List, Optional
 
 from . import BANDIT_ALGORITHMS, make_learner
+from .centring import Centring, DEFAULT_CENTRING
 from .interaction import Interaction, SimulatedTeacher
 
 LABEL, FEATURES, FEEDBACK, PREDICTION = 'label', 'features', 'feedback', 'prediction'
@@ -57,6 +58,7 @@ class LearnerConfig:
     feature_size: int = 0
     max_questions: int = 1
     reveal_step: Optional[str] = None
+    centring: str = DEFAULT_CENTRING
 
     @classmethod
     def from_parameters(cls, params: Dict[str, Any]) -> 'LearnerConfig':
@@ -80,7 +82,9 @@ class LearnerConfig:
                   window=int(params.get('stats_window', 100)),
                   feature_size=int(params.get('feature_size', 0)),
                   max_questions=int(params.get('max_questions', 1)),
-                  reveal_step=params.get('reveal_step'))
+                  reveal_step=params.get('reveal_step'),
+                  centring=str(params.get('centring', DEFAULT_CENTRING)))
+        Centring(out.centring)  # a bad mode is refused here, with the reason
         return out
 
     def as_dict(self) -> Dict[str, Any]:
@@ -93,8 +97,10 @@ class LearnerConfig:
             raise ValueError('the learner needs label names (labels: [...])')
 
         def fresh(n_features: int):
-            return make_learner(self.algorithm, list(self.labels), n_features, seed=self.seed,
-                                **self.hyperparameters)
+            learner = make_learner(self.algorithm, list(self.labels), n_features,
+                                   seed=self.seed, **self.hyperparameters)
+            learner.centring = Centring(self.centring)
+            return learner
         kwargs = {}
         if self.reveal_step:
             kwargs['reveal_step'] = self.reveal_step
