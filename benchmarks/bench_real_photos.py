@@ -17,16 +17,20 @@ Teaching ten hand gestures from real photos of many people, as the package would
 
 The 1000 sign-digit photos (``benchmarks/real_photos.py``; 218 people, 10 classes) go
 through the camera node's own extractor with its parameter values (config/params.yaml),
-then through the learner node's own state (``LiveLearner`` with its parameter values):
+then through the learner node's own state (``LiveLearner`` with its parameter values in the
+camera system, config/camera.system.yaml, which ``banditlearn_bringup --camera`` runs; and
+with config/params.yaml's alone):
 one interaction per photo in which a hand was found, in ``--orders`` seeded orders, each
 answer wrong with probability ``--noise``.  Printed per 100 interactions: how often the
 first guess was right, and the questions asked per interaction; for the defaults, for one
-question per interaction (the papers' protocol) and for full feedback (mSCW told the label,
-the same share of labels wrong) as the limit.  Rows with ``subset`` keep some of the
-features only.  Features are cached under ``~/.cache/banditlearn_ros``.
+question per interaction (the papers' protocol) and for full feedback (mSCW told the
+label, the same share of labels wrong, centred as the learner node centres) as the limit.
+Rows with a subset (``--subsets``) keep some of the features only.  Features are cached
+under ``~/.cache/banditlearn_ros``.
 
     nice -n 5 .venv/bin/python benchmarks/bench_real_photos.py [--orders 10] [--noise 0.1]
-        [--extractors auto contour] [--set camera.PARAM=VALUE ...] [--misses]
+        [--extractors auto contour] [--subsets] [--set camera.PARAM=VALUE ...]
+        [--set learner.PARAM=VALUE ...] [--misses]
 
 ``--misses`` only counts the photos in which MediaPipe finds no hand, for the settings
 given by ``--set``.  ``--end-to-end`` runs the user's own path instead
@@ -62,10 +66,10 @@ class _Quiet:
 
 
 def run_live(X: np.ndarray, y: np.ndarray, order: Sequence[int], noise: float, seed: int,
-             **learner) -> Dict[str, np.ndarray]:
+             system: str = 'camera', **learner) -> Dict[str, np.ndarray]:
     """Return per interaction: first guess right (0/1) and questions asked, LiveLearner."""
     from banditlearn_ros.learning.live_learner import LiveLearner
-    values = learner_values(seed=seed, **learner)
+    values = learner_values(system, seed=seed, **learner)
     live = LiveLearner(values.__getitem__, '', _Quiet())
     rng = np.random.default_rng(seed + 1)
     right, questions = [], []
@@ -90,20 +94,20 @@ def run_full(X: np.ndarray, y: np.ndarray, order: Sequence[int], noise: float, s
              centring: str) -> Dict[str, np.ndarray]:
     """Return first guess right per interaction for mSCW told the label (wrong at ``noise``)."""
     from banditlearn_ros.learning import make_learner
+    from banditlearn_ros.learning.centring import Centring
     values = learner_values()
     learner = make_learner('mscw', list(LABELS), X.shape[1], eta=values['eta'],
                            C=values['C'])
+    centre = Centring(centring)
     rng = np.random.default_rng(seed + 2)
-    mean = np.zeros(X.shape[1])
     right = []
-    for n, i in enumerate(order):
-        x = X[i] - mean if centring == 'running' else X[i]
+    for i in order:
+        x = centre.apply(X[i])
         right.append(int(np.argmax(learner.scores(x))) == y[i])
         told = y[i]
         if rng.random() < noise:
             told = rng.choice([c for c in range(len(LABELS)) if c != y[i]])
         learner.learn_true(x, LABELS[told])
-        mean += (X[i] - mean) / (n + 1)
     return {'right': np.array(right, float), 'questions': np.ones(len(right))}
 
 
@@ -149,7 +153,7 @@ def main(argv=None) -> int:
     p.add_argument('--noise', type=float, default=0.1)
     p.add_argument('--per-class', type=int, default=100)
     p.add_argument('--extractors', nargs='+', default=['auto'])
-    p.add_argument('--set', action='append', default=[], metavar='camera.PARAM=VALUE')
+    p.add_argument('--set', action='append', default=[], metavar='camera|learner.PARAM=VALUE')
     p.add_argument('--misses', action='store_true')
     p.add_argument('--subsets', action='store_true', help='also the landmark subsets')
     p.add_argument('--end-to-end', action='store_true')
@@ -167,10 +171,11 @@ def main(argv=None) -> int:
         return 0
     if args.end_to_end:
         return end_to_end(args)
-    changes = {}
+    changes, learner = {}, {}
     for item in args.set:
         key, _, text = item.partition('=')
-        changes[key.split('.', 1)[-1]] = yaml_value(text)
+        node, _, name = key.partition('.')
+        (learner if node == 'learner' else changes)[name] = yaml_value(text)
     photos = photo_list(args.per_class)
     print(f'# {len(photos)} sign-digit photos, {args.orders} orders, {args.noise:.0%} wrong '
           f'answers; {platform.processor() or platform.machine()}, '
@@ -196,9 +201,13 @@ def main(argv=None) -> int:
         for sub, cols in columns.items():
             Xs = X[:, cols]
             tag = f'{label}{", " + sub + f" ({cols.size})" if sub else ""}'
-            for proto, fn in (('defaults', lambda o, s: run_live(Xs, y, o, args.noise, s)),
-                              ('one question', lambda o, s: run_live(
-                                  Xs, y, o, args.noise, s, max_questions=1))):
+            for proto, fn in (
+                    ('camera system', lambda o, s: run_live(Xs, y, o, args.noise, s,
+                                                            **learner)),
+                    ('params.yaml', lambda o, s: run_live(Xs, y, o, args.noise, s,
+                                                          system='', **learner)),
+                    ('camera system, one question', lambda o, s: run_live(
+                        Xs, y, o, args.noise, s, max_questions=1, **learner))):
                 start = time.perf_counter()
                 runs = [fn(o, s) for s, o in enumerate(orders)]
                 report(f'{tag}, {proto}', runs, time.perf_counter() - start)

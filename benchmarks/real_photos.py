@@ -78,13 +78,23 @@ def camera_values(**changes) -> Dict[str, object]:
     return values
 
 
-def learner_values(**changes) -> Dict[str, object]:
-    """Return the learner node's parameter values: declared defaults, then params.yaml."""
+def learner_values(system: str = 'camera', **changes) -> Dict[str, object]:
+    """
+    Return the learner node's parameter values in a system of the bring-up.
+
+    Declared defaults, then config/params.yaml, then the learner's overrides in
+    config/<system>.system.yaml ('' = none), then ``changes``.
+    """
     from banditlearn_ros.learning import learner_parameters as lp
     specs = lp.HEAD_SPECS + tuple(lp.hyperparameter_specs()) + lp.TAIL_SPECS
     values = {spec.name: spec.default for spec in specs}
     params = yaml.safe_load((ROOT / 'config' / 'params.yaml').read_text())
     values.update(params['/**/learner_node']['ros__parameters'])
+    if system:
+        nodes = yaml.safe_load((ROOT / 'config' / f'{system}.system.yaml').read_text())['nodes']
+        for entry in nodes:
+            if entry['node'] == 'learner_node':
+                values.update(entry.get('parameters') or {})
     values.update(labels=list(LABELS), model_path='')
     values.update(changes)
     return values
@@ -106,7 +116,8 @@ def extract(values: Dict[str, object], photos: List[Tuple[Path, int]],
     Return (features, classes, names) of the photos through the camera node's extractor.
 
     Rows of photos in which no hand was found are NaN.  Each photo is shown after a black
-    frame, as in the end-to-end video, so a tracking detector starts afresh on it.  The
+    frame, as in the end-to-end video, so a tracking detector starts afresh on it, and its
+    features are those of the frame after the one a hand was found in (tracked).  The
     result is cached under ``~/.cache/banditlearn_ros`` by the values, the photos and the
     vision code.
     """
@@ -122,7 +133,10 @@ def extract(values: Dict[str, object], photos: List[Tuple[Path, int]],
     try:
         for i, (file, _c) in enumerate(photos):
             extractor.process(black)
-            obs = extractor.process(camera_frame(cv2.imread(str(file))))
+            frame = camera_frame(cv2.imread(str(file)))
+            obs = extractor.process(frame)
+            if obs.features is not None:  # the next frame of a held hand: tracked
+                obs = extractor.process(frame)
             rows.append(obs.features)
             if log is not None and (i + 1) % 100 == 0:
                 log(f'  extracted {i + 1}/{len(photos)}')

@@ -26,7 +26,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / 'benchmarks'))
-from real_photos import (  # noqa: E402 (the benchmark's own framing of the photos)
+from real_photos import (  # noqa: E402, I202 (the benchmark's own framing of the photos)
     camera_frame, camera_values, LABELS, missing_reason, PHOTOS)
 
 needs_photos = pytest.mark.skipif(bool(missing_reason()) or not mediapipe_available(),

@@ -33,7 +33,7 @@ EPISODE_KEYS = ('mode', 'stable_frames', 'stability_tolerance', 'absent_frames',
 SEGMENT_KEYS = ('min_area', 'max_area', 'skin_threshold', 'adapt_skin',
                 'background_subtraction', 'fallback', 'work_size')
 
-HAND_DEFAULTS = {'static': False, 'detection': 0.5, 'tracking': 0.5, 'retry_margin': 0.0}
+HAND_DEFAULTS = {'static': False, 'detection': 0.5, 'tracking': 0.5, 'retry_margin': 0.5}
 """MediaPipe's settings on the camera path (docs/benchmarks.md, "Real photos")."""
 
 SPECS = (

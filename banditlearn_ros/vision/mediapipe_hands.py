@@ -36,6 +36,12 @@ def mediapipe_available() -> bool:
         return False
 
 
+def _blank(rgb: np.ndarray) -> bool:
+    """Return True for a frame of one colour (a covered lens, a black gap): no second look."""
+    small = rgb[::8, ::8]
+    return int(small.max()) - int(small.min()) < 16
+
+
 @dataclass
 class DetectedHand:
     """One hand MediaPipe found."""
@@ -63,8 +69,9 @@ class MediaPipeHands:
     retry_margin : float
         When a frame shows no hand, look again in a copy with this fraction of its size
         added on every side (replicated border) by a detector of its own in static mode;
-        0 = no second look.  MediaPipe's palm detector misses hands that fill the frame,
-        and a shrunk copy finds many of them (docs/benchmarks.md, "Real photos").
+        0 = no second look; a frame of one colour gets none.  MediaPipe's palm detector
+        misses hands that fill the frame, and a shrunk copy finds many of them
+        (docs/benchmarks.md, "Real photos").
 
     """
 
@@ -112,7 +119,7 @@ class MediaPipeHands:
             rgb = cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB)
         with self._lock:
             hands = self._hands_in(self._detector().process(rgb), rgb.shape, 0, 0)
-            if hands or self.retry_margin <= 0:
+            if hands or self.retry_margin <= 0 or _blank(rgb):
                 return hands
             self.retries += 1
             h, w = rgb.shape[:2]
