@@ -119,9 +119,11 @@ def extract(values: Dict[str, object], photos: List[Tuple[Path, int]],
     frame, as in the end-to-end video, so a tracking detector starts afresh on it, and its
     features are those of the frame after the one a hand was found in (tracked).  The
     result is cached under ``~/.cache/banditlearn_ros`` by the values, the photos and the
-    vision code.
+    vision code (only the values that change what a frame gives).
     """
-    key = json.dumps({k: values[k] for k in sorted(values)}, sort_keys=True, default=str)
+    used = [k for k in values if k in camera_settings.SEGMENT_KEYS or k.startswith('hand_')
+            or k in ('extractor', 'use_mediapipe', 'feature_names')]
+    key = json.dumps({k: values[k] for k in sorted(used)}, sort_keys=True, default=str)
     key += _code_digest() + str([(p.name, c) for p, c in photos])
     path = CACHE / f'real_photos_{hashlib.sha256(key.encode()).hexdigest()[:16]}.npz'
     if use_cache and path.is_file():

@@ -22,12 +22,16 @@ in the video), says the true gesture on ``gesture_label`` when a new photo appea
 session's right50 column scores against it) and answers every question on
 ``keyboard_answer`` (the topic typed y/n lines go to) from the truth, wrong with
 probability ``noise``: the draw is seeded by the interaction and question numbers, so
-the same questions get the same answers.
+the same questions get the same answers.  The truth of an interaction is the photo of the
+last frame read from the video (its stamp) before the first question: the answer waits
+``delay`` s so that frames late on the wire still count, as a person answers after a
+moment; a question asked again is answered at once.
 """
 
 import json
 import os
 from pathlib import Path
+import signal
 import subprocess
 import sys
 import time
@@ -78,12 +82,12 @@ class Answerer:
     """The person at the keys, as a ROS node: truth from the screen, answers from the truth."""
 
     def __init__(self, context, thumbs: np.ndarray, classes: Sequence[int], noise: float,
-                 seed: int = 0):
+                 seed: int = 0, delay: float = 0.4):
         from banditlearn_ros.nodes import qos
         from diagnostic_msgs.msg import DiagnosticArray
         from rclpy.node import Node
         from sensor_msgs.msg import Image
-        from std_msgs.msg import Bool, String
+        from std_msgs.msg import Bool, Float32MultiArray, String
         self._Bool, self._String = Bool, String
         self.node = Node('real_photo_answerer', context=context)
         self.thumbs = thumbs
@@ -91,6 +95,9 @@ class Answerer:
         self.noise = noise
         self.seed = seed
         self.shown: Optional[int] = None
+        self.delay = delay
+        self._read: List[Tuple[float, int]] = []
+        self._waiting: List[Tuple[float, int, int, str]] = []
         self.shown_order: List[int] = []
         self.records: Dict[int, Dict[str, object]] = {}
         self._label_pub = self.node.create_publisher(String, 'gesture_label', qos.EVENTS_OUT)
@@ -101,6 +108,10 @@ class Answerer:
         self.node.create_subscription(DiagnosticArray, '/diagnostics', self._on_diagnostics,
                                       qos.DIAGNOSTICS)
         qos.subscribe_events(self.node, String, 'gesture_prediction_details', self._on_details)
+        self.vectors: List[Tuple[Optional[int], List[float]]] = []
+        """(photo on screen, vector) of every gesture_features message."""
+        qos.subscribe_events(self.node, Float32MultiArray, 'gesture_features',
+                             lambda msg: self.vectors.append((self.shown, list(msg.data))))
 
     def _on_diagnostics(self, msg) -> None:
         for status in msg.status:
@@ -114,6 +125,7 @@ class Answerer:
         if thumb.mean() < 8.0:  # the black gap: the photo before stays the truth
             return
         index = int(np.argmin(((self.thumbs - thumb) ** 2).sum(axis=1)))
+        self._read.append((msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9, index))
         if index != self.shown:
             self.shown = index
             self.shown_order.append(index)
@@ -121,13 +133,27 @@ class Answerer:
 
     def _on_details(self, msg) -> None:
         details = json.loads(msg.data)
-        ident, question, label = int(details['id']), int(details['question']), details['label']
-        rec = self.records.setdefault(ident, {'photo': self.shown, 'asked': []})
-        truth = None if rec['photo'] is None else LABELS[self.classes[rec['photo']]]
-        rec['asked'].append(label)
-        draw = np.random.default_rng([self.seed, ident, question]).random()
-        answer = (label == truth) != (draw < self.noise)
-        self._answer_pub.publish(self._Bool(data=bool(answer)))
+        self._waiting.append((time.time(), int(details['id']), int(details['question']),
+                              details['label']))
+        self.answer_due()
+
+    def answer_due(self) -> None:
+        """Answer the questions asked ``delay`` s ago or more (called as the node spins)."""
+        while self._waiting and (self._waiting[0][2] > 1 or
+                                 time.time() - self._waiting[0][0] >= self.delay):
+            asked_at, ident, question, label = self._waiting.pop(0)
+            rec = self.records.get(ident)
+            if rec is None:
+                # The photo of the last frame read before the question: the frames are
+                # stamped when the video was read, so a frame late on the wire still counts.
+                before = [index for stamp, index in self._read if stamp <= asked_at]
+                rec = self.records[ident] = {'photo': before[-1] if before else None,
+                                             'asked': []}
+            truth = None if rec['photo'] is None else LABELS[self.classes[rec['photo']]]
+            rec['asked'].append(label)
+            draw = np.random.default_rng([self.seed, ident, question]).random()
+            answer = (label == truth) != (draw < self.noise)
+            self._answer_pub.publish(self._Bool(data=bool(answer)))
 
     def table(self) -> List[Tuple[int, bool, int]]:
         """Return (photo, first guess right, questions) per interaction, by id."""
@@ -166,9 +192,18 @@ def run_session(photos: Sequence[Tuple[Path, int]], workdir: Path, noise: float,
     start = time.monotonic()
     proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log,
                             stderr=subprocess.STDOUT, env=os.environ.copy())
+    last_seen, stopped = None, False
     try:
         while proc.poll() is None:
-            executor.spin_once(timeout_sec=0.05)
+            executor.spin_once(timeout_sec=0.02)
+            answerer.answer_due()
+            if last_seen is None and answerer.shown == len(photos) - 1:
+                last_seen = time.monotonic()
+            if last_seen is not None and time.monotonic() - last_seen > 10.0 and \
+                    not stopped:
+                # The last photo went by 10 s ago: end the session as Ctrl-C would.
+                proc.send_signal(signal.SIGINT)
+                stopped = True
             if time.monotonic() - start > length + 180:
                 proc.terminate()
                 proc.wait(timeout=30)
@@ -180,6 +215,9 @@ def run_session(photos: Sequence[Tuple[Path, int]], workdir: Path, noise: float,
         answerer.node.destroy_node()
         rclpy.shutdown(context=context)
     rows = answerer.table()
+    with open(workdir / 'records.json', 'w', encoding='utf-8') as handle:
+        json.dump({'photos': [[str(p), c] for p, c in photos], 'vectors': answerer.vectors,
+                   'interactions': {str(k): v for k, v in answerer.records.items()}}, handle)
     summary = (workdir / 'bringup.log').read_text().strip().splitlines()
     return {'rows': rows, 'shown': len(set(answerer.shown_order)), 'photos': len(photos),
             'seconds': time.monotonic() - start, 'command': command,
