@@ -231,13 +231,15 @@ def end_to_end(args) -> int:
         from benchmarks.real_photos_session import run_session
     every = photo_list()
     rng = np.random.default_rng(args.seed)
-    photos = [every[i] for i in rng.choice(len(every), size=args.photos, replace=False)]
+    chosen = rng.choice(len(every), size=args.photos, replace=False)
+    photos = [every[i] for i in chosen]
+    X, _y, _names = extract(camera_values(), every, log=lambda s: print(s, file=sys.stderr))
     extra = [a for item in args.bringup_set for a in ('--set', item)]
     with tempfile.TemporaryDirectory(prefix='real_photos_') as tmp:
         work = Path(args.workdir or tmp)
         work.mkdir(parents=True, exist_ok=True)
         out = run_session(photos, work, args.noise, args.fps, args.hold, args.gap, extra,
-                          args.seed)
+                          args.seed, X[chosen])
     rows = out['rows']
     right = np.array([r[1] for r in rows], float)
     asked = np.array([r[2] for r in rows], float)
@@ -252,6 +254,9 @@ def end_to_end(args) -> int:
     for a, b in blocks:
         print(f'| {a + 1}-{b} | {100 * right[a:b].mean():.1f} | {asked[a:b].mean():.2f} |')
     print(f'bring-up summary: {out["summary"]}')
+    if out['matched']:
+        print(f'vector to its photo (offline features): median distance '
+              f'{np.median(out["matched"]):.3f}, largest {np.max(out["matched"]):.3f}')
     cam = out['camera']
     print('camera_node: ' + ', '.join(f'{k} {cam.get(k, "-")}' for k in (
         'extractor', 'features', 'frames_received', 'frames_processed', 'frames_dropped',
