@@ -126,7 +126,7 @@ class Centring:
         return out
 
     def state(self) -> Dict[str, Any]:
-        """Return the JSON-able state (the model file's ``extra['centring']``)."""
+        """Return the mode, warm-up, count and mean as JSON (the model file keeps them)."""
         return {'mode': self.mode, 'warmup': self.warmup, 'count': self.count,
                 'mean': None if self.mean is None else self.mean.tolist()}
 

@@ -26,8 +26,8 @@ from typing import Any, Callable, Dict, List, Optional
 from banditlearn_ros.parameter_spec import Spec
 
 from . import BANDIT_ALGORITHMS, BanditLearner, HyperparameterError, make_learner
-from .centring import CENTRING_MODES, DEFAULT_CENTRING
 from .ask_again import ASK_AGAIN_ALGORITHMS, DEFAULT_PROBATION, DEFAULT_REVEAL_STEP, REVEAL_STEPS
+from .centring import CENTRING_MODES, DEFAULT_CENTRING
 from .details import DETAILS_TOP
 
 # Hyperparameters fixed at construction (they shape the learned arrays): read-only. Each
@@ -129,8 +129,8 @@ TAIL_SPECS = (
     Spec('seed', 0, 'seed of the learner', read_only=True, low=0, high=2 ** 31 - 1),
     Spec('centring', DEFAULT_CENTRING, 'mean taken out of every feature vector before the '
          'learner sees it: running (the mean so far), fixed (the mean of the first 50, then '
-         "frozen) or none (the papers' algorithms); a new model (~/reset_model) takes a "
-         "change, a model file keeps its own", read_only=True,
+         "frozen) or none (the papers' algorithms); a model file keeps the centring it "
+         'learned with until ~/reset_model', read_only=True,
          constraints='one of ' + ', '.join(CENTRING_MODES)),
     Spec('model_path', '', 'model file: loaded at start, saved by ~/save_model, '
          'autosave and on shutdown; empty = memory only', read_only=True),

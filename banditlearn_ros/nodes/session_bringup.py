@@ -102,9 +102,10 @@ def run_session(running, options, out_dir: str, out) -> int:
     final_updates = updates()
     if session.target:
         session.log.keep_first(session.target)
-    model = None
+    model, not_learning = None, ''
     if learner is not None:
         model = os.path.expanduser(learner.get_parameter('model_path').value) or None
+        not_learning = learner.live.learning_problem()
     name = os.path.basename(str(running.system['path'])).replace('.system.yaml', '')
     try:
         running.close()  # the learner saves its model on shutdown
@@ -120,6 +121,9 @@ def run_session(running, options, out_dir: str, out) -> int:
         view.note(f'no model file at {model} (nothing was learned, or saving failed)')
         model = None
     extra = {}
+    if not_learning:  # first guesses no better than chance: say so, never a silent OK
+        view.note(f'WARNING {not_learning}')
+        extra['warning'] = not_learning
     if show is not None:  # gestures the camera never took (segmentation missed the hand)
         extra['presentations_missed'] = show.schedule.missed
     summary = session_summary(session.log, model, curve, updates=final_updates,
