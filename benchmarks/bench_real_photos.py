@@ -255,8 +255,11 @@ def end_to_end(args) -> int:
         print(f'| {a + 1}-{b} | {100 * right[a:b].mean():.1f} | {asked[a:b].mean():.2f} |')
     print(f'bring-up summary: {out["summary"]}')
     if out['matched']:
+        near = np.array(out['matched'])
         print(f'vector to its photo (offline features): median distance '
-              f'{np.median(out["matched"]):.3f}, largest {np.max(out["matched"]):.3f}')
+              f'{np.median(near[:, 0]):.3f}, largest {near[:, 0].max():.3f}; to the next '
+              f'photo: median {np.median(near[:, 1]):.3f}; vectors not clearly one photo '
+              f'(next within twice the distance): {int(np.sum(near[:, 1] < 2 * near[:, 0]))}')
     cam = out['camera']
     print('camera_node: ' + ', '.join(f'{k} {cam.get(k, "-")}' for k in (
         'extractor', 'features', 'frames_received', 'frames_processed', 'frames_dropped',
