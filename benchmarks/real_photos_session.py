@@ -114,8 +114,8 @@ class Answerer:
         Return the photo a vector was taken from: the nearest by the offline features.
 
         The person knows which photo they held up; the answerer recognises it from what the
-        camera node made of it (a vector lies ~0.04 from its own photo's offline features
-        and ~1 from the next one's: ``matched``).
+        camera node made of it (measured: a median 0.04 from its photo's offline features,
+        0.24 from the next-nearest photo's; ``matched`` keeps both for every vector).
         """
         d = np.linalg.norm(self.features - np.asarray(vector), axis=1)
         first, second = np.partition(d, 1)[:2]
