@@ -21,7 +21,7 @@ answers every question on ``keyboard_answer`` (the topic typed y/n lines go to) 
 truth, wrong with probability ``noise``: the draw is seeded by the interaction and question
 numbers, so the same questions get the same answers.  The truth of interaction n is the
 photo of the n-th ``gesture_features`` vector (``Answerer.photo_of``): watching
-``image_raw`` instead put the wrong photo on 14-40 % of the interactions on a loaded
+``image_raw`` instead put the wrong photo on 10-40 % of the interactions on a loaded
 machine, where 640 x 480 images reach another process late.
 """
 
