@@ -30,6 +30,7 @@ from . import learner_parameters as lp, model_store
 from .ask_again import ASK_AGAIN_ALGORITHMS, check_probation, check_protocol, OUTCOMES
 from .centring import Centring
 from .interaction import BAD_INPUT_REASONS, DROP_REASONS, FeedbackResult, Interaction
+from .open_set import check_open_set, OpenSet
 
 # What /diagnostics shows of ``Interaction.stats()``.
 STATS_SHOWN = (
@@ -41,7 +42,9 @@ STATS_SHOWN = (
        'updates', 'max_questions', 'interactions', 'questions_asked',
        'questions_per_interaction', 'questions_per_interaction_window', 'first_guess_accuracy',
        'first_guess_accuracy_window', 'first_guess_window_rounds', 'first_guess_right_window']
-    + ['interactions_' + o for o in OUTCOMES])
+    + ['interactions_' + o for o in OUTCOMES]
+    + ['unknown_rejected', 'unknown_taught_armed', 'unknown_false_rejections',
+       'unknown_false_rejection_rate', 'unknown_threshold', 'unknown_alpha'])
 
 LEAST_FIRST_GUESSES = 20
 """First guesses a window needs before ``learning_check`` judges it (none during the first
@@ -143,7 +146,8 @@ class LiveLearner:
             feedback_timeout=value('feedback_timeout'), max_unanswered=value('max_unanswered'),
             window=value('stats_window'), n_features=value('feature_size'),
             max_questions=max_questions, reveal_step=value('reveal_step'), seed=self.seed,
-            new_label_probation=value('new_label_probation'))
+            new_label_probation=value('new_label_probation'),
+            open_set=OpenSet(**lp.open_set_settings(value)))
 
     def hyperparameters(self, algorithm: str,
                         changes: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
@@ -168,6 +172,8 @@ class LiveLearner:
         self.appended_labels(changes)
         lp.check_hyperparameter_change(self.value, changes)
         self.protocol(changes)
+        check_open_set(**{k: v for k, v in lp.open_set_settings(self.value, changes).items()
+                          if k != 'enabled'})
 
     def apply_change(self, changes: Dict[str, Any]) -> List[str]:
         """Apply a checked change that is stored already; return the labels it appended."""
@@ -185,6 +191,8 @@ class LiveLearner:
             if 'feedback_timeout' in changes:
                 self.interaction.feedback_timeout = float(changes['feedback_timeout'])
             self.interaction.set_protocol(*self.protocol(changes))
+            if any(name.startswith('unknown_') for name in changes):
+                self.interaction.open_set.configure(**lp.open_set_settings(self.value))
         return new_labels
 
     def protocol(self, changes: Dict[str, Any]) -> Tuple[int, str, int]:

@@ -27,6 +27,7 @@ import os
 import time
 from typing import Any, Dict
 
+from banditlearn_ros.system_file import BringupError
 from banditlearn_ros.tools.session_report import (
     plot_learning_curve, session_summary, summary_line)
 from banditlearn_ros.tools.session_view import SessionView
@@ -67,6 +68,14 @@ def prepare(system: Dict[str, Any], options) -> str:
     if labels and 'learner_node' in by_name:
         by_name['learner_node']['parameters']['labels'] = labels
     learner = by_name.get('learner_node')
+    never = getattr(options, 'never_taught', 0)
+    if never:
+        known = list(learner['parameters'].get('labels') or []) if learner else []
+        if show is None or not 1 <= never < len(known):
+            raise BringupError(f'--never-taught {never} needs a rendered session '
+                               f'(gesture_show_node) whose learner has more than {never} labels')
+        learner['parameters']['labels'] = known[:-never]  # shown, never taught
+        learner['parameters'].setdefault('unknown_rejection', True)
     if 'gesture_show_node' in by_name and learner is not None and \
             'model_path' not in learner['parameters']:
         learner['parameters']['model_path'] = os.path.join(out, 'gesture_model.npz')

@@ -157,7 +157,57 @@ def build_parser() -> argparse.ArgumentParser:
                    help='run nothing: redraw the figures (into --figures, else beside the '
                         'file) and rewrite results.md from an existing summary.json')
     p.add_argument('--no-progress', action='store_true', help='no progress bar')
+    p.add_argument('--open-set', type=int, default=0, metavar='N',
+                   help='open-set mode: per split (--permutations of them) N labels are '
+                        'never taught; reports AUROC and rejection at 5 %% false rejection '
+                        'per score, and sessions (UCWL, three questions) with rejection of '
+                        'never-taught gestures on and off (default 0 = off)')
+    p.add_argument('--interactions', type=int, default=500, metavar='N',
+                   help='gestures per open-set session (default 500)')
+    p.add_argument('--unknown-share', type=float, default=0.2, metavar='P',
+                   help='share of never-taught gestures in an open-set session (default 0.2)')
+    p.add_argument('--unknown', action='append', default=[], metavar='K=V',
+                   help='open-set setting (learning.open_set: target, rate, window, warmup, '
+                        'min_yes, score, variance_floor), e.g. --unknown target=0.03')
     return p
+
+
+def run_open_set(args) -> Dict[str, Any]:
+    """Run ``--open-set``: figures per data set into summary.json and results.md."""
+    from banditlearn_ros.learning.open_set import check_open_set, DEFAULTS
+    from banditlearn_ros.learning.open_set_eval import open_set_figures, report
+    settings = dict(DEFAULTS)
+    for item in args.unknown:
+        key, _, value = item.partition('=')
+        if key not in DEFAULTS:
+            raise UsageError(f'--unknown {item!r}: not one of {sorted(DEFAULTS)}')
+        try:
+            settings[key] = type(DEFAULTS[key])(_parse_value(value))
+        except (TypeError, ValueError):
+            raise UsageError(f'--unknown {item!r}: {key} must be a {type(DEFAULTS[key]).__name__}'
+                             ) from None
+    check_open_set(**settings)
+    if args.interactions < 1 or not 0.0 < args.unknown_share < 1.0:
+        raise UsageError('--interactions must be >= 1 and --unknown-share in (0, 1)')
+    start, records, text = time.perf_counter(), [], ['# banditlearn_evaluate --open-set', '']
+    for dataset in args.datasets:
+        check_dataset_name(dataset)
+        X, y, labels = load_dataset(dataset)
+        if not 1 <= args.open_set < len(labels):
+            raise UsageError(f'{dataset}: --open-set must be in 1..{len(labels) - 1}')
+        figures = open_set_figures(X, y, labels, len(labels) - args.open_set, settings,
+                                   args.permutations, args.interactions, args.unknown_share)
+        records.append({'dataset': dataset, 'never_taught': args.open_set, **figures})
+        text += [f'## {dataset}: {len(labels) - args.open_set} taught / {args.open_set} '
+                 'never taught', '', report(figures, settings, args.permutations,
+                                            args.interactions), '']
+    os.makedirs(args.out, exist_ok=True)
+    summary = {'meta': {**meta(args, time.perf_counter() - start), 'open_set': settings},
+               'records': records, 'text': '\n'.join(text)}
+    atomic_write_bytes(os.path.join(args.out, 'summary.json'),
+                       json.dumps(summary, indent=1).encode())
+    atomic_write_bytes(os.path.join(args.out, 'results.md'), summary['text'].encode())
+    return summary
 
 
 def _parse_value(text: str) -> Any:
@@ -350,6 +400,8 @@ def run(args) -> Dict[str, Any]:
         return replot(args)
     if args.permutations < 1:
         raise UsageError(f'--permutations must be >= 1, got {args.permutations}')
+    if args.open_set:
+        return run_open_set(args)
     if args.jobs < 1:
         raise UsageError(f'--jobs must be >= 1, got {args.jobs}')
     if args.permutations > TUNING_STREAM:
@@ -800,6 +852,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except KeyboardInterrupt as exc:
         print('banditlearn_evaluate: interrupted', file=sys.stderr)
         return exit_status(exc)
+    if 'text' in summary:  # --open-set
+        print(summary['text'])
+        print(f'wrote {args.out}/summary.json and {args.out}/results.md')
+        return 0
     print(terminal_table(summary['records']))
     if not args.replot:
         print(f"wrote {len(summary['records'])} records to {args.out}/summary.json and "
