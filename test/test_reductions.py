@@ -56,7 +56,7 @@ def _reference(products):
 
 
 def _reference_dot(a, b):
-    """``a . b`` as the reference orders it: exact products, chunks of 8192 left to right."""
+    """Return ``a . b`` in the reference's order: exact products, chunks of 8192 in turn."""
     products = [float(u) * float(v) for u, v in zip(a, b)]
     total = 0.0
     for lo in range(0, len(products), 8192):
