@@ -123,9 +123,9 @@ def learn_diag(mu, sigma, x, z, m, v, params) -> int:
     ``reductions.row_dots`` sums, as in the numpy code).  ``params`` is ``learn_params``:
     phi, psi, xi, phi^4, C, the code of the SCW variant (``VARIANTS``), 1 to keep the
     diagonal of the precision update (``cw_gamma``) or 0 for that of Sigma (``cw_beta``),
-    and 2.0, so that ``t ** two`` stays a libm ``pow`` call like Python's.  Returns 1 when the rows changed, 0 when not (also for a
-    non-finite step, like ``gaussian_update``), -1 when x holds NaN or infinity (nothing
-    changed).
+    and 2.0, so that ``t ** two`` stays a libm ``pow`` call like Python's.  Returns 1 when
+    the rows changed, 0 when not (also for a non-finite step, like ``gaussian_update``),
+    -1 when x holds NaN or infinity (nothing changed).
     """
     d = x.shape[0]
     for j in range(d):
