@@ -80,6 +80,7 @@ setup(
             'camera_node = banditlearn_ros.nodes.camera_node:main',
             'feedback_node = banditlearn_ros.nodes.feedback_node:main',
             'gesture_show_node = banditlearn_ros.nodes.gesture_show_node:main',
+            'face_show_node = banditlearn_ros.nodes.face_show_node:main',
             'image_source_node = banditlearn_ros.nodes.image_source_node:main',
             'banditlearn_bringup = banditlearn_ros.nodes.bringup:main',
             'banditlearn_evaluate = banditlearn_ros.tools.evaluate:main',

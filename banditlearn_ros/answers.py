@@ -123,8 +123,8 @@ class ListeningWindow:
     """
     When head motion counts as an answer: always, or in a window a question opens.
 
-    ``on_open`` runs whenever listening starts (the detector starts afresh: motion before
-    the question is no answer). Each method returns True when listening changed.
+    ``on_open`` runs whenever listening starts (a new question for the detector: motion begun
+    before it is no answer). Each method returns True when listening changed.
     """
 
     def __init__(self, on_prediction: bool, on_open: Callable[[], None]):

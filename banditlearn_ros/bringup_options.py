@@ -55,6 +55,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help='folder for the session curve and summary (default '
                    '~/.ros/banditlearn_ros/sessions/<time>)')
     p.add_argument('--list', action='store_true', help='list the shipped systems and exit')
+    p.add_argument('--answers', choices=('teacher', 'head'), default=None,
+                   help='who answers: the simulated person on a topic (teacher, the '
+                   'default) or a rendered face whose nods and shakes the feedback node '
+                   'hears (head: system head_answers)')
     p.add_argument('--params', metavar='FILE',
                    help="parameter file replacing the system's first one (config/params.yaml)")
     p.add_argument('--dataset', help='data set for dataset_node: digits, iris, wine or a '

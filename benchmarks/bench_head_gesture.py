@@ -18,11 +18,19 @@ Benchmark the head-gesture layer against the feedback issue's targets.
 1. The nod/shake detector on seeded synthetic pose sequences: recall and precision per
    condition, false answers per 10 minutes of still head, talking head and slow turns, and
    the decision latency after the gesture's end (target: >= 95 %, <= 1 per 10 min, <= 300 ms).
-2. Face Mesh + head pose time per 640x480 frame (median over >= 200 frames of a real face
+2. The feedback node's own path (listening window or always listening, idle frame skipping,
+   a question per prediction) on 60 s sequences of answers among look-arounds, talking and
+   idle motion, and on the ask-again exchange: a shake answers question 1, question 2 opens
+   0.5-1 s after the node's "no", the second gesture starts 0.5-2 s later (sometimes while
+   the shake is still going). Tuning seeds and held-out seeds are kept apart: the figures
+   are the held-out ones (targets: always listening >= 97 %, second answer >= 95 %, none
+   taken from the first gesture, <= 1 false answer per 10 min, p90 latency <= 0.3 s).
+3. Face Mesh + head pose time per 640x480 frame (median over >= 200 frames of a real face
    photo turned frame by frame; target <= 10 ms), next to Face Mesh alone and a plain OpenCV
    colour conversion measured in the same run, so the figures can be compared across machines.
 
 Run: .venv/bin/python benchmarks/bench_head_gesture.py [--seeds 101,102,103] [--frames 240]
+     [--loop-seeds 301,302,303,304] [--tune] [--skip-grid] [--skip-pose]
 """
 
 import argparse
@@ -30,13 +38,150 @@ from pathlib import Path
 import platform
 import time
 
+from banditlearn_ros import answers
 from banditlearn_ros.vision import head_motion_synth as hs
+from banditlearn_ros.vision.head_answers import HeadAnswers
 from banditlearn_ros.vision.head_gesture import HeadGestureDetector
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 
 FACES = ROOT.parent / 'shared' / 'data' / 'real' / 'faces'
+
+TUNING_SEEDS = (11, 12, 13)
+"""Seeds looked at while choosing the detector's defaults; the figures use others."""
+
+HELD_OUT_SEEDS = (301, 302, 303, 304)
+"""Seeds of the reported loop figures, never used for tuning."""
+
+
+class NodePath:
+    """
+    The feedback node's handling of head poses, without ROS (as in ``feedback_node``).
+
+    A question opens the listening window (or, always listening, only marks the question
+    for the detector); outside the window every ``idle_every``-th frame is processed; an
+    answer is published only while listening and closes the window.
+    """
+
+    def __init__(self, on_prediction, listen_window=8.0, idle_every=3, **detector):
+        self.detector = HeadGestureDetector(**detector)
+        self.head = HeadAnswers(self.detector, {}, idle_every, estimator=object())
+        self.window = answers.ListeningWindow(on_prediction, self.head.question)
+        self.listen_window = listen_window
+
+    def ask(self, t):
+        if self.window.on_prediction:
+            self.window.question(t, self.listen_window)
+        else:
+            self.head.question()
+
+    def frame(self, t, yaw, pitch):
+        if self.window.expired(t):
+            self.window.switch(False)
+        if not self.head.due(self.window.listening):
+            return None
+        decision = self.head.update(t, yaw, pitch)
+        if decision is None or not self.window.listening:
+            return None
+        if self.window.on_prediction:
+            self.window.switch(False)
+        return decision
+
+
+def _mixed_scores(seeds, runs, on_prediction, detector):
+    total = hs.ConditionScore('mixed')
+    for seed in seeds:
+        rng = np.random.default_rng(seed)
+        for _ in range(runs):
+            seq, questions = hs.mixed_sequence(rng)
+            path = NodePath(on_prediction, **detector)
+
+            def decide(q, path=path, questions=questions):
+                out, pending = [], list(questions)
+                for ti, yi, pi in zip(q.t, q.yaw, q.pitch):
+                    while pending and ti >= pending[0]:
+                        path.ask(pending.pop(0))
+                    d = path.frame(ti, yi, pi)
+                    if d is not None:
+                        out.append(d)
+                return out
+            s = hs.score('mixed', [seq], decide)
+            for key in ('events', 'correct', 'wrong', 'missed', 'false_answers', 'seconds'):
+                setattr(total, key, getattr(total, key) + getattr(s, key))
+            total.latencies += s.latencies
+    return total
+
+
+def _ask_again_scores(seeds, runs, on_prediction, detector):
+    counts = {'runs': 0, 'first_right': 0, 'right': 0, 'wrong': 0, 'missed': 0,
+              'from_first': 0, 'from_first_flipped': 0, 'extra': 0, 'between': 0,
+              'overlapped': 0, 'latencies': []}
+    for seed in seeds:
+        rng = np.random.default_rng(seed)
+        for _ in range(runs):
+            path = NodePath(on_prediction, **detector)
+            r = hs.ask_again_run(rng, path)
+            counts['runs'] += 1
+            counts['overlapped'] += int(r.overlapped)
+            counts['between'] += r.between
+            f = r.first_decision
+            counts['first_right'] += int(f is not None and not f.answer
+                                         and r.first.start <= f.stamp
+                                         <= r.first.end + hs.LATENCY_LIMIT)
+            if not r.second_decisions:
+                counts['missed'] += 1
+                continue
+            d = r.second_decisions[0]
+            counts['extra'] += len(r.second_decisions) - 1
+            if d.start < r.second.start - 0.15:
+                counts['from_first'] += 1  # motion that began before the second gesture
+                counts['from_first_flipped'] += int(d.answer != r.second.answer)
+            elif d.stamp > r.second.end + hs.LATENCY_LIMIT:
+                counts['missed'] += 1
+            elif d.answer == r.second.answer:
+                counts['right'] += 1
+                counts['latencies'].append(d.stamp - r.second.end)
+            else:
+                counts['wrong'] += 1
+    return counts
+
+
+def _p(values, q):
+    return f'{np.percentile(values, q):+.3f}' if len(values) else '-'
+
+
+def bench_loop(seeds, runs, detector=None, label='held-out'):
+    """Print the node-path figures: mixed motion, ask-again, distractor-only false answers."""
+    detector = detector or {}
+    print(f'\n## The feedback node\'s path ({label} seeds {",".join(map(str, seeds))})')
+    print('\n| case | mode | answers | right | wrong | missed | false | false per 10 min '
+          '| latency p50 / p90 (s) |')
+    print('| --- | --- | --- | --- | --- | --- | --- | --- | --- |')
+    for mode, on_prediction in (('listen window', True), ('always listening', False)):
+        s = _mixed_scores(seeds, runs, on_prediction, detector)
+        print(f'| 60 s answers among look-arounds, talking, idle | {mode} | {s.events} | '
+              f'{100 * s.recall:.1f} % | {s.wrong} | {s.missed} | {s.false_answers} | '
+              f'{s.false_per_10min:.2f} | {_p(s.latencies, 50)} / {_p(s.latencies, 90)} |')
+    print('\n| ask-again, second answer | runs | right | wrong | missed | taken from the first '
+          'gesture (of them flipped) | extra after it | before question 2 | second started '
+          'while the first went on | first answer right | latency p50 / p90 (s) |')
+    print('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |')
+    for mode, on_prediction in (('listen window', True), ('always listening', False)):
+        c = _ask_again_scores(seeds, 2 * runs, on_prediction, detector)
+        print(f'| {mode} | {c["runs"]} | {100 * c["right"] / c["runs"]:.1f} % | {c["wrong"]} | '
+              f'{c["missed"]} | {c["from_first"]} ({c["from_first_flipped"]}) | {c["extra"]} | '
+              f'{c["between"]} | {c["overlapped"]} | {100 * c["first_right"] / c["runs"]:.1f} %'
+              f' | {_p(c["latencies"], 50)} / {_p(c["latencies"], 90)} |')
+    false, seconds = 0, 0.0
+    for seed in seeds:
+        for name, seq in hs.background_conditions(seed, minutes=10.0).items():
+            path = NodePath(False, **detector)
+            false += sum(path.frame(*x) is not None for x in zip(seq.t, seq.yaw, seq.pitch))
+            seconds += seq.duration
+    print(f'\ndistractor motion only (still, talking, look-arounds; always listening): '
+          f'{false} false answers in {seconds / 60:.0f} min = {600 * false / seconds:.2f} '
+          'per 10 min')
 
 
 def bench_detector(seeds, repeats, minutes):
@@ -146,17 +291,30 @@ def main(argv=None):
     parser.add_argument('--minutes', type=float, default=10.0,
                         help='minutes of still/talking/slow-turn motion per seed')
     parser.add_argument('--frames', type=int, default=240, help='frames to time (>= 200)')
-    parser.add_argument('--skip-pose', action='store_true', help='only the detector part')
+    parser.add_argument('--skip-pose', action='store_true', help='no Face Mesh timing')
+    parser.add_argument('--skip-grid', action='store_true', help='no per-condition grid')
+    parser.add_argument('--loop-seeds', default=','.join(map(str, HELD_OUT_SEEDS)),
+                        help='held-out seeds of the node-path figures')
+    parser.add_argument('--loop-runs', type=int, default=10,
+                        help='60 s sequences per seed (twice as many ask-again runs)')
+    parser.add_argument('--tune', action='store_true',
+                        help='the node-path figures on the tuning seeds instead')
     options = parser.parse_args(argv)
     try:
         seeds = [int(s) for s in options.seeds.split(',') if s.strip()]
+        loop_seeds = [int(s) for s in options.loop_seeds.split(',') if s.strip()]
     except ValueError:
-        parser.exit(2, f'error: --seeds {options.seeds!r}: write integers like 1,2,3\n')
+        parser.exit(2, 'error: --seeds and --loop-seeds: write integers like 1,2,3\n')
     if options.frames < 200:
         parser.exit(2, 'error: --frames must be at least 200\n')
     print(f'machine: {platform.machine()}, {platform.processor() or "cpu"}, '
           f'python {platform.python_version()}')
-    bench_detector(seeds, options.repeats, options.minutes)
+    if not options.skip_grid:
+        bench_detector(seeds, options.repeats, options.minutes)
+    if options.tune:
+        bench_loop(TUNING_SEEDS, options.loop_runs, label='tuning')
+    else:
+        bench_loop(loop_seeds, options.loop_runs)
     if not options.skip_pose:
         bench_pose(options.frames)
 

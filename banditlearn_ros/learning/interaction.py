@@ -339,7 +339,9 @@ class Interaction:
         with self._lock:
             learner = self.learner
             select_valid = getattr(learner, '_select_valid', None)
-            if select_valid is None:  # no learner yet, or one without the fast entry
+            centring = getattr(learner, 'centring', None)
+            centred = learner is None or (centring is not None and centring.active)
+            if select_valid is None or centred:  # no learner yet, or centring, or no fast entry
                 x, reason = check_features(
                     values, learner.n_features if learner is not None else self._n_features)
                 first = None
@@ -356,6 +358,11 @@ class Interaction:
             if learner is None:
                 self.learner = self._make(x.size)
                 check_protocol(_name(self.learner), self.max_questions, self.reveal_step)
+            centring = getattr(self.learner, 'centring', None)
+            if centred and centring is not None:
+                # x is finite (checked above): only then may it enter the mean.  The round
+                # keeps the centred x, so every answer and a named label learn what was shown.
+                x = centring.apply(x)
             now = self._clock() if now is None else now
             pending = self._pending
             if pending and now - pending[0].stamp > self.feedback_timeout:
@@ -561,6 +568,9 @@ class Interaction:
             out['mistake_rate'] = self._mistakes.cumulative()
             out['first_guess_accuracy_window'] = 1.0 - self._mistakes.windowed()
             out['first_guess_accuracy'] = 1.0 - self._mistakes.cumulative()
+            out['first_guess_window_rounds'] = len(self._mistakes.values)
+            out['first_guess_right_window'] = (len(self._mistakes.values)
+                                               - sum(self._mistakes.values))
             out['questions_per_interaction_window'] = self._questions.windowed()
             out['questions_per_interaction'] = self._questions.cumulative()
             out['exploration_rate_window'] = self._explored.windowed()

@@ -27,6 +27,7 @@ from banditlearn_ros.parameter_spec import Spec
 
 from . import BANDIT_ALGORITHMS, BanditLearner, HyperparameterError, make_learner
 from .ask_again import ASK_AGAIN_ALGORITHMS, DEFAULT_PROBATION, DEFAULT_REVEAL_STEP, REVEAL_STEPS
+from .centring import CENTRING_MODES, DEFAULT_CENTRING
 from .details import DETAILS_TOP
 from .open_set import DEFAULTS as OPEN_SET_DEFAULTS, SCORES
 
@@ -129,6 +130,11 @@ TAIL_SPECS = (
          'is made (a stray message cannot fix a huge size)', read_only=True, low=1,
          high=1_000_000),
     Spec('seed', 0, 'seed of the learner', read_only=True, low=0, high=2 ** 31 - 1),
+    Spec('centring', DEFAULT_CENTRING, 'mean taken out of every feature vector before the '
+         'learner sees it: running (the mean so far), fixed (the mean of the first 50, then '
+         "frozen) or none (the papers' algorithms); a model file keeps the centring it "
+         'learned with until ~/reset_model', read_only=True,
+         constraints='one of ' + ', '.join(CENTRING_MODES)),
     Spec('model_path', '', 'model file: loaded at start, saved by ~/save_model, '
          'autosave and on shutdown; empty = memory only', read_only=True),
     Spec('autosave_every', 20, 'save after every N updates; 0 = never', low=0,

@@ -29,6 +29,7 @@ import math
 from typing import Any, Dict, Iterable, List, Optional
 
 from . import BANDIT_ALGORITHMS, make_learner
+from .centring import Centring, DEFAULT_CENTRING
 from .interaction import Interaction, SimulatedTeacher
 from .learner_parameters import OPEN_SET
 from .open_set import OpenSet
@@ -61,6 +62,7 @@ class LearnerConfig:
     reveal_step: Optional[str] = None
     unknown: Dict[str, Any] = field(default_factory=dict)
     """``open_set.OpenSet`` settings that differ from the node's defaults (rejection off)."""
+    centring: str = DEFAULT_CENTRING
 
     @classmethod
     def from_parameters(cls, params: Dict[str, Any]) -> 'LearnerConfig':
@@ -85,7 +87,9 @@ class LearnerConfig:
                   feature_size=int(params.get('feature_size', 0)),
                   max_questions=int(params.get('max_questions', 1)),
                   reveal_step=params.get('reveal_step'),
-                  unknown={key: params[name] for key, name in _UNKNOWN.items() if name in params})
+                  unknown={key: params[name] for key, name in _UNKNOWN.items() if name in params},
+                  centring=str(params.get('centring', DEFAULT_CENTRING)))
+        Centring(out.centring)  # a bad mode is refused here, with the reason
         return out
 
     def as_dict(self) -> Dict[str, Any]:
@@ -98,8 +102,10 @@ class LearnerConfig:
             raise ValueError('the learner needs label names (labels: [...])')
 
         def fresh(n_features: int):
-            return make_learner(self.algorithm, list(self.labels), n_features, seed=self.seed,
-                                **self.hyperparameters)
+            learner = make_learner(self.algorithm, list(self.labels), n_features,
+                                   seed=self.seed, **self.hyperparameters)
+            learner.centring = Centring(self.centring)
+            return learner
         kwargs = {}
         if self.reveal_step:
             kwargs['reveal_step'] = self.reveal_step

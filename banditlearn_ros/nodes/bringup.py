@@ -34,6 +34,9 @@ from banditlearn_ros.shutdown import exit_status, sigterm_as_interrupt, Terminat
 from banditlearn_ros.system_file import (
     BringupError, CAMERA_SYSTEM, DEFAULT_SYSTEM, find_system, list_systems, load_system)
 
+HEAD_SYSTEM = 'head_answers'
+"""The system of ``--answers head``: a rendered face answers, the feedback node hears it."""
+
 
 class Reporter:
     """Progress lines: rounds, true and reported mistake rates, exploration, updates."""
@@ -96,6 +99,11 @@ def run(options: argparse.Namespace, out=sys.stdout) -> int:
     from banditlearn_ros.nodes import session_bringup
     default = CAMERA_SYSTEM if getattr(options, 'camera', None) else \
         'teach_sim' if options.dataset else DEFAULT_SYSTEM
+    if getattr(options, 'answers', None) == 'head':
+        if options.system or getattr(options, 'camera', None) or options.dataset:
+            raise BringupError('--answers head runs its own system (head_answers); drop '
+                               '--system, --camera and --dataset')
+        default = HEAD_SYSTEM
     system = load_system(find_system(options.system or default))
     session = session_bringup.is_session(system)
     apply_options(system, options)
@@ -157,6 +165,10 @@ def _summary(reporter: Reporter) -> str:
         s = reporter.learner.interaction.stats()
         text += (f', {s["updates"]} updates, feedback matched {s["feedback_matched"]}'
                  f' / dropped {s["feedback_dropped"]}')
+        live = getattr(reporter.learner, 'live', None)
+        problem = live.learning_problem() if live is not None else ''
+        if problem:
+            text += f'; WARNING {problem}'
     return text
 
 

@@ -19,8 +19,10 @@ Camera images -> head pose (Face Mesh + solvePnP) -> nod/shake detector -> std_m
 ``gesture_feedback`` (nod = true = right), the decision's confidence on ``feedback_confidence``.
 With ``listen_on_prediction`` head motion counts only inside a window that opens when a
 question is published (every question of an interaction: the learner asks again after
-a "no"; ``feedback_listening`` says when); each question starts the detector afresh, so
-its window never starts deaf from the last answer's refractory block. Buttons answer too:
+a "no"; ``feedback_listening`` says when). Listening always or in a window, an answer
+belongs to its question: each question tells the detector (``HeadGestureDetector.question``)
+that motion begun before it, such as the rest of the shake that answered the last one,
+must not answer it, and lifts the last answer's refractory block. Buttons answer too:
 sensor_msgs/Joy (two button indices), y/n typed in the terminal (``keyboard``), and any
 std_msgs/Bool topics listed in ``bool_topics``. The vision work is in
 ``banditlearn_ros.vision``; this node only carries messages.
@@ -60,7 +62,7 @@ class FeedbackNode(common.GuardedNode):
             'pose_errors', 'nods', 'shakes', 'gestures_ignored', 'joy_answers',
             'keyboard_answers', 'bool_answers', 'predictions', 'windows_timed_out',
             'parameter_rejections'))
-        self.window = answers.ListeningWindow(v['listen_on_prediction'], self.detector.reset)
+        self.window = answers.ListeningWindow(v['listen_on_prediction'], self.head.question)
         self._last_decision = None
         self._rate = common.RateMeter()
         self._last_warn: Dict[str, float] = {}
@@ -125,10 +127,11 @@ class FeedbackNode(common.GuardedNode):
     # -- listening window --------------------------------------------------------------
     def _on_prediction(self, msg: String) -> None:
         self.counters.add('predictions')
-        # A new question: motion before it answers nothing, and the last answer's
+        # A new question: motion begun before it answers nothing, and the last answer's
         # refractory block must not make its window start deaf.
-        if self.window.on_prediction \
-                and self.window.question(time.monotonic(), self.listen_window):
+        if not self.window.on_prediction:
+            self.head.question()
+        elif self.window.question(time.monotonic(), self.listen_window):
             self._publish_listening()
 
     def _set_listening(self, listening: bool) -> None:

@@ -275,6 +275,8 @@ class LearnerNode(common.GuardedNode):
             level, message = input_level, input_message
         elif self.live.problem:
             level, message = common.WARN, self.live.problem
+        elif (not_learning := self.live.learning_problem()):
+            level, message = common.WARN, not_learning
         elif values['predictions'] == 0:
             message = 'waiting for features'
         return level, message, values

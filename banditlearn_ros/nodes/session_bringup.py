@@ -88,6 +88,7 @@ def run_session(running, options, out_dir: str, out) -> int:
     session = running.find('SessionNode')
     learner = running.find('LearnerNode')
     show = running.find('GestureShowNode')
+    face = running.find('FaceShowNode')
     view = SessionView(session.log, target=session.target,
                        every=running.system['every'], out=out)
     deadline = time.monotonic() + options.duration if options.duration else float('inf')
@@ -111,9 +112,10 @@ def run_session(running, options, out_dir: str, out) -> int:
     final_updates = updates()
     if session.target:
         session.log.keep_first(session.target)
-    model = None
+    model, not_learning = None, ''
     if learner is not None:
         model = os.path.expanduser(learner.get_parameter('model_path').value) or None
+        not_learning = learner.live.learning_problem()
     name = os.path.basename(str(running.system['path'])).replace('.system.yaml', '')
     try:
         running.close()  # the learner saves its model on shutdown
@@ -129,8 +131,13 @@ def run_session(running, options, out_dir: str, out) -> int:
         view.note(f'no model file at {model} (nothing was learned, or saving failed)')
         model = None
     extra = {}
+    if not_learning:  # first guesses no better than chance: say so, never a silent OK
+        view.note(f'WARNING {not_learning}')
+        extra['warning'] = not_learning
     if show is not None:  # gestures the camera never took (segmentation missed the hand)
         extra['presentations_missed'] = show.schedule.missed
+    if face is not None:  # answers given with the head, and how the feedback node heard them
+        extra['head_answers'] = face.stats()
     summary = session_summary(session.log, model, curve, updates=final_updates,
                               system=name, interrupted=interrupted, **extra)
     with open(os.path.join(out_dir, 'summary.json'), 'w', encoding='utf-8') as handle:

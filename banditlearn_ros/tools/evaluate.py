@@ -35,6 +35,7 @@ from banditlearn_ros.learning import ALGORITHMS, BANDIT_ALGORITHMS, FULL_FEEDBAC
 from banditlearn_ros.learning.ask_again import (
     ASK_AGAIN_ALGORITHMS, DEFAULT_REVEAL_STEP, REVEAL_STEPS)
 from banditlearn_ros.learning.base import HyperparameterError
+from banditlearn_ros.learning.centring import CENTRING_MODES, DEFAULT_CENTRING
 from banditlearn_ros.learning.datasets import BUNDLED, DatasetError, load_dataset
 from banditlearn_ros.learning.evaluation import (
     Algorithm, core_algorithm, count_runs, evaluate, questions_algorithm, Record, TUNING_STREAM,
@@ -117,6 +118,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument('--params', action='append', default=[], metavar='ALG:K=V[,K=V]',
                    help='fixed parameters, e.g. ucwl:eta=0.95,C=1,k=2.8 (repeatable); '
                         'fixed values are not tuned')
+    p.add_argument('--centring', default=DEFAULT_CENTRING, choices=CENTRING_MODES,
+                   help='mean taken out of every vector before the core algorithms see it, '
+                        "as the learner node does (learning.centring); none = the papers' "
+                        'protocol; ucwl-paper is always none and runs beside ucwl '
+                        f'(default {DEFAULT_CENTRING})')
     p.add_argument('--no-tune', action='store_true',
                    help="do not tune: use --params and the algorithms' defaults")
     p.add_argument('--wide-grids', action='store_true',
@@ -249,8 +255,13 @@ def noise_settings(args) -> List[TeacherModel]:
     return teachers
 
 
-def expand_algorithms(names: Sequence[str]) -> List[str]:
-    """Expand groups and check names, keeping the given order without duplicates."""
+def expand_algorithms(names: Sequence[str], centring: str = DEFAULT_CENTRING) -> List[str]:
+    """
+    Expand groups and check names, keeping the given order without duplicates.
+
+    With centring, ``ucwl`` brings ``ucwl-paper`` (the papers' exact UCWL) beside it, so
+    every table shows both.
+    """
     from banditlearn_ros.tools.vowpal import NAMES as VW_NAMES
     groups = {
         'core': list(BANDIT_ALGORITHMS) + list(VARIANTS) + list(FULL_FEEDBACK_ALGORITHMS),
@@ -268,6 +279,8 @@ def expand_algorithms(names: Sequence[str]) -> List[str]:
                     f'{sorted(VARIANTS)}, {VW_NAMES} or a group {sorted(groups)}')
             if item not in out:
                 out.append(item)
+            if item == 'ucwl' and centring != 'none' and 'ucwl-paper' not in out:
+                out.append('ucwl-paper')
     return out
 
 
@@ -297,13 +310,13 @@ def check_param_names(name: str, params: Dict[str, Any], wide: bool) -> None:
 
 
 def make_algorithm(name: str, teacher: TeacherModel, fixed: Dict[str, Any],
-                   wide: bool) -> Algorithm:
+                   wide: bool, centring: str = DEFAULT_CENTRING) -> Algorithm:
     """Return the protocol Algorithm for a core or Vowpal Wabbit name."""
     if name.startswith('vw-'):
         from banditlearn_ros.tools.vowpal import vw_algorithm
         return vw_algorithm(name, fixed, wide)
     grid = WIDE_GRIDS.get(variant_base(name)[0]) if wide else None
-    return core_algorithm(name, teacher, fixed, grid)
+    return core_algorithm(name, teacher, fixed, grid, centring)
 
 
 def noise_label(teacher: TeacherModel) -> str:
@@ -344,9 +357,9 @@ _PROGRESS: Optional[Any] = None
 
 def _task(args: Tuple) -> List[Record]:
     (name, dataset, teacher, fixed, wide, n_perm, seed, do_tune, curves, n_tuning,
-     max_questions, reveal_step) = args
+     max_questions, reveal_step, centring) = args
     X, y, labels = _DATA[dataset]
-    algorithm = make_algorithm(name, teacher, fixed, wide)
+    algorithm = make_algorithm(name, teacher, fixed, wide, centring)
     n, grid = len(y), algorithm.run_grid is not None
 
     def progress(runs: int) -> None:
@@ -399,7 +412,7 @@ def run(args) -> Dict[str, Any]:
         raise UsageError(f'--max-questions must be >= 0 (0 = every label), got '
                          f'{args.max_questions}')
     teachers = noise_settings(args)
-    names = expand_algorithms(args.algorithms)
+    names = expand_algorithms(args.algorithms, args.centring)
     fixed = parse_params(args.params)
     unknown = set(fixed) - set(names)
     if unknown:
@@ -431,13 +444,14 @@ def run(args) -> Dict[str, Any]:
     for dataset in args.datasets:
         for teacher in teachers:
             for name in names:
-                algorithm = make_algorithm(name, teacher, fixed.get(name, {}), args.wide_grids)
+                algorithm = make_algorithm(name, teacher, fixed.get(name, {}), args.wide_grids,
+                                           args.centring)
                 work.append(task_rounds(algorithm, len(_DATA[dataset][1]), args.permutations,
                                         not args.no_tune, args.tuning_permutations))
                 tasks.append((name, dataset, teacher, fixed.get(name, {}), args.wide_grids,
                               args.permutations, args.seed, not args.no_tune,
                               not args.no_figures, args.tuning_permutations,
-                              tuple(args.max_questions), args.reveal_step))
+                              tuple(args.max_questions), args.reveal_step, args.centring))
     os.makedirs(args.out, exist_ok=True)
     bar = _progress(sum(work), args.no_progress)
     start = time.perf_counter()
@@ -506,6 +520,7 @@ def meta(args, seconds: float) -> Dict[str, Any]:
         'command': 'banditlearn_evaluate ' + ' '.join(sys.argv[1:]),
         'seed': args.seed, 'permutations': args.permutations,
         'tuning_permutations': args.tuning_permutations,
+        'centring': getattr(args, 'centring', None),
         'machine': f'{platform.machine()} {platform.processor() or ""} '
                    f'{os.cpu_count()} cpus, {platform.system()} {platform.release()}',
         'versions': versions, 'wall_seconds': round(seconds, 1),

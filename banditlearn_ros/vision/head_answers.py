@@ -81,6 +81,15 @@ class HeadAnswers:
             self.detector.reset()
         return pose
 
+    def question(self) -> None:
+        """
+        Mark that a question was asked: motion from before it must not answer it.
+
+        Placed after the last frame given (``HeadGestureDetector.question``), so the
+        camera's stamps and the caller's clock need not agree.
+        """
+        self.detector.question()
+
     def lost(self, stamp: float) -> None:
         """Tell the detector that no relative pose came with this frame."""
         self.detector.lost(stamp)

@@ -22,9 +22,16 @@ turning-point tracker with hysteresis; a *swing* is the motion between two turni
 axes are scored and the larger confidence decides: yaw and pitch are coupled in real head motion
 and in the pose estimate, so testing one axis first would bias the answer toward it. Motion in
 the other axis, a swing that does not stand out from the head's motion of the seconds before
-(talking), and for nods an upward start lower the confidence; a refractory period, extended
-while the answered gesture goes on (at most until the longest gesture it can be would be over),
-stops one gesture from answering twice.
+(talking), and for nods an upward start lower the confidence.
+
+An answer belongs to its question, and one gesture answers once: after a decision, and when a
+new question is asked (:meth:`HeadGestureDetector.question`), each axis gets a *floor*, a time
+before which no swing counts, and the motion going on at that moment is followed swing by
+swing (each swing starting where the last ended, with no hold longer than ``max_pause``)
+and raises the floor as it goes, for at most ``max_duration``. So the rest of a shake that is
+still going when the next question comes never answers it; a gesture that starts after the
+question (a nod during the shake's last swings included, as it is on the other axis) does.
+A refractory period after a decision is a second guard; a new question lifts it.
 """
 
 import bisect
@@ -67,6 +74,7 @@ class _Swing:
     v1: float
     t0: float = 0.0  # core start: last moment short of CORE of the way
     tb: float = 0.0  # core end: first moment past 1 - CORE of the way
+    tm: float = 0.0  # middle: last moment short of half the way before ``tb``
 
     @property
     def amplitude(self) -> float:
@@ -77,9 +85,31 @@ class _Swing:
         """Return the swing's duration estimated from its core (pauses at the ends excluded)."""
         return (self.tb - self.t0) / (1.0 - 2.0 * CORE)
 
+    @property
+    def edge_duration(self) -> float:
+        """
+        Return the duration from the core's faster half, for a swing from or into rest.
+
+        A first swing that starts out of a slow drift (or a last one that settles slowly)
+        is stretched on one side of its middle only; the other half times the gesture.
+        """
+        half = 2.0 * min(self.tm - self.t0, self.tb - self.tm) / (1.0 - 2.0 * CORE)
+        return min(self.duration, half) if half > 0 else self.duration
+
 
 CORE = 0.2
 """A swing's core runs from 20 % to 80 % of its way: robust timing with pauses and jitter."""
+
+
+@dataclass
+class _Chain:
+    """Motion followed since a cut: the last swing taken (its turn, end, core end), until when."""
+
+    turn: float
+    end: float
+    tb: float
+    until: float
+    span: Optional[list] = None  # [start, end] of an answered gesture, end kept up to date
 
 
 class _AxisTracker:
@@ -192,7 +222,8 @@ class HeadGestureDetector:
                  settle: float = 0.1, hysteresis: float = 1.5, smoothing: float = 0.03,
                  max_gap: float = 0.4, max_pause: float = 0.35,
                  context: float = 4.0, min_contrast: float = 4.0,
-                 nod_down_first: bool = True):
+                 nod_down_first: bool = True, detrend_yaw: float = 1.0,
+                 detrend_pitch: float = 2.0):
         if min_reversals < 1:
             raise ValueError('min_reversals must be at least 1')
         if not 0 < max_cross_ratio:
@@ -216,6 +247,8 @@ class HeadGestureDetector:
         self.context = float(context)
         self.min_contrast = float(min_contrast)
         self.nod_down_first = bool(nod_down_first)
+        self.detrend_yaw = float(detrend_yaw)
+        self.detrend_pitch = float(detrend_pitch)
         keep = self.max_duration + 1.0
         self._axes = {'yaw': _AxisTracker(self.hysteresis, keep),
                       'pitch': _AxisTracker(self.hysteresis, keep)}
@@ -226,22 +259,33 @@ class HeadGestureDetector:
         self._filtered: Optional[Tuple[float, float]] = None
         self._last_t: Optional[float] = None
         self._blocked_until = -math.inf
-        self._answered = False
-        self._answer_start = -math.inf
+        self._floor = dict.fromkeys(self._axes, -math.inf)
+        self._chains: dict = dict.fromkeys(self._axes)
+        self._spans: deque = deque(maxlen=4)  # [start, end] of recent answers
         self.last_scores: Tuple[float, float] = (0.0, 0.0)
 
     # -- state -------------------------------------------------------------------------
     def reset(self) -> None:
-        """
-        Forget all motion and any refractory block: a new person, or a new question.
-
-        A new question's window must not start deaf because the last answer's block is
-        still running.
-        """
+        """Forget all motion, floors and any refractory block: a new person."""
         self._restart()
         self._blocked_until = -math.inf
-        self._answered = False
-        self._answer_start = -math.inf
+        self._floor = dict.fromkeys(self._axes, -math.inf)
+        self._spans.clear()
+
+    def question(self, at: Optional[float] = None) -> None:
+        """
+        Mark a new question asked at ``at`` (s; default: the latest sample's time).
+
+        Motion that began before it never answers it: each axis' floor moves to ``at`` and
+        the motion going on then is followed until it ends. The refractory block is lifted
+        (the window must not start deaf because of the last answer), which the floor makes
+        safe. With no ``at``, a question is placed after the last frame seen, which needs
+        no common clock between the camera's stamps and the caller.
+        """
+        if at is None:
+            at = self._last_t if self._last_t is not None else -math.inf
+        self._blocked_until = -math.inf
+        self._cut(float(at), float(at) + self.max_duration)
 
     def _restart(self) -> None:
         """Forget the motion history (a gap in the samples); a running block stays."""
@@ -253,6 +297,7 @@ class HeadGestureDetector:
         self._raw.clear()
         self._filtered = None
         self._last_t = None
+        self._chains = dict.fromkeys(self._axes)
 
     def block(self, until: float) -> None:
         """Make no decision before ``until`` (s)."""
@@ -296,36 +341,87 @@ class HeadGestureDetector:
                 self._cores.clear()
         self._axes['yaw'].update(t, filt[0])
         self._axes['pitch'].update(t, filt[1])
+        self._follow(t)
         if t < self._blocked_until:
-            if self._answered:
-                self._extend_block(t)
             return None
-        if self._answered:
-            # The answered gesture is over: its last swings must not count again.
-            for axis in self._axes.values():
-                axis.reset()
-                axis.update(t, filt[0] if axis is self._axes['yaw'] else filt[1])
-            self._answered = False
         return self._decide(t)
 
-    def _extend_block(self, now: float) -> None:
+    # -- floors: what came before an answer or a question ------------------------------
+    def _cut(self, at: float, until: float, span: Optional[list] = None) -> None:
         """
-        Keep blocking while the answered gesture goes on (it may outlast the refractory).
+        Raise every axis' floor to ``at`` and follow the motion going on then until ``until``.
 
-        Only swings that could belong to it count (an edge swing's size, speed and
-        duration), and never past the moment the longest gesture (``max_duration`` from the
-        answered one's start) would be over: pose jitter alone makes half-size swings, and
-        must not keep the detector deaf.
+        The motion going on is the last swing whose core began before ``at``, that ended no
+        more than ``max_pause`` before it, and that continues an oscillation: it and the
+        swing before it could both be part of a nod or shake (an edge swing's size, speed
+        and duration, no hold between them). A look-around is no answer, and following it
+        would swallow an answer that starts as it ends.
         """
-        cap = self._answer_start + self.max_duration + self.quiet
-        if now + self.quiet > cap:
-            return
         for name, axis in self._axes.items():
+            self._floor[name] = max(self._floor[name], at)
+            old = self._chains[name]
+            self._chains[name] = None
+            # An answer's tail followed into a question stays out of the context.
+            keep = span if span is not None else (old.span if old is not None else None)
+            swings = axis.swings()
+            for j in range(len(swings) - 1, 0, -1):
+                swing = swings[j]
+                if swing.t1 < at - self.max_pause:
+                    break
+                turn = swing.turn
+                if swing.amplitude < 0.5 * self.min_swing:
+                    continue
+                self._core(name, swing)
+                if swing.t0 >= at:
+                    continue
+                before = swings[j - 1]
+                if (self._qualifies(swing, edge=True)
+                        and at - swing.tb <= self.max_pause + self.quiet
+                        and before.amplitude >= 0.5 * self.min_swing
+                        and self._qualifies(self._core(name, before), edge=True)
+                        and swing.t0 - before.tb <= self.max_pause):
+                    self._chains[name] = _Chain(turn, swing.t1, swing.tb, until, keep)
+                    self._floor[name] = max(self._floor[name], swing.t1)
+                break
+        if span is not None:
+            span[1] = max([span[1]] + [self._floor[name] for name in self._axes])
+
+    def _follow(self, now: float) -> None:
+        """
+        Raise the floors while the motion followed since the last cut goes on.
+
+        It has stopped when no swing got past its core for ``max_pause + quiet`` (an
+        extreme that only creeps with the pose jitter is no motion).
+        """
+        for name, axis in self._axes.items():
+            chain = self._chains[name]
+            if chain is None:
+                continue
+            if now > chain.until or now - chain.tb > self.max_pause + self.quiet:
+                self._chains[name] = None  # the longest gesture, or the motion stopped
+                continue
             for swing in axis.swings():
-                if (swing.amplitude >= 0.5 * self.min_swing and swing.t1 > now - self.quiet
-                        and self._qualifies(self._core(name, swing), edge=True)):
-                    self._blocked_until = max(self._blocked_until, now + self.quiet)
-                    return
+                turn = swing.turn
+                if turn < chain.turn:
+                    continue
+                if turn == chain.turn:  # the swing taken last, grown since
+                    if swing.t1 > chain.end:
+                        if not self._qualifies(self._core(name, swing), edge=True):
+                            self._chains[name] = None  # grown into other motion
+                            break
+                        chain.end, chain.tb = swing.t1, swing.tb
+                elif turn == chain.end and swing.amplitude >= 0.5 * self.min_swing:
+                    self._core(name, swing)
+                    if swing.t0 - chain.tb > self.max_pause \
+                            or not self._qualifies(swing, edge=True):
+                        self._chains[name] = None  # a hold, or other motion: what comes is new
+                        break
+                    chain.turn, chain.end, chain.tb = turn, swing.t1, swing.tb
+                else:
+                    break
+                self._floor[name] = max(self._floor[name], chain.end)
+                if chain.span is not None:
+                    chain.span[1] = max(chain.span[1], chain.end)
 
     def lost(self, t: float) -> None:
         """Note that no face was seen at time ``t``; a long gap restarts the trackers."""
@@ -360,7 +456,7 @@ class HeadGestureDetector:
         key = (name, swing.turn, swing.t1)
         cached = self._cores.get(key)
         if cached is not None:
-            swing.turn, swing.v0, swing.t0, swing.tb = cached
+            swing.turn, swing.v0, swing.t0, swing.tb, swing.tm = cached
             return swing
         axis = 0 if name == 'yaw' else 1
         lo = bisect.bisect_left(self._ts, swing.turn)
@@ -388,7 +484,14 @@ class HeadGestureDetector:
                 tb = self._ts[i]
                 break
         swing.t0, swing.tb = t0, max(tb, t0)
-        self._cores[key] = (swing.turn, swing.v0, swing.t0, swing.tb)
+        mid, tm = swing.v0 + sign * 0.5 * swing.amplitude, swing.t0
+        for i in range(bisect.bisect_left(self._ts, swing.tb), lo - 1, -1):
+            if i < len(self._ts) and self._ts[i] <= swing.tb \
+                    and sign * (self._vals[i][axis] - mid) <= 0:
+                tm = max(self._ts[i], swing.t0)
+                break
+        swing.tm = tm
+        self._cores[key] = (swing.turn, swing.v0, swing.t0, swing.tb, swing.tm)
         return swing
 
     def _run(self, name: str, now: float) -> Tuple[List[_Swing], float]:
@@ -410,8 +513,8 @@ class HeadGestureDetector:
                     break
                 continue
             self._core(name, swing)
-            if swing.t0 < oldest:
-                break
+            if swing.t0 < oldest or swing.t0 < self._floor[name]:
+                break  # too old, or motion from before the last answer or question
             if run and run[-1].t0 - swing.tb > self.max_pause:
                 break  # a hold between two swings: two separate movements
             if not run:
@@ -448,15 +551,34 @@ class HeadGestureDetector:
         return float(spread[0]), float(spread[1])
 
     def _background(self, axis: int, start: float) -> float:
-        """Return the spread (10th-90th percentile, deg) of a smoothed angle before ``start``."""
+        """
+        Return the spread (10th-90th percentile, deg) of a smoothed angle before ``start``.
+
+        The spans of earlier answers are left out (an answer is no ongoing motion), and with
+        ``detrend_yaw``/``detrend_pitch`` a moving average of that width is taken out first:
+        a look-around that turned the head one way and stayed is no ongoing motion either.
+        """
         lo = bisect.bisect_left(self._ts, start - self.context)
         hi = bisect.bisect_left(self._ts, start - 0.05)
         if hi - lo < 10:
             return 0.0
+        times = np.asarray(self._ts[lo:hi])
         values = np.asarray(self._vals[lo:hi])[:, axis]
-        # A 0.2 s moving average first: white pose jitter is no head motion, slower talking
+        rate = (len(times) - 1) / max(float(times[-1] - times[0]), 1e-9)
+        detrend = self.detrend_yaw if axis == 0 else self.detrend_pitch
+        if detrend > 0:
+            width = max(1, int(round(detrend * rate)))
+            if width > 1:
+                values = values - _moving_average(values, width)
+        keep = np.ones(len(times), bool)
+        for a, b in self._spans:
+            keep &= (times < a) | (times > b)
+        values = values[keep]
+        if len(values) < 10:
+            return 0.0
+        # A 0.2 s moving average: white pose jitter is no head motion, slower talking
         # and glancing motion is.
-        span = max(1, int(round(0.2 * (hi - lo) / max(self._ts[hi - 1] - self._ts[lo], 1e-9))))
+        span = max(1, int(round(0.2 * rate)))
         if span > 1 and len(values) > span:
             values = np.convolve(values, np.full(span, 1.0 / span), mode='valid')
         p10, p90 = np.percentile(values, [10, 90])
@@ -543,10 +665,19 @@ class HeadGestureDetector:
             start=run[0].t0, end=run[-1].tb,
             reversals=pitch_rev if nod else yaw_rev,
             amplitude=pitch_amp if nod else yaw_amp)
-        # The rest of this gesture must not answer again: forget its swings and wait.
-        for axis in self._axes.values():
-            axis.reset()
+        # The rest of this gesture must not answer again: raise the floors, follow it, wait.
+        span = [decision.start, now]
+        self._spans.append(span)
+        self._cut(now, decision.start + self.max_duration + self.quiet, span)
         self._blocked_until = now + self.refractory
-        self._answered = True
-        self._answer_start = decision.start
         return decision
+
+
+def _moving_average(values: np.ndarray, width: int) -> np.ndarray:
+    """Return the centred moving average of ``width`` samples (fewer at the ends)."""
+    csum = np.concatenate(([0.0], np.cumsum(values)))
+    n = len(values)
+    idx = np.arange(n)
+    lo = np.clip(idx - width // 2, 0, n)
+    hi = np.clip(idx - width // 2 + width, 0, n)
+    return (csum[hi] - csum[lo]) / (hi - lo)
