@@ -149,7 +149,7 @@ def per_message(rounds: int, repeats: int) -> None:
     kernels = ucwl_kernels.compiled()
     compiled = kernels is not None
     kind = ('not installed (numpy only)' if not compiled else
-            "numba, one call per step with numpy's BLAS" if kernels.fused else
+            'numba, one call per step, pairwise sums' if kernels.fused else
             'numba, dot products by numpy')
     print(f'\nper-message CPU cost, microseconds per round, best of {repeats}, this run; '
           f'compiled steps: {kind}')

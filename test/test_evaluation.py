@@ -216,8 +216,8 @@ def test_ucwl_grid_tuning_on_several_permutations_minimises_the_mean():
     teacher = TeacherModel(label_noise=0.2)
     grid = {'C': [0.125, 1.0, 8.0], 'eta': [0.6, 0.9], 'k': [0.4, 1.6, 2.8]}
     fast = core_algorithm('ucwl', teacher, grid=grid, centring='none')
-    got = tune(fast, X, y, 3, teacher, seed=1, n_tuning=4)
-    streams = tuning_streams(y, 3, teacher, 4, seed=1)
+    got = tune(fast, X, y, 3, teacher, seed=2, n_tuning=4)
+    streams = tuning_streams(y, 3, teacher, 4, seed=2)
     settings = grid_settings(grid, {})
     # The reference loop, setting by setting and stream by stream.
     table = np.array([[run_learner('ucwl', s, X, st, teacher, 3).rate_observed
@@ -228,12 +228,12 @@ def test_ucwl_grid_tuning_on_several_permutations_minimises_the_mean():
     assert got.rate == means.min()
     assert all(got.rate <= m for m in means)
     # With this seed the mean over four streams changes the pick (first stream alone:
-    # C=0.125, eta=0.6, k=1.6), so a tuner that looked at one stream would fail here.
+    # C=1, eta=0.9, k=0.4), so a tuner that looked at one stream would fail here.
     assert got.params != settings[int(np.argmin(table[:, 0]))]
     slow = core_algorithm('ucwl', teacher, grid=grid, centring='none')
     slow.run_grid = None
-    assert tune(slow, X, y, 3, teacher, seed=1, n_tuning=4).params == got.params
-    rec = evaluate(fast, X, y, 3, teacher, 'wine', n_permutations=2, seed=1, n_tuning=4)
+    assert tune(slow, X, y, 3, teacher, seed=2, n_tuning=4).params == got.params
+    rec = evaluate(fast, X, y, 3, teacher, 'wine', n_permutations=2, seed=2, n_tuning=4)
     assert rec.params == got.params
     with pytest.raises(HyperparameterError):
         evaluate(fast, X, y, 3, teacher, 'wine', n_permutations=2, n_tuning=0)

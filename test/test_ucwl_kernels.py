@@ -14,11 +14,11 @@
 
 """The compiled UCWL steps take the decisions of the numpy code, over long random streams."""
 
-from banditlearn_ros.learning import LearnerInputError, UCWL, ucwl_kernels
+from banditlearn_ros.learning import LearnerInputError, reductions, UCWL, ucwl_kernels
 import numpy as np
 import pytest
 
-# The same BLAS sums and the same operations: states equal bit for bit (one wrong or missing
+# The same pairwise sums and the same operations: states equal bit for bit (one wrong or missing
 # step would change them by far more than a last bit).
 STATE_RTOL, STATE_ATOL = 0.0, 0.0
 
@@ -63,15 +63,12 @@ def _lockstep(kernels, d, K, n, variant, diagonal, seed=0):
 
 
 def _source_kernels(monkeypatch, fused):
-    """Return the uncompiled functions (what numba compiles), numpy's BLAS through ctypes."""
+    """Return the uncompiled functions (what numba compiles), pairwise sums in Python."""
     if not fused:
         return ucwl_kernels.split_kernels()
-    addresses = ucwl_kernels._numpy_blas()
-    if addresses is None:
-        pytest.skip("numpy's BLAS cannot be bound on this platform")
-    ddot, dgemv = ucwl_kernels.python_blas(addresses)
-    monkeypatch.setattr(ucwl_kernels, '_DDOT', ddot)
-    monkeypatch.setattr(ucwl_kernels, '_DGEMV', dgemv)
+    monkeypatch.setattr(reductions, '_block', reductions.block_dot)
+    monkeypatch.setattr(reductions, '_halves', reductions.halves_dot)
+    monkeypatch.setattr(ucwl_kernels, '_dot', reductions.pairwise_dot)
     monkeypatch.setattr(ucwl_kernels, '_select_tail', ucwl_kernels.select_diag)
     monkeypatch.setattr(ucwl_kernels, '_learn_tail', ucwl_kernels.learn_diag)
     return ucwl_kernels.Kernels(ucwl_kernels.select_fused, ucwl_kernels.learn_fused, True)
@@ -84,8 +81,7 @@ def _compiled_kernels(fused):
         pytest.skip(f'{ucwl_kernels.ENV_SWITCH}=0 in the environment')
     if not fused:
         return ucwl_kernels.split_kernels(ucwl_kernels._select_tail, ucwl_kernels._learn_tail)
-    if not kernels.fused:
-        pytest.skip("numpy's BLAS cannot be bound on this platform")
+    assert kernels.fused, 'the compiled sums failed the start-up check'
     return kernels
 
 
@@ -109,7 +105,7 @@ def test_compiled_steps_equal_numpy_code(variant, diagonal, d, K, fused):
 
 @pytest.mark.parametrize('d,K', [(9, 1), (2, 2), (33, 3)])
 def test_compiled_steps_equal_numpy_code_at_few_labels_and_features(d, K):
-    # One label: numpy's product is a ddot there, not a gemv; two features: BLAS's tails only.
+    # One label, and fewer than 8 features (the sums' left-to-right base case).
     _lockstep(_compiled_kernels(True), d=d, K=K, n=400, variant='scw1', diagonal='precision',
               seed=d)
 
@@ -123,8 +119,7 @@ def test_compiled_steps_take_strided_and_non_contiguous_arrays():
         x = wide[t, ::2] if t < 150 else X[t]
         if t == 150:
             # Rows that are views into wider arrays: the kernels refuse them and the numpy
-            # code runs (numpy itself sums such rows in another order than BLAS, so the
-            # reference gets the same views).
+            # code runs (the reference gets the same views).
             for learner in (ref, fast):
                 learner._mu = np.repeat(learner._mu, 2, axis=1)[:, ::2]
                 learner._sigma = np.repeat(learner._sigma, 2, axis=1)[:, ::2]
@@ -138,7 +133,7 @@ def test_compiled_steps_take_strided_and_non_contiguous_arrays():
     np.testing.assert_array_equal(fast._sigma, ref._sigma)
 
 
-def test_the_blas_check_accepts_the_compiled_steps_and_catches_a_wrong_sum():
+def test_the_start_up_check_accepts_the_compiled_steps_and_catches_a_wrong_sum():
     kernels = _compiled_kernels(True)
     assert ucwl_kernels.disagreement(kernels) == ''
 

@@ -19,6 +19,7 @@ from typing import Any, Optional
 import numpy as np
 
 from .base import BanditLearner, check_range, Label, Prediction
+from .reductions import row_dots
 
 
 class Banditron(BanditLearner):
@@ -62,7 +63,7 @@ class Banditron(BanditLearner):
 
     def scores(self, x: Any) -> np.ndarray:
         """Margins ``w_r . x``."""
-        return self._w @ self.check_x(x)
+        return row_dots(self._w, self.check_x(x))
 
     def _probabilities(self, greedy: int) -> np.ndarray:
         p = np.full(self.n_labels, self.gamma / self.n_labels)
@@ -72,7 +73,7 @@ class Banditron(BanditLearner):
     def select(self, x: Any) -> Prediction:
         """Draw the output from eq. (3) around the greedy label."""
         x = self.check_x(x)
-        scores = self._w @ x
+        scores = row_dots(self._w, x)
         greedy = self._argmax(scores)
         p = self._probabilities(greedy)
         chosen = int(self._rng.choice(self.n_labels, p=p)) if self.gamma > 0 else greedy
@@ -94,7 +95,7 @@ class Banditron(BanditLearner):
         if prediction is not None and prediction.index == chosen:
             greedy, p_chosen = prediction.greedy, prediction.probability
         else:
-            greedy = self._argmax(self._w @ x)
+            greedy = self._argmax(row_dots(self._w, x))
             p_chosen = float(self._probabilities(greedy)[chosen])
         f = self._feedback_value(correct)
         self._w[chosen] += (f / p_chosen) * x

@@ -36,6 +36,8 @@ from typing import Optional, Tuple
 import numpy as np
 from scipy.stats import norm
 
+from .reductions import row_dot
+
 SIGMA_FLOOR = np.finfo(np.float64).tiny
 """Diagonal variances never fall below this; rounding could otherwise make them 0."""
 
@@ -148,9 +150,14 @@ def mixture_gaussian(mu: np.ndarray, sigma: np.ndarray) -> Tuple[np.ndarray, np.
 
 
 def margin_variance(sigma: np.ndarray, x: np.ndarray) -> float:
-    """``v = x^T Sigma x`` for a diagonal (vector) or full (matrix) Sigma."""
+    """
+    ``v = x^T Sigma x`` for a diagonal (vector) or full (matrix) Sigma.
+
+    The diagonal sum is ``reductions.row_dot``: the same bits on every CPU.  The full
+    product is BLAS's, whose rounding depends on the CPU's kernel.
+    """
     if sigma.ndim == 1:
-        return float(np.dot(sigma, x * x))
+        return row_dot(sigma, x * x)
     return float(x @ sigma @ x)
 
 

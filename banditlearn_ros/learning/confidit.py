@@ -14,12 +14,14 @@
 
 """Confidit: the upper-confidence bandit second-order Perceptron (seed 002)."""
 
+import math
 from typing import Any, Optional
 
 import numpy as np
 
 from .base import (
     BanditLearner, check_choice, check_range, Label, Prediction)
+from .reductions import row_dot, row_dots
 
 
 class Confidit(BanditLearner):
@@ -86,22 +88,22 @@ class Confidit(BanditLearner):
     def _prepare(self, x: Any) -> np.ndarray:
         x = self.check_x(x)
         if self.normalize:
-            norm = float(np.linalg.norm(x))
+            norm = math.sqrt(row_dot(x, x))  # np.linalg.norm is BLAS's, by CPU
             if norm > 0.0:
                 x = x / norm
         return x
 
     def scores(self, x: Any) -> np.ndarray:
         """Margins ``w_i . x`` (on the normalised x when ``normalize``)."""
-        return self._w @ self._prepare(x)
+        return row_dots(self._w, self._prepare(x))
 
     def select(self, x: Any) -> Prediction:
         """Upper-confidence output (Figure 1, step 4; eps as in section 5)."""
         x = self._prepare(x)
-        scores = self._w @ x
+        scores = row_dots(self._w, x)
         if self.covariance == 'diag':
-            quad = (x * x) @ (1.0 / self._a).T
-        else:
+            quad = row_dots(1.0 / self._a, x * x)
+        else:  # einsum's own order: not promised to be the same on every CPU
             quad = np.einsum('i,kij,j->k', x, self._a, x)
         return self._upper_confidence_choice(scores, np.sqrt(self.eta * np.maximum(quad, 0.0)))
 

@@ -31,6 +31,7 @@ from .base import check_choice, check_range, FullFeedbackLearner, Label
 from .confidence_weighted import (
     arow_coefficients, confidence_constants, cw_alpha, cw_beta, cw_gamma, DIAGONALS,
     gaussian_update, initial_gaussian, margin_variance, scw1_alpha, scw2_alpha)
+from .reductions import row_dot, row_dots
 
 
 class _GaussianTop1(FullFeedbackLearner):
@@ -50,7 +51,7 @@ class _GaussianTop1(FullFeedbackLearner):
 
     def scores(self, x: Any) -> np.ndarray:
         """Mean margins ``mu_i . x``."""
-        return self._mu @ self.check_x(x)
+        return row_dots(self._mu, self.check_x(x))
 
     def _coefficients(self, m: float, v: float):
         """Return (alpha, beta) for a binary example with margin m and variance v."""
@@ -62,7 +63,7 @@ class _GaussianTop1(FullFeedbackLearner):
 
     def _binary_update(self, i: int, x: np.ndarray, z: float) -> bool:
         mu, sigma = self._mu[i], self._sigma[i]
-        m = z * float(mu @ x)
+        m = z * row_dot(mu, x)
         v = margin_variance(sigma, x)
         alpha, beta = self._coefficients(m, v)
         if alpha <= 0.0:
@@ -74,7 +75,7 @@ class _GaussianTop1(FullFeedbackLearner):
         """Promote the true label, demote the best-scoring wrong one (top-1)."""
         x = self.check_x(x)
         y = self.label_index(y)
-        scores = self._mu @ x
+        scores = row_dots(self._mu, x)
         changed = self._binary_update(y, x, 1.0)
         if self.n_labels > 1:
             scores[y] = -np.inf
@@ -260,7 +261,7 @@ class MulticlassPA(FullFeedbackLearner):
 
     def scores(self, x: Any) -> np.ndarray:
         """Margins ``w_i . x``."""
-        return self._w @ self.check_x(x)
+        return row_dots(self._w, self.check_x(x))
 
     def learn_true(self, x: Any, y: Label) -> bool:
         """One PA step on the true label against the best-scoring wrong label."""
@@ -268,12 +269,12 @@ class MulticlassPA(FullFeedbackLearner):
         y = self.label_index(y)
         if self.n_labels < 2:
             return False
-        scores = self._w @ x
+        scores = row_dots(self._w, x)
         scores_wrong = scores.copy()
         scores_wrong[y] = -np.inf
         r = self._argmax(scores_wrong)
         loss = max(0.0, 1.0 - (scores[y] - scores[r]))
-        sq = 2.0 * float(x @ x)
+        sq = 2.0 * row_dot(x, x)
         if loss <= 0.0 or sq <= 0.0:
             return False
         tau = min(self.C, loss / sq) if self.variant == 'pa1' else loss / (sq + 0.5 / self.C)
@@ -306,13 +307,13 @@ class MulticlassPerceptron(FullFeedbackLearner):
 
     def scores(self, x: Any) -> np.ndarray:
         """Margins ``w_i . x``."""
-        return self._w @ self.check_x(x)
+        return row_dots(self._w, self.check_x(x))
 
     def learn_true(self, x: Any, y: Label) -> bool:
         """``W += U`` with ``U_rj = (1[y = r] - 1[y_hat = r]) x_j``."""
         x = self.check_x(x)
         y = self.label_index(y)
-        y_hat = self._argmax(self._w @ x)
+        y_hat = self._argmax(row_dots(self._w, x))
         if y_hat == y:
             return False
         self._w[y] += x

@@ -23,6 +23,7 @@ from .base import BanditLearner, check_choice, check_range, Label, LearnerInputE
 from .confidence_weighted import (
     confidence_constants, cw_beta, cw_gamma, DIAGONALS, gaussian_update, initial_gaussian,
     margin_variance, mixture_gaussian, scw1_alpha, scw2_alpha)
+from .reductions import row_dot, row_dots
 
 ADDED_LABEL_PRIORS = ('mixture', 'unit')
 """Where a label added at runtime starts (``UCWL.added_label_prior``)."""
@@ -138,12 +139,13 @@ class UCWL(BanditLearner):
 
     def _margin_variances(self, x: np.ndarray) -> np.ndarray:
         if self.covariance == 'diag':
-            return self._sigma @ (x * x)
+            return row_dots(self._sigma, x * x)
+        # Full Sigma: einsum's own summation order, not promised to be the same on every CPU.
         return np.einsum('i,kij,j->k', x, self._sigma, x)
 
     def scores(self, x: Any) -> np.ndarray:
-        """Mean margins ``mu_i . x``."""
-        return self._mu @ self.check_x(x)
+        """Mean margins ``mu_i . x`` (summed in the same order on every CPU)."""
+        return row_dots(self._mu, self.check_x(x))
 
     def _vector(self, x: Any) -> np.ndarray:
         """Return x as the kernels take it; they check finiteness themselves."""
@@ -184,7 +186,7 @@ class UCWL(BanditLearner):
         return changed
 
     def _select_numpy(self, x: np.ndarray) -> Prediction:
-        scores = self._mu @ x
+        scores = row_dots(self._mu, x)
         widths = self.k * np.sqrt(np.maximum(self._margin_variances(x), 0.0))
         return self._upper_confidence_choice(scores, widths)
 
@@ -192,7 +194,7 @@ class UCWL(BanditLearner):
         i = self.label_index(label)
         z = 1.0 if self._check_correct(correct) else -1.0
         mu, sigma = self._mu[i], self._sigma[i]
-        m = z * float(mu @ x)
+        m = z * row_dot(mu, x)
         v = margin_variance(sigma, x)
         if not m < self._phi * np.sqrt(max(v, 0.0)):
             return False

@@ -25,11 +25,10 @@ Exactness.  The decisions are bit-for-bit those of ``learning.ucwl.UCWL`` with
 ``covariance='diag'`` and the same seed, because every floating-point value is computed
 by the same operation in the same order:
 
-- the per-label scores and variances use a stacked ``(S, K, d) @ (d,)`` product, which
-  numpy evaluates as one BLAS gemv per (K, d) slice, exactly the reference's
-  ``mu @ x``; the learned row's margin and variance use ``(S, 1, d) @ (d, 1)``, which
-  numpy evaluates as BLAS ddot, exactly the reference's ``np.dot`` (a single big gemv
-  over all S*K rows would round differently in ~10 % of the sums);
+- the per-label scores and variances, and the learned row's margin and variance, are
+  ``reductions.row_dots`` over the last axis of the stacked arrays, which sums every
+  (setting, label) row exactly as the reference sums its rows, in numpy's fixed
+  pairwise order (the same bits on every CPU, unlike BLAS);
 - the scalar formulas of ``confidence_weighted`` are written out with the same
   association, and ``x ** 2`` uses ``np.power`` with an array exponent (libm ``pow``,
   like Python's float ``**``) rather than ``x * x``, which differs from ``pow`` in about
@@ -39,8 +38,7 @@ by the same operation in the same order:
   argmax, then the greedy argmax the reference computes for its ``Prediction``).
 
 Where it can differ: if numpy dispatches ``power`` to a vectorised (SVML/AVX-512) kernel
-on another CPU, or evaluates stacked matmul slices differently in another numpy version,
-values can differ in the last bit and a later near-tie can go the other way.
+on another CPU, values can differ in the last bit and a later near-tie can go the other way.
 ``test/test_ucwl_grid.py`` checks equality of every decision and update count on this
 machine; run it after a numpy upgrade.  Only the diagonal covariance is supported (the
 paper's experimental choice), with either diagonalisation step (``diagonal``); the full
@@ -53,6 +51,7 @@ import numpy as np
 
 from .base import HyperparameterError
 from .confidence_weighted import confidence_constants, DIAGONALS, FLOAT_MAX, SIGMA_FLOOR
+from .reductions import row_dots
 
 
 class UCWLGrid:
@@ -126,10 +125,10 @@ class UCWLGrid:
 
     def select(self, x: np.ndarray) -> np.ndarray:
         """Return each setting's output label for x (UCWL.select, Algorithm 1 line 11)."""
-        # (S, K, d) @ (d,) is one gemv per setting, the reference's own call; the results
-        # are transposed to labels x settings so reductions over labels run on long rows.
-        scores = np.ascontiguousarray((self.mu @ x).T)
-        var = np.ascontiguousarray((self.sigma @ (x * x)).T)
+        # Each row summed as the reference sums it; the results are transposed to labels x
+        # settings so reductions over labels run on long rows.
+        scores = np.ascontiguousarray(row_dots(self.mu, x).T)
+        var = np.ascontiguousarray(row_dots(self.sigma, x * x).T)
         bounds = scores + self.k * np.sqrt(np.maximum(var, 0.0))
         is_max, tied = self._ties(bounds)
         # The unique maximum's index; tied settings are overwritten below.
@@ -180,9 +179,8 @@ class UCWLGrid:
         mu_c = mu_flat.take(flat, axis=0)
         sg_c = sg_flat.take(flat, axis=0)
         z = np.where(correct, 1.0, -1.0)
-        # (S, 1, d) @ (d, 1) is one ddot per row: the reference's np.dot, bit for bit.
-        m = z * (mu_c[:, None, :] @ x[:, None])[:, 0, 0]
-        v = (sg_c[:, None, :] @ (x * x)[:, None])[:, 0, 0]
+        m = z * row_dots(mu_c, x)
+        v = row_dots(sg_c, x * x)
         phi = self._phi if active is None else self._phi[rows]
         need = m < phi * np.sqrt(np.maximum(v, 0.0))
         need &= v > 0.0

@@ -17,34 +17,33 @@ Compiled steps of diagonal UCWL (seed 000, Algorithm 1), used when numba is inst
 
 One round through numpy is a dozen array calls of ~1 us each on a few hundred numbers.
 Here one compiled call selects (``select_fused``) and one learns (``learn_fused``).  Their
-dot products are calls of numpy's own BLAS (the ``gemv`` of ``mu x`` and ``sigma x^2``, the
-``ddot`` of a learned row, found through numpy's extension module, ``_numpy_blas``): the
-same functions on the same arrays, so the same sums rounded the same way, down to the near
-ties BLAS makes of equal rows.  Everything after them is the numpy code written out
-operation for operation: the bounds and their argmax, the SCW step sizes of
-``confidence_weighted``, the diagonal update.  Without FMA contraction (numba's default)
-every value is the numpy code's bit for bit; ``test/test_ucwl_kernels.py`` checks decisions
-and states over long random streams, both diagonal readings, SCW-I and SCW-II, and
-``compiled`` checks the BLAS binding against numpy before it is used.  Where numpy's BLAS
-cannot be bound, the dot products are numpy calls and only the rest is compiled
-(``select_diag``, ``learn_diag``).  Ties are left to the caller, so the learner's own random
-generator breaks them in the same order.
+dot products (``mu x``, ``sigma x^2`` and a learned row's) are ``reductions.pairwise_dot``,
+compiled: the products and the pairwise order of additions of numpy's ``np.add.reduce``,
+which the numpy code uses (``reductions.row_dots``), so the same sums rounded the same way
+on every CPU (BLAS would round them by the CPU's kernel).  Everything after them is the
+numpy code written out operation for operation: the bounds and their argmax, the SCW step
+sizes of ``confidence_weighted``, the diagonal update.  Without fastmath (numba's default)
+nothing is reordered or fused into FMA, so every value is the numpy code's bit for bit;
+``test/test_ucwl_kernels.py`` checks decisions and states over long random streams, both
+diagonal readings, SCW-I and SCW-II, and ``compiled`` checks the compiled sums against
+numpy before they are used.  Should they ever differ, the dot products are numpy calls and
+only the rest is compiled (``select_diag``, ``learn_diag``).  Ties are left to the caller,
+so the learner's own random generator breaks them in the same order.
 
 numba is optional (``pip install banditlearn_ros[fast]``): without it, or with
 ``BANDITLEARN_COMPILED=0`` in the environment, ``UCWL`` runs its numpy code.
 """
 
-import ctypes
 import math
 import os
-import platform
-import sys
 from typing import Callable, NamedTuple, Optional, Tuple
 import warnings
 
 import numpy as np
 
+from . import reductions
 from .confidence_weighted import FLOAT_MAX, SIGMA_FLOOR
+from .reductions import row_dot, row_dots
 
 VARIANTS = {'scw1': 1, 'scw2': 2}
 """Codes of the SCW step sizes for the compiled update."""
@@ -52,11 +51,8 @@ VARIANTS = {'scw1': 1, 'scw2': 2}
 ENV_SWITCH = 'BANDITLEARN_COMPILED'
 """Environment variable: '0' keeps every learner on its numpy code."""
 
-_ROW_MAJOR, _NO_TRANS = 101, 111  # the CBLAS enumerations
-_DDOT = None
-"""numpy's ``cblas_ddot``: a numba ``ExternalFunction`` once compiled, ctypes in Python."""
-_DGEMV = None
-"""numpy's ``cblas_dgemv``, as ``_DDOT``."""
+_dot = reductions.pairwise_dot
+"""The fused steps' dot product: this function, compiled (``_compile``)."""
 
 
 class Kernels(NamedTuple):
@@ -74,7 +70,7 @@ class Kernels(NamedTuple):
     select: Callable
     learn: Callable
     fused: bool
-    """True when the dot products are calls of numpy's BLAS made from compiled code."""
+    """True when the dot products are compiled too (``reductions.pairwise_dot``)."""
 
 
 def learn_params(phi: float, psi: float, xi: float, C: float, variant: str,
@@ -123,13 +119,13 @@ def learn_diag(mu, sigma, x, z, m, v, params) -> int:
     """
     Update one label's ``mu`` and diagonal ``sigma`` (rows) when eq. (4) is violated.
 
-    ``m = z mu . x`` and ``v = x^T Sigma x`` come from the caller (BLAS, as in the numpy
-    code).  ``params`` is ``learn_params``: phi, psi, xi, phi^4, C, the code of the SCW
-    variant (``VARIANTS``), 1 to keep the diagonal of the precision update (``cw_gamma``)
-    or 0 for that of Sigma (``cw_beta``), and 2.0, so that ``t ** two`` stays a libm
-    ``pow`` call like Python's.  Returns 1 when the rows changed, 0 when not (also for a
-    non-finite step, like ``gaussian_update``), -1 when x holds NaN or infinity (nothing
-    changed).
+    ``m = z mu . x`` and ``v = x^T Sigma x`` come from the caller (summed as
+    ``reductions.row_dots`` sums, as in the numpy code).  ``params`` is ``learn_params``:
+    phi, psi, xi, phi^4, C, the code of the SCW variant (``VARIANTS``), 1 to keep the
+    diagonal of the precision update (``cw_gamma``) or 0 for that of Sigma (``cw_beta``),
+    and 2.0, so that ``t ** two`` stays a libm ``pow`` call like Python's.  Returns 1 when
+    the rows changed, 0 when not (also for a non-finite step, like ``gaussian_update``),
+    -1 when x holds NaN or infinity (nothing changed).
     """
     d = x.shape[0]
     for j in range(d):
@@ -172,7 +168,7 @@ def learn_diag(mu, sigma, x, z, m, v, params) -> int:
     return 1
 
 
-# What the fused steps call after their BLAS calls: these functions, compiled (``_compile``).
+# What the fused steps call after their dot products: these functions, compiled (``_compile``).
 _select_tail = select_diag
 _learn_tail = learn_diag
 
@@ -181,8 +177,8 @@ def select_fused(x, mu, sigma, k, out) -> Tuple[int, int, int, int, float, bool]
     """
     Select in one call.
 
-    ``out[0] = mu x`` and ``out[1] = sigma x^2`` by numpy's BLAS, then ``select_diag``
-    with the bounds written over the variances.
+    ``out[0] = mu x`` and ``out[1] = sigma x^2`` by ``pairwise_dot`` row by row, then
+    ``select_diag`` with the bounds written over the variances.
     """
     n_labels, d = mu.shape
     if (x.strides[0] != 8 or mu.strides[1] != 8 or sigma.strides[1] != 8
@@ -191,14 +187,9 @@ def select_fused(x, mu, sigma, k, out) -> Tuple[int, int, int, int, float, bool]
         return -2, 0, -1, 0, 0.0, False
     scores, bounds = out[0], out[1]
     xx = x * x
-    if n_labels == 1:  # numpy's product of a single row with x is a ddot, not a gemv
-        scores[0] = _DDOT(d, mu.ctypes, 1, x.ctypes, 1)
-        bounds[0] = _DDOT(d, sigma.ctypes, 1, xx.ctypes, 1)
-    else:
-        _DGEMV(_ROW_MAJOR, _NO_TRANS, n_labels, d, 1.0, mu.ctypes, d, x.ctypes, 1, 0.0,
-               scores.ctypes, 1)
-        _DGEMV(_ROW_MAJOR, _NO_TRANS, n_labels, d, 1.0, sigma.ctypes, d, xx.ctypes, 1, 0.0,
-               bounds.ctypes, 1)
+    for i in range(n_labels):
+        scores[i] = _dot(mu[i], x)
+        bounds[i] = _dot(sigma[i], xx)
     return _select_tail(x, scores, bounds, k, bounds)
 
 
@@ -206,16 +197,14 @@ def learn_fused(mu, sigma, i, x, z, params) -> int:
     """
     Learn on row ``i`` in one call.
 
-    ``m = z mu_i . x`` and ``v = sigma_i . x^2`` by numpy's BLAS, then ``learn_diag`` on
-    the rows.
+    ``m = z mu_i . x`` and ``v = sigma_i . x^2`` by ``pairwise_dot``, then ``learn_diag``
+    on the rows.
     """
-    d = x.shape[0]
     if x.strides[0] != 8 or mu.strides[1] != 8 or sigma.strides[1] != 8:
         return -2
     row_mu, row_sigma = mu[i], sigma[i]
-    xx = x * x
-    m = z * _DDOT(d, row_mu.ctypes, 1, x.ctypes, 1)
-    v = _DDOT(d, row_sigma.ctypes, 1, xx.ctypes, 1)
+    m = z * _dot(row_mu, x)
+    v = _dot(row_sigma, x * x)
     return _learn_tail(row_mu, row_sigma, x, z, m, v, params)
 
 
@@ -223,56 +212,17 @@ def split_kernels(select_tail=select_diag, learn_tail=learn_diag) -> Kernels:
     """Return ``Kernels`` that take the dot products from numpy and the rest from the tails."""
     def select(x, mu, sigma, k, out):
         scores, bounds = out[0], out[1]
-        np.dot(mu, x, out=scores)
-        np.dot(sigma, x * x, out=bounds)
+        with np.errstate(over='ignore', invalid='ignore'):  # the tail refuses NaN and inf
+            scores[:] = row_dots(mu, x)
+            bounds[:] = row_dots(sigma, x * x)
         return select_tail(x, scores, bounds, k, bounds)
 
     def learn(mu, sigma, i, x, z, params):
         row_mu, row_sigma = mu[i], sigma[i]
-        return learn_tail(row_mu, row_sigma, x, z, z * float(row_mu.dot(x)),
-                          float(row_sigma.dot(x * x)), params)
+        with np.errstate(over='ignore', invalid='ignore'):
+            m, v = z * row_dot(row_mu, x), row_dot(row_sigma, x * x)
+        return learn_tail(row_mu, row_sigma, x, z, m, v, params)
     return Kernels(select, learn, False)
-
-
-def _numpy_blas() -> Optional[Tuple[int, int]]:
-    """
-    Return the addresses of ``cblas_ddot`` and ``cblas_dgemv`` of numpy's own BLAS, or None.
-
-    Looked up from numpy's extension module, whose symbol lookup reaches the BLAS it was
-    linked with: the functions its ``dot`` and ``@`` call.  The compiled steps pass 64-bit
-    integers, which a 32-bit-integer BLAS reads right only where integer arguments sit in
-    64-bit slots (Linux on x86_64 and aarch64); elsewhere only a 64-bit-integer BLAS is used.
-    """
-    try:
-        try:
-            from numpy._core import _multiarray_umath as core
-        except ImportError:
-            from numpy.core import _multiarray_umath as core
-        library = ctypes.CDLL(core.__file__)
-    except (ImportError, OSError, AttributeError):
-        return None
-    wide_slots = sys.platform.startswith('linux') and platform.machine() in (
-        'x86_64', 'AMD64', 'aarch64', 'arm64')
-    for prefix, suffix in (('', '64_'), ('scipy_', '64_'), ('', ''), ('scipy_', '')):
-        if not suffix and not wide_slots:
-            continue
-        try:
-            ddot = getattr(library, f'{prefix}cblas_ddot{suffix}')
-            dgemv = getattr(library, f'{prefix}cblas_dgemv{suffix}')
-        except AttributeError:
-            continue
-        return (ctypes.cast(ddot, ctypes.c_void_p).value,
-                ctypes.cast(dgemv, ctypes.c_void_p).value)
-    return None
-
-
-def python_blas(addresses: Tuple[int, int]) -> Tuple[Callable, Callable]:
-    """Return ``(ddot, dgemv)`` at ``addresses`` as ctypes functions (the fused steps' source)."""
-    i64, ptr, f64 = ctypes.c_int64, ctypes.c_void_p, ctypes.c_double
-    ddot = ctypes.CFUNCTYPE(f64, i64, ptr, i64, ptr, i64)(addresses[0])
-    dgemv = ctypes.CFUNCTYPE(None, ctypes.c_int32, ctypes.c_int32, i64, i64, f64, ptr, i64,
-                             ptr, i64, f64, ptr, i64)(addresses[1])
-    return ddot, dgemv
 
 
 _COMPILED: Optional[Kernels] = None
@@ -281,7 +231,7 @@ _TRIED = False
 
 def compiled() -> Optional[Kernels]:
     """
-    Return the compiled ``Kernels`` (fused when numpy's BLAS is bound), or None without numba.
+    Return the compiled ``Kernels`` (fused when their sums pass the check), or None without numba.
 
     Compiled on first use (a few seconds; cached on disk where numba may write).  Any
     failure of numba warns once and leaves the numpy code in use.
@@ -306,8 +256,8 @@ def compiled() -> Optional[Kernels]:
 
 
 def _compile(numba) -> Kernels:
-    """Compile the split steps, and the fused ones when numpy's BLAS binds and agrees."""
-    global _select_tail, _learn_tail, _DDOT, _DGEMV
+    """Compile the split steps, and the fused ones when their sums agree with numpy's."""
+    global _select_tail, _learn_tail, _dot
 
     def jit(function):
         try:
@@ -316,19 +266,11 @@ def _compile(numba) -> Kernels:
             return numba.njit(nogil=True)(function)
     _select_tail, _learn_tail = jit(select_diag), jit(learn_diag)
     split = split_kernels(_select_tail, _learn_tail)
-    addresses = _numpy_blas()
-    if addresses is None:
-        return split
-    import llvmlite.binding
-    types = numba.types
-    # Bound by name, so the disk cache holds no address of this process.
-    llvmlite.binding.add_symbol('banditlearn_cblas_ddot', addresses[0])
-    llvmlite.binding.add_symbol('banditlearn_cblas_dgemv', addresses[1])
-    _DDOT = types.ExternalFunction('banditlearn_cblas_ddot', types.float64(
-        types.int64, types.voidptr, types.int64, types.voidptr, types.int64))
-    _DGEMV = types.ExternalFunction('banditlearn_cblas_dgemv', types.void(
-        types.int32, types.int32, types.int64, types.int64, types.float64, types.voidptr,
-        types.int64, types.voidptr, types.int64, types.float64, types.voidptr, types.int64))
+    # pairwise_dot's helpers are globals of reductions: compiled first, so that the
+    # compiled pairwise_dot calls compiled code.
+    reductions._block = jit(reductions.block_dot)
+    reductions._halves = jit(reductions.halves_dot)
+    _dot = jit(reductions.pairwise_dot)
     fused = Kernels(jit(select_fused), jit(learn_fused), True)
     problem = disagreement(fused)
     if problem:
@@ -360,20 +302,21 @@ def disagreement(kernels: Kernels, seed: int = 0) -> str:
     """
     Return '' when ``kernels`` compute what the numpy code does, bit for bit, else what differs.
 
-    Random shapes (one label, equal rows, up to 300 features), the scores and bounds of
-    ``select`` and the rows ``learn`` leaves, against numpy's ``@`` and ``split_kernels``.
+    Random shapes (one label, equal rows, up to 300 features, one beyond
+    ``reductions.CHUNK``), the scores and bounds of ``select`` and the rows ``learn``
+    leaves, against ``reductions.row_dots`` and ``split_kernels``.
     """
     rng = np.random.default_rng(seed)
     params = learn_params(1.6, 2.3, 3.6, 1.0, 'scw1', 'precision')
-    for n_labels, d in ((1, 7), (2, 1), (3, 124), (6, 124), (10, 300), (40, 33)):
+    for n_labels, d in ((1, 7), (2, 1), (3, 124), (6, 124), (10, 300), (40, 33), (2, 8999)):
         mu, sigma = rng.normal(size=(n_labels, d)), rng.random((n_labels, d)) + 0.5
         mu[-1] = mu[0]
         x = rng.random(d) * (rng.random(d) < 0.7)
         out = np.empty((2, n_labels))
         kernels.select(x, mu, sigma, 2.8, out)
-        expected = mu @ x
+        expected = row_dots(mu, x)
         if not (np.array_equal(out[0], expected)
-                and np.array_equal(out[1], expected + 2.8 * np.sqrt(sigma @ (x * x)))):
+                and np.array_equal(out[1], expected + 2.8 * np.sqrt(row_dots(sigma, x * x)))):
             return f'select at K={n_labels}, d={d}'
         rows = mu.copy(), sigma.copy()
         for i in range(n_labels):

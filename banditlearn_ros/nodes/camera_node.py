@@ -67,10 +67,7 @@ class CameraNode(common.GuardedNode):
         self._last_method = ''
         self._last_frame_time = 0.0
         self._source_problem = ''
-        self.extractor = GestureExtractor(p('extractor').value,
-                                          use_mediapipe=p('use_mediapipe').value,
-                                          segmenter=settings.make_segmenter(values),
-                                          keep=values['feature_names'])
+        self.extractor, chosen = settings.make_extractor(values)
         self.scaling = FeatureScaling(values['feature_offsets'], values['feature_scales'],
                                       self.extractor.dim)
         self.episodes = settings.make_episodes(values)
@@ -93,7 +90,8 @@ class CameraNode(common.GuardedNode):
         self._worker = threading.Thread(target=self._work, name='camera_worker', daemon=True)
         self._worker.start()
         self.get_logger().info(
-            f'extractor {self.extractor.kind} ({self.extractor.dim} features), '
+            f'extractor {self.extractor.kind} ({self.extractor.dim} features'
+            f'{"; " + chosen if chosen else ""}), '
             f'mediapipe {"on" if self.extractor.use_mediapipe else "off"}, '
             f'source {source or "the image topic"}; {common.topics_line(self)}')
 
@@ -223,6 +221,9 @@ class CameraNode(common.GuardedNode):
                   'processing_ms_mean': self._proc_ms, 'processing_ms_last': self._proc_ms_last,
                   'segmentation': self._last_method, 'mediapipe': self.extractor.use_mediapipe,
                   'armed': self.episodes.armed}
+        hands = self.extractor.hands
+        if hands is not None:  # frames MediaPipe looked at twice, and found a hand the 2nd time
+            values.update(hand_retries=hands.retries, hand_retry_found=hands.retry_found)
         values.update(counts)
         return level, message, values
 

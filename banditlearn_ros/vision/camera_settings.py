@@ -19,22 +19,27 @@ The camera node's parameters as plain data, their rules, and what they build.
 the values here, and a change is checked here, so all of it is tested without DDS.
 """
 
-from typing import Any, Dict
+from typing import Any, Dict, Tuple
 
 from banditlearn_ros.parameter_spec import Spec
 
 from .episodes import EpisodeDetector
-from .extractors import EXTRACTORS, GestureExtractor
+from .extractors import CHOICES, GestureExtractor, resolve_extractor
 from .hand_segmentation import HandSegmenter
+from .mediapipe_hands import mediapipe_available, MediaPipeHands
 
 EPISODE_KEYS = ('mode', 'stable_frames', 'stability_tolerance', 'absent_frames',
                 'change_tolerance')
 SEGMENT_KEYS = ('min_area', 'max_area', 'skin_threshold', 'adapt_skin',
                 'background_subtraction', 'fallback', 'work_size')
 
+HAND_DEFAULTS = {'static': False, 'detection': 0.5, 'tracking': 0.5, 'retry_margin': 0.5}
+"""MediaPipe's settings on the camera path (docs/benchmarks.md, "Real photos")."""
+
 SPECS = (
-    Spec('extractor', 'contour', f'feature set: {", ".join(EXTRACTORS)}', read_only=True,
-         constraints=' | '.join(EXTRACTORS)),
+    Spec('extractor', 'auto', "feature set: 'auto' (landmarks when MediaPipe is installed, "
+         "else contour), 'contour', 'landmarks' or 'combined'", read_only=True,
+         constraints=' | '.join(CHOICES)),
     Spec('feature_names', [], 'publish only these features of the set, in this order '
          '([] = all)', read_only=True),
     Spec('feature_offsets', [], 'publish (x - offset) / scale, one value per published '
@@ -43,6 +48,15 @@ SPECS = (
          empty_array='double'),
     Spec('use_mediapipe', True, 'locate the hand with MediaPipe landmarks when installed '
          '(contour extractor; the others always need it)', read_only=True),
+    Spec('hand_static_mode', HAND_DEFAULTS['static'], 'MediaPipe detects the hand in every '
+         'frame (true) or tracks it from frame to frame (false)', read_only=True),
+    Spec('hand_detection_confidence', HAND_DEFAULTS['detection'], "MediaPipe's "
+         'min_detection_confidence', read_only=True, low=0.0, high=1.0),
+    Spec('hand_tracking_confidence', HAND_DEFAULTS['tracking'], "MediaPipe's "
+         'min_tracking_confidence (tracking mode)', read_only=True, low=0.0, high=1.0),
+    Spec('hand_retry_margin', HAND_DEFAULTS['retry_margin'], 'when a frame shows no hand, '
+         'look again in a copy with this fraction of its size added on every side (0 = no '
+         'second look)', read_only=True, low=0.0, high=4.0),
     Spec('source', '', "'' = subscribe to image_raw (remap it); else a V4L2 device "
          "('v4l2:/dev/video0', '0') or a video file read by the node", read_only=True),
     Spec('loop_video', False, 'start a video file again at its end', read_only=True),
@@ -77,9 +91,40 @@ SPECS = (
 
 
 def check_extractor(kind: str) -> None:
-    """Raise ValueError unless ``kind`` names a feature set."""
-    if kind not in EXTRACTORS:
-        raise ValueError(f'extractor must be one of {EXTRACTORS}, got {kind!r}')
+    """Raise ValueError unless ``kind`` names a feature set or ``auto``."""
+    resolve_extractor(kind)
+
+
+def make_hands(values: Dict[str, Any]) -> MediaPipeHands:
+    """Return the MediaPipe detector of the ``hand_*`` values."""
+    return MediaPipeHands(static_image_mode=values['hand_static_mode'],
+                          min_detection_confidence=values['hand_detection_confidence'],
+                          min_tracking_confidence=values['hand_tracking_confidence'],
+                          retry_margin=values['hand_retry_margin'])
+
+
+def make_extractor(values: Dict[str, Any]) -> Tuple[GestureExtractor, str]:
+    """
+    Return the camera node's extractor of its parameter values, and the start line's note.
+
+    Parameters
+    ----------
+    values : dict
+        ``extractor``, ``use_mediapipe``, ``feature_names``, the ``hand_*`` and the
+        ``SEGMENT_KEYS`` values.
+
+    Returns
+    -------
+    tuple
+        ``(GestureExtractor, note)``: the note says what ``auto`` chose and why.
+
+    """
+    kind, note = resolve_extractor(values['extractor'], values['use_mediapipe'])
+    wanted = kind != 'contour' or values['use_mediapipe']
+    hands = make_hands(values) if wanted and mediapipe_available() else None
+    return GestureExtractor(kind, use_mediapipe=values['use_mediapipe'],
+                            segmenter=make_segmenter(values), hands=hands,
+                            keep=values['feature_names']), note
 
 
 def problem(values: Dict[str, Any]) -> str:

@@ -17,7 +17,9 @@ Per-frame gesture extraction: image -> (features or None), for each feature set.
 
 ``contour`` segments the hand (guided by MediaPipe landmarks when available) and describes
 its silhouette; ``landmarks`` describes MediaPipe's 21 landmarks; ``combined`` is both,
-concatenated, and needs both.
+concatenated, and needs both.  ``auto`` (``resolve_extractor``) is ``landmarks`` when
+MediaPipe is installed and ``contour`` when it is not: on real photos of many people the
+landmarks learn much faster (docs/benchmarks.md, "Real photos").
 """
 
 from dataclasses import dataclass
@@ -31,6 +33,37 @@ from .landmark_features import LandmarkFeatures
 from .mediapipe_hands import mediapipe_available, MediaPipeHands
 
 EXTRACTORS = ('contour', 'landmarks', 'combined')
+CHOICES = ('auto',) + EXTRACTORS
+"""What a user may ask for: a feature set, or ``auto``."""
+
+
+def resolve_extractor(kind: str, use_mediapipe: bool = True) -> Tuple[str, str]:
+    """
+    Return the feature set ``kind`` stands for and why, for the start line.
+
+    Parameters
+    ----------
+    kind : str
+        One of ``CHOICES``.
+    use_mediapipe : bool
+        False makes ``auto`` the contour features even when MediaPipe is installed.
+
+    Returns
+    -------
+    tuple
+        ``(feature set, note)``; the note is '' unless ``kind`` is ``auto``.
+
+    """
+    if kind not in CHOICES:
+        raise ValueError(f'extractor must be one of {CHOICES}, got {kind!r}')
+    if kind != 'auto':
+        return kind, ''
+    if not use_mediapipe:
+        return 'contour', 'auto: use_mediapipe is false'
+    if mediapipe_available():
+        return 'landmarks', 'auto: MediaPipe is installed'
+    return 'contour', ('auto: MediaPipe is not installed; pip install "mediapipe==0.10.21" '
+                       'for the landmark features')
 
 
 @dataclass

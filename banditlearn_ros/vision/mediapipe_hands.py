@@ -36,6 +36,12 @@ def mediapipe_available() -> bool:
         return False
 
 
+def _blank(rgb: np.ndarray) -> bool:
+    """Return True for a frame of one colour (a covered lens, a black gap): no second look."""
+    small = rgb[::8, ::8]
+    return int(small.max()) - int(small.min()) < 16
+
+
 @dataclass
 class DetectedHand:
     """One hand MediaPipe found."""
@@ -60,32 +66,49 @@ class MediaPipeHands:
         MediaPipe's thresholds.
     model_complexity : int
         0 (lite, faster) or 1 (full).
+    retry_margin : float
+        When a frame shows no hand, look again in a copy with this fraction of its size
+        added on every side (replicated border) by a detector of its own in static mode;
+        0 = no second look; a frame of one colour gets none.  MediaPipe's palm detector
+        misses hands that fill the frame, and a shrunk copy finds many of them
+        (docs/benchmarks.md, "Real photos").
 
     """
 
     def __init__(self, static_image_mode: bool = False, max_num_hands: int = 1,
                  min_detection_confidence: float = 0.5, min_tracking_confidence: float = 0.5,
-                 model_complexity: int = 1):
+                 model_complexity: int = 1, retry_margin: float = 0.0):
         self.static_image_mode = bool(static_image_mode)
         self.max_num_hands = int(max_num_hands)
         self.min_detection_confidence = float(min_detection_confidence)
         self.min_tracking_confidence = float(min_tracking_confidence)
         self.model_complexity = int(model_complexity)
+        if not 0.0 <= float(retry_margin) <= 4.0:
+            raise ValueError(f'retry_margin must be in [0, 4], got {retry_margin}')
+        self.retry_margin = float(retry_margin)
+        self.retries = 0
+        """Frames looked at twice (nothing found at first)."""
+        self.retry_found = 0
+        """Frames whose hand only the second look found."""
         self._hands = None
+        self._retry = None
         self._lock = threading.Lock()
+
+    def _make(self, static: bool):
+        try:
+            import mediapipe as mp
+        except ImportError as exc:
+            raise RuntimeError('MediaPipe is not installed (pip install '
+                               '"mediapipe==0.10.21"); use the contour extractor') from exc
+        return mp.solutions.hands.Hands(
+            static_image_mode=static, max_num_hands=self.max_num_hands,
+            min_detection_confidence=self.min_detection_confidence,
+            min_tracking_confidence=self.min_tracking_confidence,
+            model_complexity=self.model_complexity)
 
     def _detector(self):
         if self._hands is None:
-            try:
-                import mediapipe as mp
-            except ImportError as exc:
-                raise RuntimeError('MediaPipe is not installed (pip install '
-                                   '"mediapipe==0.10.21"); use the contour extractor') from exc
-            self._hands = mp.solutions.hands.Hands(
-                static_image_mode=self.static_image_mode, max_num_hands=self.max_num_hands,
-                min_detection_confidence=self.min_detection_confidence,
-                min_tracking_confidence=self.min_tracking_confidence,
-                model_complexity=self.model_complexity)
+            self._hands = self._make(self.static_image_mode)
         return self._hands
 
     def detect(self, bgr: np.ndarray) -> List[DetectedHand]:
@@ -94,15 +117,31 @@ class MediaPipeHands:
             rgb = cv2.cvtColor(bgr, cv2.COLOR_GRAY2RGB)
         else:
             rgb = cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB)
-        h, w = rgb.shape[:2]
         with self._lock:
-            result = self._detector().process(rgb)
+            hands = self._hands_in(self._detector().process(rgb), rgb.shape, 0, 0)
+            if hands or self.retry_margin <= 0 or _blank(rgb):
+                return hands
+            self.retries += 1
+            h, w = rgb.shape[:2]
+            top, side = int(round(h * self.retry_margin)), int(round(w * self.retry_margin))
+            padded = cv2.copyMakeBorder(rgb, top, top, side, side, cv2.BORDER_REPLICATE)
+            if self._retry is None:
+                self._retry = self._make(True)
+            hands = self._hands_in(self._retry.process(padded), padded.shape, side, top)
+            self.retry_found += bool(hands)
+            return hands
+
+    @staticmethod
+    def _hands_in(result, shape, dx: int, dy: int) -> List[DetectedHand]:
+        """Return MediaPipe's hands in pixels of the frame a copy padded by dx, dy came from."""
+        h, w = shape[:2]
         hands = []
         if not result.multi_hand_landmarks:
             return hands
         sides = result.multi_handedness or []
         for i, lms in enumerate(result.multi_hand_landmarks):
-            arr = np.array([[p.x * w, p.y * h, p.z * w] for p in lms.landmark], np.float64)
+            arr = np.array([[p.x * w - dx, p.y * h - dy, p.z * w] for p in lms.landmark],
+                           np.float64)
             side, score = 'unknown', 1.0
             if i < len(sides) and sides[i].classification:
                 side = sides[i].classification[0].label.lower()
@@ -119,6 +158,7 @@ class MediaPipeHands:
     def close(self) -> None:
         """Release MediaPipe's graph."""
         with self._lock:
-            if self._hands is not None:
-                self._hands.close()
-                self._hands = None
+            for hands in (self._hands, self._retry):
+                if hands is not None:
+                    hands.close()
+            self._hands = self._retry = None
