@@ -41,6 +41,7 @@ class Reporter:
     def __init__(self, system: System, every: int, out=sys.stdout):
         self.learner = system.find('LearnerNode')
         self.teacher = system.find('TeacherNode')
+        self.camera = system.find('CameraNode')
         self.every = every
         self.out = out
         self._next = every if every > 0 else math.inf
@@ -157,6 +158,11 @@ def _summary(reporter: Reporter) -> str:
         s = reporter.learner.interaction.stats()
         text += (f', {s["updates"]} updates, feedback matched {s["feedback_matched"]}'
                  f' / dropped {s["feedback_dropped"]}')
+    camera = reporter.camera
+    if rounds == 0 and camera is not None and camera.counters.get('frames_received') == 0:
+        text += (f'; no image arrived on {camera.resolve_topic_name("image_raw")}: start a '
+                 'camera driver or remap its topic (--remap image_raw:=TOPIC), or let the '
+                 'bring-up read one: banditlearn_bringup --camera SOURCE')
     return text
 
 
