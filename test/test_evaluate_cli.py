@@ -262,6 +262,7 @@ def test_a_redirected_run_draws_no_progress_frames_and_counts_records_in_words(
 
 def test_first_guess_figure_splits_nine_lines_into_panels_with_legends_outside(tmp_path):
     from banditlearn_ros.tools.question_figures import draw_first_guess, first_guess_figure
+    import matplotlib.pyplot as plt
     x = np.arange(5, 200, 10, dtype=np.float64)
     names = ['ucwl', 'ucwl-q2', 'ucwl-q3', 'ucwl-qK', 'confidit', 'confidit-q3',
              'mscw-ii', 'marow', 'perceptron']
@@ -283,8 +284,11 @@ def test_first_guess_figure_splits_nine_lines_into_panels_with_legends_outside(t
             assert all(line.get_marker() not in (None, 'None', '') for line in ax.get_lines())
         assert axes[-1].get_xlabel() == 'interaction'
     finally:
-        import matplotlib.pyplot as plt
         plt.close(fig)
+    # No full-feedback run: an algorithm and its ask-again runs still share one panel.
+    fig = draw_first_guess({n: curves[n] for n in names[4:6]}, 'wine', references=[])
+    assert [[line.get_label() for line in ax.get_lines()] for ax in fig.axes] == [names[4:6]]
+    plt.close(fig)
     path = first_guess_figure(curves, 'wine', str(tmp_path / 'f.png'), references=refs)
     with Image.open(path) as image:
         assert min(image.info['dpi']) >= 149.9

@@ -330,6 +330,7 @@ def replot(args) -> Dict[str, Any]:
     atomic_write_bytes(os.path.join(folder, 'results.md'),
                        markdown(records, summary['meta']).encode())
     figures(records, args.figures or folder)
+    question_figures(records, args.figures or folder)
     return summary
 
 

@@ -16,7 +16,7 @@
 
 import os
 import re
-from typing import Any, Dict, List, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -77,13 +77,14 @@ def reference_names(names: Sequence[str]) -> List[str]:
 
 
 def draw_first_guess(curves: Dict[str, Tuple[np.ndarray, np.ndarray]], title: str,
-                     window: Tuple[int, int] = (101, 150), references: Sequence[str] = (),
-                     x_label: str = 'interaction'):
+                     window: Tuple[int, int] = (101, 150),
+                     references: Optional[Sequence[str]] = None, x_label: str = 'interaction'):
     """Return the matplotlib figure of ``first_guess_figure`` (not saved, not closed)."""
     import matplotlib
     matplotlib.use('Agg')
     import matplotlib.pyplot as plt
-    references = list(references) or reference_names(list(curves))
+    if references is None:  # not said: the names that are no ask-again run
+        references = reference_names(list(curves))
     groups = panels(list(curves), references)
     fig, axes = plt.subplots(len(groups), 1, figsize=(7.2, 2.3 * len(groups) + 0.6),
                              dpi=FIGURE_DPI, sharex=True, sharey=True, squeeze=False)
@@ -109,7 +110,7 @@ def draw_first_guess(curves: Dict[str, Tuple[np.ndarray, np.ndarray]], title: st
 
 def first_guess_figure(curves: Dict[str, Tuple[np.ndarray, np.ndarray]], title: str,
                        path: str, window: Tuple[int, int] = (101, 150),
-                       references: Sequence[str] = ()) -> str:
+                       references: Optional[Sequence[str]] = None) -> str:
     """
     Draw first-guess accuracy against interaction; return ``path``.
 
