@@ -94,13 +94,14 @@ DESCRIPTION = (
     'summary (the last line). With --camera: the same session with a real\ncamera and '
     'person (y/n keys, nod/shake, +name adds a gesture).')
 SESSION_COLUMNS = """session columns (gestures and camera systems):
-  done      interactions so far (presented gestures the robot asked about) / target
+  done      interactions finished (presented gestures the robot asked about) / target
   right50   first guesses right over the last 50 interactions (against the shown gesture
             when a simulation knows it, else the person's first answer)
   right     the same since the start
   q/int     questions asked per interaction (above 1 when the robot asks again)
   updates   model updates so far
-  last      the last interaction: shown gesture -> each question? and its answer
+  last      the last finished interaction: shown gesture -> each question? and its answer
+on a terminal a bar under the lines shows the interaction under way and its open question.
 plain systems (teach_sim, full) print: round, true mistake rate (all / window), mistakes
 as the teacher said them, exploration rate, updates."""
 
