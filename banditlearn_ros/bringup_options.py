@@ -69,9 +69,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument('--seed', type=_nonnegative_int,
                    help='seed of the learner, the teacher and the data set order')
     p.add_argument('--every', type=_nonnegative_int,
-                   help="print a line every N rounds or interactions, 0 = never (default: "
-                   "the system file's report.every: 20 for the rendered session, 10 with a "
-                   "camera, 100 for teach_sim and for files that set none)")
+                   help='print a line every N rounds or interactions, 0 = never (default: '
+                   'the report.every of the system file: 20 for the rendered session, 10 '
+                   'with a camera, 100 for teach_sim and for files that set none)')
     p.add_argument('--set', action='append', default=[], metavar='NODE.PARAM=VALUE',
                    help='override any parameter, e.g. --set learner_node.k=1.5 (repeatable)')
     p.add_argument('--namespace', metavar='NS',
