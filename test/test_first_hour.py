@@ -49,8 +49,9 @@ def test_an_absent_camera_is_one_line(tmp_path):
 
 
 @pytest.mark.ros
-def test_a_camera_system_without_images_says_nothing_arrived():
-    result = run('--system', 'full', '--duration', '3')
+def test_a_camera_system_without_images_says_nothing_arrived(tmp_path):
+    result = run('--system', 'full', '--duration', '3',
+                 '--set', f'learner_node.model_path={tmp_path / "model.npz"}')
     assert result.returncode == 0, result.stderr
     last = result.stdout.strip().splitlines()[-1]
     assert last.startswith('finished: 0 rounds'), last
