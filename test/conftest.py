@@ -14,6 +14,7 @@
 
 """Test-wide settings: DDS stays on this machine, in a domain of this run's own."""
 
+import fcntl
 import os
 from pathlib import Path
 import tempfile
@@ -62,3 +63,26 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if item.get_closest_marker('serial'):
             item.add_marker(pytest.mark.xdist_group('serial'))
+
+
+@pytest.fixture(autouse=True)
+def _alone_when_serial(request):
+    """
+    Run a ``serial`` test alone: the other workers wait while it runs.
+
+    Every test of a pytest-xdist run holds a lock file shared by the run's workers; a
+    ``serial`` one holds it exclusively (timing-sensitive tests: a link that drops, a person
+    answering what the screen shows).
+    """
+    worker = os.environ.get('PYTEST_XDIST_WORKER')
+    if not worker:
+        yield
+        return
+    path = os.path.join(tempfile.gettempdir(), f'banditlearn-pytest-{os.getppid()}.lock')
+    serial = request.node.get_closest_marker('serial') is not None
+    with open(path, 'a') as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX if serial else fcntl.LOCK_SH)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)

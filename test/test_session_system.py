@@ -85,6 +85,7 @@ def write_video(path, presentations=12, hold=36, gap=14, fps=30):
     return order
 
 
+@pytest.mark.serial  # it answers from what the bar shows: a presentation missed under load
 def test_camera_session_learns_from_keyboard_answers_on_a_pty(tmp_path):
     video = tmp_path / 'hands.avi'
     order = write_video(video)
