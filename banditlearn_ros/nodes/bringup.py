@@ -109,6 +109,8 @@ def run(options: argparse.Namespace, out=sys.stdout) -> int:
           flush=True)
     if system.get('ros_args'):
         print(f'  ros arguments: {" ".join(system["ros_args"])}', file=out, flush=True)
+    if session:
+        session_bringup.keep_third_party_logs(out_dir)
     running = start(system, log_level=options.log_level)
     if session:
         return session_bringup.run_session(running, options, out_dir, out)
@@ -158,6 +160,10 @@ def _summary(reporter: Reporter) -> str:
         s = reporter.learner.interaction.stats()
         text += (f', {s["updates"]} updates, feedback matched {s["feedback_matched"]}'
                  f' / dropped {s["feedback_dropped"]}')
+        live = getattr(reporter.learner, 'live', None)
+        problem = live.learning_problem() if live is not None else ''
+        if problem:
+            text += f'; WARNING {problem}'
     camera = reporter.camera
     if rounds == 0 and camera is not None and camera.counters.get('frames_received') == 0:
         text += (f'; no image arrived on {camera.resolve_topic_name("image_raw")}: start a '

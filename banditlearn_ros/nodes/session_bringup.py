@@ -27,6 +27,7 @@ import os
 import time
 from typing import Any, Dict, Optional
 
+from banditlearn_ros.system_file import BringupError
 from banditlearn_ros.tools.log_filter import StderrFilter
 from banditlearn_ros.tools.session_report import (
     plot_learning_curve, session_summary, summary_line)
@@ -71,14 +72,26 @@ def prepare(system: Dict[str, Any], options) -> str:
     if labels and 'learner_node' in by_name:
         by_name['learner_node']['parameters']['labels'] = labels
     learner = by_name.get('learner_node')
+    never = getattr(options, 'never_taught', 0)
+    if never:
+        known = list(learner['parameters'].get('labels') or []) if learner else []
+        if show is None or not 1 <= never < len(known):
+            raise BringupError(f'--never-taught {never} needs a rendered session '
+                               f'(gesture_show_node) whose learner has more than {never} labels')
+        learner['parameters']['labels'] = known[:-never]  # shown, never taught
+        learner['parameters'].setdefault('unknown_rejection', True)
     if 'gesture_show_node' in by_name and learner is not None and \
             'model_path' not in learner['parameters']:
         learner['parameters']['model_path'] = os.path.join(out, 'gesture_model.npz')
     if 'teacher_node' in by_name:  # a simulated person answers: no "type y/n" prompts
         session.setdefault('prompts', False)
-    global _stderr
-    _stderr = StderrFilter(os.path.join(out, THIRD_PARTY_LOG)).start()
     return out
+
+
+def keep_third_party_logs(out_dir: str) -> None:
+    """Send MediaPipe's and OpenCV's own log lines to a file from now on (before the nodes)."""
+    global _stderr
+    _stderr = StderrFilter(os.path.join(out_dir, THIRD_PARTY_LOG)).start()
 
 
 def _finished_video(source, session, since: Optional[float]) -> bool:
@@ -110,7 +123,7 @@ def run_session(running, options, out_dir: str, out) -> int:
             stderr.write(line)
     if session.keyboard and session.prompts:
         view.note('answer with y / n and Enter; +name adds a gesture; Ctrl-C ends')
-    if show is not None and learner is not None:
+    if show is not None and learner is not None and not getattr(options, 'never_taught', 0):
         warning = label_mismatch(list(show.get_parameter('gestures').value),
                                  list(learner.get_parameter('labels').value))
         if warning:
@@ -139,10 +152,10 @@ def run_session(running, options, out_dir: str, out) -> int:
     final_updates = updates()
     if session.target:
         session.log.keep_first(session.target)
-    model = None
-    labels = None
+    model, not_learning, labels = None, '', None
     if learner is not None:  # the learner's order, with the labels added while it ran
         model = os.path.expanduser(learner.get_parameter('model_path').value) or None
+        not_learning = learner.live.learning_problem()
         labels = list(learner.get_parameter('labels').value)
     name = os.path.basename(str(running.system['path'])).replace('.system.yaml', '')
     try:
@@ -169,6 +182,9 @@ def run_session(running, options, out_dir: str, out) -> int:
         view.note(f'no model file at {model} (nothing was learned, or saving failed)')
         model = None
     extra = {}
+    if not_learning:  # first guesses no better than chance: say so, never a silent OK
+        view.note(f'WARNING {not_learning}')
+        extra['warning'] = not_learning
     if show is not None:  # gestures the camera never took (segmentation missed the hand)
         extra['presentations_missed'] = show.schedule.missed
     summary = session_summary(session.log, model, curve, labels=labels, updates=final_updates,
