@@ -44,6 +44,7 @@ class Reporter:
     def __init__(self, system: System, every: int, out=sys.stdout):
         self.learner = system.find('LearnerNode')
         self.teacher = system.find('TeacherNode')
+        self.camera = system.find('CameraNode')
         self.every = every
         self.out = out
         self._next = every if every > 0 else math.inf
@@ -116,6 +117,8 @@ def run(options: argparse.Namespace, out=sys.stdout) -> int:
           flush=True)
     if system.get('ros_args'):
         print(f'  ros arguments: {" ".join(system["ros_args"])}', file=out, flush=True)
+    if session:
+        session_bringup.keep_third_party_logs(out_dir)
     running = start(system, log_level=options.log_level)
     if session:
         return session_bringup.run_session(running, options, out_dir, out)
@@ -169,6 +172,11 @@ def _summary(reporter: Reporter) -> str:
         problem = live.learning_problem() if live is not None else ''
         if problem:
             text += f'; WARNING {problem}'
+    camera = reporter.camera
+    if rounds == 0 and camera is not None and camera.counters.get('frames_received') == 0:
+        text += (f'; no image arrived on {camera.resolve_topic_name("image_raw")}: start a '
+                 'camera driver or remap its topic (--remap image_raw:=TOPIC), or let the '
+                 'bring-up read one: banditlearn_bringup --camera SOURCE')
     return text
 
 
