@@ -35,8 +35,8 @@ vowpal = ['vowpalwabbit']
 # orjson (learning/details.py); without them the numpy code and json.dumps run.
 fast = ['numba', 'orjson']
 test = [
-    'pytest', 'hypothesis', 'flake8', 'pydocstyle', 'catkin_pkg', 'flake8-import-order',
-    'flake8-quotes', 'flake8-builtins', 'flake8-comprehensions',
+    'pytest', 'pytest-xdist', 'hypothesis', 'flake8', 'pydocstyle', 'catkin_pkg',
+    'flake8-import-order', 'flake8-quotes', 'flake8-builtins', 'flake8-comprehensions',
     'ros-ament-flake8', 'ros-ament-pep257',
     'colcon-core', 'colcon-ros', 'colcon-python-setup-py',
 ]

@@ -81,7 +81,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument('--seed', type=_nonnegative_int,
                    help='seed of the learner, the teacher and the data set order')
     p.add_argument('--every', type=_nonnegative_int,
-                   help='print a line every N rounds (default from the system, 100)')
+                   help='print a line every N rounds or interactions, 0 = never (default: '
+                   'the report.every of the system file: 20 for the rendered session, 10 '
+                   'with a camera, 100 for teach_sim and for files that set none)')
     p.add_argument('--set', action='append', default=[], metavar='NODE.PARAM=VALUE',
                    help='override any parameter, e.g. --set learner_node.k=1.5 (repeatable)')
     p.add_argument('--namespace', metavar='NS',
@@ -104,13 +106,14 @@ DESCRIPTION = (
     'summary (the last line). With --camera: the same session with a real\ncamera and '
     'person (y/n keys, nod/shake, +name adds a gesture).')
 SESSION_COLUMNS = """session columns (gestures and camera systems):
-  done      interactions so far (presented gestures the robot asked about) / target
+  done      interactions finished (presented gestures the robot asked about) / target
   right50   first guesses right over the last 50 interactions (against the shown gesture
             when a simulation knows it, else the person's first answer)
   right     the same since the start
   q/int     questions asked per interaction (above 1 when the robot asks again)
   updates   model updates so far
-  last      the last interaction: shown gesture -> each question? and its answer
+  last      the last finished interaction: shown gesture -> each question? and its answer
+on a terminal a bar under the lines shows the interaction under way and its open question.
 plain systems (teach_sim, full) print: round, true mistake rate (all / window), mistakes
 as the teacher said them, exploration rate, updates."""
 

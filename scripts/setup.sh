@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Set up a virtual environment with everything banditlearn_ros needs without a ROS installation:
 # the ROS 2 Kilted wheels from PyPI, the pinned vision stack, the evaluation and test tools.
-# Safe to run again; it only installs what is missing.
+# Safe to run again; it only installs what is missing, and with nothing to do it says so in
+# one line (remove $VENV/.setup-stamp to install again anyway).
 #   PYTHON=3.12 (a version) or PYTHON=/path/to/python picks the interpreter (default: the
 #   first working one of 3.12, 3.11, 3.10); VENV=.venv-3.12 picks the folder (default .venv).
 set -euo pipefail
@@ -58,6 +59,16 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}"
 fi
 
+# Nothing to do when the venv was made by this interpreter from this setup.py: the stamp holds
+# both, so an edited setup.py or another Python installs again.
+stamp="$venv/.setup-stamp"
+want="$( { sha256sum setup.py | cut -d' ' -f1; "$py" -c 'import sys; print(sys.version)'; } \
+  | tr '\n' ' ')"
+if [ -x "$venv/bin/python" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
+  echo "setup: $venv up to date ($("$venv/bin/python" --version)); nothing to do"
+  exit 0
+fi
+
 [ -x "$venv/bin/python" ] || "$py" -m venv "$venv"
 pip=("$venv/bin/python" -m pip install -q --disable-pip-version-check)
 "${pip[@]}" --upgrade pip
@@ -65,4 +76,5 @@ pip=("$venv/bin/python" -m pip install -q --disable-pip-version-check)
 # Vowpal Wabbit is only for the side-by-side comparison; a platform without its wheel still works.
 "${pip[@]}" -e '.[vowpal]' \
   || echo "setup: vowpalwabbit could not be installed; the evaluation tool will skip it"
+echo "$want" > "$stamp"
 echo "setup: $venv ready ($("$venv/bin/python" --version))"

@@ -236,3 +236,66 @@ def test_terminal_table_flags_the_edge_of_the_grid():
     assert row.split()[:2] == ['ucwl', '*'] and '25.0 ± 5.0' in row and '20.0 ± 1.0' in row
     assert 'tuned: eta=0.95, k=2.8' in row
     assert '* ucwl: edge of grid: eta=0.95 is at the top' in text
+
+
+def test_seconds_per_pass_have_one_format_in_the_column():
+    base = {'dataset': 'd', 'noise': {'label_noise': 0.0, 'rho0': 0, 'rho1': 0,
+                                      'no_answer': 0},
+            'feedback': 'bandit', 'permutations': 2, 'rounds': 9,
+            'mistake_rate_true': {'mean': 0.2, 'std': 0.01},
+            'updates': {'mean': 7.0, 'std': 1.0}, 'params': {}, 'tuned': False,
+            'edge_of_grid': []}
+    recs = [dict(base, algorithm=name, seconds={'mean': s, 'std': 0.0},
+                 mistake_rate_observed={'mean': m, 'std': 0.0})
+            for name, s, m in (('a', 0.0123456, 0.1), ('b', 12.5, 0.2), ('c', 1.0, 0.3))]
+    text = evaluate.terminal_table(recs)
+    cells = [line.split()[9] for line in text.splitlines()
+             if line.strip()[:1] in ('a', 'b', 'c') and 'bandit' in line]
+    assert cells == ['0.012', '12.500', '1.000'], text
+
+
+def test_a_redirected_run_draws_no_progress_frames_and_counts_records_in_words(
+        tmp_path, monkeypatch, capsys):
+    seen = []
+    real = evaluate._progress
+    monkeypatch.setattr(evaluate, '_progress',
+                        lambda total, disabled: seen.append(disabled) or real(total, True))
+    assert evaluate.main(['--datasets', 'iris', '--algorithms', 'perceptron', '--no-tune',
+                          '--permutations', '1', '--out', str(tmp_path), '--no-figures']) == 0
+    assert seen == [True]  # stderr is not a terminal here: no bar redrawn with '\r'
+    assert 'wrote 1 record to ' in capsys.readouterr().out
+
+
+def test_first_guess_figure_splits_nine_lines_into_panels_with_legends_outside(tmp_path):
+    from banditlearn_ros.tools.question_figures import draw_first_guess, first_guess_figure
+    import matplotlib.pyplot as plt
+    x = np.arange(5, 200, 10, dtype=np.float64)
+    names = ['ucwl', 'ucwl-q2', 'ucwl-q3', 'ucwl-qK', 'confidit', 'confidit-q3',
+             'mscw-ii', 'marow', 'perceptron']
+    curves = {n: (x, np.linspace(0.2, 0.3 + 0.05 * i, x.size)) for i, n in enumerate(names)}
+    refs = ['mscw-ii', 'marow', 'perceptron']
+    fig = draw_first_guess(curves, 'wine, p=0: first guesses', references=refs)
+    try:
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        axes = fig.axes
+        assert [[line.get_label() for line in ax.get_lines()] for ax in axes] == [
+            names[:4], names[4:6], refs]
+        for ax in axes:
+            legend = ax.get_legend()
+            labels = [text.get_text() for text in legend.get_texts()]
+            assert labels[0] == 'interactions 101-150'  # the shaded band is named
+            box, frame = legend.get_window_extent(renderer), ax.get_window_extent(renderer)
+            assert box.x0 >= frame.x1  # outside the data, to the right
+            assert all(line.get_marker() not in (None, 'None', '') for line in ax.get_lines())
+        assert axes[-1].get_xlabel() == 'interaction'
+    finally:
+        plt.close(fig)
+    # No full-feedback run: an algorithm and its ask-again runs still share one panel.
+    fig = draw_first_guess({n: curves[n] for n in names[4:6]}, 'wine', references=[])
+    assert [[line.get_label() for line in ax.get_lines()] for ax in fig.axes] == [names[4:6]]
+    plt.close(fig)
+    path = first_guess_figure(curves, 'wine', str(tmp_path / 'f.png'), references=refs)
+    with Image.open(path) as image:
+        assert min(image.info['dpi']) >= 149.9
+        assert image.size[0] >= 1000

@@ -18,6 +18,7 @@ import array
 import json
 
 from banditlearn_ros.learning import TeacherModel, UCWL
+from banditlearn_ros.learning.centring import Centring
 from banditlearn_ros.learning.ask_again import (
     DEFAULT_PROBATION, DEFAULT_REVEAL_STEP, run_interaction)
 from banditlearn_ros.nodes.learner_node import LearnerNode
@@ -59,10 +60,12 @@ def offline(X, y, max_questions):
     learner = UCWL(list(KNOWN), X.shape[1], seed=0)
     model, rng = TeacherModel(rho0=NOISE, rho1=NOISE), np.random.default_rng(TEACHER_SEED)
     ties = np.random.default_rng(0)  # the learner node's tie-breaks between next questions
+    centring = Centring('running')  # the node's default: the running mean taken out first
     first, asked = [], []
     for t, (x, c) in enumerate(zip(X, y)):
         if t == BEFORE:
             learner.add_label(NEW)
+        x = centring.apply(x)
         q = run_interaction(learner, x, lambda label, _, c=c: model.answer(label, int(c), rng),
                             max_questions, DEFAULT_REVEAL_STEP, ties, DEFAULT_PROBATION)
         first.append(q.first.label)
@@ -183,9 +186,11 @@ def test_unknown_gesture_named_on_gesture_name_is_learned_from_that_observation(
 def test_out_of_questions_a_name_tells_a_known_gesture_or_adds_a_new_one(ros):
     """With fewer questions than labels (the default 3 of 5 here, 2 of 4 in this test)."""
     labels = ['a', 'b', 'c', 'd']
+    # One hand-made vector: centred, the first vector is all zeros and teaches nothing.
     node = ros.add(LearnerNode(context=ros.context, parameter_overrides=[
         Parameter('labels', value=labels), Parameter('model_path', value=''),
-        Parameter('seed', value=0), Parameter('max_questions', value=2)]))
+        Parameter('seed', value=0), Parameter('max_questions', value=2),
+        Parameter('centring', value='none')]))
     features_pub = ros.probe.create_publisher(Float32MultiArray, 'gesture_features', 10)
     answer_pub = ros.probe.create_publisher(Bool, 'gesture_feedback', 10)
     name_pub = ros.probe.create_publisher(String, 'gesture_name', 10)

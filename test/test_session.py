@@ -15,10 +15,13 @@
 """The teaching session: its record, the rendered show's timing, the view's words (no ROS)."""
 
 import math
+import re
 
 from banditlearn_ros.learning.session import SessionLog
+from banditlearn_ros.tools.log_filter import is_third_party, StderrFilter
 from banditlearn_ros.tools.session_report import session_summary, summary_line
-from banditlearn_ros.tools.session_view import describe, SessionView, why_no_answer
+from banditlearn_ros.tools.session_view import (
+    describe, label_mismatch, SessionView, why_no_answer)
 from banditlearn_ros.vision.gesture_show import GestureShow, ShowSchedule
 import numpy as np
 import pytest
@@ -94,6 +97,58 @@ def test_summary_has_the_documented_keys_and_is_one_line():
     assert '\n' not in summary_line(summary)
     empty = session_summary(SessionLog(), None, None)
     assert empty['accuracy_last_50'] is None and empty['interactions'] == 0
+    assert empty['judged'] == 0
+
+
+def test_summary_counts_judged_interactions_and_takes_the_learners_labels():
+    log = SessionLog()
+    log.on_question('b', 0)                       # no truth, no answer: not judged
+    log.on_question('a', 1)
+    log.on_answer(True)                           # no truth, a first answer: judged right
+    log.on_label('c')
+    log.on_question('b', 2)                       # truth known: judged wrong
+    summary = session_summary(log, None, None, labels=['c', 'a', 'b', 'wave'])
+    assert summary['interactions'] == 3 and summary['judged'] == 2
+    assert summary['accuracy'] == 0.5
+    assert summary['labels'] == ['c', 'a', 'b', 'wave']  # the learner's order, an added one
+    assert session_summary(log, None, None)['labels'] == ['b', 'a', 'c']
+
+
+def test_labels_that_cannot_match_the_shown_gestures_are_named():
+    shown = ['fist', 'one', 'two', 'three', 'four', 'five', 'thumbs_up']
+    text = label_mismatch(shown, ['fist'])
+    assert text.startswith('warning: 6 of the 7 gestures shown')
+    assert text.split('guessed right: ')[1].startswith('one, two, three, four, five, thumbs_up')
+    assert label_mismatch(['fist', 'two'], ['two', 'fist', 'wave']) is None
+
+
+def test_third_party_log_lines_are_told_from_the_nodes_own():
+    assert is_third_party('W0000 00:00:1795696265.450579   20981 inference_feedback_manager'
+                          '.cc:114] Feedback manager requires a model')
+    assert is_third_party('I0000 00:00:1700000000.1 12 gl_context.cc:357] GL version')
+    assert is_third_party('INFO: Created TensorFlow Lite XNNPACK delegate for CPU.')
+    assert is_third_party('WARNING: All log messages before absl::InitializeLog() is called')
+    assert is_third_party('[ WARN:0@0.775] global cap_v4l.cpp:913 open VIDEOIO(V4L2:/dev/vi')
+    assert not is_third_party('[WARN] [1795696279.2] [image_source_node]: image source ended')
+    assert not is_third_party('[INFO] [1795696279.2] [learner_node]: saved to m.npz')
+
+
+def test_stderr_filter_keeps_third_party_lines_in_a_file(tmp_path, capfd):
+    import os
+    log = tmp_path / 'third_party.log'
+    stderr = StderrFilter(str(log)).start()
+    try:
+        os.write(2, b'W0000 00:00:1795696265.45   20981 a.cc:114] from C++\n')
+        os.write(2, b'[WARN] [1.0] [learner_node]: our own line\n')
+        os.write(2, b'INFO: Created TensorFlow Lite XNNPACK delegate for CPU.\n')
+    finally:
+        stderr.stop()
+    assert stderr.kept_out == 2
+    assert log.read_text().splitlines() == [
+        'W0000 00:00:1795696265.45   20981 a.cc:114] from C++',
+        'INFO: Created TensorFlow Lite XNNPACK delegate for CPU.']
+    assert capfd.readouterr().err == '[WARN] [1.0] [learner_node]: our own line\n'
+    stderr.stop()  # a second stop changes nothing
 
 
 def test_view_prints_columns_every_n_interactions():
@@ -109,9 +164,52 @@ def test_view_prints_columns_every_n_interactions():
         view.update(updates=i)
     lines = out.getvalue().splitlines()
     assert lines[0].split() == ['done', 'right50', 'right', 'q/int', 'updates', 'last']
-    assert [line.split()[0] for line in lines[1:]] == ['3/4']
+    # The line after interaction 3 began is about the 2 finished ones, not the open one.
+    assert [line.split()[0] for line in lines[1:]] == ['2/4']
+    assert lines[1].endswith('a -> a? yes')
+    assert '\r' not in out.getvalue()  # no bar into a pipe or a file
     assert describe(log.current) == 'a -> a? yes'
     assert math.isnan(SessionLog().accuracy())
+
+
+def _long_session(view_target, columns, monkeypatch):
+    import io
+    monkeypatch.setenv('COLUMNS', str(columns))
+    out = io.StringIO()
+    log = SessionLog()
+    view = SessionView(log, target=view_target, every=1, out=out, tty=True)
+    names = ['thumbs_up', 'open_palm', 'victory', 'point']
+    for i in range(3):
+        log.on_label('fist')
+        for q, name in enumerate(names, start=1):
+            log.on_question(name, i, q)
+            if q < len(names):
+                log.on_answer(False)
+        view.update(updates=i)
+    return out.getvalue(), view
+
+
+def test_bar_and_lines_fit_the_terminal_and_the_open_question_stays_last(monkeypatch):
+    text, view = _long_session(200, 80, monkeypatch)
+    # What each write puts on one terminal line: split at carriage returns and newlines.
+    drawn = [s.replace('\x1b[K', '') for s in re.split('[\r\n]', text)]
+    drawn = [s for s in drawn if s.strip()]
+    assert drawn and all(len(s) <= 79 for s in drawn), drawn
+    bars = [s for s in drawn if ' | ' in s]
+    lines = [s for s in drawn if ' | ' not in s]
+    assert len(bars) == 3 and bars[-1].endswith('point? ...'), bars
+    assert [line.split()[0] for line in lines] == ['1/200', '2/200'], lines
+    # The same bar on a wide terminal keeps the drawn bar and the figures.
+    wide = view._bar_text(200)
+    assert wide.startswith('[') and 'right50' in wide and wide.endswith('point? ...')
+    # Into a pipe the same line is whole.
+    assert len(view.columns(3, 2)) > 79
+
+
+def test_open_ended_bar_draws_no_bar_it_cannot_fill(monkeypatch):
+    _, view = _long_session(0, 120, monkeypatch)
+    bar = view._bar_text(119)
+    assert not bar.startswith('[') and bar.startswith('3 right50'), bar
 
 
 def test_no_answer_message_names_every_missing_source():

@@ -23,9 +23,11 @@ above chance, updates made, the JSON summary last with its files.  Nothing here 
 import json
 import os
 import pty
+import re
 import select
 import subprocess
 import sys
+import termios
 import time
 
 from banditlearn_ros.vision.gesture_show import GestureShow
@@ -54,7 +56,11 @@ def test_default_session_learns_and_ends_with_the_summary(tmp_path):
     assert result.returncode == 0, result.stderr
     summary = last_json(result.stdout)
     assert summary['interactions'] == 45
-    assert sorted(summary['labels']) == sorted(GESTURES)
+    assert summary['labels'] == GESTURES  # the learner's, in its order
+    # Judged: the shown gesture known, or an answer given (the last one may have neither).
+    assert 44 <= summary['judged'] <= 45, summary
+    # The simulated person answers: nobody is told to type anything.
+    assert 'type ' not in result.stdout and 'answer with y' not in result.stdout
     assert os.path.isfile(summary['model']) and os.path.isfile(summary['curve'])
     assert os.path.dirname(summary['model']) == str(tmp_path)
     assert summary['questions_per_interaction'] >= 1.0
@@ -79,10 +85,14 @@ def write_video(path, presentations=12, hold=36, gap=14, fps=30):
     return order
 
 
+@pytest.mark.serial  # it answers from what the bar shows: a presentation missed under load
 def test_camera_session_learns_from_keyboard_answers_on_a_pty(tmp_path):
     video = tmp_path / 'hands.avi'
     order = write_video(video)
     master, slave = pty.openpty()
+    attrs = termios.tcgetattr(slave)
+    attrs[3] &= ~termios.ECHO  # what the session draws, without the typed keys' echo
+    termios.tcsetattr(slave, termios.TCSANOW, attrs)
     proc = subprocess.Popen(
         BRINGUP + ['--camera', str(video), '--rounds', '36', '--out', str(tmp_path),
                    '--labels', ','.join(GESTURES),
@@ -113,7 +123,7 @@ def test_camera_session_learns_from_keyboard_answers_on_a_pty(tmp_path):
             bar = text.replace('\r', '\n').splitlines()[-1]
             if '| ? -> ' not in bar or not bar.endswith('? ...'):
                 continue
-            n = int(bar.split(']')[1].split()[0].split('/')[0])
+            n = int(re.search(r'(\d+)/\d+ ', bar).group(1))
             asked = bar.rsplit(', ', 1)[-1].split('| ? -> ')[-1][:-len('? ...')]
             key = (n, bar.count('?'))
             if key in answered:
@@ -146,6 +156,14 @@ def test_camera_session_learns_from_keyboard_answers_on_a_pty(tmp_path):
     assert summary['accuracy'] > 1 / 3, text[-3000:]
     assert os.path.isfile(summary['model']) and os.path.isfile(summary['curve'])
     assert "new gesture 'wave' added" in text, text[-3000:]
+    assert summary['labels'] == GESTURES + ['wave']  # the learner's, with the added one
+    # Drawn to the terminal's width (80 columns when the terminal does not say): the bar,
+    # redrawn in place, and the column lines; messages are printed whole and may wrap.
+    drawn = [s.replace('\x1b[K', '') for s in re.split('[\r\n]', text)]
+    view = [s for s in drawn if ' | ' in s or re.match(r'\s+\d+/\d+ ', s)]
+    assert len(view) > 36, drawn
+    too_wide = [s for s in view if len(s) > 79]
+    assert not too_wide, too_wide
 
 
 def test_camera_session_says_why_no_answer_comes(tmp_path):
@@ -166,3 +184,30 @@ def test_camera_session_says_why_no_answer_comes(tmp_path):
     assert 'sees no face' in notes[0] and 'keyboard off' in notes[0], notes[0]
     summary = last_json(result.stdout)
     assert summary['interactions'] > 0 and summary['updates'] == 0
+
+
+def test_camera_session_ends_with_its_video_and_keeps_mediapipe_lines_out(tmp_path):
+    video = tmp_path / 'hands.avi'
+    write_video(video, presentations=4)
+    result = subprocess.run(
+        BRINGUP + ['--camera', str(video), '--out', str(tmp_path),
+                   '--labels', ','.join(GESTURES),
+                   '--set', 'camera_node.use_mediapipe=false',
+                   '--set', 'camera_node.stable_frames=4',
+                   '--set', 'camera_node.absent_frames=3',
+                   '--set', f'learner_node.model_path={tmp_path / "model.npz"}'],
+        stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert 'the video ended: the session ends with it' in result.stdout, result.stdout
+    summary = last_json(result.stdout)
+    # Nobody answered: nothing judged, and no curve drawn over nothing.
+    assert summary['judged'] == 0 and summary['accuracy'] is None
+    assert summary['curve'] is None and not (tmp_path / 'learning_curve.png').exists()
+    assert 'no learning curve: no interaction was judged' in result.stdout
+    # The feedback node's Face Mesh logs from C++; those lines went to a file, not the view.
+    from banditlearn_ros.tools.log_filter import is_third_party
+    assert not [line for line in result.stderr.splitlines() if is_third_party(line)]
+    kept = tmp_path / 'third_party.log'
+    if kept.exists():
+        assert all(is_third_party(line) for line in kept.read_text().splitlines())
+        assert 'kept out of the view' in result.stdout

@@ -33,7 +33,7 @@ import time
 import numpy as np
 import pytest
 
-pytestmark = pytest.mark.ros
+pytestmark = [pytest.mark.ros, pytest.mark.serial]
 
 HERE = Path(__file__).resolve().parent
 LEARNER = 'learner_node'

@@ -18,7 +18,7 @@ A teaching session as the person lived it: interactions, their questions and ans
 Built from what goes over the topics (the true gesture when a simulation knows it, each
 question with its interaction id and number, each yes/no), so the same record serves the
 rendered demo and a real person.  The first guess of an interaction is what the papers
-measure (seed 000 section 5: the online mistake rate); questions per interaction is what
+measure (Ngo et al. 2013, section 5: the online mistake rate); questions per interaction is what
 asking again costs the person.
 """
 
@@ -88,6 +88,12 @@ class SessionLog:
     def current(self) -> Optional[InteractionRecord]:
         """Return the latest interaction, if any."""
         return self.records[-1] if self.records else None
+
+    def head(self, n: int) -> 'SessionLog':
+        """Return a log of the first ``n`` interactions only (shares their records)."""
+        log = SessionLog(window=self.window)
+        log.records = self.records[:max(int(n), 0)]
+        return log
 
     def keep_first(self, n: int) -> None:
         """Forget every interaction after the first ``n`` (a session planned for ``n``)."""

@@ -45,6 +45,7 @@ class Reporter:
         self.system = system
         self.learner = system.find('LearnerNode')
         self.teacher = system.find('TeacherNode')
+        self.camera = system.find('CameraNode')
         self.every = every
         self.out = out
         self._next = every if every > 0 else math.inf
@@ -126,6 +127,8 @@ def run(options: argparse.Namespace, out=sys.stdout) -> int:
         print(f'  note: {note}', file=out, flush=True)
     if system.get('ros_args'):
         print(f'  ros arguments: {" ".join(system["ros_args"])}', file=out, flush=True)
+    if session:
+        session_bringup.keep_third_party_logs(out_dir)
     running = start(system, log_level=options.log_level)
     if options.discovery_wait:
         running.wait_for_peers(least=options.discovery_wait)
@@ -182,6 +185,11 @@ def _summary(reporter: Reporter) -> str:
         problem = live.learning_problem() if live is not None else ''
         if problem:
             text += f'; WARNING {problem}'
+    camera = reporter.camera
+    if rounds == 0 and camera is not None and camera.counters.get('frames_received') == 0:
+        text += (f'; no image arrived on {camera.resolve_topic_name("image_raw")}: start a '
+                 'camera driver or remap its topic (--remap image_raw:=TOPIC), or let the '
+                 'bring-up read one: banditlearn_bringup --camera SOURCE')
     return text
 
 

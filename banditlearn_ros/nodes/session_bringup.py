@@ -25,15 +25,19 @@ lines of a plain system.
 
 import os
 import time
-from typing import Any, Dict
+from typing import Any, Dict, Optional
 
 from banditlearn_ros.system_file import BringupError
+from banditlearn_ros.tools.log_filter import StderrFilter
 from banditlearn_ros.tools.session_report import (
     plot_learning_curve, session_summary, summary_line)
-from banditlearn_ros.tools.session_view import SessionView
+from banditlearn_ros.tools.session_view import label_mismatch, SessionView
 
 SESSION_NODE = 'session_node'
 DEFAULT_OUT = '~/.ros/banditlearn_ros/sessions'
+THIRD_PARTY_LOG = 'third_party.log'
+# Started before the nodes (MediaPipe logs while they start), stopped when the session ends.
+_stderr: Optional[StderrFilter] = None
 
 
 def is_session(system: Dict[str, Any]) -> bool:
@@ -79,7 +83,24 @@ def prepare(system: Dict[str, Any], options) -> str:
     if 'gesture_show_node' in by_name and learner is not None and \
             'model_path' not in learner['parameters']:
         learner['parameters']['model_path'] = os.path.join(out, 'gesture_model.npz')
+    if 'teacher_node' in by_name:  # a simulated person answers: no "type y/n" prompts
+        session.setdefault('prompts', False)
     return out
+
+
+def keep_third_party_logs(out_dir: str) -> None:
+    """Send MediaPipe's and OpenCV's own log lines to a file from now on (before the nodes)."""
+    global _stderr
+    _stderr = StderrFilter(os.path.join(out_dir, THIRD_PARTY_LOG)).start()
+
+
+def _finished_video(source, session, since: Optional[float]) -> bool:
+    """Return True once a video file ended and its last interaction is over."""
+    if since is None or time.monotonic() - since < 1.0:
+        return False  # frames still on their way through the camera node
+    rec = session.log.current
+    waiting = rec is not None and len(rec.answers) < len(rec.questions)
+    return session.quiet() >= (session.answer_warning if waiting else session.settle)
 
 
 def run_session(running, options, out_dir: str, out) -> int:
@@ -89,13 +110,29 @@ def run_session(running, options, out_dir: str, out) -> int:
     learner = running.find('LearnerNode')
     show = running.find('GestureShowNode')
     face = running.find('FaceShowNode')
+    source = running.find('ImageSourceNode')
     view = SessionView(session.log, target=session.target,
                        every=running.system['every'], out=out)
     deadline = time.monotonic() + options.duration if options.duration else float('inf')
-    if session.keyboard:
+    stderr = _stderr if _stderr is not None and _stderr.active else None
+
+    def drain() -> None:
+        while not session.notes.empty():
+            view.note(session.notes.get())
+        for line in stderr.take() if stderr is not None else ():
+            view.clear_bar()
+            stderr.write(line)
+    if session.keyboard and session.prompts:
         view.note('answer with y / n and Enter; +name adds a gesture; Ctrl-C ends')
+    if show is not None and learner is not None and not getattr(options, 'never_taught', 0):
+        warning = label_mismatch(list(show.get_parameter('gestures').value),
+                                 list(learner.get_parameter('labels').value))
+        if warning:
+            view.note(warning)
+    drain()
     view.header()
     interrupted = False
+    video_ended: Optional[float] = None
 
     def updates() -> int:
         return int(learner.interaction.stats()['updates']) if learner is not None else 0
@@ -103,27 +140,42 @@ def run_session(running, options, out_dir: str, out) -> int:
         while not session.finished and time.monotonic() < deadline:
             if show is not None and show.finished:
                 break
+            if source is not None and source.finished and video_ended is None:
+                video_ended = time.monotonic()
+            if _finished_video(source, session, video_ended):
+                view.note('the video ended: the session ends with it')
+                break
             running.spin_once(0.05)
-            while not session.notes.empty():
-                view.note(session.notes.get())
+            drain()
             view.update(updates())
     except (KeyboardInterrupt, ExternalShutdownException):
         interrupted = True
     final_updates = updates()
     if session.target:
         session.log.keep_first(session.target)
-    model, not_learning = None, ''
-    if learner is not None:
+    model, not_learning, labels = None, '', None
+    if learner is not None:  # the learner's order, with the labels added while it ran
         model = os.path.expanduser(learner.get_parameter('model_path').value) or None
         not_learning = learner.live.learning_problem()
+        labels = list(learner.get_parameter('labels').value)
     name = os.path.basename(str(running.system['path'])).replace('.system.yaml', '')
     try:
         running.close()  # the learner saves its model on shutdown
     finally:
+        drain()
         view.close(final_updates)
+        if stderr is not None:
+            stderr.stop()
+            if stderr.kept_out:
+                view.note(f'{stderr.kept_out} log line(s) of MediaPipe / TensorFlow Lite / '
+                          f'OpenCV kept out of the view: {stderr.path}')
     curve = os.path.join(out_dir, 'learning_curve.png')
     try:
-        plot_learning_curve(session.log, curve, title=f'banditlearn_ros: {name} session')
+        if not session.log.first_right().size:
+            view.note('no learning curve: no interaction was judged (no answer came)')
+            curve = None
+        else:
+            plot_learning_curve(session.log, curve, title=f'banditlearn_ros: {name} session')
     except ImportError:
         view.note('no learning curve: matplotlib is not installed')
         curve = None
@@ -138,7 +190,7 @@ def run_session(running, options, out_dir: str, out) -> int:
         extra['presentations_missed'] = show.schedule.missed
     if face is not None:  # answers given with the head, and how the feedback node heard them
         extra['head_answers'] = face.stats()
-    summary = session_summary(session.log, model, curve, updates=final_updates,
+    summary = session_summary(session.log, model, curve, labels=labels, updates=final_updates,
                               system=name, interrupted=interrupted, **extra)
     with open(os.path.join(out_dir, 'summary.json'), 'w', encoding='utf-8') as handle:
         handle.write(summary_line(summary) + '\n')

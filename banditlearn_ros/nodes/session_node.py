@@ -64,6 +64,8 @@ class SessionNode(common.GuardedNode):
                         'close the last interaction', read_only=True, low=0.01, high=60.0)
         learner = d(self, 'learner_node', 'learner_node', 'node whose labels +name extends',
                     read_only=True)
+        self.prompts = d(self, 'prompts', True, 'tell the person what to type (false when a '
+                         'simulated person answers)', read_only=True)
         self.log = SessionLog(window=window)
         self.notes: 'queue.Queue[str]' = queue.Queue()
         self._last_event = time.monotonic()
@@ -118,6 +120,8 @@ class SessionNode(common.GuardedNode):
             event = json.loads(msg.data)
             self._unknown = int(event['id'])
         except (ValueError, KeyError, TypeError):
+            return
+        if not self.prompts:  # a simulated person answers: nobody to ask
             return
         if event.get('outcome') == 'unknown':
             self.notes.put("I don't know that one (never taught?): type +name and Enter to "
@@ -211,6 +215,10 @@ class SessionNode(common.GuardedNode):
             joysticks=self.count_publishers(self.resolve_topic_name('joy')),
             teachers=max(feedback_publishers - own, 0),
             camera_frames=None if cam is None else _int(cam.get('frames_received'))))
+
+    def quiet(self) -> float:
+        """Return the seconds since the last question or answer."""
+        return time.monotonic() - self._last_event
 
     @property
     def finished(self) -> bool:

@@ -91,10 +91,11 @@ def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser (its --help is the tool's documentation)."""
     p = _Parser(
         prog='banditlearn_evaluate',
-        description='Offline evaluation of bandit learners (seed 000, section 5 protocol): '
-                    'one pass, online mistake rate against the observed and the true '
-                    'label, updates and runtime over shared random permutations, with '
-                    'tuning on a separate permutation; Vowpal Wabbit --cbify baselines.',
+        description='Offline evaluation of bandit learners (the protocol of Ngo et al. '
+                    '2013, section 5): one pass, online mistake rate against the '
+                    'observed and the true label, updates and runtime over shared random '
+                    'permutations, with tuning on a separate permutation; Vowpal Wabbit '
+                    '--cbify baselines.',
         epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument('--datasets', nargs='+', default=['digits'], metavar='DATA',
                    help='digits, iris, wine (scikit-learn, scaled to [0, 1]), synsep '
@@ -102,10 +103,11 @@ def build_parser() -> argparse.ArgumentParser:
                         '10000) or a .csv/.npz file (default: digits)')
     p.add_argument('--label-noise', nargs='+', type=float, default=None, metavar='P',
                    help='label-noise probabilities: the observed label is uniform random '
-                        'with probability P (seeds 000/002); default 0')
+                        'with probability P (Ngo et al. 2013; Crammer and Gentile 2011); '
+                        'default 0')
     p.add_argument('--flip', nargs='+', default=[], metavar='RHO0,RHO1',
-                   help='flip-noise settings of seed 004: rho0 = P(says right | wrong), '
-                        'rho1 = P(says wrong | right), e.g. 0.15,0.15 0.2,0.4')
+                   help='flip-noise settings of Agarwal and Manwani (2021): rho0 = P(says '
+                        'right | wrong), rho1 = P(says wrong | right), e.g. 0.15,0.15 0.2,0.4')
     p.add_argument('--no-answer', type=float, default=0.0, metavar='P',
                    help='probability that the person gives no answer in a round (no '
                         'update); applied to every noise setting (default 0)')
@@ -391,6 +393,7 @@ def replot(args) -> Dict[str, Any]:
     atomic_write_bytes(os.path.join(folder, 'results.md'),
                        markdown(records, summary['meta']).encode())
     figures(records, args.figures or folder)
+    question_figures(records, args.figures or folder)
     return summary
 
 
@@ -453,7 +456,8 @@ def run(args) -> Dict[str, Any]:
                               not args.no_figures, args.tuning_permutations,
                               tuple(args.max_questions), args.reveal_step, args.centring))
     os.makedirs(args.out, exist_ok=True)
-    bar = _progress(sum(work), args.no_progress)
+    # A bar redrawn with carriage returns only where someone watches: not into a log file.
+    bar = _progress(sum(work), args.no_progress or not sys.stderr.isatty())
     start = time.perf_counter()
     records: List[Record] = []
     finished = [0.0]  # rounds of the tasks done so far (the bar is reset to it per task)
@@ -570,7 +574,7 @@ def terminal_table(records: List[Dict[str, Any]]) -> str:
             rows.append((rec['algorithm'] + (' *' if rec['edge_of_grid'] else ''),
                          rec['feedback'], _pct(rec['mistake_rate_observed']),
                          _pct(rec['mistake_rate_true']), f"{rec['updates']['mean']:.0f}",
-                         f"{rec['seconds']['mean']:.3g}", params))
+                         f"{rec['seconds']['mean']:.3f}", params))
         widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
         n_perm = recs[0].get('permutations', '?')
         out.append(f'{dataset}, {noise}: {n_perm} permutations x {recs[0].get("rounds", "?")} '
@@ -674,7 +678,8 @@ def question_figures(records: List[Dict[str, Any]], out: str) -> None:
         shown = [r for r in recs if r['algorithm'] in bases or r in asking
                  or r['feedback'] == 'full']
         first_guess_figure(records_curves(shown), f'{dataset}, {noise}: first guesses',
-                           os.path.join(out, f'{_slug(dataset)}_{noise_slug}_first_guess.png'))
+                           os.path.join(out, f'{_slug(dataset)}_{noise_slug}_first_guess.png'),
+                           references=[r['algorithm'] for r in shown if r['feedback'] == 'full'])
 
 
 def overview(records: List[Dict[str, Any]]) -> List[str]:
@@ -745,7 +750,7 @@ FAMILIES = (('bandit learners (yes/no feedback)', lambda r: r['feedback'] == 'ba
 
 def figures(records: List[Dict[str, Any]], out: str) -> None:
     """
-    Write per data set: learning curves (seed 000 Fig. 2), updates and runtime bars.
+    Write per data set: learning curves (as Ngo et al. 2013, Fig. 2), updates and runtime bars.
 
     Drawn from summary records (their sampled mean curves), so ``--replot`` can redraw
     them from a summary.json.  Curves: one row per family of algorithms (``FAMILIES``)
@@ -858,7 +863,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return 0
     print(terminal_table(summary['records']))
     if not args.replot:
-        print(f"wrote {len(summary['records'])} records to {args.out}/summary.json and "
+        n = len(summary['records'])
+        print(f"wrote {n} record{'' if n == 1 else 's'} to {args.out}/summary.json and "
               f'{args.out}/results.md' + ('' if args.no_figures else
                                           f', figures to {args.figures or args.out}/'))
     return 0

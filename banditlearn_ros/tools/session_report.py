@@ -17,7 +17,7 @@
 import json
 import math
 import os
-from typing import Any, Dict, Optional
+from typing import Any, Dict, List, Optional
 
 from banditlearn_ros.learning.session import SessionLog
 
@@ -69,15 +69,22 @@ def plot_learning_curve(log: SessionLog, path: str, title: str = '') -> str:
 
 
 def session_summary(log: SessionLog, model: Optional[str], curve: Optional[str],
-                    **extra: Any) -> Dict[str, Any]:
-    """Return the summary record: the keys of the one-line JSON the session ends with."""
+                    labels: Optional[List[str]] = None, **extra: Any) -> Dict[str, Any]:
+    """
+    Return the summary record: the keys of the one-line JSON the session ends with.
+
+    ``labels`` are the learner's, in its order (default: those seen in the session).
+    ``judged`` counts the interactions the accuracies are over: those whose first guess
+    was judged (the shown gesture known, or a first answer given).
+    """
     last = log.accuracy(50)
     qpi = log.questions_per_interaction()
     out: Dict[str, Any] = {
         'interactions': log.interactions,
-        'labels': log.labels(),
+        'labels': list(labels) if labels is not None else log.labels(),
         'accuracy_last_50': None if math.isnan(last) else round(last, 4),
         'accuracy': None if math.isnan(log.accuracy()) else round(log.accuracy(), 4),
+        'judged': int(log.first_right().size),
         'questions_per_interaction': None if math.isnan(qpi) else round(qpi, 4),
         'model': model,
         'curve': curve,

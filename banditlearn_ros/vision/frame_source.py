@@ -20,6 +20,7 @@ a slow consumer always works on the newest image instead of falling behind a que
 """
 
 import os
+import sys
 import threading
 import time
 from typing import Callable, Optional, Tuple
@@ -67,10 +68,13 @@ def parse_source(source: str):
     spec = source.strip()
     if spec.startswith('v4l2:'):
         spec = spec[5:]
-    if spec.isdigit():
-        return int(spec)
     if spec.startswith('/dev/video') and spec[10:].isdigit():
-        return int(spec[10:])
+        spec = spec[10:]
+    if spec.isdigit():
+        # Checked here: OpenCV would print its own lines about a missing camera first.
+        if sys.platform.startswith('linux') and not os.path.exists(f'/dev/video{spec}'):
+            raise FileNotFoundError(f'video source {source!r}: no camera at /dev/video{spec}')
+        return int(spec)
     if not os.path.exists(spec):
         raise FileNotFoundError(f'video source {source!r}: no such device or file')
     return spec
