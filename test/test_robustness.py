@@ -1,0 +1,91 @@
+# Copyright 2026 banditlearn_ros contributors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""What a stranger sends is checked against what it carries and against a limit (issue 25)."""
+
+import tracemalloc
+
+from banditlearn_ros.nodes import bridge
+from banditlearn_ros.nodes.bridge import image_to_array, ImageFormatError, UnsupportedEncodingError
+import numpy as np
+import pytest
+from sensor_msgs.msg import Image
+
+
+def _peak_bytes(call) -> int:
+    """Return the peak of memory traced while ``call()`` runs (numpy arrays are traced)."""
+    tracemalloc.start()
+    try:
+        call()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_a_huge_step_with_ten_bytes_of_data_allocates_nothing_large():
+    # The adversarial case: one row, step 2^28 (2^32 - 1 in the attack), 10 bytes of data.
+    msg = Image(height=1, width=10, encoding='mono8', step=2 ** 28, data=bytes(range(10)))
+    frames = []
+    peak = _peak_bytes(lambda: frames.append(image_to_array(msg)))
+    assert peak < 2 ** 20  # the padding to step x height took 256 MiB
+    assert frames[0].tolist() == [list(range(10))]
+
+
+def test_the_last_row_may_lack_its_padding_and_rows_keep_their_pixels():
+    rows = np.arange(3 * 8, dtype=np.uint8).reshape(3, 8)
+    data = rows.tobytes()[:-2]  # step 8, 6 pixels a row, the last row's padding missing
+    msg = Image(height=3, width=6, encoding='mono8', step=8, data=data)
+    assert np.array_equal(image_to_array(msg), rows[:, :6])
+
+
+def test_a_frame_past_the_limit_is_refused_before_its_data_is_read():
+    msg = Image(height=4000, width=4000, encoding='bgr8', step=12000, data=bytes(10))
+    with pytest.raises(bridge.FrameTooLargeError, match='48000000 bytes'):
+        image_to_array(msg, max_bytes=2 ** 20)
+    assert issubclass(bridge.FrameTooLargeError, ImageFormatError)
+    small = Image(height=2, width=2, encoding='bgr8', step=6, data=bytes(12))
+    assert image_to_array(small, max_bytes=12).shape == (2, 2, 3)
+    with pytest.raises(bridge.FrameTooLargeError):
+        image_to_array(small, max_bytes=11)
+
+
+def test_an_unsupported_encoding_of_a_megabyte_is_named_bounded():
+    msg = Image(height=1, width=1, encoding='x' * 2 ** 20, step=1, data=bytes(1))
+    with pytest.raises(UnsupportedEncodingError) as info:
+        image_to_array(msg)
+    assert len(str(info.value)) < 300 and len(info.value.encoding) < 40
+
+
+@pytest.fixture
+def ros():
+    from ros_harness import Ros
+    r = Ros()
+    yield r
+    r.close()
+
+
+@pytest.mark.ros
+def test_the_camera_node_counts_large_frames_and_bounds_its_encoding_list(ros):
+    from banditlearn_ros.nodes.camera_node import CameraNode
+    from rclpy.parameter import Parameter
+    node = ros.add(CameraNode(context=ros.context, parameter_overrides=[
+        Parameter('use_mediapipe', value=False), Parameter('max_frame_bytes', value=4096)]))
+    for i in range(40):
+        node._on_image(Image(height=1, width=1, encoding=f'enc{i:03d}' + 'y' * 100, step=1,
+                             data=bytes(1)))
+    node._on_image(Image(height=100, width=100, encoding='mono8', step=100, data=bytes(10)))
+    level, message, values = node._collect()
+    assert values['unsupported_encoding'] == 40 and values['frame_too_large'] == 1
+    assert values['bad_image'] == 0
+    assert len(message) < 500 and message.endswith(', ...')
