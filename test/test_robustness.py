@@ -89,3 +89,82 @@ def test_the_camera_node_counts_large_frames_and_bounds_its_encoding_list(ros):
     assert values['unsupported_encoding'] == 40 and values['frame_too_large'] == 1
     assert values['bad_image'] == 0
     assert len(message) < 500 and message.endswith(', ...')
+
+
+class _Log:
+    """A logger that keeps its lines as (level, text)."""
+
+    def __init__(self):
+        self.lines = []
+
+    def info(self, text, **kwargs):
+        self.lines.append(('info', text))
+
+    warning = error = info
+
+
+def _live(model_path='', **given):
+    from banditlearn_ros.learning import learner_parameters as lp
+    from banditlearn_ros.learning.live_learner import LiveLearner
+    specs = lp.HEAD_SPECS + tuple(lp.hyperparameter_specs()) + lp.TAIL_SPECS
+    values = {spec.name: spec.default for spec in specs}
+    values.update(given)
+    return LiveLearner(values.__getitem__, model_path, _Log())
+
+
+def test_a_restart_without_labels_keeps_the_files_labels(tmp_path):
+    from banditlearn_ros.learning import load_model
+    from banditlearn_ros.learning.learner_parameters import DEFAULT_LABELS
+    path = str(tmp_path / 'model.npz')
+    first = _live(path, labels=['fist', 'two', 'five'])
+    assert first.interaction.predict([0.5, 0.25])[0] is not None
+    first.save()
+    again = _live(path, labels=list(DEFAULT_LABELS))  # no labels named
+    assert again.labels == ['fist', 'two', 'five'] and again.labels_from_file
+    assert again.current_labels() == ['fist', 'two', 'five']
+    again.save()
+    assert load_model(path).labels == ['fist', 'two', 'five']
+    named = _live(path, labels=['fist', 'two', 'five', 'six'])  # named: appended
+    assert named.current_labels() == ['fist', 'two', 'five', 'six']
+
+
+def _nameable():
+    """Return a live learner whose latest gesture ended without a "yes" (it may be named)."""
+    live = _live(labels=['fist', 'palm'], max_questions=1)
+    assert live.interaction.predict([0.5, 0.25])[0] is not None
+    assert live.feedback(False)[0].outcome == 'matched'
+    return live
+
+
+@pytest.mark.parametrize('name, words', [
+    ('x' * 2 ** 20, 'longer than 64'), ('two\nlines', 'line break'), ('bell\x07', 'line break'),
+    ('', 'empty')])
+def test_a_spoken_name_is_bounded_printable_and_on_one_line(name, words):
+    live = _nameable()
+    with pytest.raises(ValueError, match=words) as info:
+        live.name_unknown(name)
+    assert len(str(info.value)) < 200  # the refusal does not repeat a megabyte
+    assert live.current_labels() == ['fist', 'palm']
+    assert live.name_unknown('thumbs up') == (['fist', 'palm', 'thumbs up'], True)
+
+
+def test_labels_are_strings_of_bounded_length_and_number():
+    from banditlearn_ros.learning import learner_parameters as lp
+    from banditlearn_ros.learning.labels import MAX_LABELS
+    with pytest.raises(ValueError, match='not a string'):
+        lp.appended_labels(['fist'], ['fist', False])
+    with pytest.raises(ValueError, match='more than the limit'):
+        lp.check_labels([f'l{i}' for i in range(MAX_LABELS + 1)])
+    with pytest.raises(ValueError, match='longer than'):
+        lp.appended_labels(None, ['y' * 65])
+    assert lp.appended_labels(['no'], ['no', 'yes', 'on']) == ['yes', 'on']
+
+
+def test_a_model_file_with_a_label_on_two_lines_is_refused(tmp_path):
+    from banditlearn_ros.learning import load_model, make_learner, ModelFileError, save_model
+    path = tmp_path / 'model.npz'
+    learner = make_learner('ucwl', ['fist', 'palm'], 2)
+    learner.labels[1] = 'pa\nlm'
+    save_model(learner, path)
+    with pytest.raises(ModelFileError, match='line break'):
+        load_model(path)

@@ -99,7 +99,8 @@ def reconcile(learner: BanditLearner, algorithm: str,
 
     The file's algorithm and construction-only hyperparameters win (with a warning); the
     parameters' tunable ones are set; the parameter's new labels are appended after the
-    file's.  ``hyperparameters(algorithm)`` gives the parameters' values.
+    file's, unless it holds the default list (no labels named: the file's labels are used).
+    ``hyperparameters(algorithm)`` gives the parameters' values.
     """
     if learner.name != algorithm:
         log.warning(
@@ -117,6 +118,9 @@ def reconcile(learner: BanditLearner, algorithm: str,
     if tunable:
         log.info(f'parameters override the file: {tunable}')
         learner.set_params(**tunable)
+    if list(labels) == DEFAULT_LABELS:
+        # No labels were named: the file's are the model's (the default list is not merged).
+        return algorithm, list(learner.labels)
     for name in labels:
         if name not in learner.labels:
             learner.add_label(name)
