@@ -30,6 +30,7 @@ import zipfile
 import numpy as np
 
 from .base import OnlineClassifier
+from .labels import check_labels, clipped
 
 FORMAT = 'banditlearn_ros.model'
 FORMAT_VERSION = 1
@@ -146,11 +147,12 @@ def read_model_state(path: Union[str, os.PathLike]) -> Dict[str, Any]:
 def _check_header(path: str, header: Dict[str, Any]) -> None:
     """Refuse header values of the wrong kind before a learner is built from them."""
     labels = header['labels']
-    if not isinstance(labels, list) or not labels \
-            or not all(isinstance(v, str) and v.strip() for v in labels):
-        raise ModelFileError(path, f'labels {labels!r} are not a list of non-empty names')
-    if len(set(labels)) != len(labels):
-        raise ModelFileError(path, f'labels {labels} name a label twice')
+    if not isinstance(labels, list) or not all(isinstance(v, str) for v in labels):
+        raise ModelFileError(path, f'labels {clipped(labels)} are not a list of names')
+    try:
+        check_labels(labels)
+    except ValueError as exc:
+        raise ModelFileError(path, f'labels: {exc}') from None
     n = header['n_features']
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
         raise ModelFileError(path, f'n_features {n!r} is not a positive whole number')

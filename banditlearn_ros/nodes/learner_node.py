@@ -34,6 +34,7 @@ from banditlearn_ros.learning import HyperparameterError, LearnerInputError, Mod
 from banditlearn_ros.learning import learner_parameters as lp
 from banditlearn_ros.learning.ask_again import NAMEABLE
 from banditlearn_ros.learning.details import details_json
+from banditlearn_ros.learning.labels import clipped
 from banditlearn_ros.learning.live_learner import LiveLearner
 from banditlearn_ros.nodes import common, qos
 from rclpy.parameter import Parameter
@@ -217,7 +218,9 @@ class LearnerNode(common.GuardedNode):
             labels, added = self.live.name_unknown(name)
         except (LearnerInputError, ValueError) as exc:
             self.counters.add('names_refused')
-            self.get_logger().warning(f'gesture name {name!r} refused: {exc}')
+            # Throttled and clipped: a sender repeating a bad name cannot flood the log.
+            self.get_logger().warning(f'gesture name {clipped(name)} refused: {exc}',
+                                      throttle_duration_sec=5.0)
             return
         if not added:
             self.counters.add('gestures_told')
