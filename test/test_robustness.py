@@ -168,3 +168,24 @@ def test_a_model_file_with_a_label_on_two_lines_is_refused(tmp_path):
     save_model(learner, path)
     with pytest.raises(ModelFileError, match='line break'):
         load_model(path)
+
+
+@pytest.mark.ros
+def test_a_session_whose_model_cannot_be_saved_exits_1(tmp_path):
+    import json
+    import subprocess
+    import sys
+    blocker = tmp_path / 'a_file'
+    blocker.write_text('not a folder')  # the model's folder cannot be made, even by root
+    model = blocker / 'model.npz'
+    result = subprocess.run(
+        [sys.executable, '-m', 'banditlearn_ros.nodes.bringup', '--rounds', '6',
+         '--out', str(tmp_path / 'out'), '--labels', 'fist,two',
+         '--set', 'gesture_show_node.gestures=[fist,two]',
+         '--set', f'learner_node.model_path={model}'],
+        capture_output=True, text=True, timeout=600)
+    assert result.returncode == 1, result.stdout + result.stderr
+    summary = json.loads(result.stdout.strip().splitlines()[-1])
+    assert summary['model'] is None and summary['interactions'] == 6
+    assert 'learner_node could not save on shutdown' in result.stderr
+    assert 'Traceback' not in result.stderr

@@ -24,6 +24,7 @@ lines of a plain system.
 """
 
 import os
+import sys
 import time
 from typing import Any, Dict
 
@@ -106,8 +107,9 @@ def run_session(running, options, out_dir: str, out) -> int:
     if learner is not None:
         model = os.path.expanduser(learner.get_parameter('model_path').value) or None
     name = os.path.basename(str(running.system['path'])).replace('.system.yaml', '')
+    failed = []
     try:
-        running.close()  # the learner saves its model on shutdown
+        failed = running.close()  # the learner saves its model on shutdown
     finally:
         view.close(final_updates)
     curve = os.path.join(out_dir, 'learning_curve.png')
@@ -127,4 +129,8 @@ def run_session(running, options, out_dir: str, out) -> int:
     with open(os.path.join(out_dir, 'summary.json'), 'w', encoding='utf-8') as handle:
         handle.write(summary_line(summary) + '\n')
     print(summary_line(summary), file=out, flush=True)
+    if failed:
+        print(f'banditlearn_bringup: error: {", ".join(failed)} could not save on shutdown '
+              '(see the log above)', file=sys.stderr)
+        return 1
     return 0
