@@ -189,3 +189,34 @@ def test_a_session_whose_model_cannot_be_saved_exits_1(tmp_path):
     assert summary['model'] is None and summary['interactions'] == 6
     assert 'learner_node could not save on shutdown' in result.stderr
     assert 'Traceback' not in result.stderr
+
+
+def _system(name):
+    from banditlearn_ros.system_file import find_system, load_system
+    return load_system(find_system(name))
+
+
+@pytest.mark.parametrize('text, names', [
+    ('[fist,no]', ['fist', 'no']), ('[yes,no]', ['yes', 'no']), ('[on, 1.50]', ['on', '1.50'])])
+def test_set_labels_are_names_as_typed_never_yaml_booleans(text, names):
+    from banditlearn_ros.bringup_options import apply_options, build_parser, in_declared_type
+    system = _system('full')
+    apply_options(system, build_parser().parse_args(['--set', f'learner_node.labels={text}']))
+    given = next(e for e in system['nodes'] if e['name'] == 'learner_node')['parameters']
+    # What rcl is given, or what the bring-up retypes into the declared string array.
+    typed = given['labels'] if all(isinstance(v, str) for v in given['labels']) \
+        else in_declared_type(given['labels'], text, 9)
+    assert typed == names
+
+
+def test_labels_option_reaches_the_learner_of_any_system():
+    from banditlearn_ros.bringup_options import apply_options, build_parser
+    from banditlearn_ros.system_file import BringupError
+    system = _system('full')
+    apply_options(system, build_parser().parse_args(['--labels', 'fist,no,yes']))
+    given = next(e for e in system['nodes'] if e['name'] == 'learner_node')['parameters']
+    assert given['labels'] == ['fist', 'no', 'yes']
+    with pytest.raises(BringupError, match='do not match the labels of the data set'):
+        apply_options(_system('teach_sim'), build_parser().parse_args(['--labels', 'a,b']))
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(['--labels', 'a,' + 'b' * 100])
