@@ -14,6 +14,9 @@
 
 """What a stranger sends is checked against what it carries and against a limit (issue 25)."""
 
+import io
+import os
+from pathlib import Path
 import tracemalloc
 
 from banditlearn_ros.nodes import bridge
@@ -220,3 +223,96 @@ def test_labels_option_reaches_the_learner_of_any_system():
         apply_options(_system('teach_sim'), build_parser().parse_args(['--labels', 'a,b']))
     with pytest.raises(SystemExit):
         build_parser().parse_args(['--labels', 'a,' + 'b' * 100])
+
+
+def test_a_fifo_as_model_file_is_refused_at_once(tmp_path):
+    import os
+    import threading
+    from banditlearn_ros.learning import load_model, ModelFileError
+    fifo = tmp_path / 'model.npz'
+    os.mkfifo(fifo)
+    box = []
+
+    def load():
+        try:
+            load_model(fifo)
+        except ModelFileError as exc:
+            box.append(exc)
+    reader = threading.Thread(target=load, daemon=True)
+    reader.start()
+    reader.join(timeout=30.0)
+    if reader.is_alive():  # blocked in open(): let it end before failing
+        with open(fifo, 'wb'):
+            pass
+        pytest.fail('opening a FIFO as the model file blocked')
+    assert box and 'not a regular file' in str(box[0]) and str(fifo) in str(box[0])
+
+
+def _zip_with(path, members):
+    import zipfile
+    with zipfile.ZipFile(path, 'w', zipfile.ZIP_DEFLATED) as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+
+
+def test_a_member_inflating_past_the_limit_is_refused_before_it_is_read(tmp_path):
+    from banditlearn_ros.learning import ModelFileError, persistence
+    path = tmp_path / 'bomb.npz'
+    # 64 MiB of zeros, a few kB compressed, with a limit of 16 MiB: refused unread.
+    array = np.lib.format.header_data_from_array_1_0(np.zeros(2 ** 23))
+    buffer = io.BytesIO()
+    np.lib.format.write_array_header_1_0(buffer, array)
+    _zip_with(path, {'mu.npy': buffer.getvalue() + bytes(2 ** 26)})
+    assert path.stat().st_size < 2 ** 20
+    box = []
+
+    def load():
+        with pytest.raises(ModelFileError, match='more than the limit') as info:
+            persistence.read_model_state(path, max_bytes=2 ** 24)
+        box.append(info.value)
+    assert _peak_bytes(load) < 2 ** 22  # nothing of the 64 MiB was inflated
+    assert str(path) in str(box[0])
+
+
+def test_an_array_header_declaring_more_than_its_member_holds_is_refused(tmp_path):
+    from banditlearn_ros.learning import ModelFileError, persistence
+    path = tmp_path / 'liar.npz'
+    buffer = io.BytesIO()
+    np.lib.format.write_array_header_1_0(buffer, {
+        'descr': '<f8', 'fortran_order': False, 'shape': (2 ** 20, 2 ** 20)})
+    _zip_with(path, {'mu.npy': buffer.getvalue() + bytes(80)})
+    with pytest.raises(ModelFileError, match='more than the 2'):
+        persistence.read_model_state(path)
+
+
+def test_a_deeply_nested_header_is_an_error_naming_the_file(tmp_path):
+    from banditlearn_ros.learning import make_learner, ModelFileError, persistence, save_model
+    path = tmp_path / 'deep.npz'
+    save_model(make_learner('ucwl', ['a', 'b'], 2), path)
+    with np.load(path) as archive:
+        contents = {k: archive[k] for k in archive.files}
+    contents['__header__'] = np.frombuffer(b'[' * 100000 + b']' * 100000, np.uint8)
+    np.savez(path, **contents)
+    with pytest.raises(ModelFileError, match='nested too deeply') as info:
+        persistence.read_model_state(path)
+    assert str(path) in str(info.value)
+
+
+def test_a_second_learner_on_one_model_file_is_refused_and_stale_temporaries_go(tmp_path):
+    import subprocess
+    import sys
+    path = tmp_path / 'model.npz'
+    stale = tmp_path / '.model.npz.abc123.tmp'
+    stale.write_bytes(b'half a model: the save was killed')
+    other = tmp_path / '.other.npz.abc123.tmp'
+    other.write_bytes(b'not ours')
+    first = _live(str(path))
+    assert not stale.exists() and other.exists()
+    assert first.saves.path == str(path)
+    code = ('import sys; sys.path.insert(0, sys.argv[2]); import test_robustness as t\n'
+            't._live(sys.argv[1])\n')
+    result = subprocess.run([sys.executable, '-c', code, str(path), str(Path(__file__).parent)],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode != 0
+    assert 'is in use by another learner' in result.stderr.strip().splitlines()[-1]
+    assert str(os.getpid()) in result.stderr
