@@ -21,12 +21,14 @@ and a bad file is either refused or kept aside.  ``log`` is any logger with ``in
 ``warning`` and ``error`` (the node's), so the same lines appear with or without ROS.
 """
 
+import fcntl
 import os
 import time
 from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple
 
 from . import BanditLearner, load_model, ModelFileError, save_model
 from .learner_parameters import CONSTRUCTION_ONLY, DEFAULT_LABELS, tunable_changes
+from .persistence import TEMP_SUFFIX
 
 
 def load_bandit(path: str, expect_features: int) -> BanditLearner:
@@ -49,6 +51,66 @@ def load_checked(path: str, expect_features: int, labels: List[str]) -> BanditLe
             'removes or renames some (labels can only be appended); give the labels of '
             'the file, or set start_fresh_on_bad_model to start a new model')
     return learner
+
+
+_CLAIMED: Dict[str, int] = {}
+"""Model files this process has claimed: real path -> the open, locked lock file."""
+
+
+def claim(model_path: str) -> str:
+    """
+    Claim ``model_path`` for this process, so that no second learner saves to it; return ''.
+
+    A lock (``flock``) is taken on ``<model_path>.lock``, held until the process ends (the
+    kernel drops it even after SIGKILL). Another process holding it is a second learner on
+    the same file: ModelFileError. Claimed, the temporary files a killed save left behind
+    are removed. Where no lock file can be made (a folder that cannot be written), the
+    reason is returned and the save will report its own failure.
+    """
+    if not model_path:
+        return ''
+    real = os.path.realpath(model_path)
+    if real in _CLAIMED:
+        return ''
+    lock_path = real + '.lock'
+    try:
+        os.makedirs(os.path.dirname(real), exist_ok=True)  # as the first save would
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        return f'no lock file {lock_path} ({exc.strerror})'
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        holder = os.read(fd, 64).decode('ascii', 'replace').strip() or 'unknown'
+        os.close(fd)
+        raise ModelFileError(model_path, f'is in use by another learner (process {holder}, '
+                                         f'lock {lock_path}); give each learner its own '
+                                         'model_path') from None
+    os.ftruncate(fd, 0)
+    os.write(fd, f'{os.getpid()}\n'.encode('ascii'))
+    _CLAIMED[real] = fd
+    for path in {real, os.path.abspath(model_path)}:
+        remove_stale_temporaries(path)
+        remove_stale_temporaries(path + '.fresh.npz')
+    return ''
+
+
+def remove_stale_temporaries(path: str) -> List[str]:
+    """Remove the temporary files an interrupted save of ``path`` left; return them."""
+    folder, base = os.path.split(path)
+    removed = []
+    try:
+        names = os.listdir(folder or '.')
+    except OSError:
+        return removed
+    for name in names:
+        if name.startswith(f'.{base}.') and name.endswith(TEMP_SUFFIX):
+            try:
+                os.unlink(os.path.join(folder, name))
+                removed.append(name)
+            except OSError:
+                pass
+    return removed
 
 
 class ModelStart(NamedTuple):
