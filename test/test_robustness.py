@@ -316,3 +316,17 @@ def test_a_second_learner_on_one_model_file_is_refused_and_stale_temporaries_go(
     assert result.returncode != 0
     assert 'is in use by another learner' in result.stderr.strip().splitlines()[-1]
     assert str(os.getpid()) in result.stderr
+
+
+@pytest.mark.ros
+def test_two_learners_of_one_name_are_seen_and_said(ros):
+    from banditlearn_ros.nodes.learner_node import LearnerNode
+    from rclpy.parameter import Parameter
+    nodes = [ros.add(LearnerNode(context=ros.context, parameter_overrides=[
+        Parameter('model_path', value=''), Parameter('diagnostics_period', value=0.2)]))
+        for _ in range(2)]
+    assert ros.spin_until(lambda: all(n.namesakes.found == 1 for n in nodes), timeout=30.0)
+    level, message, values = nodes[0]._collect()
+    assert values['namesakes'] == 1 and message == 'another node is named /learner_node'
+    ros.remove(nodes[1])
+    assert ros.spin_until(lambda: nodes[0].namesakes.found == 0, timeout=30.0)

@@ -37,6 +37,7 @@ from banditlearn_ros.learning.details import details_json
 from banditlearn_ros.learning.labels import clipped
 from banditlearn_ros.learning.live_learner import LiveLearner
 from banditlearn_ros.nodes import common, qos
+from banditlearn_ros.nodes.namesake import NamesakeWatch
 from rclpy.parameter import Parameter
 from std_msgs.msg import Bool, Float32MultiArray, String
 from std_srvs.srv import Trigger
@@ -96,6 +97,7 @@ class LearnerNode(common.GuardedNode):
         self.create_subscription(String, 'gesture_name', self._on_name, qos.EVENTS_IN)
         self.create_service(Trigger, '~/save_model', self._on_save)
         self.create_service(Trigger, '~/reset_model', self._on_reset)
+        self.namesakes = NamesakeWatch(self)  # a second learner of this name: said once
         self.diagnostics = common.Diagnostics(
             self, 'banditlearn_ros: learner_node', self._collect,
             period=self.get_parameter('diagnostics_period').value)
@@ -263,8 +265,11 @@ class LearnerNode(common.GuardedNode):
         values.update(self.live.file_status())
         level, message = common.OK, 'learning'
         input_level, input_message = self._input.level()
+        values['namesakes'] = self.namesakes.found
         if self.live.saves.error_now(self.get_parameter('save_error_seconds').value):
             level, message = common.ERROR, 'saving the model failed'
+        elif self.namesakes.found:
+            level, message = common.WARN, f'another node is named {self.namesakes.name}'
         elif input_level != common.OK:
             level, message = input_level, input_message
         elif self.live.problem:
