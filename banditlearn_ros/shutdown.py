@@ -41,6 +41,58 @@ def sigterm_as_interrupt() -> None:
         signal.signal(signal.SIGTERM, _raise_terminated)
 
 
+def _first_signal(signum, frame):
+    hold_signals()
+    if signum == signal.SIGTERM:
+        raise Terminated('terminated (SIGTERM)')
+    raise KeyboardInterrupt
+
+
+def _held(signum, frame):
+    """A signal while shutting down: nothing to do (the shutdown under way is the answer)."""
+
+
+def stop_on_first_signal() -> None:
+    """
+    Make the first SIGINT or SIGTERM end the run, and every later one be swallowed.
+
+    The first raises (``KeyboardInterrupt``, or ``Terminated`` for SIGTERM) so that the
+    cleanup runs once; later ones do nothing (``hold_signals``) until ``ignore_signals`` at
+    the very end. A terminal's Ctrl-C signals the whole process group and ``ros2 launch``
+    forwards one more SIGINT: a second signal must neither interrupt the save nor, once
+    Python restores the default handlers as it exits, kill the process ("process has died
+    [exit code -2]"). No-op outside the main thread; rclpy, initialised afterwards, passes
+    the signals on to this handler.
+    """
+    if threading.current_thread() is threading.main_thread():
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(signum, _first_signal)
+
+
+def hold_signals() -> None:
+    """
+    Swallow SIGINT and SIGTERM while shutting down (no-op outside the main thread).
+
+    A Python handler that does nothing, not SIG_IGN: a signal already caught but not yet
+    handled would otherwise be reported as "ignored due to race condition".
+    """
+    if threading.current_thread() is threading.main_thread():
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(signum, _held)
+
+
+def ignore_signals() -> None:
+    """
+    Ignore SIGINT and SIGTERM for the rest of the process: call it last, before exiting.
+
+    Python puts the default handlers back for the handlers it installed as it exits, and a
+    late signal would then kill the process; ignored ones stay ignored.
+    """
+    if threading.current_thread() is threading.main_thread():
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(signum, signal.SIG_IGN)
+
+
 def exit_status(exc: KeyboardInterrupt) -> int:
     """Return the shell's status for an interrupted tool: 128 + the signal number."""
     return 128 + int(getattr(exc, 'signum', signal.SIGINT))
@@ -49,7 +101,7 @@ def exit_status(exc: KeyboardInterrupt) -> int:
 @contextlib.contextmanager
 def signals_held():
     """
-    Ignore SIGINT and SIGTERM while a node saves and shuts down, then restore the handlers.
+    Swallow SIGINT and SIGTERM while a node saves and shuts down, then restore the handlers.
 
     Ctrl-C in a terminal signals the whole process group and ``ros2 launch`` forwards one
     more, so a second SIGINT often arrives while ``close()`` writes the model: without this
@@ -61,7 +113,7 @@ def signals_held():
     held = (signal.SIGINT, signal.SIGTERM)
     before = {signum: signal.getsignal(signum) for signum in held}
     for signum in held:
-        signal.signal(signum, signal.SIG_IGN)
+        signal.signal(signum, _held)  # swallowed (see hold_signals)
     try:
         yield
     finally:

@@ -17,6 +17,7 @@
 import io
 import os
 from pathlib import Path
+import signal
 import tracemalloc
 
 from banditlearn_ros.nodes import bridge
@@ -330,3 +331,101 @@ def test_two_learners_of_one_name_are_seen_and_said(ros):
     assert values['namesakes'] == 1 and message == 'another node is named /learner_node'
     ros.remove(nodes[1])
     assert ros.spin_until(lambda: nodes[0].namesakes.found == 0, timeout=30.0)
+
+
+class _Process:
+    """A node's script in a process group of its own, its output read as it comes."""
+
+    def __init__(self, args, env=None):
+        import subprocess
+        import threading
+        self.process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                        text=True, start_new_session=True, env=env)
+        self.lines = []
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self):
+        for line in self.process.stdout:
+            self.lines.append(line)
+
+    def wait_for(self, text, timeout=120.0):
+        import time
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline and self.process.poll() is None:
+            if any(text in line for line in self.lines):
+                return True
+            time.sleep(0.05)
+        return any(text in line for line in self.lines)
+
+    def end(self, timeout=120.0):
+        import subprocess
+        try:
+            code = self.process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            code = self.process.wait()
+        self._reader.join(timeout=10.0)
+        return code, ''.join(self.lines)
+
+
+def _script(name):
+    import shutil
+    import sys
+    path = Path(sys.executable).parent / name
+    found = str(path) if path.exists() else shutil.which(name)
+    if not found:
+        pytest.skip(f'the {name} script is not installed')
+    return found
+
+
+def _saved_model(path):
+    from banditlearn_ros.learning import make_learner, save_model
+    learner = make_learner('ucwl', ['fist', 'palm'], 2)
+    learner.learn([1.0, 0.5], 'fist', True)
+    save_model(learner, path)
+
+
+@pytest.mark.ros
+@pytest.mark.parametrize('first, second, gap', [
+    (signal.SIGINT, signal.SIGINT, 0.0), (signal.SIGINT, signal.SIGINT, 0.3),
+    (signal.SIGINT, signal.SIGINT, 1.0), (signal.SIGTERM, signal.SIGINT, 0.0),
+    (signal.SIGTERM, signal.SIGINT, 0.5)])
+def test_a_process_group_ctrl_c_and_a_forwarded_second_signal_end_a_node_once(
+        tmp_path, first, second, gap):
+    import time
+    path = tmp_path / 'model.npz'
+    _saved_model(path)
+    node = _Process([_script('learner_node'), '--ros-args', '-p', f'model_path:={path}'])
+    try:
+        assert node.wait_for('learner ready'), ''.join(node.lines)
+        os.killpg(node.process.pid, first)  # a terminal's Ctrl-C: the whole group
+        time.sleep(gap)
+        if node.process.poll() is None:
+            os.killpg(node.process.pid, second)  # what ros2 launch forwards
+    finally:
+        code, out = node.end()
+    assert code == 0, out
+    assert out.count('model saved to') == 1, out
+    assert 'Traceback' not in out and 'KeyboardInterrupt' not in out, out
+
+
+@pytest.mark.ros
+def test_a_node_signalled_while_it_imports_ends_quietly():
+    import time
+    node = _Process([_script('learner_node'), '--ros-args', '-p', "model_path:=''"])
+    try:
+        # Wait until the package's first handler is in (SIGTERM caught: bit 15 of SigCgt).
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and node.process.poll() is None:
+            with open(f'/proc/{node.process.pid}/status') as status:
+                caught = int(next(x for x in status if x.startswith('SigCgt')).split()[1], 16)
+            if caught & (1 << (signal.SIGTERM - 1)):
+                break
+            time.sleep(0.005)
+        os.killpg(node.process.pid, signal.SIGINT)
+        os.killpg(node.process.pid, signal.SIGINT)
+    finally:
+        code, out = node.end()
+    assert code == 0, out
+    assert 'Traceback' not in out and 'KeyboardInterrupt' not in out, out

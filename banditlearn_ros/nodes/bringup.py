@@ -30,7 +30,8 @@ from typing import List, Optional
 
 from banditlearn_ros.bringup_options import apply_options, build_parser
 from banditlearn_ros.nodes.system import start, System
-from banditlearn_ros.shutdown import exit_status, sigterm_as_interrupt, Terminated
+from banditlearn_ros.shutdown import (
+    exit_status, hold_signals, ignore_signals, stop_on_first_signal, Terminated)
 from banditlearn_ros.system_file import (
     BringupError, CAMERA_SYSTEM, DEFAULT_SYSTEM, find_system, list_systems, load_system)
 
@@ -134,6 +135,7 @@ def run(options: argparse.Namespace, out=sys.stdout) -> int:
     except (KeyboardInterrupt, ExternalShutdownException) as exc:
         interrupted = 'SIGTERM' if isinstance(exc, Terminated) else 'Ctrl-C'
     finally:
+        hold_signals()  # one way out: the save and the summary, whatever arrives now
         summary = _summary(reporter)
         failed = running.close()
     print((f'interrupted ({interrupted}): ' if interrupted else 'finished: ') + summary,
@@ -162,7 +164,7 @@ def _summary(reporter: Reporter) -> str:
 
 def main(argv: Optional[List[str]] = None) -> None:
     """Console entry point ``banditlearn_bringup``."""
-    sigterm_as_interrupt()
+    stop_on_first_signal()
     options = build_parser().parse_args(argv)
     if options.list:
         for name in list_systems():
@@ -183,6 +185,7 @@ def main(argv: Optional[List[str]] = None) -> None:
     except Exception as exc:  # noqa: B902 - a CLI ends with one readable line
         print(f'banditlearn_bringup: error: {type(exc).__name__}: {exc}', file=sys.stderr)
         sys.exit(1)
+    ignore_signals()  # for good: Python's default handlers come back as it exits
     sys.exit(code)
 
 

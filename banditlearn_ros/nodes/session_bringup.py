@@ -28,6 +28,7 @@ import sys
 import time
 from typing import Any, Dict
 
+from banditlearn_ros.shutdown import hold_signals
 from banditlearn_ros.tools.session_report import (
     plot_learning_curve, session_summary, summary_line)
 from banditlearn_ros.tools.session_view import SessionView
@@ -100,6 +101,7 @@ def run_session(running, options, out_dir: str, out) -> int:
             view.update(updates())
     except (KeyboardInterrupt, ExternalShutdownException):
         interrupted = True
+    hold_signals()  # one way out: the save and the summary, whatever arrives now
     final_updates = updates()
     if session.target:
         session.log.keep_first(session.target)
