@@ -22,7 +22,9 @@ and a bad file is either refused or kept aside.  ``log`` is any logger with ``in
 """
 
 import fcntl
+import hashlib
 import os
+import tempfile
 import time
 from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple
 
@@ -57,41 +59,51 @@ _CLAIMED: Dict[str, int] = {}
 """Model files this process has claimed: real path -> the open, locked lock file."""
 
 
+def lock_path(model_path: str) -> str:
+    """
+    Return the lock file of a model file: in the temporary folder, named after its path.
+
+    Not beside the model file: a learner that never saves leaves nothing in its folder.
+    """
+    real = os.path.realpath(model_path)
+    digest = hashlib.sha256(real.encode('utf-8', 'surrogateescape')).hexdigest()[:24]
+    return os.path.join(tempfile.gettempdir(), f'banditlearn_ros-{os.getuid()}',
+                        f'{digest}.lock')
+
+
 def claim(model_path: str) -> str:
     """
     Claim ``model_path`` for this process, so that no second learner saves to it; return ''.
 
-    A lock (``flock``) is taken on ``<model_path>.lock``, held until the process ends (the
-    kernel drops it even after SIGKILL). Another process holding it is a second learner on
-    the same file: ModelFileError. Claimed, the temporary files a killed save left behind
-    are removed. Where no lock file can be made (a folder that cannot be written), the
-    reason is returned and the save will report its own failure.
+    A lock (``flock``) is taken on ``lock_path(model_path)``, held until the process ends
+    (the kernel drops it even after SIGKILL). Another process holding it is a second
+    learner on the same file: ModelFileError. Claimed, the temporary files a killed save
+    left behind are removed. Where no lock file can be made, the reason is returned.
     """
     if not model_path:
         return ''
     real = os.path.realpath(model_path)
     if real in _CLAIMED:
         return ''
-    lock_path = real + '.lock'
+    path = lock_path(model_path)
     try:
-        os.makedirs(os.path.dirname(real), exist_ok=True)  # as the first save would
-        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     except OSError as exc:
-        return f'no lock file {lock_path} ({exc.strerror})'
+        return f'no lock file {path} ({exc.strerror})'
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
         holder = os.read(fd, 64).decode('ascii', 'replace').strip() or 'unknown'
         os.close(fd)
-        raise ModelFileError(model_path, f'is in use by another learner (process {holder}, '
-                                         f'lock {lock_path}); give each learner its own '
-                                         'model_path') from None
+        raise ModelFileError(model_path, f'is in use by another learner (process {holder}); '
+                                         'give each learner its own model_path') from None
     os.ftruncate(fd, 0)
     os.write(fd, f'{os.getpid()}\n'.encode('ascii'))
     _CLAIMED[real] = fd
-    for path in {real, os.path.abspath(model_path)}:
-        remove_stale_temporaries(path)
-        remove_stale_temporaries(path + '.fresh.npz')
+    for name in {real, os.path.abspath(model_path)}:
+        remove_stale_temporaries(name)
+        remove_stale_temporaries(name + '.fresh.npz')
     return ''
 
 
