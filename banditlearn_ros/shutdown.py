@@ -41,11 +41,13 @@ def sigterm_as_interrupt() -> None:
         signal.signal(signal.SIGTERM, _raise_terminated)
 
 
+_REQUESTED = []
+"""The signals that asked for the end (``stop_on_first_signal``), first first."""
+
+
 def _first_signal(signum, frame):
+    _REQUESTED.append(signum)
     hold_signals()
-    if signum == signal.SIGTERM:
-        raise Terminated('terminated (SIGTERM)')
-    raise KeyboardInterrupt
 
 
 def _held(signum, frame):
@@ -54,19 +56,31 @@ def _held(signum, frame):
 
 def stop_on_first_signal() -> None:
     """
-    Make the first SIGINT or SIGTERM end the run, and every later one be swallowed.
+    Make the first SIGINT or SIGTERM ask for the end (``requested``); swallow later ones.
 
-    The first raises (``KeyboardInterrupt``, or ``Terminated`` for SIGTERM) so that the
-    cleanup runs once; later ones do nothing (``hold_signals``) until ``ignore_signals`` at
-    the very end. A terminal's Ctrl-C signals the whole process group and ``ros2 launch``
-    forwards one more SIGINT: a second signal must neither interrupt the save nor, once
-    Python restores the default handlers as it exits, kill the process ("process has died
-    [exit code -2]"). No-op outside the main thread; rclpy, initialised afterwards, passes
-    the signals on to this handler.
+    Nothing is raised: a KeyboardInterrupt inside a callback could leave a model half
+    updated just before it is saved. The loop that spins looks at ``requested()`` and ends;
+    the cleanup then runs once. Later signals do nothing (``hold_signals``) until
+    ``ignore_signals`` at the very end. A terminal's Ctrl-C signals the whole process group
+    and ``ros2 launch`` forwards one more SIGINT: a second signal must neither interrupt
+    the save nor, once Python restores the default handlers as it exits, kill the process
+    ("process has died [exit code -2]"). No-op outside the main thread; rclpy, initialised
+    afterwards, passes the signals on to this handler.
     """
     if threading.current_thread() is threading.main_thread():
         for signum in (signal.SIGINT, signal.SIGTERM):
             signal.signal(signum, _first_signal)
+
+
+def requested() -> int:
+    """Return the first signal that asked for the end (``stop_on_first_signal``), or 0."""
+    return _REQUESTED[0] if _REQUESTED else 0
+
+
+def requested_name() -> str:
+    """Return how the end was asked for: 'SIGTERM', 'Ctrl-C' (SIGINT) or ''."""
+    signum = requested()
+    return '' if not signum else 'SIGTERM' if signum == signal.SIGTERM else 'Ctrl-C'
 
 
 def hold_signals() -> None:

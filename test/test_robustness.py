@@ -429,3 +429,38 @@ def test_a_node_signalled_while_it_imports_ends_quietly():
         code, out = node.end()
     assert code == 0, out
     assert 'Traceback' not in out and 'KeyboardInterrupt' not in out, out
+
+
+@pytest.mark.ros
+@pytest.mark.parametrize('first, second, gap, name', [
+    (signal.SIGTERM, signal.SIGINT, 0.0, 'SIGTERM'), (signal.SIGINT, signal.SIGINT, 0.0, 'Ctrl-C'),
+    (signal.SIGINT, signal.SIGINT, 0.2, 'Ctrl-C'), (signal.SIGINT, signal.SIGTERM, 0.5, 'Ctrl-C')])
+def test_the_bringup_saves_and_sums_up_once_whatever_signals_follow(tmp_path, first, second,
+                                                                    gap, name):
+    import re
+    import sys
+    import time
+    from banditlearn_ros.learning import load_model
+    path = tmp_path / 'model.npz'
+    bringup = _Process(
+        [sys.executable, '-m', 'banditlearn_ros.nodes.bringup', '--system', 'teach_sim',
+         '--every', '10', '--set', f'learner_node.model_path={path}',
+         '--set', 'learner_node.autosave_every=0', '--set', 'dataset_node.rate=40.0'])
+    try:
+        progress = re.compile(r'^\s*\d+\s+[\d.]+%')
+        deadline = time.monotonic() + 300  # a condition, not a speed: two progress lines
+        while time.monotonic() < deadline and bringup.process.poll() is None and sum(
+                bool(progress.match(x)) for x in bringup.lines) < 2:
+            time.sleep(0.05)
+        os.killpg(bringup.process.pid, first)
+        time.sleep(gap)
+        if bringup.process.poll() is None:
+            os.killpg(bringup.process.pid, second)
+    finally:
+        code, out = bringup.end(timeout=300)
+    assert code == 0, out
+    summary = [x for x in out.splitlines() if x.startswith('interrupted (')]
+    assert len(summary) == 1 and summary[0].startswith(f'interrupted ({name}): '), out
+    updates = int(re.search(r'(\d+) updates', summary[0]).group(1))
+    assert updates >= 10 and load_model(str(path)).n_updates == updates
+    assert 'Traceback' not in out, out

@@ -162,7 +162,8 @@ def _spin(node: Node, executor, until: Optional[Callable[[Node], bool]]) -> None
     guard = node.callback_guard if isinstance(node, GuardedNode) \
         else CallbackGuard(node.get_logger())
     try:
-        while rclpy.ok() and not (until is not None and until(node)):
+        while rclpy.ok() and not shutdown.requested() and \
+                not (until is not None and until(node)):
             try:
                 executor.spin_once(timeout_sec=0.2)
             except (KeyboardInterrupt, ExternalShutdownException):

@@ -28,7 +28,7 @@ import sys
 import time
 from typing import Any, Dict
 
-from banditlearn_ros.shutdown import hold_signals
+from banditlearn_ros.shutdown import hold_signals, requested
 from banditlearn_ros.tools.session_report import (
     plot_learning_curve, session_summary, summary_line)
 from banditlearn_ros.tools.session_view import SessionView
@@ -92,7 +92,7 @@ def run_session(running, options, out_dir: str, out) -> int:
     def updates() -> int:
         return int(learner.interaction.stats()['updates']) if learner is not None else 0
     try:
-        while not session.finished and time.monotonic() < deadline:
+        while not (session.finished or requested()) and time.monotonic() < deadline:
             if show is not None and show.finished:
                 break
             running.spin_once(0.05)
@@ -102,6 +102,7 @@ def run_session(running, options, out_dir: str, out) -> int:
     except (KeyboardInterrupt, ExternalShutdownException):
         interrupted = True
     hold_signals()  # one way out: the save and the summary, whatever arrives now
+    interrupted = interrupted or bool(requested())
     final_updates = updates()
     if session.target:
         session.log.keep_first(session.target)
