@@ -464,3 +464,22 @@ def test_the_bringup_saves_and_sums_up_once_whatever_signals_follow(tmp_path, fi
     updates = int(re.search(r'(\d+) updates', summary[0]).group(1))
     assert updates >= 10 and load_model(str(path)).n_updates == updates
     assert 'Traceback' not in out, out
+
+
+def test_json_events_are_bounded_in_length_and_depth():
+    from banditlearn_ros.nodes.events import MAX_EVENT_CHARS, read_event
+    assert read_event('{"label": "fist", "question": 1}') == {'label': 'fist', 'question': 1}
+    with pytest.raises(ValueError, match='nested too deeply'):
+        read_event('[' * 30000 + ']' * 30000)
+    with pytest.raises(ValueError, match='longer than'):
+        read_event('"' + 'x' * MAX_EVENT_CHARS + '"')
+
+
+@pytest.mark.ros
+def test_the_teacher_counts_a_deeply_nested_question_and_goes_on(ros):
+    from banditlearn_ros.nodes.teacher_node import TeacherNode
+    from std_msgs.msg import String
+    node = ros.add(TeacherNode(context=ros.context))
+    node._on_question(String(data='[' * 100000 + ']' * 100000))
+    node._on_question(String(data='{"label": "' + 'x' * 10 ** 6 + '"}'))
+    assert node.counters.get('bad_details') == 2
