@@ -483,3 +483,13 @@ def test_the_teacher_counts_a_deeply_nested_question_and_goes_on(ros):
     node._on_question(String(data='[' * 100000 + ']' * 100000))
     node._on_question(String(data='{"label": "' + 'x' * 10 ** 6 + '"}'))
     assert node.counters.get('bad_details') == 2
+
+
+def test_the_learner_refuses_a_model_file_past_max_model_bytes_at_start(tmp_path):
+    from banditlearn_ros.learning import ModelFileError
+    from banditlearn_ros.learning import make_learner, save_model
+    path = tmp_path / 'model.npz'
+    save_model(make_learner('ucwl', ['fist', 'palm'], 64), path)  # 2 KiB of arrays
+    assert _live(str(path), max_model_bytes=2 ** 20).interaction.learner.n_features == 64
+    with pytest.raises(ModelFileError, match='more than the limit of 1024'):
+        _live(str(path), max_model_bytes=1024)

@@ -29,6 +29,7 @@ from . import BANDIT_ALGORITHMS, BanditLearner, HyperparameterError, make_learne
 from .ask_again import ASK_AGAIN_ALGORITHMS, DEFAULT_PROBATION, DEFAULT_REVEAL_STEP, REVEAL_STEPS
 from .details import DETAILS_TOP
 from .labels import check_labels, MAX_LABEL_LENGTH, MAX_LABELS
+from .persistence import MAX_MODEL_BYTES
 
 # Hyperparameters fixed at construction (they shape the learned arrays): read-only. Each
 # learner owns its list (``_construction_only``); the parameters take their union.
@@ -137,6 +138,9 @@ TAIL_SPECS = (
     Spec('start_fresh_on_bad_model', False,
          'start with a fresh model when model_path cannot be read (the bad file is kept; '
          'the new model is saved as <model_path>.fresh.npz)', read_only=True),
+    Spec('max_model_bytes', MAX_MODEL_BYTES, 'a model file whose arrays declare more bytes '
+         'is refused at start before anything is read (a zip member inflating to gigabytes)',
+         read_only=True, low=1024, high=2 ** 40),
     Spec('feedback_timeout', 10.0, 'seconds after a prediction within which its '
          'yes/no counts', low=1e-3, high=1e6),
     Spec('max_questions', 3, 'questions per presented gesture: after a "no" the '

@@ -76,7 +76,8 @@ class LiveLearner:
         if unlocked:
             log.warning(f'model file not locked: {unlocked}')
         start = model_store.load_at_start(model_path, value('feature_size'), self.labels,
-                                          value('start_fresh_on_bad_model'), log)
+                                          value('start_fresh_on_bad_model'), log,
+                                          value('max_model_bytes'))
         self.saves = model_store.ModelSaves(start.save_path)
         self.problem = start.problem
         self.loaded_from = start.path

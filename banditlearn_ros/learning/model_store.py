@@ -30,21 +30,23 @@ from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple
 
 from . import BanditLearner, load_model, ModelFileError, save_model
 from .learner_parameters import CONSTRUCTION_ONLY, DEFAULT_LABELS, tunable_changes
-from .persistence import TEMP_SUFFIX
+from .persistence import MAX_MODEL_BYTES, TEMP_SUFFIX
 
 
-def load_bandit(path: str, expect_features: int) -> BanditLearner:
+def load_bandit(path: str, expect_features: int,
+                max_bytes: int = MAX_MODEL_BYTES) -> BanditLearner:
     """Load a model file that holds a bandit learner, or raise ModelFileError."""
-    learner = load_model(path, expect_features=expect_features)
+    learner = load_model(path, expect_features=expect_features, max_bytes=max_bytes)
     if not isinstance(learner, BanditLearner):
         raise ModelFileError(path, f'holds a {learner.name} learner, which needs full '
                                    'labels; learner_node runs bandit learners only')
     return learner
 
 
-def load_checked(path: str, expect_features: int, labels: List[str]) -> BanditLearner:
+def load_checked(path: str, expect_features: int, labels: List[str],
+                 max_bytes: int = MAX_MODEL_BYTES) -> BanditLearner:
     """Load a model whose labels ``labels`` may extend but not remove or rename."""
-    learner = load_bandit(path, expect_features)
+    learner = load_bandit(path, expect_features, max_bytes)
     wanted = list(labels)
     # The default list means no list was given: the file's labels are used as they are.
     if wanted != DEFAULT_LABELS and wanted[:learner.n_labels] != list(learner.labels):
@@ -135,7 +137,7 @@ class ModelStart(NamedTuple):
 
 
 def load_at_start(model_path: str, expect_features: int, labels: List[str],
-                  start_fresh: bool, log) -> ModelStart:
+                  start_fresh: bool, log, max_bytes: int = MAX_MODEL_BYTES) -> ModelStart:
     """
     Read ``model_path`` if it exists; with ``start_fresh`` a bad file is kept aside.
 
@@ -146,7 +148,8 @@ def load_at_start(model_path: str, expect_features: int, labels: List[str],
     if not path or not os.path.exists(path):
         return ModelStart(None, model_path, '', '')
     try:
-        return ModelStart(load_checked(path, expect_features, labels), path, '', path)
+        return ModelStart(load_checked(path, expect_features, labels, max_bytes), path, '',
+                          path)
     except ModelFileError as exc:
         if not start_fresh:
             raise
@@ -158,7 +161,7 @@ def load_at_start(model_path: str, expect_features: int, labels: List[str],
     if not os.path.exists(save_path):
         return ModelStart(None, save_path, problem, '')
     try:
-        learner = load_checked(save_path, expect_features, labels)
+        learner = load_checked(save_path, expect_features, labels, max_bytes)
     except ModelFileError as exc2:
         log.error(f'{exc2}; starting from scratch')
         return ModelStart(None, save_path, problem, '')

@@ -237,7 +237,8 @@ def _check_header(path: str, header: Dict[str, Any]) -> None:
             raise ModelFileError(path, f'{key} is not a table')
 
 
-def load_model(path: Union[str, os.PathLike], expect_features: int = 0) -> OnlineClassifier:
+def load_model(path: Union[str, os.PathLike], expect_features: int = 0,
+               max_bytes: int = MAX_MODEL_BYTES) -> OnlineClassifier:
     """
     Load a learner saved by ``save_model``.
 
@@ -247,6 +248,8 @@ def load_model(path: Union[str, os.PathLike], expect_features: int = 0) -> Onlin
         The model file.
     expect_features : int
         When > 0, the feature size the caller needs; a different one is an error.
+    max_bytes : int
+        Largest total of the arrays' declared sizes read (0 = no limit).
 
     Returns
     -------
@@ -255,7 +258,7 @@ def load_model(path: Union[str, os.PathLike], expect_features: int = 0) -> Onlin
 
     """
     from . import ALGORITHMS
-    state = read_model_state(path)
+    state = read_model_state(path, max_bytes)
     algorithm = state['algorithm']
     if algorithm not in ALGORITHMS:
         raise ModelFileError(path, f'unknown algorithm {algorithm!r}')
