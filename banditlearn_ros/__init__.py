@@ -19,7 +19,7 @@ __version__ = '0.1.0'
 
 def _quiet_until_started() -> None:
     """
-    A node's script signalled while it still imports ends at once, quietly and with status 0.
+    End a node's script signalled while it still imports at once, quietly, with status 0.
 
     ``ros2 launch`` and a terminal's Ctrl-C can signal a node before ``run_node`` exists:
     Python would print a KeyboardInterrupt traceback from deep in an import. Nothing is

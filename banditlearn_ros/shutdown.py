@@ -51,7 +51,7 @@ def _first_signal(signum, frame):
 
 
 def _held(signum, frame):
-    """A signal while shutting down: nothing to do (the shutdown under way is the answer)."""
+    """Do nothing: a signal while shutting down (the shutdown under way is the answer)."""
 
 
 def stop_on_first_signal() -> None:
