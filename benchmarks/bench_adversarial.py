@@ -47,6 +47,7 @@ def _status(pid: int, key: str) -> int:
 
 
 def tiny_image_flood() -> None:
+    """Print the nodes' peak memory before and after five tiny images of a huge step."""
     import rclpy
     from sensor_msgs.msg import Image
     scripts = os.path.dirname(sys.executable)
@@ -87,6 +88,7 @@ def tiny_image_flood() -> None:
 
 
 def zip_bomb() -> None:
+    """Print the time and peak memory of refusing a model file with a 2 GiB member."""
     from banditlearn_ros.learning import ModelFileError, persistence
     folder = tempfile.mkdtemp(prefix='bench_adversarial-')
     path = os.path.join(folder, 'bomb.npz')
