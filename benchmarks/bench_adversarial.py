@@ -15,11 +15,11 @@
 """
 What a stranger's messages and files cost: the nodes' memory under tiny images, a zip bomb.
 
-1. camera_node and feedback_node run as processes; after one well-formed 10-pixel image
-   (which loads what a first frame loads), five mono8 images of one row, step 2^32 - 1 and
-   10 bytes of data are published on ``image_raw`` (each padded to 4 GiB before issue 25).
-   Reported: each node's peak resident memory (VmHWM) before and after the five, and their
-   ratio, measured in the same run.
+1. camera_node and feedback_node run as processes; five well-formed mono8 images of one
+   row of 10 pixels (the baseline: a first frame loads what a first frame loads), then five
+   of one row, step 2^32 - 1 and 10 bytes of data are published on ``image_raw`` (each
+   padded to 4 GiB before issue 25).  Reported: each node's peak resident memory (VmHWM)
+   at start, after the well-formed and after the attack, measured in the same run.
 2. A model file whose one member declares 2 GiB (zeros, ~2 MB compressed) is read:
    seconds and peak traced memory until it is refused.
 
@@ -63,17 +63,17 @@ def tiny_image_flood() -> None:
         deadline = time.monotonic() + 120
         while pub.get_subscription_count() < 2 and time.monotonic() < deadline:
             rclpy.spin_once(probe, timeout_sec=0.1)
-        pub.publish(Image(height=1, width=10, encoding='mono8', step=10,
-                          data=bytes(range(10))))
-        time.sleep(5.0)  # both nodes settled after their start and a first frame
-        before = {n: _status(p.pid, 'VmHWM') for n, p in nodes.items()}
-        attack = Image(height=1, width=10, encoding='mono8', step=2 ** 32 - 1,
-                       data=bytes(range(10)))
-        for _ in range(5):
-            pub.publish(attack)
-            rclpy.spin_once(probe, timeout_sec=0.2)
-        time.sleep(5.0)
-        after = {n: _status(p.pid, 'VmHWM') for n, p in nodes.items()}
+
+        def five(step):
+            for _ in range(5):
+                pub.publish(Image(height=1, width=10, encoding='mono8', step=step,
+                                  data=bytes(range(10))))
+                rclpy.spin_once(probe, timeout_sec=0.2)
+            time.sleep(10.0)
+            return {n: _status(p.pid, 'VmHWM') for n, p in nodes.items()}
+        start = {n: _status(p.pid, 'VmHWM') for n, p in nodes.items()}
+        before = five(10)  # the baseline: five well-formed images of the same pixels
+        after = five(2 ** 32 - 1)
         alive = {n: p.poll() is None for n, p in nodes.items()}
     finally:
         probe.destroy_node()
@@ -81,10 +81,12 @@ def tiny_image_flood() -> None:
         for p in nodes.values():
             p.terminate()
             p.wait(timeout=60)
-    print('five 10-byte images of step 2^32-1 on image_raw (peak resident memory):')
+    print('peak resident memory: at start, after five well-formed 10-pixel images, after '
+          'five 10-byte images of step 2^32-1')
     for name in nodes:
-        print(f'  {name}: {before[name] / 1024:.0f} MB before, {after[name] / 1024:.0f} MB '
-              f'after (x{after[name] / before[name]:.2f}), still running: {alive[name]}')
+        print(f'  {name}: {start[name] / 1024:.0f} MB, {before[name] / 1024:.0f} MB, '
+              f'{after[name] / 1024:.0f} MB (x{after[name] / before[name]:.2f} of the '
+              f'well-formed), still running: {alive[name]}')
 
 
 def zip_bomb() -> None:
