@@ -47,6 +47,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help='teach with a camera: a V4L2 device (/dev/video0) or a video file')
     p.add_argument('--labels', type=_label_list, metavar='A,B,C',
                    help='the gestures the learner knows (learner_node.labels)')
+    p.add_argument('--never-taught', type=_nonnegative_int, default=0, metavar='N',
+                   help='rendered gestures session: also show N gestures the learner is never '
+                   'taught (the last N of its labels are left out) and let it reject them '
+                   '(learner_node.unknown_rejection)')
     p.add_argument('--out', metavar='DIR',
                    help='folder for the session curve and summary (default '
                    '~/.ros/banditlearn_ros/sessions/<time>)')

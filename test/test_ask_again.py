@@ -389,7 +389,8 @@ def test_evaluate_cli_reports_the_protocol_beside_one_question(tmp_path):
     records = {r['algorithm']: r for r in json.loads((out / 'summary.json').read_text())[
         'records']}
     # Banditron cannot ask again: no protocol run for it.
-    assert set(records) == {'ucwl', 'mscw', 'banditron', 'ucwl-q3', 'ucwl-qK'}
+    assert set(records) == {'ucwl', 'mscw', 'banditron', 'ucwl-q3', 'ucwl-qK', 'ucwl-paper',
+                            'ucwl-paper-q3', 'ucwl-paper-qK'}
     assert 'questions_per_interaction' not in records['ucwl']
     q3, qk = records['ucwl-q3'], records['ucwl-qK']
     assert 1.0 < q3['questions_per_interaction']['mean'] <= 3.0

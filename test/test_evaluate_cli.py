@@ -92,8 +92,12 @@ def test_small_run_writes_summary_table_and_figures(tmp_path):
     assert res.returncode == 0, res.stderr
     summary = json.loads((out / 'summary.json').read_text())
     records = summary['records']
-    assert len(records) == 3 * len(algos)
+    # ucwl brings the papers' exact UCWL (no centring) beside it.
+    assert len(records) == 3 * (len(algos) + 1)
+    assert {r['algorithm'] for r in records} == set(algos) | {'ucwl-paper'}
     ucwl = [r for r in records if r['algorithm'] == 'ucwl']
+    assert all(r['params']['centring'] == 'running' for r in ucwl)
+    assert all('centring' not in r['params'] for r in records if r['algorithm'] == 'ucwl-paper')
     assert all(r['params']['eta'] == 0.9 and r['params']['C'] == 1 for r in ucwl)
     assert all(r['tuned'] for r in ucwl)  # k is still tuned
     for rec in records:
@@ -165,9 +169,10 @@ def test_csv_input_and_fixed_parameters_without_tuning(tmp_path):
                           '--no-progress'])
     assert code == 0
     records = json.loads((out / 'summary.json').read_text())['records']
-    assert [r['algorithm'] for r in records] == ['ucwl', 'banditron']
-    assert records[0]['params'] == {'eta': 0.8, 'C': 2, 'k': 1}
+    assert [r['algorithm'] for r in records] == ['ucwl', 'ucwl-paper', 'banditron']
+    assert records[0]['params'] == {'eta': 0.8, 'C': 2, 'k': 1, 'centring': 'running'}
     assert not records[0]['tuned'] and records[1]['params'] == {}
+    assert records[2]['params'] == {'centring': 'running'}
     assert records[0]['dataset'] == str(path)
 
 
@@ -185,7 +190,8 @@ def test_missing_vowpal_wabbit_is_skipped_with_a_message(tmp_path, monkeypatch, 
 
 def test_algorithm_groups_expand_in_order():
     names = evaluate.expand_algorithms(['ucwl', 'bandit', 'vw-oaa'])
-    assert names[:5] == ['ucwl', 'confidit', 'banditron', 'rcnbf', 'rcine']
+    assert names[:6] == ['ucwl', 'ucwl-paper', 'confidit', 'banditron', 'rcnbf', 'rcine']
+    assert evaluate.expand_algorithms(['ucwl'], 'none') == ['ucwl']
     assert names[-1] == 'vw-oaa' and len(names) == len(set(names))
     assert os.path.basename(evaluate._slug('/a/b/my data.csv')) == 'my_data'
 

@@ -75,10 +75,10 @@ DEFAULT_PROBATION = 3
 """"Yes" answers a label added at runtime needs before it may be asked first (measured:
 docs/benchmarks.md, bench_new_gesture.py)."""
 
-OUTCOMES = ('yes', 'all_rejected', 'out_of_questions', 'timed_out')
-"""How an interaction ended."""
+OUTCOMES = ('yes', 'all_rejected', 'out_of_questions', 'timed_out', 'unknown')
+"""How an interaction ended ('unknown': rejected before any question, ``learning.open_set``)."""
 
-NAMEABLE = ('all_rejected', 'out_of_questions')
+NAMEABLE = ('all_rejected', 'out_of_questions', 'unknown')
 """Endings after which a person may say what the gesture was (``Interaction.name_unknown``)."""
 
 ASK_AGAIN_ALGORITHMS = ('ucwl', 'confidit')
@@ -153,6 +153,8 @@ class Questions:
     answers: int = 0
     checked: bool = False
     """x is a float64 vector the learner's ``_select_valid`` took (see ``start``)."""
+    declined: bool = False
+    """The gesture was rejected as never taught: ``asked[0]`` was never asked (``decline``)."""
 
     @classmethod
     def start(cls, learner: BanditLearner, x: np.ndarray, max_questions: int = 1,
@@ -265,6 +267,17 @@ class Questions:
         self.updates += changed
         return changed
 
+    def decline(self) -> None:
+        """End the interaction before question 1: the gesture looks never taught (no learning)."""
+        if self.outcome is None and not self.answers:
+            self.outcome = 'unknown'
+            self.declined = True
+
+    @property
+    def n_asked(self) -> int:
+        """Return how many questions were asked (0 for a declined interaction)."""
+        return 0 if self.declined else len(self.asked)
+
     def expire(self) -> None:
         """End the interaction for want of an answer (no learning)."""
         if self.outcome is None:
@@ -273,7 +286,8 @@ class Questions:
 
     def _unasked(self) -> np.ndarray:
         mask = np.ones(len(self.first.bounds), dtype=bool)
-        mask[[q.index for q in self.asked]] = False
+        if not self.declined:
+            mask[[q.index for q in self.asked]] = False
         return mask
 
     def _best(self, values: np.ndarray, mask: np.ndarray) -> int:

@@ -26,6 +26,8 @@ from typing import Any, Dict, List, Optional, Sequence, Union
 
 import numpy as np
 
+from .centring import Centring
+
 Label = Union[int, str]
 
 
@@ -135,6 +137,10 @@ class OnlineClassifier:
         self.seed = int(seed)
         self._rng = np.random.default_rng(self.seed)
         self.n_updates = 0
+        self.centring = Centring('none')
+        """The mean taken out of each vector before the learner sees it (``centring``);
+        carried here so that it is saved, loaded and reset with the model.  ``Interaction``
+        applies it; ``select`` and ``learn`` take vectors already centred."""
         self._validate()
         for name in self._array_names:
             setattr(self, '_' + name, self._init_rows(name, len(labels)))
@@ -252,11 +258,17 @@ class OnlineClassifier:
 
     def _extra_state(self) -> Dict[str, Any]:
         """JSON-able learned state beyond the arrays (extend with super())."""
-        return {'n_updates': self.n_updates}
+        extra: Dict[str, Any] = {'n_updates': self.n_updates}
+        if self.centring.active:
+            extra['centring'] = self.centring.state()
+        return extra
 
     def _load_extra_state(self, extra: Dict[str, Any]) -> None:
         """Restore what ``_extra_state`` returned (extend with super())."""
         self.n_updates = int(extra.get('n_updates', 0))
+        # A file saved before centring existed (or with none) learned on raw vectors.
+        self.centring = Centring.from_state(extra.get('centring', {'mode': 'none'}),
+                                            self.n_features)
 
     def state_dict(self) -> Dict[str, Any]:
         """Everything needed to continue exactly: plain arrays plus JSON-able values."""

@@ -32,7 +32,7 @@ from typing import Any, Dict
 
 import numpy as np
 
-from .interaction import Round
+from .interaction import finite_or_none, Round
 
 try:
     import orjson
@@ -72,6 +72,9 @@ def prediction_details(item: Any, stamp: float, top: int = DETAILS_TOP) -> Dict[
         whether a "no" ends the interaction, ``rejected`` the labels already answered "no"
         in it.  Questions after the first carry question 1's ``scores`` and ``bounds``
         (``ask_again.Questions``: those of the labels not yet rejected are unchanged).
+        With rejection of never-taught gestures on (``learning.open_set``), ``unknown``
+        holds ``score, threshold, armed, rejected`` (None for an infinite score or
+        threshold); ``rejected`` True means the label was not said: its name is wanted.
 
     """
     return _details(item, stamp, top, True)
@@ -114,6 +117,11 @@ def _details(item: Any, stamp: float, top: int, lists: bool) -> Dict[str, Any]:
     out['probability'] = float(p.probability)
     out['rejected'] = rejected
     out['stamp'] = stamp
+    verdict = getattr(item, 'verdict', None)
+    if verdict is not None:
+        out['unknown'] = {'score': finite_or_none(verdict.score),
+                          'threshold': finite_or_none(verdict.threshold),
+                          'armed': bool(verdict.armed), 'rejected': bool(verdict.reject)}
     return out
 
 
@@ -133,7 +141,8 @@ def details_json(item: Any, stamp: float, top: int = DETAILS_TOP) -> str:
         try:
             p = item.prediction
             scores, bounds = p.scores, p.bounds
-            if (type(item) is Round and type(scores) is _NDARRAY and type(bounds) is _NDARRAY
+            if (type(item) is Round and item.verdict is None and type(scores) is _NDARRAY
+                    and type(bounds) is _NDARRAY
                     and scores.dtype is _FLOAT64 and bounds.dtype is _FLOAT64
                     and not 0 < top < bounds.shape[0]):
                 questions = item.questions

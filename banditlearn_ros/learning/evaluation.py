@@ -47,6 +47,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from .base import BanditLearner, HyperparameterError
+from .centring import Centring, CENTRING_MODES, DEFAULT_CENTRING
 from .feedback import TeacherModel
 
 TUNING_STREAM = 1_000_000
@@ -74,11 +75,14 @@ GRIDS: Dict[str, Dict[str, List[Any]]] = {
 
 VARIANTS: Dict[str, Tuple[str, Dict[str, Any]]] = {
     'ucwl-variance': ('ucwl', {'diagonal': 'variance'}),
+    'ucwl-paper': ('ucwl', {'centring': 'none'}),
 }
 """Named variants run and reported beside their base algorithm: {name: (base, fixed)}.
 
 ``ucwl-variance`` is UCWL with the other reading of seed 000's diagonalisation step (see
-``confidence_weighted``), so one command shows what that choice is worth."""
+``confidence_weighted``), so one command shows what that choice is worth.  ``ucwl-paper``
+is UCWL on the vectors as given (no centring): the papers' algorithm and protocol exactly,
+beside the package's default ``ucwl`` (centred, ``learning.centring``)."""
 
 
 def variant_base(name: str) -> Tuple[str, Dict[str, Any]]:
@@ -226,6 +230,34 @@ class Algorithm:
     fixed: Dict[str, Any] = field(default_factory=dict)
     run_grid: Optional[GridRunner] = None
     feedback: str = 'bandit'
+    centring: str = 'none'
+    """Mean taken out of each stream's vectors before the algorithm sees them
+    (``centred_streams``)."""
+
+
+def centred_streams(X: np.ndarray, streams: Sequence[Stream],
+                    mode: str) -> Tuple[np.ndarray, List[Stream]]:
+    """
+    Return the vectors each stream shows, centred as ``Interaction`` centres them live.
+
+    The running mean depends on the order of the vectors only (never on answers), so a
+    centred stream is a fixed sequence: one block of rows per stream, in presentation
+    order, and copies of the streams that read their block in order.  Every runner
+    (``run_learner``, ``run_questions``, the UCWL grid) then sees the centred vectors
+    without knowing about centring.  ``none`` returns ``X`` and the streams unchanged.
+    """
+    if mode not in CENTRING_MODES:
+        raise HyperparameterError(f'centring={mode!r} is not one of {list(CENTRING_MODES)}')
+    if mode == 'none':
+        return X, list(streams)
+    blocks, out, start = [], [], 0
+    for stream in streams:
+        blocks.append(Centring(mode).centre_sequence(X[stream.order]))
+        out.append(Stream(stream.index, np.arange(start, start + len(stream)),
+                          stream.y_true, stream.y_obs, stream.u_silent, stream.u_flip,
+                          stream.seed))
+        start += len(stream)
+    return np.concatenate(blocks), out
 
 
 def run_learner(algorithm: str, params: Dict[str, Any], X: np.ndarray, stream: Stream,
@@ -373,7 +405,8 @@ def questions_algorithm(name: str, max_questions: int, teacher: Optional[Teacher
                              step)
 
     return Algorithm(name=questions_name(name, max_questions), run=run, grid={},
-                     fixed=core.fixed, feedback=f'{max_questions or "K"} questions')
+                     fixed=core.fixed, feedback=f'{max_questions or "K"} questions',
+                     centring=core.centring)
 
 
 def run_ucwl_settings(settings: List[Dict[str, Any]], X: np.ndarray, stream: Stream,
@@ -414,11 +447,14 @@ def run_ucwl_streams(settings: List[Dict[str, Any]], X: np.ndarray, streams: Seq
 
 def core_algorithm(name: str, teacher: Optional[TeacherModel] = None,
                    fixed: Optional[Dict[str, Any]] = None,
-                   grid: Optional[Dict[str, List[Any]]] = None) -> Algorithm:
+                   grid: Optional[Dict[str, List[Any]]] = None,
+                   centring: str = DEFAULT_CENTRING) -> Algorithm:
     """
     Return a learning-core algorithm (or a named variant of one) ready for the protocol.
 
     RCNBF is given the teacher's true flip rates (seed 004 runs it with known rates).
+    ``centring`` applies unless the variant or ``fixed`` names its own (``ucwl-paper``:
+    none).
     """
     from . import ALGORITHMS, FULL_FEEDBACK_ALGORITHMS
     base, preset = variant_base(name)
@@ -426,6 +462,7 @@ def core_algorithm(name: str, teacher: Optional[TeacherModel] = None,
         choices = sorted(ALGORITHMS) + sorted(VARIANTS)
         raise HyperparameterError(f'unknown algorithm {name!r}; choose from {choices}')
     fixed = {**preset, **(fixed or {})}
+    centring = fixed.pop('centring', centring)
     if base == 'rcnbf' and teacher is not None:
         fixed.setdefault('rho0', teacher.rho0)
         fixed.setdefault('rho1', teacher.rho1)
@@ -436,7 +473,7 @@ def core_algorithm(name: str, teacher: Optional[TeacherModel] = None,
     return Algorithm(
         name=name, run=run, grid=dict(GRIDS.get(base, {}) if grid is None else grid),
         fixed=fixed, run_grid=run_ucwl_streams if base == 'ucwl' else None,
-        feedback='full' if base in FULL_FEEDBACK_ALGORITHMS else 'bandit')
+        feedback='full' if base in FULL_FEEDBACK_ALGORITHMS else 'bandit', centring=centring)
 
 
 @dataclass
@@ -487,7 +524,8 @@ def tune(algorithm: Algorithm, X: np.ndarray, y: np.ndarray, n_labels: int,
     earlier setting in grid order, so the choice is reproducible.
     """
     settings = grid_settings(algorithm.grid, algorithm.fixed)
-    streams = tuning_streams(y, n_labels, teacher, n_tuning, seed)
+    X, streams = centred_streams(X, tuning_streams(y, n_labels, teacher, n_tuning, seed),
+                                 algorithm.centring)
     start = time.perf_counter()
     if algorithm.run_grid is not None and len(settings) > 1:
         results = algorithm.run_grid(settings, X, streams, teacher, n_labels,
@@ -637,12 +675,16 @@ def evaluate(algorithm: Algorithm, X: np.ndarray, y: np.ndarray, n_labels: int,
         result = tune(algorithm, X, y, n_labels, teacher, seed, progress, n_tuning)
         params, edges, tuned = result.params, result.edges, True
     runs = []
-    for stream in make_streams(y, n_labels, teacher, n_permutations, seed):
-        runs.append(algorithm.run(params, X, stream, teacher, n_labels, curves))
+    Xc, streams = centred_streams(X, make_streams(y, n_labels, teacher, n_permutations, seed),
+                                  algorithm.centring)
+    for stream in streams:
+        runs.append(algorithm.run(params, Xc, stream, teacher, n_labels, curves))
         if progress:
             progress(1)
     noise = {'label_noise': teacher.label_noise, 'rho0': teacher.rho0, 'rho1': teacher.rho1,
              'no_answer': teacher.no_answer}
+    if algorithm.centring != 'none':
+        params = dict(params, centring=algorithm.centring)
     return Record(dataset, noise, algorithm.name, algorithm.feedback, params, tuned, edges,
                   runs)
 

@@ -52,6 +52,7 @@ from .ask_again import (
     Questions)
 from .base import BanditLearner, LearnerInputError, Prediction
 from .feedback import TeacherModel
+from .open_set import OpenSet, Verdict
 
 DROP_REASONS = ('no_prediction', 'duplicate', 'late')
 """Why a yes/no was dropped."""
@@ -113,6 +114,8 @@ class Round:
     final: bool = True
     """A "no" to this question ends the interaction."""
     questions: Optional[Questions] = None
+    verdict: Optional[Verdict] = None
+    """What ``open_set`` said of the gesture (None with rejection off)."""
 
 
 @dataclass(slots=True)
@@ -132,14 +135,26 @@ class Ended:
     revealed: Optional[int]
     rejected: List[int]
     labels: List[str]
+    verdict: Optional[Verdict] = None
 
     def as_dict(self) -> Dict[str, object]:
-        """Return the JSON-able form (label names beside indices)."""
+        """Return the JSON-able form (label names beside indices; the score with rejection on)."""
         name = (lambda i: self.labels[i] if i is not None and i < len(self.labels) else None)
-        return {'id': self.id, 'outcome': self.outcome, 'questions': self.questions,
-                'answers': self.answers, 'first_guess': name(self.first),
-                'label': name(self.revealed), 'index': self.revealed,
-                'rejected': [name(i) for i in self.rejected]}
+        out = {'id': self.id, 'outcome': self.outcome, 'questions': self.questions,
+               'answers': self.answers, 'first_guess': name(self.first),
+               'label': name(self.revealed), 'index': self.revealed,
+               'rejected': [name(i) for i in self.rejected]}
+        verdict = self.verdict
+        if verdict is not None:
+            out['unknown_score'] = finite_or_none(verdict.score)
+            out['unknown_threshold'] = finite_or_none(verdict.threshold)
+            out['unknown_armed'] = verdict.armed
+        return out
+
+
+def finite_or_none(value: float) -> Optional[float]:
+    """Return ``value``, or None for infinity or NaN (JSON has neither)."""
+    return float(value) if math.isfinite(value) else None
 
 
 @dataclass(slots=True)
@@ -215,6 +230,8 @@ class Interaction:
         (``ask_again.Questions.start``; 0 = at once).
     seed : int
         Seed of the tie-breaks between equally good next questions.
+    open_set : OpenSet, optional
+        Rejection of never-taught gestures (``learning.open_set``); None = off.
 
     """
 
@@ -223,7 +240,8 @@ class Interaction:
                  max_unanswered: int = 100, window: int = 100, n_features: int = 0,
                  clock: Callable[[], float] = time.monotonic, max_questions: int = 1,
                  reveal_step: str = DEFAULT_REVEAL_STEP, seed: int = 0,
-                 new_label_probation: int = DEFAULT_PROBATION):
+                 new_label_probation: int = DEFAULT_PROBATION,
+                 open_set: Optional[OpenSet] = None):
         if feedback_timeout <= 0:
             raise ValueError(f'feedback_timeout must be > 0, got {feedback_timeout}')
         if max_unanswered < 1:
@@ -234,6 +252,7 @@ class Interaction:
         self.max_questions, self.reveal_step = int(max_questions), reveal_step
         check_protocol(_name(learner), self.max_questions, reveal_step)
         self.new_label_probation = check_probation(new_label_probation)
+        self.open_set = open_set if open_set is not None else OpenSet()
         self._n_features = int(n_features)
         self._clock = clock
         self._lock = threading.RLock()
@@ -287,6 +306,7 @@ class Interaction:
             self.learner = self._make(d) if d else None
             self._pending.clear()
             self._latest = None
+            self.open_set.reset()
 
     def replace_learner(self, learner: BanditLearner) -> None:
         """Use another learner (same labels order); pending questions are forgotten."""
@@ -295,6 +315,7 @@ class Interaction:
             self.learner = learner
             self._pending.clear()
             self._latest = None
+            self.open_set.reset()
 
     def take_ended(self) -> List[Ended]:
         """Return the interactions finished since the last call (oldest first)."""
@@ -318,7 +339,9 @@ class Interaction:
         with self._lock:
             learner = self.learner
             select_valid = getattr(learner, '_select_valid', None)
-            if select_valid is None:  # no learner yet, or one without the fast entry
+            centring = getattr(learner, 'centring', None)
+            centred = learner is None or (centring is not None and centring.active)
+            if select_valid is None or centred:  # no learner yet, or centring, or no fast entry
                 x, reason = check_features(
                     values, learner.n_features if learner is not None else self._n_features)
                 first = None
@@ -335,6 +358,11 @@ class Interaction:
             if learner is None:
                 self.learner = self._make(x.size)
                 check_protocol(_name(self.learner), self.max_questions, self.reveal_step)
+            centring = getattr(self.learner, 'centring', None)
+            if centred and centring is not None:
+                # x is finite (checked above): only then may it enter the mean.  The round
+                # keeps the centred x, so every answer and a named label learn what was shown.
+                x = centring.apply(x)
             now = self._clock() if now is None else now
             pending = self._pending
             if pending and now - pending[0].stamp > self.feedback_timeout:
@@ -349,6 +377,10 @@ class Interaction:
             item = Round(self._next_id, x, first, now, False, 1, questions.limit <= 1,
                          questions)
             self._next_id += 1
+            if self.open_set.enabled:
+                item.verdict = self.open_set.decide(x, first)
+                if item.verdict.reject:
+                    return self._decline(item), ''
             counts = self.counts
             if len(pending) == pending.maxlen:  # _ask, inlined (once per message)
                 counts['unanswered_overflow'] += 1
@@ -363,6 +395,16 @@ class Interaction:
             window.total += explored
             window.count += 1
             return item, ''
+
+    def _decline(self, item: Round) -> Round:
+        """End a rejected gesture's interaction at once: no question, a name is wanted."""
+        item.questions.decline()
+        item.answered = True
+        self._latest = item
+        self.counts['predictions'] += 1
+        self.counts['interactions'] += 1
+        self._end(item)
+        return item
 
     def _ask(self, item: Round) -> Round:
         if len(self._pending) == self._pending.maxlen:
@@ -415,6 +457,8 @@ class Interaction:
                     question=questions.number, final=questions.final, questions=questions))
             else:
                 result.ended = self._end(latest)
+                if questions.revealed is not None and self.open_set.enabled:
+                    self.open_set.taught(latest.verdict, questions.revealed, latest.x)
             return result
 
     def _end(self, item: Round, timed_out: bool = False) -> Optional[Ended]:
@@ -425,9 +469,9 @@ class Interaction:
             questions.expire()
         asked = questions.asked
         # An ended interaction's rejected list never changes again: shared, not copied.
-        ended = Ended(item.id, questions.outcome, len(asked), questions.answers,
+        ended = Ended(item.id, questions.outcome, questions.n_asked, questions.answers,
                       asked[0].index, questions.revealed, questions.rejected,
-                      self._label_names())
+                      self._label_names(), item.verdict)
         self.counts['interactions_' + ended.outcome] += 1
         window = self._questions  # _Window.add_value, inlined (once per message)
         window.values.append(ended.questions)
@@ -467,11 +511,13 @@ class Interaction:
         Learn what the latest interaction's gesture was, as a person named it.
 
         Allowed once, and only while the latest interaction is one that ended without a
-        "yes" (``ask_again.NAMEABLE``: every label rejected, or the questions ran out).  A
-        new name is appended and the observation becomes its first example
-        (``BanditLearner.learn_new_label``): a gesture the robot did not know.  A known name
+        "yes" (``ask_again.NAMEABLE``: every label rejected, the questions ran out, or it was
+        rejected as never taught, ``learning.open_set``).  A new name is appended and the
+        observation becomes its first example (``BanditLearner.learn_new_label``): a
+        gesture the robot did not know.  A known name
         is learned as a "yes" to that label (``Questions.tell``): the robot's questions
-        missed it, or an answer was wrong.  A newer gesture supersedes it.
+        missed it, or an answer was wrong, or the rejection was a false one (which the
+        open set's threshold learns from).  A newer gesture supersedes it.
 
         Returns
         -------
@@ -498,9 +544,13 @@ class Interaction:
                 index = self.learner.labels.index(name)
                 questions.tell(index)
                 self.counts['labels_told'] += 1
+                verdict = latest.verdict  # a known gesture: its score calibrates the threshold
             else:
                 index = self.learner.learn_new_label(latest.x, name)
                 self.counts['labels_named'] += 1
+                verdict = None  # rightly not known: the new label's first example only
+            if self.open_set.enabled:
+                self.open_set.taught(verdict, index, latest.x)
             self._named = latest.id
             return index
 
@@ -518,6 +568,9 @@ class Interaction:
             out['mistake_rate'] = self._mistakes.cumulative()
             out['first_guess_accuracy_window'] = 1.0 - self._mistakes.windowed()
             out['first_guess_accuracy'] = 1.0 - self._mistakes.cumulative()
+            out['first_guess_window_rounds'] = len(self._mistakes.values)
+            out['first_guess_right_window'] = (len(self._mistakes.values)
+                                               - sum(self._mistakes.values))
             out['questions_per_interaction_window'] = self._questions.windowed()
             out['questions_per_interaction'] = self._questions.cumulative()
             out['exploration_rate_window'] = self._explored.windowed()
@@ -525,6 +578,7 @@ class Interaction:
             out['updates'] = self.learner.n_updates if self.learner is not None else 0
             out['labels'] = self.learner.n_labels if self.learner is not None else 0
             out['max_questions'] = self.max_questions
+            out.update(self.open_set.stats())
             return out
 
 

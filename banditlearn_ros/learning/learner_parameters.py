@@ -27,8 +27,10 @@ from banditlearn_ros.parameter_spec import Spec
 
 from . import BANDIT_ALGORITHMS, BanditLearner, HyperparameterError, make_learner
 from .ask_again import ASK_AGAIN_ALGORITHMS, DEFAULT_PROBATION, DEFAULT_REVEAL_STEP, REVEAL_STEPS
+from .centring import CENTRING_MODES, DEFAULT_CENTRING
 from .details import DETAILS_TOP
 from .labels import check_labels, MAX_LABEL_LENGTH, MAX_LABELS
+from .open_set import DEFAULTS as OPEN_SET_DEFAULTS, SCORES
 from .persistence import MAX_MODEL_BYTES
 
 # Hyperparameters fixed at construction (they shape the learned arrays): read-only. Each
@@ -36,6 +38,8 @@ from .persistence import MAX_MODEL_BYTES
 CONSTRUCTION_ONLY = tuple(sorted({name for cls in BANDIT_ALGORITHMS.values()
                                   for name in cls._construction_only}))
 DEFAULT_ALGORITHM = 'ucwl'
+OPEN_SET = {'enabled': False, **OPEN_SET_DEFAULTS}
+"""``open_set.OpenSet`` settings as the ``unknown_*`` parameters start (rejection off)."""
 DEFAULT_LABELS = ['fist', 'open_palm', 'point', 'thumbs_up', 'victory']
 
 DESCRIPTIONS = {
@@ -130,6 +134,11 @@ TAIL_SPECS = (
          'is made (a stray message cannot fix a huge size)', read_only=True, low=1,
          high=1_000_000),
     Spec('seed', 0, 'seed of the learner', read_only=True, low=0, high=2 ** 31 - 1),
+    Spec('centring', DEFAULT_CENTRING, 'mean taken out of every feature vector before the '
+         'learner sees it: running (the mean so far), fixed (the mean of the first 50, then '
+         "frozen) or none (the papers' algorithms); a model file keeps the centring it "
+         'learned with until ~/reset_model', read_only=True,
+         constraints='one of ' + ', '.join(CENTRING_MODES)),
     Spec('model_path', '', 'model file: loaded at start, saved by ~/save_model, '
          'autosave and on shutdown; empty = memory only', read_only=True),
     Spec('autosave_every', 20, 'save after every N updates; 0 = never', low=0,
@@ -152,6 +161,22 @@ TAIL_SPECS = (
     Spec('new_label_probation', DEFAULT_PROBATION, '"yes" answers a label added at runtime '
          'needs before it may be asked first (with max_questions > 1); 0 = at once', low=0,
          high=1000),
+    Spec('unknown_rejection', OPEN_SET['enabled'], 'reject a gesture that looks never '
+         'taught: ask its name at once (gesture_unknown) instead of guessing labels'),
+    Spec('unknown_target', OPEN_SET['target'], 'wanted rate of false rejection of taught '
+         'gestures; the threshold is calibrated online to it', low=0.001, high=0.499),
+    Spec('unknown_rate', OPEN_SET['rate'], 'step of the online threshold update (adaptive '
+         'conformal inference)', low=1e-6, high=1.0),
+    Spec('unknown_window', OPEN_SET['window'], 'scores of taught gestures the threshold is '
+         'a quantile of', low=1, high=1_000_000),
+    Spec('unknown_warmup', OPEN_SET['warmup'], 'gestures after a fresh start (or switching '
+         'rejection on) before any is rejected', low=0, high=1_000_000_000),
+    Spec('unknown_min_yes', OPEN_SET['min_yes'], '"yes" answers a label needs before a '
+         'gesture it would be asked for may be rejected', low=0, high=1_000_000),
+    Spec('unknown_score', OPEN_SET['score'], 'what says a gesture looks never taught',
+         constraints='one of ' + ', '.join(SCORES)),
+    Spec('unknown_variance_floor', OPEN_SET['variance_floor'], 'likelihood scores: floor of '
+         'each variance as a fraction of the mean variance', low=1e-9, high=1e9),
     Spec('max_unanswered', 100, 'most unanswered predictions kept', read_only=True,
          low=1, high=100_000),
     Spec('stats_window', 100, 'rounds in the windowed rates', read_only=True,
@@ -165,6 +190,17 @@ TAIL_SPECS = (
          'ERROR unless a save succeeds first; 0 = until a save succeeds', low=0.0, high=1e9),
 )
 """The node's own parameters, declared after the hyperparameters."""
+
+
+def open_set_settings(value: Callable[[str], Any],
+                      changes: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
+    """Return ``OpenSet.configure``'s arguments from the ``unknown_*`` parameters."""
+    changes = changes or {}
+    out = {}
+    for key in OPEN_SET:
+        name = 'unknown_rejection' if key == 'enabled' else 'unknown_' + key
+        out[key] = changes[name] if name in changes else value(name)
+    return out
 
 
 def check_algorithm(algorithm: str) -> None:

@@ -23,10 +23,14 @@ DDS.  ``value(name)`` reads a parameter's current value (the node's ``get_parame
 import threading
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
+from scipy.stats import binom
+
 from . import BanditLearner, make_learner
 from . import learner_parameters as lp, model_store
 from .ask_again import ASK_AGAIN_ALGORITHMS, check_probation, check_protocol, OUTCOMES
+from .centring import Centring
 from .interaction import BAD_INPUT_REASONS, DROP_REASONS, FeedbackResult, Interaction
+from .open_set import check_open_set, OpenSet
 
 # What /diagnostics shows of ``Interaction.stats()``.
 STATS_SHOWN = (
@@ -37,8 +41,56 @@ STATS_SHOWN = (
        'mistake_rate_window', 'mistake_rate', 'exploration_rate_window', 'exploration_rate',
        'updates', 'max_questions', 'interactions', 'questions_asked',
        'questions_per_interaction', 'questions_per_interaction_window', 'first_guess_accuracy',
-       'first_guess_accuracy_window']
-    + ['interactions_' + o for o in OUTCOMES])
+       'first_guess_accuracy_window', 'first_guess_window_rounds', 'first_guess_right_window']
+    + ['interactions_' + o for o in OUTCOMES]
+    + ['unknown_rejected', 'unknown_taught_armed', 'unknown_false_rejections',
+       'unknown_false_rejection_rate', 'unknown_threshold', 'unknown_alpha'])
+
+LEAST_FIRST_GUESSES = 20
+"""First guesses a window needs before ``learning_check`` judges it (none during the first
+interactions, when every learner is at chance)."""
+
+SIGNIFICANCE = 0.05
+"""``learning_check`` warns unless chance would reach the first guesses' score this rarely."""
+
+
+def learning_check(right: int, rounds: int, n_labels: int, least: int = LEAST_FIRST_GUESSES,
+                   significance: float = SIGNIFICANCE) -> str:
+    """
+    Return why a window of first guesses shows no learning, or '' when it does.
+
+    A learner that learns nothing guesses right with probability 1/K for K labels, so its
+    right first guesses over ``rounds`` are Binomial(rounds, 1/K).  The window shows
+    learning when so many right guesses are rare under chance: the one-sided binomial
+    p-value ``P(X >= right)`` is at most ``significance``.  Judged only past ``least``
+    rounds.  The answers are the person's (a wrong answer counts as said).
+
+    Parameters
+    ----------
+    right : int
+        First guesses answered "yes" in the window.
+    rounds : int
+        First guesses answered in the window.
+    n_labels : int
+        Labels the learner chooses from.
+    least, significance : int, float
+        See ``LEAST_FIRST_GUESSES`` and ``SIGNIFICANCE``.
+
+    Returns
+    -------
+    str
+        A one-line warning with the figures, or ''.
+
+    """
+    if rounds < least or n_labels < 2:
+        return ''
+    chance = 1.0 / n_labels
+    p_value = float(binom.sf(right - 1, rounds, chance))
+    if p_value <= significance:
+        return ''
+    return (f'not learning: first guess right {right} of the last {rounds} '
+            f'({100.0 * right / rounds:.0f} %), chance for {n_labels} labels is '
+            f'{100.0 * chance:.0f} % (binomial p = {p_value:.2f} > {significance:g})')
 
 
 class LiveLearner:
@@ -62,6 +114,8 @@ class LiveLearner:
         self.algorithm = value('algorithm')
         self.labels: List[str] = list(value('labels'))
         self.seed = value('seed')
+        self.centring = value('centring')
+        Centring(self.centring)  # refuse a bad mode now, with the reason
         lp.check_labels(self.labels)
         # Refuse bad hyperparameters now, not at the first message.
         make_learner(self.algorithm, ['a'], 1, **self.hyperparameters(self.algorithm))
@@ -88,12 +142,17 @@ class LiveLearner:
                 start.learner, self.algorithm, self.hyperparameters, self.labels, log)
             self.labels_from_file = labels != self.labels
             self.labels = labels
+            held = start.learner.centring.mode
+            if held != self.centring:
+                log.warning(f'model file learned with centring={held!r}; parameter value '
+                            f'{self.centring!r} needs a new model (~/reset_model)')
         self.interaction = Interaction(
             self.fresh_learner, learner=start.learner,
             feedback_timeout=value('feedback_timeout'), max_unanswered=value('max_unanswered'),
             window=value('stats_window'), n_features=value('feature_size'),
             max_questions=max_questions, reveal_step=value('reveal_step'), seed=self.seed,
-            new_label_probation=value('new_label_probation'))
+            new_label_probation=value('new_label_probation'),
+            open_set=OpenSet(**lp.open_set_settings(value)))
 
     def hyperparameters(self, algorithm: str,
                         changes: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
@@ -101,9 +160,11 @@ class LiveLearner:
         return lp.hyperparameters(algorithm, self.value, changes)
 
     def fresh_learner(self, n_features: int) -> BanditLearner:
-        """Return a new learner of the parameters' labels and hyperparameters."""
-        return make_learner(self.algorithm, list(self.labels), n_features, seed=self.seed,
-                            **self.hyperparameters(self.algorithm))
+        """Return a new learner of the parameters' labels, hyperparameters and centring."""
+        learner = make_learner(self.algorithm, list(self.labels), n_features, seed=self.seed,
+                               **self.hyperparameters(self.algorithm))
+        learner.centring = Centring(self.centring)
+        return learner
 
     def current_labels(self) -> List[str]:
         """Return the learner's labels (the parameter's before the first vector)."""
@@ -116,6 +177,8 @@ class LiveLearner:
         self.appended_labels(changes)
         lp.check_hyperparameter_change(self.value, changes)
         self.protocol(changes)
+        check_open_set(**{k: v for k, v in lp.open_set_settings(self.value, changes).items()
+                          if k != 'enabled'})
 
     def apply_change(self, changes: Dict[str, Any]) -> List[str]:
         """Apply a checked change that is stored already; return the labels it appended."""
@@ -133,6 +196,8 @@ class LiveLearner:
             if 'feedback_timeout' in changes:
                 self.interaction.feedback_timeout = float(changes['feedback_timeout'])
             self.interaction.set_protocol(*self.protocol(changes))
+            if any(name.startswith('unknown_') for name in changes):
+                self.interaction.open_set.configure(**lp.open_set_settings(self.value))
         return new_labels
 
     def protocol(self, changes: Dict[str, Any]) -> Tuple[int, str, int]:
@@ -202,6 +267,13 @@ class LiveLearner:
                                   'feature_size': self.interaction.n_features}
         values.update({k: stats[k] for k in STATS_SHOWN})
         return values
+
+    def learning_problem(self) -> str:
+        """Return ``learning_check`` of the windowed first guesses ('' while learning)."""
+        stats = self.interaction.stats()
+        return learning_check(int(stats['first_guess_right_window']),
+                              int(stats['first_guess_window_rounds']),
+                              len(self.current_labels()))
 
     def file_status(self) -> Dict[str, Any]:
         """Return the model file and its age in seconds (-1 where it cannot be read)."""

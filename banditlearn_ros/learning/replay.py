@@ -29,7 +29,10 @@ import math
 from typing import Any, Dict, Iterable, List, Optional
 
 from . import BANDIT_ALGORITHMS, make_learner
+from .centring import Centring, DEFAULT_CENTRING
 from .interaction import Interaction, SimulatedTeacher
+from .learner_parameters import OPEN_SET
+from .open_set import OpenSet
 
 LABEL, FEATURES, FEEDBACK, PREDICTION = 'label', 'features', 'feedback', 'prediction'
 
@@ -57,6 +60,9 @@ class LearnerConfig:
     feature_size: int = 0
     max_questions: int = 1
     reveal_step: Optional[str] = None
+    unknown: Dict[str, Any] = field(default_factory=dict)
+    """``open_set.OpenSet`` settings that differ from the node's defaults (rejection off)."""
+    centring: str = DEFAULT_CENTRING
 
     @classmethod
     def from_parameters(cls, params: Dict[str, Any]) -> 'LearnerConfig':
@@ -80,7 +86,10 @@ class LearnerConfig:
                   window=int(params.get('stats_window', 100)),
                   feature_size=int(params.get('feature_size', 0)),
                   max_questions=int(params.get('max_questions', 1)),
-                  reveal_step=params.get('reveal_step'))
+                  reveal_step=params.get('reveal_step'),
+                  unknown={key: params[name] for key, name in _UNKNOWN.items() if name in params},
+                  centring=str(params.get('centring', DEFAULT_CENTRING)))
+        Centring(out.centring)  # a bad mode is refused here, with the reason
         return out
 
     def as_dict(self) -> Dict[str, Any]:
@@ -93,15 +102,22 @@ class LearnerConfig:
             raise ValueError('the learner needs label names (labels: [...])')
 
         def fresh(n_features: int):
-            return make_learner(self.algorithm, list(self.labels), n_features, seed=self.seed,
-                                **self.hyperparameters)
+            learner = make_learner(self.algorithm, list(self.labels), n_features,
+                                   seed=self.seed, **self.hyperparameters)
+            learner.centring = Centring(self.centring)
+            return learner
         kwargs = {}
         if self.reveal_step:
             kwargs['reveal_step'] = self.reveal_step
         return Interaction(fresh, feedback_timeout=self.feedback_timeout,
                            max_unanswered=self.max_unanswered, window=self.window,
                            n_features=self.feature_size, clock=lambda: 0.0,
-                           max_questions=self.max_questions, seed=self.seed, **kwargs)
+                           max_questions=self.max_questions, seed=self.seed,
+                           open_set=OpenSet(**{**OPEN_SET, **self.unknown}), **kwargs)
+
+
+_UNKNOWN = {key: 'unknown_rejection' if key == 'enabled' else 'unknown_' + key for key in OPEN_SET}
+"""``open_set`` setting -> learner_node parameter."""
 
 
 @dataclass
@@ -164,6 +180,11 @@ def replay(events: Iterable[Event], config: LearnerConfig,
             item, _ = interaction.predict(event.value, now=event.stamp)
             if item is None:
                 continue
+            if item.questions.declined:  # rejected as never taught: no label was asked
+                if truth is not None and truth in interaction.learner.labels:
+                    interaction.name_unknown(truth)  # the person names a known gesture
+                truth = None
+                continue
             asked.append(item.prediction.label)
             if truth is not None:
                 judged += 1
@@ -213,4 +234,7 @@ def _figures(interaction: Interaction, true_mistakes: int, judged: int) -> Dict[
         out[key] = _rate(s.get(key))
     out['true_mistakes'] = true_mistakes
     out['true_mistake_rate'] = _rate(true_mistakes / judged) if judged else None
+    if interaction.open_set.enabled:
+        out['interactions_unknown'] = int(s['interactions_unknown'])
+        out['unknown_false_rejections'] = int(s['unknown_false_rejections'])
     return out

@@ -161,6 +161,10 @@ def _summary(reporter: Reporter) -> str:
         s = reporter.learner.interaction.stats()
         text += (f', {s["updates"]} updates, feedback matched {s["feedback_matched"]}'
                  f' / dropped {s["feedback_dropped"]}')
+        live = getattr(reporter.learner, 'live', None)
+        problem = live.learning_problem() if live is not None else ''
+        if problem:
+            text += f'; WARNING {problem}'
     return text
 
 

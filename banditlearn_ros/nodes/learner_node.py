@@ -17,8 +17,9 @@ learner_node: feature vectors in, spoken labels out, yes/no back into the model.
 
 After a "no" it asks its next-best label itself (up to ``max_questions`` per gesture), and
 announces how each interaction ended (``gesture_interaction``) and when it ended without a
-"yes" (``gesture_unknown``: every label rejected, or out of questions), after which a name
-on ``gesture_name`` teaches the gesture (a known label, or a new one).  The node converts
+"yes" (``gesture_unknown``: every label rejected, out of questions, or with
+``unknown_rejection`` a gesture that looks never taught, before any question), after which a
+name on ``gesture_name`` teaches the gesture (a known label, or a new one).  The node converts
 messages and parameters; the questions, the learning and the feedback-matching rule live in
 ``banditlearn_ros.learning`` (``ask_again``, ``interaction.Interaction``), so they are tested
 without DDS.
@@ -175,6 +176,8 @@ class LearnerNode(common.GuardedNode):
 
     def _ask(self, item) -> None:
         """Say one question: the label for speech, then its details with the ids."""
+        if item.questions.declined:  # rejected as never taught: gesture_unknown asks its name
+            return
         self._prediction_pub.publish(String(data=item.prediction.label))
         self._details_pub.publish(String(data=details_json(item, self._now(),
                                                            self._details_top)))
@@ -190,7 +193,13 @@ class LearnerNode(common.GuardedNode):
             if ended.outcome in NAMEABLE:
                 self._unknown_pub.publish(String(data=json.dumps(
                     {'id': ended.id, 'labels': info['rejected'], 'outcome': ended.outcome,
-                     'stamp': info['stamp']})))
+                     'stamp': info['stamp'], **{k: v for k, v in info.items()
+                                                if k.startswith('unknown_')}})))
+            if ended.outcome == 'unknown':
+                self.counters.add('unknown_gestures')
+                self.get_logger().info(f'interaction {ended.id}: looks never taught (score '
+                                       f'{info["unknown_score"]}, threshold '
+                                       f'{info["unknown_threshold"]}): what is it?')
             if ended.outcome == 'all_rejected':
                 self.counters.add('unknown_gestures')
                 self.get_logger().info(f'interaction {ended.id}: every label was rejected '
@@ -274,6 +283,8 @@ class LearnerNode(common.GuardedNode):
             level, message = input_level, input_message
         elif self.live.problem:
             level, message = common.WARN, self.live.problem
+        elif (not_learning := self.live.learning_problem()):
+            level, message = common.WARN, not_learning
         elif values['predictions'] == 0:
             message = 'waiting for features'
         return level, message, values

@@ -79,7 +79,7 @@ def node_usage(label: str, doc: str) -> str:
     return (f'usage: {label} [--ros-args [-p NAME:=VALUE]... [--params-file FILE] '
             f'[-r FROM:=TO]...]\n\n{about}\n\n'
             f'Parameters are listed with their ranges by `ros2 param describe` on the running '
-            f'node and in the README; the launch files take params_file:=FILE.')
+            f'node and in docs/parameters.md; the launch files take params_file:=FILE.')
 
 
 def _rcl_message(exc: BaseException) -> str:

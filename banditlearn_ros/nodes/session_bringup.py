@@ -29,6 +29,7 @@ import time
 from typing import Any, Dict
 
 from banditlearn_ros.shutdown import hold_signals, requested
+from banditlearn_ros.system_file import BringupError
 from banditlearn_ros.tools.session_report import (
     plot_learning_curve, session_summary, summary_line)
 from banditlearn_ros.tools.session_view import SessionView
@@ -69,6 +70,14 @@ def prepare(system: Dict[str, Any], options) -> str:
     if labels and 'learner_node' in by_name:
         by_name['learner_node']['parameters']['labels'] = labels
     learner = by_name.get('learner_node')
+    never = getattr(options, 'never_taught', 0)
+    if never:
+        known = list(learner['parameters'].get('labels') or []) if learner else []
+        if show is None or not 1 <= never < len(known):
+            raise BringupError(f'--never-taught {never} needs a rendered session '
+                               f'(gesture_show_node) whose learner has more than {never} labels')
+        learner['parameters']['labels'] = known[:-never]  # shown, never taught
+        learner['parameters'].setdefault('unknown_rejection', True)
     if 'gesture_show_node' in by_name and learner is not None and \
             'model_path' not in learner['parameters']:
         learner['parameters']['model_path'] = os.path.join(out, 'gesture_model.npz')
@@ -106,9 +115,10 @@ def run_session(running, options, out_dir: str, out) -> int:
     final_updates = updates()
     if session.target:
         session.log.keep_first(session.target)
-    model = None
+    model, not_learning = None, ''
     if learner is not None:
         model = os.path.expanduser(learner.get_parameter('model_path').value) or None
+        not_learning = learner.live.learning_problem()
     name = os.path.basename(str(running.system['path'])).replace('.system.yaml', '')
     failed = []
     try:
@@ -125,6 +135,9 @@ def run_session(running, options, out_dir: str, out) -> int:
         view.note(f'no model file at {model} (nothing was learned, or saving failed)')
         model = None
     extra = {}
+    if not_learning:  # first guesses no better than chance: say so, never a silent OK
+        view.note(f'WARNING {not_learning}')
+        extra['warning'] = not_learning
     if show is not None:  # gestures the camera never took (segmentation missed the hand)
         extra['presentations_missed'] = show.schedule.missed
     summary = session_summary(session.log, model, curve, updates=final_updates,

@@ -119,7 +119,10 @@ class SessionNode(common.GuardedNode):
             self._unknown = int(event['id'])
         except (ValueError, KeyError, TypeError):
             return
-        if event.get('outcome', 'all_rejected') == 'all_rejected':
+        if event.get('outcome') == 'unknown':
+            self.notes.put("I don't know that one (never taught?): type +name and Enter to "
+                           'say what it is')
+        elif event.get('outcome', 'all_rejected') == 'all_rejected':
             self.notes.put('every label was rejected: type +name and Enter to name this gesture')
         elif self.keyboard:  # out of questions: a hint for a person at the keys only
             self.notes.put('out of questions: type +name and Enter to say what it was')

@@ -75,9 +75,12 @@ def learner_config(bag: Optional[bagio.Bag] = None, params_files: Sequence[str] 
     stored = bag.custom_data.get(CUSTOM_LEARNER) if bag is not None else None
     if stored:
         try:
-            params.update(json.loads(stored))
+            recorded = json.loads(stored)
         except ValueError:
-            pass
+            recorded = None
+        if isinstance(recorded, dict):
+            # A bag from before centring existed was learned on raw vectors.
+            params.update({'centring': 'none', **recorded})
     for path in params_files:
         params.update(learner_section(Path(path)))
     params.update(overrides or {})

@@ -119,7 +119,7 @@ def make_sample(output: str, gestures: int = 100, seed: int = 0, noise: float = 
     config = learner_config(None, (), learner)
     stored = {key: value for key, value in learner.items() if key != 'model_path'}
     stored.update({'algorithm': config.algorithm, 'feedback_timeout': config.feedback_timeout,
-                   'max_questions': config.max_questions})
+                   'max_questions': config.max_questions, 'centring': config.centring})
     prefix = '' if config.algorithm == 'ucwl' else config.algorithm + '.'
     stored.update({prefix + k: v for k, v in config.hyperparameters.items()})
     interaction = config.interaction()

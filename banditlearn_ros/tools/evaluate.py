@@ -35,6 +35,7 @@ from banditlearn_ros.learning import ALGORITHMS, BANDIT_ALGORITHMS, FULL_FEEDBAC
 from banditlearn_ros.learning.ask_again import (
     ASK_AGAIN_ALGORITHMS, DEFAULT_REVEAL_STEP, REVEAL_STEPS)
 from banditlearn_ros.learning.base import HyperparameterError
+from banditlearn_ros.learning.centring import CENTRING_MODES, DEFAULT_CENTRING
 from banditlearn_ros.learning.datasets import BUNDLED, DatasetError, load_dataset
 from banditlearn_ros.learning.evaluation import (
     Algorithm, core_algorithm, count_runs, evaluate, questions_algorithm, Record, TUNING_STREAM,
@@ -117,6 +118,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument('--params', action='append', default=[], metavar='ALG:K=V[,K=V]',
                    help='fixed parameters, e.g. ucwl:eta=0.95,C=1,k=2.8 (repeatable); '
                         'fixed values are not tuned')
+    p.add_argument('--centring', default=DEFAULT_CENTRING, choices=CENTRING_MODES,
+                   help='mean taken out of every vector before the core algorithms see it, '
+                        "as the learner node does (learning.centring); none = the papers' "
+                        'protocol; ucwl-paper is always none and runs beside ucwl '
+                        f'(default {DEFAULT_CENTRING})')
     p.add_argument('--no-tune', action='store_true',
                    help="do not tune: use --params and the algorithms' defaults")
     p.add_argument('--wide-grids', action='store_true',
@@ -151,7 +157,57 @@ def build_parser() -> argparse.ArgumentParser:
                    help='run nothing: redraw the figures (into --figures, else beside the '
                         'file) and rewrite results.md from an existing summary.json')
     p.add_argument('--no-progress', action='store_true', help='no progress bar')
+    p.add_argument('--open-set', type=int, default=0, metavar='N',
+                   help='open-set mode: per split (--permutations of them) N labels are '
+                        'never taught; reports AUROC and rejection at 5 %% false rejection '
+                        'per score, and sessions (UCWL, three questions) with rejection of '
+                        'never-taught gestures on and off (default 0 = off)')
+    p.add_argument('--interactions', type=int, default=500, metavar='N',
+                   help='gestures per open-set session (default 500)')
+    p.add_argument('--unknown-share', type=float, default=0.2, metavar='P',
+                   help='share of never-taught gestures in an open-set session (default 0.2)')
+    p.add_argument('--unknown', action='append', default=[], metavar='K=V',
+                   help='open-set setting (learning.open_set: target, rate, window, warmup, '
+                        'min_yes, score, variance_floor), e.g. --unknown target=0.03')
     return p
+
+
+def run_open_set(args) -> Dict[str, Any]:
+    """Run ``--open-set``: figures per data set into summary.json and results.md."""
+    from banditlearn_ros.learning.open_set import check_open_set, DEFAULTS
+    from banditlearn_ros.learning.open_set_eval import open_set_figures, report
+    settings = dict(DEFAULTS)
+    for item in args.unknown:
+        key, _, value = item.partition('=')
+        if key not in DEFAULTS:
+            raise UsageError(f'--unknown {item!r}: not one of {sorted(DEFAULTS)}')
+        try:
+            settings[key] = type(DEFAULTS[key])(_parse_value(value))
+        except (TypeError, ValueError):
+            raise UsageError(f'--unknown {item!r}: {key} must be a {type(DEFAULTS[key]).__name__}'
+                             ) from None
+    check_open_set(**settings)
+    if args.interactions < 1 or not 0.0 < args.unknown_share < 1.0:
+        raise UsageError('--interactions must be >= 1 and --unknown-share in (0, 1)')
+    start, records, text = time.perf_counter(), [], ['# banditlearn_evaluate --open-set', '']
+    for dataset in args.datasets:
+        check_dataset_name(dataset)
+        X, y, labels = load_dataset(dataset)
+        if not 1 <= args.open_set < len(labels):
+            raise UsageError(f'{dataset}: --open-set must be in 1..{len(labels) - 1}')
+        figures = open_set_figures(X, y, labels, len(labels) - args.open_set, settings,
+                                   args.permutations, args.interactions, args.unknown_share)
+        records.append({'dataset': dataset, 'never_taught': args.open_set, **figures})
+        text += [f'## {dataset}: {len(labels) - args.open_set} taught / {args.open_set} '
+                 'never taught', '', report(figures, settings, args.permutations,
+                                            args.interactions), '']
+    os.makedirs(args.out, exist_ok=True)
+    summary = {'meta': {**meta(args, time.perf_counter() - start), 'open_set': settings},
+               'records': records, 'text': '\n'.join(text)}
+    atomic_write_bytes(os.path.join(args.out, 'summary.json'),
+                       json.dumps(summary, indent=1).encode())
+    atomic_write_bytes(os.path.join(args.out, 'results.md'), summary['text'].encode())
+    return summary
 
 
 def _parse_value(text: str) -> Any:
@@ -199,8 +255,13 @@ def noise_settings(args) -> List[TeacherModel]:
     return teachers
 
 
-def expand_algorithms(names: Sequence[str]) -> List[str]:
-    """Expand groups and check names, keeping the given order without duplicates."""
+def expand_algorithms(names: Sequence[str], centring: str = DEFAULT_CENTRING) -> List[str]:
+    """
+    Expand groups and check names, keeping the given order without duplicates.
+
+    With centring, ``ucwl`` brings ``ucwl-paper`` (the papers' exact UCWL) beside it, so
+    every table shows both.
+    """
     from banditlearn_ros.tools.vowpal import NAMES as VW_NAMES
     groups = {
         'core': list(BANDIT_ALGORITHMS) + list(VARIANTS) + list(FULL_FEEDBACK_ALGORITHMS),
@@ -218,6 +279,8 @@ def expand_algorithms(names: Sequence[str]) -> List[str]:
                     f'{sorted(VARIANTS)}, {VW_NAMES} or a group {sorted(groups)}')
             if item not in out:
                 out.append(item)
+            if item == 'ucwl' and centring != 'none' and 'ucwl-paper' not in out:
+                out.append('ucwl-paper')
     return out
 
 
@@ -247,13 +310,13 @@ def check_param_names(name: str, params: Dict[str, Any], wide: bool) -> None:
 
 
 def make_algorithm(name: str, teacher: TeacherModel, fixed: Dict[str, Any],
-                   wide: bool) -> Algorithm:
+                   wide: bool, centring: str = DEFAULT_CENTRING) -> Algorithm:
     """Return the protocol Algorithm for a core or Vowpal Wabbit name."""
     if name.startswith('vw-'):
         from banditlearn_ros.tools.vowpal import vw_algorithm
         return vw_algorithm(name, fixed, wide)
     grid = WIDE_GRIDS.get(variant_base(name)[0]) if wide else None
-    return core_algorithm(name, teacher, fixed, grid)
+    return core_algorithm(name, teacher, fixed, grid, centring)
 
 
 def noise_label(teacher: TeacherModel) -> str:
@@ -294,9 +357,9 @@ _PROGRESS: Optional[Any] = None
 
 def _task(args: Tuple) -> List[Record]:
     (name, dataset, teacher, fixed, wide, n_perm, seed, do_tune, curves, n_tuning,
-     max_questions, reveal_step) = args
+     max_questions, reveal_step, centring) = args
     X, y, labels = _DATA[dataset]
-    algorithm = make_algorithm(name, teacher, fixed, wide)
+    algorithm = make_algorithm(name, teacher, fixed, wide, centring)
     n, grid = len(y), algorithm.run_grid is not None
 
     def progress(runs: int) -> None:
@@ -337,6 +400,8 @@ def run(args) -> Dict[str, Any]:
         return replot(args)
     if args.permutations < 1:
         raise UsageError(f'--permutations must be >= 1, got {args.permutations}')
+    if args.open_set:
+        return run_open_set(args)
     if args.jobs < 1:
         raise UsageError(f'--jobs must be >= 1, got {args.jobs}')
     if args.permutations > TUNING_STREAM:
@@ -347,7 +412,7 @@ def run(args) -> Dict[str, Any]:
         raise UsageError(f'--max-questions must be >= 0 (0 = every label), got '
                          f'{args.max_questions}')
     teachers = noise_settings(args)
-    names = expand_algorithms(args.algorithms)
+    names = expand_algorithms(args.algorithms, args.centring)
     fixed = parse_params(args.params)
     unknown = set(fixed) - set(names)
     if unknown:
@@ -379,13 +444,14 @@ def run(args) -> Dict[str, Any]:
     for dataset in args.datasets:
         for teacher in teachers:
             for name in names:
-                algorithm = make_algorithm(name, teacher, fixed.get(name, {}), args.wide_grids)
+                algorithm = make_algorithm(name, teacher, fixed.get(name, {}), args.wide_grids,
+                                           args.centring)
                 work.append(task_rounds(algorithm, len(_DATA[dataset][1]), args.permutations,
                                         not args.no_tune, args.tuning_permutations))
                 tasks.append((name, dataset, teacher, fixed.get(name, {}), args.wide_grids,
                               args.permutations, args.seed, not args.no_tune,
                               not args.no_figures, args.tuning_permutations,
-                              tuple(args.max_questions), args.reveal_step))
+                              tuple(args.max_questions), args.reveal_step, args.centring))
     os.makedirs(args.out, exist_ok=True)
     bar = _progress(sum(work), args.no_progress)
     start = time.perf_counter()
@@ -454,6 +520,7 @@ def meta(args, seconds: float) -> Dict[str, Any]:
         'command': 'banditlearn_evaluate ' + ' '.join(sys.argv[1:]),
         'seed': args.seed, 'permutations': args.permutations,
         'tuning_permutations': args.tuning_permutations,
+        'centring': getattr(args, 'centring', None),
         'machine': f'{platform.machine()} {platform.processor() or ""} '
                    f'{os.cpu_count()} cpus, {platform.system()} {platform.release()}',
         'versions': versions, 'wall_seconds': round(seconds, 1),
@@ -785,6 +852,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except KeyboardInterrupt as exc:
         print('banditlearn_evaluate: interrupted', file=sys.stderr)
         return exit_status(exc)
+    if 'text' in summary:  # --open-set
+        print(summary['text'])
+        print(f'wrote {args.out}/summary.json and {args.out}/results.md')
+        return 0
     print(terminal_table(summary['records']))
     if not args.replot:
         print(f"wrote {len(summary['records'])} records to {args.out}/summary.json and "

@@ -1,0 +1,264 @@
+# Copyright 2026 banditlearn_ros contributors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""Rejection of never-taught gestures: scores, the online threshold and the protocol, no ROS."""
+
+import json
+import math
+
+from banditlearn_ros.learning import HyperparameterError, LearnerInputError, UCWL
+from banditlearn_ros.learning.interaction import Interaction
+from banditlearn_ros.learning.open_set import LabelGaussians, OpenSet, Verdict
+import numpy as np
+import pytest
+
+LABELS = ['fist', 'palm', 'point']
+
+
+def test_label_gaussians_match_numpy():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 4)) * [1.0, 2.0, 0.5, 3.0] + [1.0, -1.0, 0.0, 2.0]
+    y = rng.integers(0, 3, 40)
+    g = LabelGaussians(4)
+    for x, c in zip(X, y):
+        g.add(int(c), x)
+    # the mean over dimensions of the within-label variance, pooled over the labels
+    pooled = sum(((X[y == c] - X[y == c].mean(0)) ** 2).sum() for c in range(3)) / 40 / 4
+    for c in range(3):
+        rows = X[y == c]
+        assert g.yes_count(c) == rows.shape[0]
+        np.testing.assert_allclose(g.mean[c], rows.mean(0), rtol=1e-12, atol=1e-12)
+        var = rows.var(0) + 0.1 * pooled + 1e-12
+        x = X[0]
+        expected = -0.5 * (((x - rows.mean(0)) ** 2) / var + np.log(var)).sum()
+        assert g.log_likelihood(c, x, 0.1) == pytest.approx(expected, rel=1e-9)
+    assert g.log_likelihood(5, X[0], 0.1) == -math.inf
+
+
+def test_adaptive_threshold_holds_the_target_rate():
+    """Gibbs and Candes' update keeps false rejection at the target, also when scores drift."""
+    rng = np.random.default_rng(1)
+    open_set = OpenSet(True, target=0.05, rate=0.02, window=200, warmup=0, min_yes=0,
+                       score='lcb')
+    rejected, n = 0, 6000
+    for t in range(n):
+        drift = 3.0 * t / n  # the taught scores rise as a model learns
+        score = rng.normal(drift, 1.0)
+        verdict = open_set.decide(np.zeros(1), _prediction(score))
+        open_set.taught(verdict, 0, np.zeros(1))
+        rejected += verdict.reject
+    rate = open_set.counts['false_rejections'] / open_set.counts['taught_armed']
+    assert abs(rate - 0.05) < 0.01
+    assert open_set.counts['false_rejections'] == rejected
+
+
+def _prediction(lcb: float):
+    """Return a prediction whose best lower bound is ``lcb`` (widths 1)."""
+    from banditlearn_ros.learning.base import Prediction
+    scores = np.array([lcb + 1.0, lcb - 5.0])
+    return Prediction(0, 'a', scores, scores + 1.0, False, 0)
+
+
+def test_not_armed_in_warmup_nor_for_a_label_with_few_yes():
+    open_set = OpenSet(True, target=0.1, warmup=3, min_yes=2, score='likelihood')
+    x = np.array([0.0, 0.0])
+    learner = UCWL(LABELS, 2)
+    for _ in range(30):
+        open_set.taught(Verdict(1.0, 0.0, False, False, 0), 0, x + 0.01)
+    far = np.array([50.0, 50.0])
+    first = learner.select(far)
+    verdicts = [open_set.decide(far, _with_index(first, 0)) for _ in range(4)]
+    assert [v.armed for v in verdicts] == [False, False, False, True]
+    assert verdicts[-1].reject and verdicts[-1].score < verdicts[-1].threshold
+    # label 1 has had no "yes": never rejected for it
+    assert not open_set.decide(far, _with_index(first, 1)).armed
+
+
+def _with_index(prediction, index):
+    from dataclasses import replace
+    return replace(prediction, index=index, label=LABELS[index])
+
+
+def test_settings_are_checked_and_a_bad_one_changes_nothing():
+    open_set = OpenSet(True)
+    before = open_set.settings()
+    for bad in ({'target': 0.0}, {'target': 0.6}, {'rate': 0.0}, {'window': 0},
+                {'warmup': -1}, {'min_yes': 1.5}, {'score': 'ucb'}, {'variance_floor': 0.0}):
+        with pytest.raises(HyperparameterError):
+            open_set.configure(**{**before, **bad})
+        assert open_set.settings() == before
+
+
+def _taught_interaction(open_set, seed=0):
+    """Return an interaction taught three well-separated gestures by a faultless person."""
+    rng = np.random.default_rng(seed)
+    inter = Interaction(lambda d: UCWL(LABELS, d), max_questions=3, open_set=open_set,
+                        clock=lambda: 0.0)
+    centres = {'fist': np.array([1.0, 0.0, 0.0, 1.0]), 'palm': np.array([0.0, 1.0, 0.0, 1.0]),
+               'point': np.array([0.0, 0.0, 1.0, 1.0])}
+    for t in range(120):
+        truth = ('fist', 'palm', 'point')[t % 3]
+        item, _ = inter.predict(centres[truth] + rng.normal(0, 0.05, 4), now=0.0)
+        while not item.questions.declined:
+            result = inter.feedback(item.prediction.label == truth, now=0.0)
+            if result.next_round is None:
+                break
+            item = result.next_round
+        if item.questions.revealed is None:
+            inter.name_unknown(truth)
+    return inter
+
+
+def test_a_rejected_gesture_asks_for_its_name_at_once():
+    open_set = OpenSet(True, warmup=10, min_yes=3)
+    inter = _taught_interaction(open_set)
+    inter.take_ended()
+    asked = inter.counts['questions_asked']
+    item, reason = inter.predict([-3.0, 4.0, -2.0, 1.0], now=0.0)
+    assert reason == '' and item.questions.declined and item.questions.outcome == 'unknown'
+    assert inter.counts['questions_asked'] == asked  # no label was asked
+    ended = inter.take_ended()
+    assert [e.outcome for e in ended] == ['unknown'] and ended[0].questions == 0
+    info = ended[0].as_dict()
+    assert info['unknown_score'] < info['unknown_threshold'] and info['unknown_armed']
+    json.dumps(info)
+    assert inter.feedback(True, now=0.0).outcome == 'duplicate'  # nothing was asked
+    n_labels = inter.learner.n_labels
+    assert inter.name_unknown('wave') == n_labels  # a new gesture: its first example
+    assert open_set.counts['false_rejections'] == 0
+
+
+def test_a_false_rejection_named_as_known_teaches_the_threshold():
+    open_set = OpenSet(True, warmup=10, min_yes=3)
+    inter = _taught_interaction(open_set)
+    inter.take_ended()
+    item, _ = inter.predict([-3.0, 4.0, -2.0, 1.0], now=0.0)
+    assert item.questions.declined
+    alpha, mu = open_set.alpha, inter.learner._mu.copy()
+    errors = open_set.counts['false_rejections']
+    assert inter.name_unknown('palm') == 1  # a known gesture after all
+    assert open_set.counts['false_rejections'] == errors + 1
+    assert open_set.alpha == pytest.approx(alpha - open_set.rate * (1 - open_set.target))
+    assert not np.array_equal(inter.learner._mu, mu)  # learned as a "yes" to palm
+    with pytest.raises(LearnerInputError):
+        inter.name_unknown('palm')  # once
+
+
+def test_rejection_that_never_arms_changes_no_decision():
+    """On but never armed, the open set only watches: every question and model as off."""
+    off = _taught_interaction(None)
+    on = _taught_interaction(OpenSet(True, warmup=10 ** 6))
+    assert [e.as_dict()['first_guess'] for e in off.take_ended()] == \
+        [e.as_dict()['first_guess'] for e in on.take_ended()]
+    np.testing.assert_array_equal(off.learner._mu, on.learner._mu)
+    np.testing.assert_array_equal(off.learner._sigma, on.learner._sigma)
+    assert off.counts['questions_asked'] == on.counts['questions_asked']
+
+
+def test_off_by_default_and_reset_forgets_the_calibration():
+    inter = Interaction(lambda d: UCWL(LABELS, d))
+    assert not inter.open_set.enabled
+    item, _ = inter.predict([1.0, 0.0], now=0.0)
+    inter.feedback(True, now=0.0)
+    assert item.verdict is None
+    assert 'unknown_score' not in inter.take_ended()[0].as_dict()
+    open_set = OpenSet(True, warmup=10, min_yes=3)
+    inter = _taught_interaction(open_set)
+    assert open_set.seen == 120 and len(open_set._scores) > 0
+    inter.reset()
+    assert open_set.seen == 0 and len(open_set._scores) == 0 and open_set._gaussians is None
+
+
+def test_live_learner_turns_rejection_on_and_refuses_bad_settings():
+    from banditlearn_ros.learning import learner_parameters as lp
+    from banditlearn_ros.learning.live_learner import LiveLearner
+    specs = lp.HEAD_SPECS + tuple(lp.hyperparameter_specs()) + lp.TAIL_SPECS
+    values = {spec.name: spec.default for spec in specs}
+    values['labels'] = list(LABELS)
+    live = LiveLearner(values.__getitem__, '', None)
+    open_set = live.interaction.open_set
+    assert not open_set.enabled and 'unknown_threshold' in live.status()
+    for bad in ({'unknown_target': 0.7}, {'unknown_score': 'ucb'}, {'unknown_min_yes': -1}):
+        with pytest.raises(HyperparameterError):
+            live.check_change(bad)
+    change = {'unknown_rejection': True, 'unknown_warmup': 7}
+    live.check_change(change)
+    values.update(change)
+    live.apply_change(change)
+    assert open_set.enabled and open_set.warmup == 7
+    assert live.interaction.open_set is open_set
+
+
+def test_replay_takes_the_unknown_parameters_and_counts_rejections():
+    from banditlearn_ros.learning.feedback import TeacherModel
+    from banditlearn_ros.learning.interaction import SimulatedTeacher
+    from banditlearn_ros.learning.replay import Event, LearnerConfig, replay
+    rng = np.random.default_rng(3)
+    centres = {'fist': [1.0, 0.0, 0.0], 'palm': [0.0, 1.0, 0.0], 'point': [0.0, 0.0, 1.0]}
+    events, stamp = [], 0.0
+    for t in range(150):
+        truth = 'wave' if t >= 120 and t % 2 else list(centres)[t % 3]
+        x = np.array(centres.get(truth, [-2.0, 3.0, -1.0])) + rng.normal(0, 0.05, 3)
+        events += [Event(stamp, 'label', truth), Event(stamp + 0.1, 'features', x.tolist())]
+        stamp += 1.0
+    params = {'labels': list(centres), 'max_questions': 3, 'unknown_rejection': True,
+              'unknown_warmup': 10, 'unknown_min_yes': 3}
+    config = LearnerConfig.from_parameters(params)
+    assert config.unknown == {'enabled': True, 'warmup': 10, 'min_yes': 3}
+    on = replay(events, config, teacher=SimulatedTeacher(TeacherModel(), seed=0)).figures
+    off = replay(events, LearnerConfig.from_parameters({**params, 'unknown_rejection': False}),
+                 teacher=SimulatedTeacher(TeacherModel(), seed=0)).figures
+    assert 'interactions_unknown' not in off
+    assert on['interactions_unknown'] >= 12  # most of the 15 waves, asked nothing
+    assert on['questions_asked'] < off['questions_asked']
+
+
+def test_evaluate_open_set_mode_writes_figures_and_refuses_bad_settings(tmp_path, capsys):
+    pytest.importorskip('sklearn')
+    from banditlearn_ros.tools.evaluate import main
+    out = tmp_path / 'ev'
+    assert main(['--open-set', '2', '--permutations', '1', '--interactions', '60',
+                 '--out', str(out), '--unknown', 'warmup=0']) == 0
+    summary = json.loads((out / 'summary.json').read_text())
+    record = summary['records'][0]
+    assert record['dataset'] == 'digits' and record['never_taught'] == 2
+    assert set(record['separation']) == {'likelihood', 'likelihood_max', 'lcb'}
+    assert 0.5 < record['separation']['likelihood']['auroc'] <= 1.0
+    assert record['off']['questions_unknown'] == 3.0  # every never-taught one asked 3 times
+    assert summary['meta']['open_set']['warmup'] == 0
+    assert 'AUROC' in (out / 'results.md').read_text()
+    for bad in (['--open-set', '2', '--unknown', 'score=ucb'],
+                ['--open-set', '2', '--unknown', 'warmup=x'], ['--open-set', '10']):
+        assert main(bad + ['--out', str(out)]) == 2
+        assert 'banditlearn_evaluate: error:' in capsys.readouterr().err
+
+
+def test_bringup_never_taught_leaves_labels_out_and_turns_rejection_on(tmp_path):
+    from types import SimpleNamespace
+    from banditlearn_ros.nodes.session_bringup import prepare
+    from banditlearn_ros.system_file import BringupError
+
+    def system(show=True):
+        nodes = [{'name': 'session_node', 'parameters': {'interactions': 10}},
+                 {'name': 'learner_node', 'parameters': {'labels': ['a', 'b', 'c', 'd']}}]
+        if show:
+            nodes.append({'name': 'gesture_show_node', 'parameters': {}})
+        return {'nodes': nodes}
+    rendered = system()
+    prepare(rendered, SimpleNamespace(never_taught=2, out=str(tmp_path)))
+    learner = rendered['nodes'][1]['parameters']
+    assert learner['labels'] == ['a', 'b'] and learner['unknown_rejection'] is True
+    for bad, n in ((system(show=False), 1), (system(), 4)):
+        with pytest.raises(BringupError, match='--never-taught'):
+            prepare(bad, SimpleNamespace(never_taught=n, out=str(tmp_path)))
