@@ -45,9 +45,21 @@ _REQUESTED = []
 """The signals that asked for the end (``stop_on_first_signal``), first first."""
 
 
+_RAISING = []
+"""Non-empty while nothing can be left half done (a node being built): signals raise."""
+
+
 def _first_signal(signum, frame):
     _REQUESTED.append(signum)
     hold_signals()
+    if _RAISING:  # a start that hangs (a device, a file) must still end on Ctrl-C
+        raise Terminated('terminated (SIGTERM)') if signum == signal.SIGTERM \
+            else KeyboardInterrupt()
+
+
+def raise_on_signal(raising: bool) -> None:
+    """Make the first signal raise (while a node is built) or only ask (once it runs)."""
+    _RAISING[:] = [True] if raising else []
 
 
 def _held(signum, frame):

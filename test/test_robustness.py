@@ -499,3 +499,36 @@ def test_the_learner_refuses_a_model_file_past_max_model_bytes_at_start(tmp_path
     assert _live(str(path), max_model_bytes=2 ** 20).interaction.learner.n_features == 64
     with pytest.raises(ModelFileError, match='more than the limit of 1024'):
         _live(str(path), max_model_bytes=1024)
+
+
+HANGING_NODE = """
+import sys
+import time
+from banditlearn_ros.nodes import common
+from rclpy.node import Node
+
+
+class Hanging(Node):
+    def __init__(self):
+        super().__init__('hanging')
+        print('building', flush=True)
+        time.sleep(600)  # a start that hangs: a device that never answers
+
+
+common.run_node(Hanging, args=sys.argv, name='hanging')
+"""
+
+
+@pytest.mark.ros
+def test_a_start_that_hangs_still_ends_on_ctrl_c(tmp_path):
+    import sys
+    script = tmp_path / 'hanging.py'
+    script.write_text(HANGING_NODE)
+    node = _Process([sys.executable, str(script)])
+    try:
+        assert node.wait_for('building'), ''.join(node.lines)
+        os.killpg(node.process.pid, signal.SIGINT)
+    finally:
+        code, out = node.end(timeout=120)
+    assert code == 0, out
+    assert 'Traceback' not in out, out

@@ -126,8 +126,11 @@ def run_node(node_factory: Callable[..., Node], args=None, name: str = '',
         # Made before the node, so that a signal during the node's start cannot leave a
         # half-made executor behind (rclpy then complains as the process ends).
         executor = rclpy.get_global_executor()
+        shutdown.raise_on_signal(True)  # nothing learned yet: a hanging start can be ended
         node = node_factory()
-        _spin(node, executor, until)
+        shutdown.raise_on_signal(False)  # from here a signal only asks: no half update
+        if not shutdown.requested():
+            _spin(node, executor, until)
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
     except errors as exc:
