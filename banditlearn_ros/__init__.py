@@ -15,3 +15,27 @@
 """banditlearn_ros: teach a robot gestures with yes/no (online learning from one bit)."""
 
 __version__ = '0.1.0'
+
+
+def _quiet_until_started() -> None:
+    """
+    End a node's script signalled while it still imports at once, quietly, with status 0.
+
+    ``ros2 launch`` and a terminal's Ctrl-C can signal a node before ``run_node`` exists:
+    Python would print a KeyboardInterrupt traceback from deep in an import. Nothing is
+    learned yet, so nothing is lost; ``run_node`` replaces this handler with its own.
+    """
+    import os
+    import signal
+    import sys
+    import threading
+    script = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else ''
+    if script not in _NODE_SCRIPTS or threading.current_thread() is not threading.main_thread():
+        return
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, lambda *_: os._exit(0))
+
+
+_NODE_SCRIPTS = ('learner_node', 'teacher_node', 'dataset_node', 'camera_node',
+                 'feedback_node', 'gesture_show_node', 'image_source_node')
+_quiet_until_started()

@@ -66,6 +66,9 @@ SPECS = (
          read_only=True, low=0.0, high=1e5),
     Spec('baseline_frames', 10, "frames that define a new person's neutral head pose",
          read_only=True, low=1, high=1000),
+    Spec('max_frame_bytes', 64 * 2 ** 20, 'largest camera image taken, in bytes of pixels '
+         '(height x width x bytes per pixel); larger ones are counted (frame_too_large) '
+         'and skipped before anything is allocated', low=1024, high=2 ** 31),
     Spec('diagnostics_period', 1.0, 'seconds between /diagnostics messages',
          read_only=True, low=0.01, high=3600.0),
 ) + tuple(Spec(name, default, text, low=low, high=high)

@@ -119,9 +119,14 @@ as the teacher said them, exploration rate, updates."""
 
 
 def _label_list(text: str) -> list:
+    from banditlearn_ros.learning.labels import check_labels
     labels = [t.strip() for t in text.split(',') if t.strip()]
     if not labels:
         raise argparse.ArgumentTypeError(f'{text!r} names no label')
+    try:
+        check_labels(labels)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
     return labels
 
 
@@ -205,6 +210,8 @@ def apply_options(system: Dict[str, Any], options: argparse.Namespace) -> None:
             raise BringupError(f'algorithm {options.algorithm!r} is not one of '
                                f'{sorted(BANDIT_ALGORITHMS)}')
         put('learner_node', 'algorithm', options.algorithm, required=True)
+    if options.labels:
+        put('learner_node', 'labels', options.labels, required=True)
     if options.seed is not None:
         for node in ('learner_node', 'teacher_node', 'dataset_node', 'gesture_show_node'):
             put(node, 'seed', options.seed)
@@ -219,7 +226,7 @@ def apply_options(system: Dict[str, Any], options: argparse.Namespace) -> None:
             value = yaml.safe_load(text)
         except yaml.YAMLError:
             value = text
-        value = _one_kind(value)
+        value = _one_kind(value, text)
         put(node, key, value)
         system.setdefault('settings', []).append((item, node, key, value, text))
     if options.every is not None:
@@ -236,14 +243,27 @@ def apply_options(system: Dict[str, Any], options: argparse.Namespace) -> None:
     match_labels(system)
 
 
-def _one_kind(value: Any) -> Any:
-    """Return a list as rcl takes it, of one kind: numbers as floats, else all as strings."""
+def _one_kind(value: Any, text: str) -> Any:
+    """
+    Return a list as rcl takes it, of one kind: numbers as floats, else all as strings.
+
+    Strings are as typed (``[fist, no]`` is two names, not a name and false): a list of
+    mixed kinds is read again with every item a string.
+    """
     if not isinstance(value, list) or len({type(v) for v in value}) < 2:
         return value
     if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value):
         return [float(v) for v in value]
-    return [v if isinstance(v, str) else yaml.safe_dump(v).strip().removesuffix('...').strip()
-            for v in value]
+    typed = as_typed(text)
+    return typed if isinstance(typed, list) else value
+
+
+def as_typed(text: str) -> Any:
+    """Return the YAML reading of ``text`` with every scalar a string as typed, or None."""
+    try:
+        return yaml.load(text, Loader=yaml.BaseLoader)
+    except yaml.YAMLError:
+        return None
 
 
 def match_labels(system: Dict[str, Any]) -> None:
@@ -300,5 +320,6 @@ def in_declared_type(value: Any, text: str, declared: int) -> Any:
         return text
     if declared == STRING_ARRAY and isinstance(value, list) \
             and all(not isinstance(v, (list, dict)) for v in value):
-        return [str(v) for v in value]
+        typed = as_typed(text)  # as typed: [yes, no] is two names, not two bools
+        return typed if isinstance(typed, list) else [str(v) for v in value]
     return None

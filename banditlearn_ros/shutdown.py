@@ -41,6 +41,84 @@ def sigterm_as_interrupt() -> None:
         signal.signal(signal.SIGTERM, _raise_terminated)
 
 
+_REQUESTED = []
+"""The signals that asked for the end (``stop_on_first_signal``), first first."""
+
+
+_RAISING = []
+"""Non-empty while nothing can be left half done (a node being built): signals raise."""
+
+
+def _first_signal(signum, frame):
+    _REQUESTED.append(signum)
+    hold_signals()
+    if _RAISING:  # a start that hangs (a device, a file) must still end on Ctrl-C
+        raise Terminated('terminated (SIGTERM)') if signum == signal.SIGTERM \
+            else KeyboardInterrupt()
+
+
+def raise_on_signal(raising: bool) -> None:
+    """Make the first signal raise (while a node is built) or only ask (once it runs)."""
+    _RAISING[:] = [True] if raising else []
+
+
+def _held(signum, frame):
+    """Do nothing: a signal while shutting down (the shutdown under way is the answer)."""
+
+
+def stop_on_first_signal() -> None:
+    """
+    Make the first SIGINT or SIGTERM ask for the end (``requested``); swallow later ones.
+
+    Nothing is raised: a KeyboardInterrupt inside a callback could leave a model half
+    updated just before it is saved. The loop that spins looks at ``requested()`` and ends;
+    the cleanup then runs once. Later signals do nothing (``hold_signals``) until
+    ``ignore_signals`` at the very end. A terminal's Ctrl-C signals the whole process group
+    and ``ros2 launch`` forwards one more SIGINT: a second signal must neither interrupt
+    the save nor, once Python restores the default handlers as it exits, kill the process
+    ("process has died [exit code -2]"). No-op outside the main thread; rclpy, initialised
+    afterwards, passes the signals on to this handler.
+    """
+    if threading.current_thread() is threading.main_thread():
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(signum, _first_signal)
+
+
+def requested() -> int:
+    """Return the first signal that asked for the end (``stop_on_first_signal``), or 0."""
+    return _REQUESTED[0] if _REQUESTED else 0
+
+
+def requested_name() -> str:
+    """Return how the end was asked for: 'SIGTERM', 'Ctrl-C' (SIGINT) or ''."""
+    signum = requested()
+    return '' if not signum else 'SIGTERM' if signum == signal.SIGTERM else 'Ctrl-C'
+
+
+def hold_signals() -> None:
+    """
+    Swallow SIGINT and SIGTERM while shutting down (no-op outside the main thread).
+
+    A Python handler that does nothing, not SIG_IGN: a signal already caught but not yet
+    handled would otherwise be reported as "ignored due to race condition".
+    """
+    if threading.current_thread() is threading.main_thread():
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(signum, _held)
+
+
+def ignore_signals() -> None:
+    """
+    Ignore SIGINT and SIGTERM for the rest of the process: call it last, before exiting.
+
+    Python puts the default handlers back for the handlers it installed as it exits, and a
+    late signal would then kill the process; ignored ones stay ignored.
+    """
+    if threading.current_thread() is threading.main_thread():
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(signum, signal.SIG_IGN)
+
+
 def exit_status(exc: KeyboardInterrupt) -> int:
     """Return the shell's status for an interrupted tool: 128 + the signal number."""
     return 128 + int(getattr(exc, 'signum', signal.SIGINT))
@@ -49,7 +127,7 @@ def exit_status(exc: KeyboardInterrupt) -> int:
 @contextlib.contextmanager
 def signals_held():
     """
-    Ignore SIGINT and SIGTERM while a node saves and shuts down, then restore the handlers.
+    Swallow SIGINT and SIGTERM while a node saves and shuts down, then restore the handlers.
 
     Ctrl-C in a terminal signals the whole process group and ``ros2 launch`` forwards one
     more, so a second SIGINT often arrives while ``close()`` writes the model: without this
@@ -61,7 +139,7 @@ def signals_held():
     held = (signal.SIGINT, signal.SIGTERM)
     before = {signum: signal.getsignal(signum) for signum in held}
     for signum in held:
-        signal.signal(signum, signal.SIG_IGN)
+        signal.signal(signum, _held)  # swallowed (see hold_signals)
     try:
         yield
     finally:

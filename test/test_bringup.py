@@ -117,7 +117,7 @@ def test_a_signal_prints_the_summary_and_saves_the_model(tmp_path, sig):
          '--set', 'dataset_node.rate=40.0'],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 300  # a bound for a busy machine, not a speed
         seen = 0
         while time.monotonic() < deadline and seen < 2:  # two progress lines: it is learning
             line = process.stdout.readline()
@@ -125,7 +125,7 @@ def test_a_signal_prints_the_summary_and_saves_the_model(tmp_path, sig):
             assert line or process.poll() is None, process.stderr.read()
         assert seen == 2 and not path.exists()  # autosave off: only the shutdown can save
         process.send_signal(sig)
-        out, err = process.communicate(timeout=60)
+        out, err = process.communicate(timeout=300)
     finally:
         if process.poll() is None:
             process.kill()

@@ -38,6 +38,9 @@ pytestmark = [pytest.mark.ros, pytest.mark.serial]
 HERE = Path(__file__).resolve().parent
 LEARNER = 'learner_node'
 CHANCE_MISTAKES = 0.9  # digits: ten labels
+SLACK = 3.0
+"""Every wait's bound is this many times what an idle machine needs: 2 cores shared with a
+second test suite run several times slower, and a bound is never a target."""
 
 
 def _skip_reason() -> str:
@@ -86,6 +89,7 @@ def _env(tmp_path) -> dict:
 def _wait(condition, timeout: float, what: str, processes=(), poll: float = 0.2) -> float:
     """Wait until ``condition()``; return the seconds it took (a bound, never a target)."""
     start = time.monotonic()
+    timeout *= SLACK
     while not condition():
         for proc in processes:
             assert proc.poll() is None, f'{proc.args[3:6]} ended while waiting for {what}'
@@ -128,7 +132,7 @@ def _start_system(hosts, tmp_path):
     return probes['robot'], probes['workstation'], robot_side, start_learner
 
 
-def _drop_link_while_an_answer_is_due(hosts, robot, tries: int = 3) -> float:
+def _drop_link_while_an_answer_is_due(hosts, robot, tries: int = 10) -> float:
     """
     Take the link down between a prediction and its answer.
 
@@ -137,7 +141,7 @@ def _drop_link_while_an_answer_is_due(hosts, robot, tries: int = 3) -> float:
     monotonic clock for all namespaces); if not, the link comes back and the next prediction
     is tried.  Returns the monotonic time the link went down.
     """
-    robot.set_parameter('teacher_node', 'delay', 1.0)
+    robot.set_parameter('teacher_node', 'delay', 1.0, timeout=30 * SLACK)
     for _ in range(tries):
         heard = robot.count('prediction')
         _wait(lambda: robot.count('prediction') > heard, 60, 'a prediction on the robot',
@@ -151,7 +155,7 @@ def _drop_link_while_an_answer_is_due(hosts, robot, tries: int = 3) -> float:
         hosts.set_link(True)
     else:
         raise AssertionError(f'the answer beat the link down {tries} times')
-    robot.set_parameter('teacher_node', 'delay', 0.0)
+    robot.set_parameter('teacher_node', 'delay', 0.0, timeout=30 * SLACK)
     return down
 
 
@@ -207,7 +211,7 @@ def test_learning_survives_outages_and_a_learner_restart(hosts, tmp_path):
     # The learner restarts on its host from its model file; the robot side carries on.
     updates_before = station.get(LEARNER, 'updates')
     learner.send_signal(signal.SIGINT)
-    assert learner.wait(timeout=30) == 0
+    assert learner.wait(timeout=30 * SLACK) == 0
     assert (tmp_path / 'model.npz').is_file()
     station.forget(LEARNER)
     answered = robot.get('dataset_node', 'answered')

@@ -282,13 +282,16 @@ def _audited_learner(audit_path: str) -> None:
         interaction = node.interaction
         predict, feedback = interaction.predict, interaction.feedback
 
+        # The features as they came (the learner keeps them centred), by interaction id.
+        shown: Dict[int, list] = {}
+
         def remember(item) -> None:
-            rounds[(item.id, item.question)] = ([float(v) for v in item.x],
-                                                item.prediction.label)
+            rounds[(item.id, item.question)] = (shown[item.id], item.prediction.label)
 
         def audited_predict(values, now: Optional[float] = None):
             item, reason = predict(values, now)
             if item is not None:
+                shown[item.id] = [float(v) for v in values]
                 remember(item)
             return item, reason
 

@@ -29,7 +29,9 @@ from . import BANDIT_ALGORITHMS, BanditLearner, HyperparameterError, make_learne
 from .ask_again import ASK_AGAIN_ALGORITHMS, DEFAULT_PROBATION, DEFAULT_REVEAL_STEP, REVEAL_STEPS
 from .centring import CENTRING_MODES, DEFAULT_CENTRING
 from .details import DETAILS_TOP
+from .labels import check_labels, MAX_LABEL_LENGTH, MAX_LABELS
 from .open_set import DEFAULTS as OPEN_SET_DEFAULTS, SCORES
+from .persistence import MAX_MODEL_BYTES
 
 # Hyperparameters fixed at construction (they shape the learned arrays): read-only. Each
 # learner owns its list (``_construction_only``); the parameters take their union.
@@ -117,7 +119,9 @@ def hyperparameter_specs() -> List[Spec]:
 HEAD_SPECS = (
     Spec('labels', list(DEFAULT_LABELS),
          'label names the robot can say; append one at runtime to add a class',
-         constraints='unique non-empty names; existing names keep their order'),
+         constraints=f'unique non-empty printable one-line names of at most '
+         f'{MAX_LABEL_LENGTH} characters, at most {MAX_LABELS}; existing names keep their '
+         'order'),
     Spec('algorithm', DEFAULT_ALGORITHM, 'bandit learning algorithm', read_only=True,
          constraints='one of ' + ', '.join(sorted(BANDIT_ALGORITHMS))),
 )
@@ -143,6 +147,9 @@ TAIL_SPECS = (
     Spec('start_fresh_on_bad_model', False,
          'start with a fresh model when model_path cannot be read (the bad file is kept; '
          'the new model is saved as <model_path>.fresh.npz)', read_only=True),
+    Spec('max_model_bytes', MAX_MODEL_BYTES, 'a model file whose arrays declare more bytes '
+         'is refused at start before anything is read (a zip member inflating to gigabytes)',
+         read_only=True, low=1024, high=2 ** 40),
     Spec('feedback_timeout', 10.0, 'seconds after a prediction within which its '
          'yes/no counts', low=1e-3, high=1e6),
     Spec('max_questions', 3, 'questions per presented gesture: after a "no" the '
@@ -255,23 +262,13 @@ def tunable_changes(wanted: Dict[str, Any], learner: BanditLearner) -> Dict[str,
             if k not in CONSTRUCTION_ONLY and v != held.get(k)}
 
 
-def check_labels(labels: List[str]) -> None:
-    """Raise ValueError for an empty list, an empty name or a name given twice."""
-    if not labels:
-        raise ValueError('labels must name at least one label')
-    if any(not str(name).strip() for name in labels):
-        raise ValueError(f'label names must not be empty: {labels}')
-    if len(set(labels)) != len(labels):
-        raise ValueError(f'label names must be unique: {labels}')
-
-
 def appended_labels(current: Optional[List[str]], asked: Optional[List[Any]]) -> List[str]:
     """
     Return the labels ``asked`` appends to ``current``; raise ValueError if it does more.
 
     ``current`` None means no model yet: any valid list is taken and nothing is appended.
     """
-    labels = [str(v) for v in (asked or [])]
+    labels = list(asked or [])
     check_labels(labels)
     if current is None:
         return []

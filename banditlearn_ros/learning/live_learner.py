@@ -125,8 +125,13 @@ class LiveLearner:
                         f'gesture (max_questions {max_questions} ignored)')
             max_questions = 1
         check_protocol(self.algorithm, max_questions, value('reveal_step'))
+        # One learner per model file: a second one is refused here (model_store.claim).
+        unlocked = model_store.claim(model_path)
+        if unlocked:
+            log.warning(f'model file not locked: {unlocked}')
         start = model_store.load_at_start(model_path, value('feature_size'), self.labels,
-                                          value('start_fresh_on_bad_model'), log)
+                                          value('start_fresh_on_bad_model'), log,
+                                          value('max_model_bytes'))
         self.saves = model_store.ModelSaves(start.save_path)
         self.problem = start.problem
         self.loaded_from = start.path

@@ -21,26 +21,32 @@ and a bad file is either refused or kept aside.  ``log`` is any logger with ``in
 ``warning`` and ``error`` (the node's), so the same lines appear with or without ROS.
 """
 
+import fcntl
+import hashlib
 import os
+import tempfile
 import time
 from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple
 
 from . import BanditLearner, load_model, ModelFileError, save_model
 from .learner_parameters import CONSTRUCTION_ONLY, DEFAULT_LABELS, tunable_changes
+from .persistence import MAX_MODEL_BYTES, TEMP_SUFFIX
 
 
-def load_bandit(path: str, expect_features: int) -> BanditLearner:
+def load_bandit(path: str, expect_features: int,
+                max_bytes: int = MAX_MODEL_BYTES) -> BanditLearner:
     """Load a model file that holds a bandit learner, or raise ModelFileError."""
-    learner = load_model(path, expect_features=expect_features)
+    learner = load_model(path, expect_features=expect_features, max_bytes=max_bytes)
     if not isinstance(learner, BanditLearner):
         raise ModelFileError(path, f'holds a {learner.name} learner, which needs full '
                                    'labels; learner_node runs bandit learners only')
     return learner
 
 
-def load_checked(path: str, expect_features: int, labels: List[str]) -> BanditLearner:
+def load_checked(path: str, expect_features: int, labels: List[str],
+                 max_bytes: int = MAX_MODEL_BYTES) -> BanditLearner:
     """Load a model whose labels ``labels`` may extend but not remove or rename."""
-    learner = load_bandit(path, expect_features)
+    learner = load_bandit(path, expect_features, max_bytes)
     wanted = list(labels)
     # The default list means no list was given: the file's labels are used as they are.
     if wanted != DEFAULT_LABELS and wanted[:learner.n_labels] != list(learner.labels):
@@ -49,6 +55,76 @@ def load_checked(path: str, expect_features: int, labels: List[str]) -> BanditLe
             'removes or renames some (labels can only be appended); give the labels of '
             'the file, or set start_fresh_on_bad_model to start a new model')
     return learner
+
+
+_CLAIMED: Dict[str, int] = {}
+"""Model files this process has claimed: real path -> the open, locked lock file."""
+
+
+def lock_path(model_path: str) -> str:
+    """
+    Return the lock file of a model file: in the temporary folder, named after its path.
+
+    Not beside the model file: a learner that never saves leaves nothing in its folder.
+    """
+    real = os.path.realpath(model_path)
+    digest = hashlib.sha256(real.encode('utf-8', 'surrogateescape')).hexdigest()[:24]
+    return os.path.join(tempfile.gettempdir(), f'banditlearn_ros-{os.getuid()}',
+                        f'{digest}.lock')
+
+
+def claim(model_path: str) -> str:
+    """
+    Claim ``model_path`` for this process, so that no second learner saves to it; return ''.
+
+    A lock (``flock``) is taken on ``lock_path(model_path)``, held until the process ends
+    (the kernel drops it even after SIGKILL). Another process holding it is a second
+    learner on the same file: ModelFileError. Claimed, the temporary files a killed save
+    left behind are removed. Where no lock file can be made, the reason is returned.
+    """
+    if not model_path:
+        return ''
+    real = os.path.realpath(model_path)
+    if real in _CLAIMED:
+        return ''
+    path = lock_path(model_path)
+    try:
+        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError as exc:
+        return f'no lock file {path} ({exc.strerror})'
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        holder = os.read(fd, 64).decode('ascii', 'replace').strip() or 'unknown'
+        os.close(fd)
+        raise ModelFileError(model_path, f'is in use by another learner (process {holder}); '
+                                         'give each learner its own model_path') from None
+    os.ftruncate(fd, 0)
+    os.write(fd, f'{os.getpid()}\n'.encode('ascii'))
+    _CLAIMED[real] = fd
+    for name in {real, os.path.abspath(model_path)}:
+        remove_stale_temporaries(name)
+        remove_stale_temporaries(name + '.fresh.npz')
+    return ''
+
+
+def remove_stale_temporaries(path: str) -> List[str]:
+    """Remove the temporary files an interrupted save of ``path`` left; return them."""
+    folder, base = os.path.split(path)
+    removed = []
+    try:
+        names = os.listdir(folder or '.')
+    except OSError:
+        return removed
+    for name in names:
+        if name.startswith(f'.{base}.') and name.endswith(TEMP_SUFFIX):
+            try:
+                os.unlink(os.path.join(folder, name))
+                removed.append(name)
+            except OSError:
+                pass
+    return removed
 
 
 class ModelStart(NamedTuple):
@@ -61,7 +137,7 @@ class ModelStart(NamedTuple):
 
 
 def load_at_start(model_path: str, expect_features: int, labels: List[str],
-                  start_fresh: bool, log) -> ModelStart:
+                  start_fresh: bool, log, max_bytes: int = MAX_MODEL_BYTES) -> ModelStart:
     """
     Read ``model_path`` if it exists; with ``start_fresh`` a bad file is kept aside.
 
@@ -72,7 +148,8 @@ def load_at_start(model_path: str, expect_features: int, labels: List[str],
     if not path or not os.path.exists(path):
         return ModelStart(None, model_path, '', '')
     try:
-        return ModelStart(load_checked(path, expect_features, labels), path, '', path)
+        return ModelStart(load_checked(path, expect_features, labels, max_bytes), path, '',
+                          path)
     except ModelFileError as exc:
         if not start_fresh:
             raise
@@ -84,7 +161,7 @@ def load_at_start(model_path: str, expect_features: int, labels: List[str],
     if not os.path.exists(save_path):
         return ModelStart(None, save_path, problem, '')
     try:
-        learner = load_checked(save_path, expect_features, labels)
+        learner = load_checked(save_path, expect_features, labels, max_bytes)
     except ModelFileError as exc2:
         log.error(f'{exc2}; starting from scratch')
         return ModelStart(None, save_path, problem, '')
@@ -99,7 +176,8 @@ def reconcile(learner: BanditLearner, algorithm: str,
 
     The file's algorithm and construction-only hyperparameters win (with a warning); the
     parameters' tunable ones are set; the parameter's new labels are appended after the
-    file's.  ``hyperparameters(algorithm)`` gives the parameters' values.
+    file's, unless it holds the default list (no labels named: the file's labels are used).
+    ``hyperparameters(algorithm)`` gives the parameters' values.
     """
     if learner.name != algorithm:
         log.warning(
@@ -117,6 +195,9 @@ def reconcile(learner: BanditLearner, algorithm: str,
     if tunable:
         log.info(f'parameters override the file: {tunable}')
         learner.set_params(**tunable)
+    if list(labels) == DEFAULT_LABELS:
+        # No labels were named: the file's are the model's (the default list is not merged).
+        return algorithm, list(learner.labels)
     for name in labels:
         if name not in learner.labels:
             learner.add_label(name)

@@ -23,17 +23,22 @@ array, so one atomic rename publishes a consistent model.
 import io
 import json
 import os
+import stat
 import tempfile
 from typing import Any, Dict, Union
 import zipfile
+import zlib
 
 import numpy as np
 
 from .base import OnlineClassifier
+from .labels import check_labels, clipped
 
 FORMAT = 'banditlearn_ros.model'
 FORMAT_VERSION = 1
 _HEADER_KEY = '__header__'
+TEMP_SUFFIX = '.tmp'
+"""A save writes ``.<name>.<random>.tmp`` beside the model file, then renames it."""
 
 
 class ModelFileError(Exception):
@@ -61,7 +66,7 @@ def atomic_write_bytes(path: Union[str, os.PathLike], data: bytes) -> None:
     path = os.fspath(path)
     folder = os.path.dirname(os.path.abspath(path))
     os.makedirs(folder, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix='.' + os.path.basename(path) + '.', suffix='.tmp',
+    fd, tmp = tempfile.mkstemp(prefix='.' + os.path.basename(path) + '.', suffix=TEMP_SUFFIX,
                                dir=folder)
     try:
         # mkstemp makes the file 0600; a saved file gets the mode any new file would get.
@@ -101,20 +106,84 @@ def save_model(learner: OnlineClassifier, path: Union[str, os.PathLike]) -> None
     atomic_write_bytes(path, buffer.getvalue())
 
 
-def read_model_state(path: Union[str, os.PathLike]) -> Dict[str, Any]:
+MAX_MODEL_BYTES = 2 ** 30
+"""Default largest model read, in bytes of arrays (a full-covariance UCWL of 10 labels and
+3000 features takes 720 MB)."""
+
+MAX_HEADER_BYTES = 2 ** 20
+"""Largest JSON header read, in bytes."""
+
+
+def _open_regular(path: str):
+    """Open ``path`` for reading without blocking; refuse a FIFO, a device or a folder."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError as exc:
+        raise ModelFileError(path, f'cannot be opened ({exc.strerror})') from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise ModelFileError(path, 'is not a regular file (a FIFO, a device or a folder)')
+    return os.fdopen(fd, 'rb')
+
+
+def _read_member(path: str, archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> np.ndarray:
+    """Read one .npy member after checking what its header declares against its size."""
+    name = info.filename[:-len('.npy')]
+    with archive.open(info) as handle:
+        version = np.lib.format.read_magic(handle)
+        read_header = np.lib.format.read_array_header_2_0 if version[0] >= 2 \
+            else np.lib.format.read_array_header_1_0
+        shape, fortran, dtype = read_header(handle, max_header_size=10000)
+        if dtype.hasobject:
+            raise ModelFileError(path, f'array {name!r} holds objects, not numbers')
+        count = int(np.prod(shape, dtype=object))
+        if count * dtype.itemsize > info.file_size:
+            raise ModelFileError(path, f'array {name!r} declares shape {shape}, more than '
+                                       f'the {info.file_size} bytes it holds')
+        data = handle.read(count * dtype.itemsize)
+    if len(data) != count * dtype.itemsize:
+        raise ModelFileError(path, f'array {name!r} is cut short')
+    # A bytearray: the learner's arrays are updated in place.
+    return np.frombuffer(bytearray(data), dtype=dtype).reshape(
+        shape, order='F' if fortran else 'C')
+
+
+def _read_members(path: str, archive: zipfile.ZipFile, max_bytes: int) -> Dict[str, Any]:
+    """
+    Read the archive's arrays; every declared size is checked before anything is read.
+
+    A member's uncompressed size is what the archive declares (the zip reader never gives
+    more), so the sum of them is held against ``max_bytes`` and each array's own header
+    against its member before a byte of data is inflated.
+    """
+    infos = archive.infolist()
+    for info in infos:
+        if not info.filename.endswith('.npy') or info.is_dir():
+            raise ModelFileError(path, f'member {info.filename!r} is not an .npy array')
+    total = sum(info.file_size for info in infos)
+    if max_bytes and total > max_bytes:
+        raise ModelFileError(path, f'its arrays take {total} bytes, more than the limit of '
+                                   f'{max_bytes}')
+    header = [i for i in infos if i.filename == _HEADER_KEY + '.npy']
+    if header and header[0].file_size > MAX_HEADER_BYTES:
+        raise ModelFileError(path, f'header of {header[0].file_size} bytes is larger than '
+                                   f'{MAX_HEADER_BYTES}')
+    return {info.filename[:-len('.npy')]: _read_member(path, archive, info) for info in infos}
+
+
+def read_model_state(path: Union[str, os.PathLike],
+                     max_bytes: int = MAX_MODEL_BYTES) -> Dict[str, Any]:
     """Read and check a model file; return the state dict. Raises ModelFileError."""
     path = os.fspath(path)
-    if not os.path.exists(path):
+    if not os.path.lexists(path):
         raise ModelFileError(path, 'does not exist')
     try:
-        with np.load(path, allow_pickle=False) as archive:
-            contents = {name: archive[name] for name in archive.files}
-    except (zipfile.BadZipFile, ValueError, OSError, EOFError, KeyError) as exc:
+        with _open_regular(path) as handle, zipfile.ZipFile(handle) as archive:
+            contents = _read_members(path, archive, max_bytes)
+    except (zipfile.BadZipFile, ValueError, OSError, EOFError, KeyError, NotImplementedError,
+            zlib.error) as exc:
         raise ModelFileError(path, f'is not a readable .npz archive ({exc})') from None
     for name, value in contents.items():
-        # np.load hands back a member that is not an .npy file as raw bytes.
-        if not isinstance(value, np.ndarray):
-            raise ModelFileError(path, f'member {name!r} is not an .npy array')
         if name != _HEADER_KEY and value.dtype.kind not in 'fiub':
             raise ModelFileError(path, f'array {name!r} holds {value.dtype}, not numbers')
     if _HEADER_KEY not in contents:
@@ -123,6 +192,8 @@ def read_model_state(path: Union[str, os.PathLike]) -> Dict[str, Any]:
         header = json.loads(contents.pop(_HEADER_KEY).tobytes().decode('utf-8'))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ModelFileError(path, f'has a corrupt header ({exc})') from None
+    except RecursionError:
+        raise ModelFileError(path, 'has a corrupt header (nested too deeply)') from None
     if not isinstance(header, dict) or header.get('format') != FORMAT:
         raise ModelFileError(path, 'header does not describe a banditlearn_ros model')
     if header.get('format_version') != FORMAT_VERSION:
@@ -146,11 +217,12 @@ def read_model_state(path: Union[str, os.PathLike]) -> Dict[str, Any]:
 def _check_header(path: str, header: Dict[str, Any]) -> None:
     """Refuse header values of the wrong kind before a learner is built from them."""
     labels = header['labels']
-    if not isinstance(labels, list) or not labels \
-            or not all(isinstance(v, str) and v.strip() for v in labels):
-        raise ModelFileError(path, f'labels {labels!r} are not a list of non-empty names')
-    if len(set(labels)) != len(labels):
-        raise ModelFileError(path, f'labels {labels} name a label twice')
+    if not isinstance(labels, list) or not all(isinstance(v, str) for v in labels):
+        raise ModelFileError(path, f'labels {clipped(labels)} are not a list of names')
+    try:
+        check_labels(labels)
+    except ValueError as exc:
+        raise ModelFileError(path, f'labels: {exc}') from None
     n = header['n_features']
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
         raise ModelFileError(path, f'n_features {n!r} is not a positive whole number')
@@ -165,7 +237,8 @@ def _check_header(path: str, header: Dict[str, Any]) -> None:
             raise ModelFileError(path, f'{key} is not a table')
 
 
-def load_model(path: Union[str, os.PathLike], expect_features: int = 0) -> OnlineClassifier:
+def load_model(path: Union[str, os.PathLike], expect_features: int = 0,
+               max_bytes: int = MAX_MODEL_BYTES) -> OnlineClassifier:
     """
     Load a learner saved by ``save_model``.
 
@@ -175,6 +248,8 @@ def load_model(path: Union[str, os.PathLike], expect_features: int = 0) -> Onlin
         The model file.
     expect_features : int
         When > 0, the feature size the caller needs; a different one is an error.
+    max_bytes : int
+        Largest total of the arrays' declared sizes read (0 = no limit).
 
     Returns
     -------
@@ -183,7 +258,7 @@ def load_model(path: Union[str, os.PathLike], expect_features: int = 0) -> Onlin
 
     """
     from . import ALGORITHMS
-    state = read_model_state(path)
+    state = read_model_state(path, max_bytes)
     algorithm = state['algorithm']
     if algorithm not in ALGORITHMS:
         raise ModelFileError(path, f'unknown algorithm {algorithm!r}')

@@ -25,17 +25,31 @@ SUPPORTED_ENCODINGS = ('bgr8', 'rgb8', 'bgra8', 'rgba8', 'mono8', 'mono16', '8UC
                        'yuv422', 'uyvy', 'yuv422_yuy2', 'yuyv')
 
 
+def clipped(text: str, limit: int = 32) -> str:
+    """Return ``text`` cut to ``limit`` characters: a sender's string goes into logs bounded."""
+    text = str(text)
+    return text if len(text) <= limit else text[:limit] + '...'
+
+
 class UnsupportedEncodingError(ValueError):
     """The image's encoding is not one this package converts."""
 
     def __init__(self, encoding: str):
-        self.encoding = encoding
-        super().__init__(f'unsupported image encoding {encoding!r}; supported: '
+        self.encoding = clipped(encoding)
+        super().__init__(f'unsupported image encoding {self.encoding!r}; supported: '
                          f'{", ".join(SUPPORTED_ENCODINGS)}')
 
 
 class ImageFormatError(ValueError):
     """The message's sizes and data do not agree."""
+
+
+class FrameTooLargeError(ImageFormatError):
+    """The image declares more bytes than the frame-size limit allows."""
+
+
+MAX_FRAME_BYTES = 64 * 2 ** 20
+"""Default largest image taken, in bytes of pixels (a 4K RGBA frame is 33 MB)."""
 
 
 _CHANNELS = {'bgr8': 3, 'rgb8': 3, 'bgra8': 4, 'rgba8': 4, 'mono8': 1, '8UC1': 1, '8UC3': 3,
@@ -58,14 +72,27 @@ def _yuv422_to_bgr(packed: np.ndarray, order: str) -> np.ndarray:
     return np.clip(bgr + 0.5, 0, 255).astype(np.uint8)
 
 
-def image_to_array(msg) -> np.ndarray:
+def image_to_array(msg, max_bytes: int = MAX_FRAME_BYTES) -> np.ndarray:
     """
     Return the image of a sensor_msgs/Image as a numpy array (BGR or grey).
+
+    Every size the message declares is checked against the data it carries and against
+    ``max_bytes`` before anything is allocated: a sender cannot make a few bytes of data
+    grow into gigabytes (a huge ``step`` or ``height``).
+
+    Parameters
+    ----------
+    msg : sensor_msgs.msg.Image
+        The message.
+    max_bytes : int
+        Largest ``height * width * bytes per pixel`` taken (0 = no limit).
 
     Raises
     ------
     UnsupportedEncodingError
         For encodings outside ``SUPPORTED_ENCODINGS``.
+    FrameTooLargeError
+        When the pixels would take more than ``max_bytes``.
     ImageFormatError
         When height, width, step and the data length disagree.
 
@@ -79,20 +106,24 @@ def image_to_array(msg) -> np.ndarray:
     row_bytes = w * channels * itemsize
     if h == 0 or w == 0:
         raise ImageFormatError(f'empty image {w}x{h}')
+    if max_bytes and h * row_bytes > max_bytes:
+        raise FrameTooLargeError(f'{w}x{h} {encoding} takes {h * row_bytes} bytes, more than '
+                                 f'the limit of {max_bytes}')
     if step < row_bytes:
         raise ImageFormatError(f'step {step} is shorter than a row of {row_bytes} bytes')
     data = np.frombuffer(bytes(msg.data), dtype=np.uint8) \
         if not isinstance(msg.data, np.ndarray) else msg.data.view(np.uint8).reshape(-1)
     if data.size < step * (h - 1) + row_bytes:
         raise ImageFormatError(f'{data.size} bytes of data for {h} rows of step {step}')
-    if data.size < step * h:
-        data = np.concatenate([data, np.zeros(step * h - data.size, np.uint8)])
     if channels == 2 and w % 2:
         # 4:2:2 packs two pixels in four bytes (one U and one V for the pair): a row of an odd
         # number of pixels has half a pair, which no camera sends.
         raise ImageFormatError(f'{encoding} needs an even width (pixels come in pairs), '
                                f'got {w}')
-    rows = data[:step * h].reshape(h, step)[:, :row_bytes]
+    # A view of the rows' pixels (the last row may lack its padding): only the pixels are
+    # copied, never step x height bytes.
+    rows = np.lib.stride_tricks.as_strided(data, shape=(h, row_bytes), strides=(step, 1),
+                                           writeable=False)
     if encoding == 'mono16':
         dtype = np.dtype('>u2' if msg.is_bigendian else '<u2')
         return np.ascontiguousarray(rows).view(dtype).reshape(h, w).astype(np.uint16)

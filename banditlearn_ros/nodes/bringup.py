@@ -30,7 +30,9 @@ from typing import List, Optional
 
 from banditlearn_ros.bringup_options import apply_options, build_parser
 from banditlearn_ros.nodes.system import start, System
-from banditlearn_ros.shutdown import exit_status, sigterm_as_interrupt, Terminated
+from banditlearn_ros.shutdown import (
+    exit_status, hold_signals, ignore_signals, requested, requested_name, stop_on_first_signal,
+    Terminated)
 from banditlearn_ros.system_file import (
     BringupError, CAMERA_SYSTEM, DEFAULT_SYSTEM, find_system, list_systems, load_system)
 
@@ -142,7 +144,7 @@ def run(options: argparse.Namespace, out=sys.stdout) -> int:
     interrupted = ''
     try:
         reporter.header()
-        while True:
+        while not requested():
             running.spin_once(0.1)
             reporter.poll()
             if dataset is not None and dataset.finished:
@@ -152,12 +154,14 @@ def run(options: argparse.Namespace, out=sys.stdout) -> int:
             if time.monotonic() >= deadline:
                 break
         # Let the last answers reach the learner before the summary.
-        for _ in range(10):
+        for _ in range(0 if requested() else 10):
             running.spin_once(0.02)
         reporter.poll()  # the last round's line, once its answers are in
     except (KeyboardInterrupt, ExternalShutdownException) as exc:
         interrupted = 'SIGTERM' if isinstance(exc, Terminated) else 'Ctrl-C'
     finally:
+        hold_signals()  # one way out: the save and the summary, whatever arrives now
+        interrupted = requested_name() or interrupted
         summary = _summary(reporter)
         failed = running.close()
     print((f'interrupted ({interrupted}): ' if interrupted else 'finished: ') + summary,
@@ -195,7 +199,7 @@ def _summary(reporter: Reporter) -> str:
 
 def main(argv: Optional[List[str]] = None) -> None:
     """Console entry point ``banditlearn_bringup``."""
-    sigterm_as_interrupt()
+    stop_on_first_signal()
     options = build_parser().parse_args(argv)
     if options.list:
         for name in list_systems():
@@ -216,6 +220,7 @@ def main(argv: Optional[List[str]] = None) -> None:
     except Exception as exc:  # noqa: B902 - a CLI ends with one readable line
         print(f'banditlearn_bringup: error: {type(exc).__name__}: {exc}', file=sys.stderr)
         sys.exit(1)
+    ignore_signals()  # for good: Python's default handlers come back as it exits
     sys.exit(code)
 
 

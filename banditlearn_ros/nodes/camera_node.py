@@ -27,7 +27,8 @@ from typing import Any, Dict, Optional
 
 from banditlearn_ros.nodes import common, qos
 from banditlearn_ros.nodes.bridge import (
-    array_to_image, image_to_array, ImageFormatError, UnsupportedEncodingError)
+    array_to_image, FrameTooLargeError, image_to_array, ImageFormatError,
+    UnsupportedEncodingError)
 from banditlearn_ros.vision import camera_settings as settings
 from banditlearn_ros.vision.drawing import draw_observation
 from banditlearn_ros.vision.extractors import (
@@ -36,6 +37,9 @@ from banditlearn_ros.vision.frame_source import LatestFrame, VideoSource
 import numpy as np
 from sensor_msgs.msg import Image
 from std_msgs.msg import Float32MultiArray, MultiArrayDimension
+
+MAX_ENCODINGS_SHOWN = 8
+"""Distinct unsupported encodings named in /diagnostics; the rest are only counted."""
 
 
 class CameraNode(common.GuardedNode):
@@ -50,7 +54,8 @@ class CameraNode(common.GuardedNode):
         self.extractor: Optional[GestureExtractor] = None
         self.counters = common.Counters(
             ('frames_received', 'frames_processed', 'frames_dropped', 'frames_no_hand',
-             'episodes', 'unsupported_encoding', 'bad_image', 'processing_errors',
+             'episodes', 'unsupported_encoding', 'bad_image', 'frame_too_large',
+             'processing_errors',
              'parameter_rejections'))
         values = common.declare_specs(self, settings.SPECS)
         settings.check_extractor(values['extractor'])
@@ -125,13 +130,20 @@ class CameraNode(common.GuardedNode):
         self.counters.add('frames_received')
         self._received.tick()
         try:
-            frame = image_to_array(msg)
+            frame = image_to_array(msg, self.get_parameter('max_frame_bytes').value)
         except UnsupportedEncodingError as exc:
             self.counters.add('unsupported_encoding')
-            if exc.encoding not in self._bad_encodings:
+            if exc.encoding not in self._bad_encodings and \
+                    len(self._bad_encodings) < MAX_ENCODINGS_SHOWN:
                 self._bad_encodings.add(exc.encoding)
-                self.get_logger().error(f'image encoding {exc.encoding!r} is not supported; '
-                                        'such frames are counted and skipped')
+            self.get_logger().error(f'image encoding {exc.encoding!r} is not supported; '
+                                    'such frames are counted and skipped',
+                                    throttle_duration_sec=5.0)
+            return
+        except FrameTooLargeError as exc:
+            self.counters.add('frame_too_large')
+            self.get_logger().warning(f'image skipped: {exc} (max_frame_bytes)',
+                                      throttle_duration_sec=5.0)
             return
         except ImageFormatError as exc:
             self.counters.add('bad_image')
@@ -211,8 +223,10 @@ class CameraNode(common.GuardedNode):
         if self._source_problem:
             level, message = common.WARN, self._source_problem
         elif counts['unsupported_encoding']:
+            # Bounded: at most MAX_ENCODINGS_SHOWN names of at most 32 characters.
             level, message = common.WARN, 'unsupported encodings: ' + ', '.join(
-                sorted(self._bad_encodings))
+                sorted(self._bad_encodings)) + (
+                ', ...' if len(self._bad_encodings) >= MAX_ENCODINGS_SHOWN else '')
         elif counts['frames_received'] == 0:
             level, message = common.WARN, 'no frames yet'
         values = {'extractor': self.extractor.kind, 'features': self.extractor.dim,

@@ -22,13 +22,13 @@ When the learner announces finished interactions (``gesture_interaction``), the 
 until the interaction is over, every question of it answered.
 """
 
-import json
 import os
 import time
 
 from banditlearn_ros.learning.datasets import load_dataset
 from banditlearn_ros.learning.interaction import stream_order
 from banditlearn_ros.nodes import common, qos
+from banditlearn_ros.nodes.events import read_event
 import numpy as np
 from std_msgs.msg import Bool, Float32MultiArray, MultiArrayDimension, String
 
@@ -195,7 +195,7 @@ class DatasetNode(common.GuardedNode):
         # An interaction that timed out may be announced during a later round (when the
         # next gesture cut it short): only an answered end closes the current round.
         try:
-            if json.loads(msg.data).get('outcome') == 'timed_out':
+            if read_event(msg.data).get('outcome') == 'timed_out':
                 return
         except (ValueError, AttributeError):
             return

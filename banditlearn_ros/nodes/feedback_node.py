@@ -34,8 +34,8 @@ from typing import Any, Dict
 
 from banditlearn_ros import answers
 from banditlearn_ros.nodes import common, qos
-from banditlearn_ros.nodes.bridge import image_to_array, ImageFormatError, \
-    UnsupportedEncodingError
+from banditlearn_ros.nodes.bridge import (
+    FrameTooLargeError, image_to_array, ImageFormatError, UnsupportedEncodingError)
 from banditlearn_ros.vision.head_answers import HeadAnswers
 from banditlearn_ros.vision.head_gesture import HeadGestureDetector
 from sensor_msgs.msg import Image, Joy
@@ -59,7 +59,7 @@ class FeedbackNode(common.GuardedNode):
             'baseline_warmup': v['baseline_frames']}, v['idle_every'])
         self.counters = common.Counters((
             'frames', 'frames_skipped', 'frames_no_face', 'unsupported_encoding', 'bad_image',
-            'pose_errors', 'nods', 'shakes', 'gestures_ignored', 'joy_answers',
+            'frame_too_large', 'pose_errors', 'nods', 'shakes', 'gestures_ignored', 'joy_answers',
             'keyboard_answers', 'bool_answers', 'predictions', 'windows_timed_out',
             'parameter_rejections'))
         self.window = answers.ListeningWindow(v['listen_on_prediction'], self.head.question)
@@ -166,10 +166,14 @@ class FeedbackNode(common.GuardedNode):
 
     def _on_image(self, msg: Image) -> None:
         try:
-            frame = image_to_array(msg)
+            frame = image_to_array(msg, self.get_parameter('max_frame_bytes').value)
         except UnsupportedEncodingError as exc:
             self.counters.add('unsupported_encoding')
             self._warn('encoding', f'image dropped: {exc}')
+            return
+        except FrameTooLargeError as exc:
+            self.counters.add('frame_too_large')
+            self._warn('size', f'image dropped: {exc} (max_frame_bytes)')
             return
         except ImageFormatError as exc:
             self.counters.add('bad_image')

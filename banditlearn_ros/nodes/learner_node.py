@@ -35,8 +35,10 @@ from banditlearn_ros.learning import HyperparameterError, LearnerInputError, Mod
 from banditlearn_ros.learning import learner_parameters as lp, session_config
 from banditlearn_ros.learning.ask_again import NAMEABLE
 from banditlearn_ros.learning.details import details_json
+from banditlearn_ros.learning.labels import clipped
 from banditlearn_ros.learning.live_learner import LiveLearner
 from banditlearn_ros.nodes import common, qos
+from banditlearn_ros.nodes.namesake import NamesakeWatch
 from rclpy.parameter import Parameter
 from std_msgs.msg import Bool, Float32MultiArray, String
 from std_srvs.srv import Trigger
@@ -100,6 +102,7 @@ class LearnerNode(common.GuardedNode):
         self._config_pub = self.create_publisher(String, session_config.TOPIC, qos.LATCHED)
         self.live.start_config(self._now())
         self._publish_config()
+        self.namesakes = NamesakeWatch(self)  # a second learner of this name: said once
         self.diagnostics = common.Diagnostics(
             self, 'banditlearn_ros: learner_node', self._collect,
             period=self.get_parameter('diagnostics_period').value)
@@ -237,7 +240,9 @@ class LearnerNode(common.GuardedNode):
             labels, added = self.live.name_unknown(name)
         except (LearnerInputError, ValueError) as exc:
             self.counters.add('names_refused')
-            self.get_logger().warning(f'gesture name {name!r} refused: {exc}')
+            # Throttled and clipped: a sender repeating a bad name cannot flood the log.
+            self.get_logger().warning(f'gesture name {clipped(name)} refused: {exc}',
+                                      throttle_duration_sec=5.0)
             return
         self.live.note_change(session_config.NAMED, self._now(), name=name)
         self._publish_config()
@@ -284,8 +289,11 @@ class LearnerNode(common.GuardedNode):
         values.update(self.live.file_status())
         level, message = common.OK, 'learning'
         input_level, input_message = self._input.level()
+        values['namesakes'] = self.namesakes.found
         if self.live.saves.error_now(self.get_parameter('save_error_seconds').value):
             level, message = common.ERROR, 'saving the model failed'
+        elif self.namesakes.found:
+            level, message = common.WARN, f'another node is named {self.namesakes.name}'
         elif input_level != common.OK:
             level, message = input_level, input_message
         elif self.live.problem:

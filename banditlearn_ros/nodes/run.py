@@ -109,11 +109,13 @@ def run_node(node_factory: Callable[..., Node], args=None, name: str = '',
         module = sys.modules.get(getattr(node_factory, '__module__', ''), None)
         print(node_usage(label, getattr(module, '__doc__', '') or node_factory.__doc__ or ''))
         return
-    shutdown.sigterm_as_interrupt()
-    import rclpy
-    from rclpy.executors import ExternalShutdownException
+    shutdown.stop_on_first_signal()
     try:
+        import rclpy
+        from rclpy.executors import ExternalShutdownException
         rclpy.init(args=args)
+    except KeyboardInterrupt:  # a signal before the node exists: nothing to save
+        sys.exit(0)
     except Exception as exc:  # noqa: B902 - rcl reports a bad --ros-args as RCLError
         print(f'{label}: bad command line: {_rcl_message(exc)}', file=sys.stderr)
         sys.exit(1)
@@ -124,21 +126,28 @@ def run_node(node_factory: Callable[..., Node], args=None, name: str = '',
         # Made before the node, so that a signal during the node's start cannot leave a
         # half-made executor behind (rclpy then complains as the process ends).
         executor = rclpy.get_global_executor()
+        shutdown.raise_on_signal(True)  # nothing learned yet: a hanging start can be ended
         node = node_factory()
-        _spin(node, executor, until)
+        shutdown.raise_on_signal(False)  # from here a signal only asks: no half update
+        if not shutdown.requested():
+            _spin(node, executor, until)
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
     except errors as exc:
         failure = exc
     finally:
-        with shutdown.signals_held():
-            if node is not None:
-                close = getattr(node, 'close', None)
-                if close is not None:
-                    closed = close() is not False
-                node.destroy_node()
-            if rclpy.ok():
-                rclpy.shutdown()
+        # One way out, whatever signals arrive and how often: from here on they are
+        # swallowed, then ignored for good (Python's default handler, back as the
+        # interpreter exits, would kill the process).
+        shutdown.hold_signals()
+        if node is not None:
+            close = getattr(node, 'close', None)
+            if close is not None:
+                closed = close() is not False
+            node.destroy_node()
+        if rclpy.ok():
+            rclpy.shutdown()
+        shutdown.ignore_signals()
     if failure is not None:
         print(f'{label}: {failure}', file=sys.stderr)
         sys.exit(1)
@@ -156,7 +165,8 @@ def _spin(node: Node, executor, until: Optional[Callable[[Node], bool]]) -> None
     guard = node.callback_guard if isinstance(node, GuardedNode) \
         else CallbackGuard(node.get_logger())
     try:
-        while rclpy.ok() and not (until is not None and until(node)):
+        while rclpy.ok() and not shutdown.requested() and \
+                not (until is not None and until(node)):
             try:
                 executor.spin_once(timeout_sec=0.2)
             except (KeyboardInterrupt, ExternalShutdownException):

@@ -24,9 +24,11 @@ lines of a plain system.
 """
 
 import os
+import sys
 import time
 from typing import Any, Dict, Optional
 
+from banditlearn_ros.shutdown import hold_signals, requested
 from banditlearn_ros.system_file import BringupError
 from banditlearn_ros.tools.log_filter import StderrFilter
 from banditlearn_ros.tools.session_report import (
@@ -137,7 +139,7 @@ def run_session(running, options, out_dir: str, out) -> int:
     def updates() -> int:
         return int(learner.interaction.stats()['updates']) if learner is not None else 0
     try:
-        while not session.finished and time.monotonic() < deadline:
+        while not (session.finished or requested()) and time.monotonic() < deadline:
             if show is not None and show.finished:
                 break
             if source is not None and source.finished and video_ended is None:
@@ -150,6 +152,8 @@ def run_session(running, options, out_dir: str, out) -> int:
             view.update(updates())
     except (KeyboardInterrupt, ExternalShutdownException):
         interrupted = True
+    hold_signals()  # one way out: the save and the summary, whatever arrives now
+    interrupted = interrupted or bool(requested())
     final_updates = updates()
     if session.target:
         session.log.keep_first(session.target)
@@ -159,8 +163,9 @@ def run_session(running, options, out_dir: str, out) -> int:
         not_learning = learner.live.learning_problem()
         labels = list(learner.get_parameter('labels').value)
     name = os.path.basename(str(running.system['path'])).replace('.system.yaml', '')
+    failed = []
     try:
-        running.close()  # the learner saves its model on shutdown
+        failed = running.close()  # the learner saves its model on shutdown
     finally:
         drain()
         view.close(final_updates)
@@ -195,4 +200,8 @@ def run_session(running, options, out_dir: str, out) -> int:
     with open(os.path.join(out_dir, 'summary.json'), 'w', encoding='utf-8') as handle:
         handle.write(summary_line(summary) + '\n')
     print(summary_line(summary), file=out, flush=True)
+    if failed:
+        print(f'banditlearn_bringup: error: {", ".join(failed)} could not save on shutdown '
+              '(see the log above)', file=sys.stderr)
+        return 1
     return 0

@@ -28,7 +28,6 @@ why no answer can come (no face in view, no keyboard, no joystick) instead of wa
 silently.
 """
 
-import json
 import math
 import queue
 import sys
@@ -38,6 +37,7 @@ from typing import Dict, List, Optional
 
 from banditlearn_ros.learning.session import SessionLog
 from banditlearn_ros.nodes import common, qos
+from banditlearn_ros.nodes.events import read_event
 from banditlearn_ros.tools.session_view import why_no_answer
 from diagnostic_msgs.msg import DiagnosticArray
 from rclpy.parameter import Parameter
@@ -99,7 +99,7 @@ class SessionNode(common.GuardedNode):
 
     def _on_details(self, msg: String) -> None:
         try:
-            details = json.loads(msg.data)
+            details = read_event(msg.data)
             label = str(details['label'])
         except (ValueError, KeyError, TypeError):
             self.get_logger().warning('unreadable prediction details skipped',
@@ -117,7 +117,7 @@ class SessionNode(common.GuardedNode):
 
     def _on_unknown(self, msg: String) -> None:
         try:
-            event = json.loads(msg.data)
+            event = read_event(msg.data)
             self._unknown = int(event['id'])
         except (ValueError, KeyError, TypeError):
             return

@@ -23,12 +23,12 @@ The decisions are ``learning.interaction.SimulatedTeacher``'s; this node only ca
 messages.
 """
 
-import json
 from typing import Any, Dict, List
 
 from banditlearn_ros.learning import HyperparameterError, TeacherModel
 from banditlearn_ros.learning.interaction import SimulatedTeacher
 from banditlearn_ros.nodes import common, qos
+from banditlearn_ros.nodes.events import read_event
 from rclpy.parameter import Parameter
 from std_msgs.msg import Bool, String
 
@@ -97,7 +97,7 @@ class TeacherNode(common.GuardedNode):
 
     def _on_question(self, msg: String) -> None:
         try:
-            details = json.loads(msg.data)
+            details = read_event(msg.data)
             label, question = str(details['label']), int(details.get('question', 1))
             interaction = details.get('id')
         except (ValueError, KeyError, TypeError) as exc:

@@ -84,6 +84,10 @@ SPECS = (
          "~0.1-0.3 s) or 'none'", constraints='grabcut | none'),
     Spec('work_size', 320, 'longer side (pixels) of the copy segmentation works on',
          low=64, high=4096),
+    Spec('max_frame_bytes', 64 * 2 ** 20, 'largest image taken from image_raw, in bytes of '
+         'pixels (height x width x bytes per pixel); larger ones are counted '
+         '(frame_too_large) and skipped before anything is allocated', low=1024,
+         high=2 ** 31),
     Spec('diagnostics_period', 1.0, 'seconds between /diagnostics messages', read_only=True,
          low=0.05, high=3600.0),
 )
