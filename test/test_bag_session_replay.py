@@ -25,30 +25,13 @@ import json
 from pathlib import Path
 import signal
 import subprocess
-import sys
-import time
 
 import numpy as np
 import pytest
+from test_bag_record import _command, _wait
 
 pytest.importorskip('rosbags')
 rclpy = pytest.importorskip('rclpy')
-
-
-def _command(tool: str):
-    script = Path(sys.executable).with_name(tool)
-    if script.exists():
-        return [str(script)]
-    module = {'banditlearn_bag': 'banditlearn_ros.tools.bag',
-              'banditlearn_bringup': 'banditlearn_ros.nodes.bringup'}[tool]
-    return [sys.executable, '-m', module]
-
-
-def _wait(condition, timeout: float, what: str):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline and not condition():
-        time.sleep(0.05)
-    assert condition(), f'gave up waiting for {what}'
 
 
 class Recorder:

@@ -42,6 +42,16 @@ FEATURES = ['bias'] + [f'fingers_is_{i}' for i in range(6)] + [
 BRINGUP = [sys.executable, '-m', 'banditlearn_ros.nodes.bringup']
 
 
+def camera_session(video, tmp_path, *options):
+    """Return the bring-up's command for a camera session on ``video`` (contour features)."""
+    return BRINGUP + ['--camera', str(video), '--out', str(tmp_path),
+                      '--labels', ','.join(GESTURES),
+                      '--set', 'camera_node.use_mediapipe=false',
+                      '--set', 'camera_node.stable_frames=4',
+                      '--set', 'camera_node.absent_frames=3',
+                      '--set', f'learner_node.model_path={tmp_path / "model.npz"}', *options]
+
+
 def last_json(text):
     lines = [line for line in text.replace('\r', '\n').splitlines() if line.strip()]
     return json.loads(lines[-1])
@@ -94,14 +104,8 @@ def test_camera_session_learns_from_keyboard_answers_on_a_pty(tmp_path):
     attrs[3] &= ~termios.ECHO  # what the session draws, without the typed keys' echo
     termios.tcsetattr(slave, termios.TCSANOW, attrs)
     proc = subprocess.Popen(
-        BRINGUP + ['--camera', str(video), '--rounds', '36', '--out', str(tmp_path),
-                   '--labels', ','.join(GESTURES),
-                   '--set', 'image_source_node.loop=true',
-                   '--set', 'camera_node.use_mediapipe=false',
-                   '--set', 'camera_node.stable_frames=4',
-                   '--set', 'camera_node.absent_frames=3',
-                   '--set', f'camera_node.feature_names={FEATURES}',
-                   '--set', f'learner_node.model_path={tmp_path / "model.npz"}'],
+        camera_session(video, tmp_path, '--rounds', '36', '--set', 'image_source_node.loop=true',
+                       '--set', f'camera_node.feature_names={FEATURES}'),
         stdin=slave, stdout=slave, stderr=subprocess.PIPE, close_fds=True)
     os.close(slave)
     output = b''
@@ -170,13 +174,8 @@ def test_camera_session_says_why_no_answer_comes(tmp_path):
     video = tmp_path / 'hands.avi'
     write_video(video, presentations=6)
     result = subprocess.run(
-        BRINGUP + ['--camera', str(video), '--duration', '20', '--out', str(tmp_path),
-                   '--labels', ','.join(GESTURES),
-                   '--set', 'image_source_node.loop=true',
-                   '--set', 'camera_node.use_mediapipe=false',
-                   '--set', 'camera_node.stable_frames=4',
-                   '--set', 'camera_node.absent_frames=3',
-                   '--set', f'learner_node.model_path={tmp_path / "model.npz"}'],
+        camera_session(video, tmp_path, '--duration', '20',
+                       '--set', 'image_source_node.loop=true'),
         stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     notes = [line for line in result.stdout.splitlines() if line.startswith('no answer for')]
@@ -190,12 +189,7 @@ def test_camera_session_ends_with_its_video_and_keeps_mediapipe_lines_out(tmp_pa
     video = tmp_path / 'hands.avi'
     write_video(video, presentations=4)
     result = subprocess.run(
-        BRINGUP + ['--camera', str(video), '--out', str(tmp_path),
-                   '--labels', ','.join(GESTURES),
-                   '--set', 'camera_node.use_mediapipe=false',
-                   '--set', 'camera_node.stable_frames=4',
-                   '--set', 'camera_node.absent_frames=3',
-                   '--set', f'learner_node.model_path={tmp_path / "model.npz"}'],
+        camera_session(video, tmp_path),
         stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     assert 'the video ended: the session ends with it' in result.stdout, result.stdout
