@@ -105,6 +105,10 @@ def _finished_video(source, session, since: Optional[float]) -> bool:
     return session.quiet() >= (session.answer_warning if waiting else session.settle)
 
 
+LAST_MESSAGES_GRACE = 3.0
+"""Seconds the session may wait, after the last presentation, for its last messages."""
+
+
 def run_session(running, options, out_dir: str, out) -> int:
     """Spin the system with the live view until the session ends; print the summary last."""
     from rclpy.executors import ExternalShutdownException
@@ -141,6 +145,13 @@ def run_session(running, options, out_dir: str, out) -> int:
     try:
         while not (session.finished or requested()) and time.monotonic() < deadline:
             if show is not None and show.finished:
+                # The show hears an interaction end on its own subscription; let the session
+                # node's messages about the last presentations land before the summary.
+                grace = time.monotonic() + LAST_MESSAGES_GRACE
+                while session.log.interactions < show.schedule.taken \
+                        and time.monotonic() < grace:
+                    running.spin_once(0.05)
+                drain()
                 break
             if source is not None and source.finished and video_ended is None:
                 video_ended = time.monotonic()
