@@ -18,7 +18,7 @@ Per-message cost of UCWL beside Vowpal Wabbit, the grid's cost, and how the grid
 Run: ``.venv/bin/python benchmarks/bench_learning.py [--jobs 2] [--permutations 20]
 [--scaling]``
 
-1. Per message, for d=124/K=6 (about the GESTURE features of seed 000), d=784/K=10 (MNIST)
+1. Per message, for d=124/K=6 (about the GESTURE features of Ngo et al. 2013), d=784/K=10 (MNIST)
    and d=124/K=1000 on random [0, 1] features, all measured in this run as CPU time of this
    process (other load on the machine changes them less than wall time), best of
    ``--repeats``, microseconds per round (one feature vector and its yes/no):

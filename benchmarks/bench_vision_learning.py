@@ -16,7 +16,7 @@
 UCWL's online mistake rate on rendered hand gestures, per feature set.
 
 Renders ``--n`` images of six gestures (fist, one..five) once, extracts every feature set
-from the same images, and runs seed 000's protocol (learning.evaluation): one pass per
+from the same images, and runs Ngo et al. 2013's protocol (learning.evaluation): one pass per
 permutation, 10 % flip noise on the yes/no (TeacherModel(rho0=.1, rho1=.1)), the mistake
 rate against the true gesture, for UCWL with its defaults and tuned on a separate
 permutation over the paper's grid.  Landmarks come from MediaPipe on the rendered image

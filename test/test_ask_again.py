@@ -147,7 +147,7 @@ def test_a_label_on_probation_is_asked_second_until_confirmed(probation):
 def test_probation_needs_a_second_question_and_can_be_off():
     learner, x = with_new_label(seed=2)
     new = len(LABELS)
-    # One question (seed 000's protocol): nothing to wait for, the bound decides.
+    # One question (Ngo et al. 2013's protocol): nothing to wait for, the bound decides.
     assert Questions.start(learner, x, max_questions=1, probation=3).first.index == new
     assert Questions.start(learner, x, max_questions=3, probation=0).first.index == new
     assert Questions.start(learner, x, max_questions=3, probation=3).first.index != new

@@ -18,7 +18,7 @@ UCWL on scikit-learn's digits, one pass, 20 permutations: the figure the paper's
 An independent implementation measured 25.4 +- 2.8 % online mistakes for UCWL (diag,
 C = 1, eta = 0.95, k = 2.8) on these streams with the variance diagonal; the precision
 diagonal (the default) must do better at the same setting, and Confidit and the
-Banditron, tuned on a separate permutation as seed 000 section 5 prescribes, must be
+Banditron, tuned on a separate permutation as Ngo et al. 2013 section 5 prescribes, must be
 behind it.
 """
 
@@ -69,7 +69,7 @@ def test_ucwl_digits_mistake_rate_and_competitors(digits):
           f'(variance diagonal {100 * variance.mean():.1f} +- {100 * variance.std():.1f} %)')
     assert 0.225 <= variance.mean() <= 0.275
     assert ucwl.mean() < variance.mean() - 0.03
-    # Confidit's k multiplies sqrt(x^T A^-1 x) (seed 000's grid 0.2 .. 3.0), i.e. eta = k^2.
+    # Confidit's k multiplies sqrt(x^T A^-1 x) (Ngo et al. 2013's grid 0.2 .. 3.0): eta = k^2.
     confidit, best_c = _tuned('confidit', X, y,
                               [{'eta': (0.2 * k) ** 2} for k in range(1, 16)])
     banditron, best_b = _tuned('banditron', X, y,

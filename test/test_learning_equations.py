@@ -16,8 +16,9 @@
 Every update rule against numbers worked by hand from the papers' equations.
 
 The expected values below were computed step by step from the printed equations
-(seed 000 sections 3.1-3.3 and Algorithm 1; seed 002 Figure 1 and section 5; seed 004
-eq. (3), Lemma 1 and Algorithm 1; Crammer et al. 2006 for PA) on 2-dimensional inputs,
+(Ngo et al. 2013 sections 3.1-3.3 and Algorithm 1; Crammer and Gentile 2011 Figure 1 and
+section 5; Agarwal and Manwani 2021 eq. (3), Lemma 1 and Algorithm 1; Crammer et al. 2006 for
+PA) on 2-dimensional inputs,
 independently of the code under test.
 """
 

@@ -17,7 +17,7 @@ Ask again after a "no": up to ``max_questions`` yes/no questions about one prese
 
 One *interaction* per presented gesture, one or more *questions* in it:
 
-- question 1 is the learner's own choice (UCWL: the upper confidence bound, seed 000
+- question 1 is the learner's own choice (UCWL: the upper confidence bound, Ngo et al. 2013
   Algorithm 1, line 11);
 - after a "no", the next question is the label with the best bound among the labels not yet
   rejected in this interaction (ties at random from the protocol's seed);
@@ -29,13 +29,13 @@ The last remaining label is *asked*, never inferred: only its "no" tells a new g
 a known one, and after noisy answers the one label left is often not the shown one.
 
 Every answer is a learning step.  A "no" is the paper's step with ``z = -1`` on the asked
-label; a "yes" the step with ``z = +1`` on it (seed 000 Algorithm 1, lines 12-17).  A
+label; a "yes" the step with ``z = +1`` on it (Ngo et al. 2013 Algorithm 1, lines 12-17).  A
 revealed label also says that every other label is wrong; ``reveal_step`` chooses what the
 model takes from that:
 
 - ``'none'``: nothing beyond the answers;
 - ``'top1'``: the ``z = -1`` step on the best-scoring label not asked in this interaction,
-  which completes seed 000's full-feedback top-1 rule (section 5: promote the true label,
+  which completes Ngo et al. 2013's full-feedback top-1 rule (section 5: promote the true label,
   demote the best-scoring wrong one);
 - ``'all'``: the ``z = -1`` step on every label not asked.
 
@@ -45,13 +45,13 @@ step (docs/benchmarks.md measures the choice of ``reveal_step``).
 A label added at runtime is on *probation* until it has had ``probation`` "yes" answers:
 it is not asked first, only from question 2 on.  Its classifier starts from what the
 others learned (``UCWL.add_label``, the moment-matched mixture), so it is most uncertain
-exactly in the directions that tell the known gestures apart, and its bound (seed 000
+exactly in the directions that tell the known gestures apart, and its bound (Ngo et al. 2013
 Algorithm 1, line 9) wins question 1 on gestures already known until enough noes have
 shrunk it: each such win is a wrong first guess the person pays for.  Asked second, it
 costs the known gestures nothing (their first guess was already made), and a shown new
 gesture still reaches it after one "no", so it learns from its first showings; once
 confirmed, it competes for question 1 on its bound like every label.  With one question
-there is no second one to wait for, so probation does not apply (seed 000's protocol).
+there is no second one to wait for, so probation does not apply (Ngo et al. 2013's protocol).
 
 Only learners with one classifier per label, updated on the asked label alone (UCWL,
 Confidit), can ask again: the other bandit learners' steps are weighted by the probability

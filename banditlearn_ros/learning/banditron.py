@@ -12,7 +12,7 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""Banditron: the Perceptron with uniform exploration (seed 004, eq. (3) and its update)."""
+"""Banditron: the Perceptron with uniform exploration (Agarwal and Manwani 2021, eq. (3))."""
 
 from typing import Any, Optional
 
@@ -24,7 +24,7 @@ from .reductions import row_dots
 
 class Banditron(BanditLearner):
     """
-    Kakade, Shalev-Shwartz and Tewari's Banditron as written in seed 004, section 2.
+    Kakade, Shalev-Shwartz and Tewari's Banditron as in Agarwal and Manwani 2021, section 2.
 
     ``y_hat = argmax_r w_r . x``; the output ``y_tilde`` is drawn from
     ``P(r) = (1 - gamma) 1[r = y_hat] + gamma / K`` (eq. (3)); the update is

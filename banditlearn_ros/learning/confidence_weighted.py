@@ -17,7 +17,7 @@ Shared maths of the confidence-weighted family: CW, AROW, SCW-I and SCW-II.
 
 Every member keeps a Gaussian N(mu, Sigma) over one binary classifier's weights and
 updates it as ``mu += alpha z Sigma x`` and ``Sigma -= beta Sigma x x^T Sigma``
-(seed 000, section 3.1); they differ only in the coefficients alpha and beta.
+(Ngo et al. 2013, section 3.1); they differ only in the coefficients alpha and beta.
 UCWL (one such classifier per label) and the full-feedback references use these
 functions, so the equations live in one place.
 
@@ -25,7 +25,8 @@ Diagonal Sigma.  Seed 000 (section 5) keeps Sigma diagonal but does not say whic
 the diagonalisation step acts on.  The same exact update can be written on the precision,
 ``Sigma^-1 += gamma x x^T`` (Crammer, Dredze and Pereira 2008, exact convex CW), and
 dropping its off-diagonal terms (``diagonal='precision'``, the way Confidit keeps its
-correlation matrix diagonal, seed 002 section 3: ``(A_t)_rr = (A_t-1)_rr + x_r^2``) is not
+correlation matrix diagonal, Crammer and Gentile 2011 section 3:
+``(A_t)_rr = (A_t-1)_rr + x_r^2``) is not
 the same as keeping the diagonal of the Sigma update (``diagonal='variance'``).  Both
 are offered; docs/benchmarks.md measures the choice on the paper's protocol.
 """
@@ -50,7 +51,7 @@ DIAGONALS = ('precision', 'variance')
 
 def confidence_constants(eta: float) -> Tuple[float, float, float]:
     """
-    Return (phi, psi, xi) of seed 000 section 3.1 for confidence ``eta``.
+    Return (phi, psi, xi) of Ngo et al. 2013 section 3.1 for confidence ``eta``.
 
     ``phi = Phi^-1(eta)``, ``psi = 1 + phi^2 / 2``, ``xi = 1 + phi^2`` (Algorithm 1, line 1).
     """
@@ -60,7 +61,7 @@ def confidence_constants(eta: float) -> Tuple[float, float, float]:
 
 def cw_alpha(m: float, v: float, phi: float, psi: float, xi: float) -> float:
     """
-    Return the CW step size of seed 000 eq. (3).
+    Return the CW step size of Ngo et al. 2013 eq. (3).
 
     ``alpha = max{0, (-m psi + sqrt(m^2 phi^4/4 + v phi^2 xi)) / (v xi)}``.
     """
@@ -71,7 +72,7 @@ def cw_alpha(m: float, v: float, phi: float, psi: float, xi: float) -> float:
 
 
 def scw1_alpha(m: float, v: float, phi: float, psi: float, xi: float, C: float) -> float:
-    """SCW-I step size, seed 000 section 3.3: the CW step capped at C."""
+    """SCW-I step size, Ngo et al. 2013 section 3.3: the CW step capped at C."""
     return min(C, cw_alpha(m, v, phi, psi, xi))
 
 
@@ -92,7 +93,7 @@ def scw2_alpha(m: float, v: float, phi: float, C: float) -> float:
 
 def cw_beta(alpha: float, v: float, phi: float) -> float:
     """
-    CW/SCW covariance step, seed 000 eq. (3).
+    CW/SCW covariance step, Ngo et al. 2013 eq. (3).
 
     ``beta = alpha phi / (sqrt(u) + v alpha phi)`` with
     ``u = (-alpha v phi + sqrt(alpha^2 v^2 phi^2 + 4 v))^2 / 4``.
@@ -120,7 +121,7 @@ def cw_gamma(alpha: float, v: float, phi: float) -> float:
 
 
 def arow_coefficients(m: float, v: float, r: float) -> Tuple[float, float]:
-    """Return AROW's (alpha, beta), seed 000 3.2: beta = 1/(v + r), alpha = max{0, 1 - m} beta."""
+    """Return AROW's (alpha, beta), Ngo et al. 2013 3.2: beta = 1/(v+r), alpha = (1-m)+ beta."""
     beta = 1.0 / (v + r)
     return max(0.0, 1.0 - m) * beta, beta
 
@@ -166,7 +167,7 @@ def gaussian_update(mu: np.ndarray, sigma: np.ndarray, x: np.ndarray, z: float,
     """
     Apply ``mu += alpha z Sigma x`` and ``Sigma -= beta Sigma x x^T Sigma`` in place.
 
-    For a diagonal Sigma the update is followed by the diagonalisation step of seed 000
+    For a diagonal Sigma the update is followed by the diagonalisation step of Ngo et al. 2013
     section 5 ("Implementation details").  Given the precision step ``gamma``, the
     diagonal of ``Sigma^-1 += gamma x x^T`` is kept, ``sigma_j <- sigma_j / (1 + gamma
     sigma_j x_j^2)`` (``diagonal='precision'``); without it, the diagonal of the Sigma

@@ -12,7 +12,7 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""Confidit: the upper-confidence bandit second-order Perceptron (seed 002)."""
+"""Confidit: the upper-confidence bandit second-order Perceptron (Crammer and Gentile 2011)."""
 
 import math
 from typing import Any, Optional
@@ -26,7 +26,7 @@ from .reductions import row_dot, row_dots
 
 class Confidit(BanditLearner):
     """
-    Crammer and Gentile's Confidit in its practical form (seed 002, section 5).
+    Crammer and Gentile's Confidit in its practical form (Crammer and Gentile 2011, section 5).
 
     Per label i a weight vector ``w_i`` and a correlation matrix ``A_i``, initialised to 0
     and ``(1 + alpha)^2 I`` (Figure 1).  Output ``argmax_i (w_i . x + eps_i)`` with

@@ -16,7 +16,7 @@
 Feature streams for offline runs and demos: bundled data sets and the user's own files.
 
 Every loader returns ``(X, y, label_names)`` with X as float64 rows scaled to [0, 1]
-where the paper does so (seed 000, section 5: "All feature values are normalized to
+where the paper does so (Ngo et al. 2013, section 5: "All feature values are normalized to
 [0, 1]"), y as label indices and the names of the labels.
 """
 

@@ -13,7 +13,7 @@
 # limitations under the License.
 
 """
-The offline evaluation protocol of seed 000, section 5.
+The offline evaluation protocol of Ngo et al. 2013, section 5.
 
 One pass over a data set in a random order; the online mistake rate (#mistakes /
 #predictions) against the label the simulated person had in mind (the observed, possibly
@@ -79,7 +79,7 @@ VARIANTS: Dict[str, Tuple[str, Dict[str, Any]]] = {
 }
 """Named variants run and reported beside their base algorithm: {name: (base, fixed)}.
 
-``ucwl-variance`` is UCWL with the other reading of seed 000's diagonalisation step (see
+``ucwl-variance`` is UCWL with the other reading of Ngo et al. 2013's diagonalisation step (see
 ``confidence_weighted``), so one command shows what that choice is worth.  ``ucwl-paper``
 is UCWL on the vectors as given (no centring): the papers' algorithm and protocol exactly,
 beside the package's default ``ucwl`` (centred, ``learning.centring``)."""
@@ -452,7 +452,7 @@ def core_algorithm(name: str, teacher: Optional[TeacherModel] = None,
     """
     Return a learning-core algorithm (or a named variant of one) ready for the protocol.
 
-    RCNBF is given the teacher's true flip rates (seed 004 runs it with known rates).
+    RCNBF is given the teacher's true flip rates (as Agarwal and Manwani 2021 run it).
     ``centring`` applies unless the variant or ``fixed`` names its own (``ucwl-paper``:
     none).
     """

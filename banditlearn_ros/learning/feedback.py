@@ -31,8 +31,8 @@ class TeacherModel:
 
     - ``label_noise`` p (seeds 000 and 002): with probability p the label the person has in
       mind is replaced by a uniformly random label before answering;
-    - ``rho0``, ``rho1`` (seed 004): the answer is flipped, ``rho0 = P(says right | was
-      wrong)`` and ``rho1 = P(says wrong | was right)``;
+    - ``rho0``, ``rho1`` (Agarwal and Manwani 2021): the answer is flipped,
+      ``rho0 = P(says right | was wrong)`` and ``rho1 = P(says wrong | was right)``;
     - ``no_answer``: with this probability the person says nothing (no update).
     """
 

@@ -19,8 +19,8 @@ Seed 000 (section 5, "Compared algorithms") extends the binary confidence-weight
 to multiclass with the top-1 rule: on each example the true label's classifier is
 promoted (``z = +1``) and the highest-scoring wrong label's classifier is demoted
 (``z = -1``), each by its own binary update.  mPA is the multiclass Passive-Aggressive
-of Crammer et al. 2006; the Perceptron is the multiclass Perceptron of seed 001 and of
-seed 004 eq. (2).
+of Crammer et al. 2006; the Perceptron is the multiclass Perceptron of Rosenblatt 1958 and of
+Agarwal and Manwani 2021 eq. (2).
 """
 
 from typing import Any
@@ -86,7 +86,7 @@ class _GaussianTop1(FullFeedbackLearner):
 
 class MulticlassSCW(_GaussianTop1):
     """
-    mSCW-I / mSCW-II: SCW (seed 000, section 3.3) with the top-1 rule.
+    mSCW-I / mSCW-II: SCW (Ngo et al. 2013, section 3.3) with the top-1 rule.
 
     Parameters
     ----------
@@ -138,7 +138,7 @@ class MulticlassSCW(_GaussianTop1):
 
 class MulticlassCW(_GaussianTop1):
     """
-    mCW: exact convex CW (seed 000, section 3.1, eq. (3)) with the top-1 rule.
+    mCW: exact convex CW (Ngo et al. 2013, section 3.1, eq. (3)) with the top-1 rule.
 
     Parameters
     ----------
@@ -180,7 +180,7 @@ class MulticlassCW(_GaussianTop1):
 
 class MulticlassAROW(_GaussianTop1):
     """
-    mAROW: AROW (seed 000, section 3.2) with the top-1 rule.
+    mAROW: AROW (Ngo et al. 2013, section 3.2) with the top-1 rule.
 
     Parameters
     ----------
@@ -286,7 +286,9 @@ class MulticlassPA(FullFeedbackLearner):
 
 class MulticlassPerceptron(FullFeedbackLearner):
     """
-    Multiclass Perceptron (seed 004 eq. (2); seed 001): on a mistake promote y, demote y_hat.
+    Multiclass Perceptron (Agarwal and Manwani 2021 eq. (2); Rosenblatt 1958).
+
+    On a mistake promote y, demote y_hat.
 
     Parameters
     ----------

@@ -12,7 +12,7 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""NREst: feedback flip rates estimated from the learner's own history (seed 004, Alg. 3)."""
+"""NREst: flip rates estimated from the learner's history (Agarwal and Manwani 2021, Alg. 3)."""
 
 from typing import Tuple
 
@@ -87,7 +87,7 @@ def estimate_noise_rates(x: np.ndarray, y: np.ndarray, f: np.ndarray, n_labels: 
                          percentile: float = 89.0, max_rate: float = 0.45,
                          seed: int = 0, **network) -> Tuple[float, float]:
     """
-    Estimate (rho0, rho1) by NREst (seed 004, Algorithm 3), a percentile for the argmax.
+    Estimate (rho0, rho1) by NREst (Agarwal and Manwani 2021, Alg. 3), a percentile for the argmax.
 
     For each label l the "perfect example" ``x_l*`` is the sample whose ``q(x, l)`` sits at
     the ``percentile`` (the paper takes the 89th, because the sample maximum is

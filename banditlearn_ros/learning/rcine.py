@@ -12,7 +12,7 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""RCINE: RCNBF that estimates its own noise rates as it goes (seed 004, Algorithm 2)."""
+"""RCINE: RCNBF estimating its own noise rates as it goes (Agarwal and Manwani 2021, Alg. 2)."""
 
 from typing import Any, Dict
 
@@ -25,7 +25,7 @@ from .rcnbf import RCNBF
 
 class RCINE(RCNBF):
     """
-    RCNBF with Implicit Noise Estimation (seed 004, Algorithm 2).
+    RCNBF with Implicit Noise Estimation (Agarwal and Manwani 2021, Algorithm 2).
 
     Starts with ``rho0 = rho1 = 0``, keeps every ``(x, output, feedback)`` in a buffer S and
     every ``n_s`` rounds replaces the rates by NREst on S (Algorithm 3, see

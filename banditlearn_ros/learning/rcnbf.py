@@ -12,7 +12,7 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""RCNBF: the Banditron made robust to flipped feedback with known noise rates (seed 004)."""
+"""RCNBF: the Banditron robust to flipped feedback of known rates (Agarwal and Manwani 2021)."""
 
 from .banditron import Banditron
 from .base import check_range, HyperparameterError
@@ -20,7 +20,9 @@ from .base import check_range, HyperparameterError
 
 def unbiased_feedback(f: int, rho0: float, rho1: float) -> float:
     """
-    Lemma 1 of seed 004: ``h(f) = ((1 - rho_{1-f}) f - rho_f (1 - f)) / (1 - rho0 - rho1)``.
+    Lemma 1 of Agarwal and Manwani 2021.
+
+    ``h(f) = ((1 - rho_{1-f}) f - rho_f (1 - f)) / (1 - rho0 - rho1)``.
 
     ``rho0 = P(feedback says right | was wrong)``, ``rho1 = P(feedback says wrong | was right)``;
     ``E[h(f_rho)] = f``.  Hence ``h(1) = (1 - rho0) / beta`` and ``h(0) = -rho0 / beta``
@@ -34,7 +36,7 @@ def unbiased_feedback(f: int, rho0: float, rho1: float) -> float:
 
 class RCNBF(Banditron):
     """
-    Robust Classifier for Noisy Bandit Feedback (seed 004, Algorithm 1).
+    Robust Classifier for Noisy Bandit Feedback (Agarwal and Manwani 2021, Algorithm 1).
 
     The Banditron update with the bit replaced by its unbiased estimate (eq. (5)):
     ``H_rj = x_j (h(f) 1[y_tilde = r] / P(r) - 1[y_hat = r])``.

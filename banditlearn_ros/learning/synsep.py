@@ -31,7 +31,8 @@ What is implemented here:
    so it separates every example with a margin of at least 2 (``separating_weights``).
 
 Everything comes from one seeded generator, so a seed gives the same data set.  The
-paper's sizes are 10^6 (Kakade et al.) and 10^5 (seed 004); the default here is 10^4,
+paper's sizes are 10^6 (Kakade et al.) and 10^5 (Agarwal and Manwani 2021); the default here
+is 10^4,
 enough for a one-pass learning curve and fast enough for the evaluation tool's grids.
 """
 

@@ -12,7 +12,7 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""Upper Confidence Weighted Learning (seed 000, Algorithm 1)."""
+"""Upper Confidence Weighted Learning (Ngo et al. 2013, Algorithm 1)."""
 
 from typing import Any, Optional
 

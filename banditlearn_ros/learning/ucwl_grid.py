@@ -15,7 +15,7 @@
 """
 UCWL for many hyperparameter settings at once, stepped as numpy arrays.
 
-The paper's tuning protocol (seed 000, section 5) runs UCWL for 11 x 9 x 15 = 1485
+The paper's tuning protocol (Ngo et al. 2013, section 5) runs UCWL for 11 x 9 x 15 = 1485
 settings of (C, eta, k); one Python object per setting costs ~80 us per example.  Here
 every setting that sees the same stream is one slice of ``mu`` and ``sigma`` arrays of
 shape (settings, labels, features) and each round is a few dozen numpy calls for all

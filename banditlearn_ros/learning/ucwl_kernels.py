@@ -13,7 +13,7 @@
 # limitations under the License.
 
 """
-Compiled steps of diagonal UCWL (seed 000, Algorithm 1), used when numba is installed.
+Compiled steps of diagonal UCWL (Ngo et al. 2013, Algorithm 1), used when numba is installed.
 
 One round through numpy is a dozen array calls of ~1 us each on a few hundred numbers.
 Here one compiled call selects (``select_fused``) and one learns (``learn_fused``).  Their

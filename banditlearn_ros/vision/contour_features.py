@@ -13,7 +13,7 @@
 # limitations under the License.
 
 """
-Geometric hand-shape features from a silhouette contour (seed 000's GESTURE recipe).
+Geometric hand-shape features from a silhouette contour (Ngo et al. 2013's GESTURE recipe).
 
 A polygon is fitted to the blob contour to smooth rough edges, then about 110 named
 features are computed from it: Hu moments, normalised central moments, area, perimeter and

@@ -37,7 +37,7 @@ def fit_polygon(contour: np.ndarray, relative_epsilon: float = 0.004) -> np.ndar
     Fit a polygon to a contour (Douglas-Peucker) to smooth rough silhouette edges.
 
     The tolerance is a fraction of the perimeter, so the fit does not depend on scale
-    (seed 000, section 5: "a polygon was fitted to the blob contour").
+    (Ngo et al. 2013, section 5: "a polygon was fitted to the blob contour").
     """
     pts = np.asarray(contour, dtype=np.float32).reshape(-1, 1, 2)
     eps = relative_epsilon * cv2.arcLength(pts, True)
