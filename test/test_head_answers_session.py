@@ -106,6 +106,7 @@ def test_answers_head_refuses_another_system():
 
 
 @pytest.mark.ros
+@pytest.mark.serial  # Face Mesh reads the face in real time: a busy worker drops gestures
 @pytest.mark.skipif(not HAS_MEDIAPIPE, reason='mediapipe is not installed')
 def test_a_short_session_answered_with_the_head(tmp_path):
     result = subprocess.run(
