@@ -31,8 +31,10 @@ import zlib
 
 import numpy as np
 
+from .. import __version__
 from .base import OnlineClassifier
 from .labels import check_labels, clipped
+from .registry import ALGORITHMS
 
 FORMAT = 'banditlearn_ros.model'
 FORMAT_VERSION = 1
@@ -48,11 +50,6 @@ class ModelFileError(Exception):
         self.path = os.fspath(path)
         self.problem = problem
         super().__init__(f'model file {self.path}: {problem}')
-
-
-def _package_version() -> str:
-    from .. import __version__
-    return __version__
 
 
 def _umask() -> int:
@@ -97,7 +94,7 @@ def save_model(learner: OnlineClassifier, path: Union[str, os.PathLike]) -> None
     state = learner.state_dict()
     arrays = state.pop('arrays')
     header = dict(state, format=FORMAT, format_version=FORMAT_VERSION,
-                  package_version=_package_version(),
+                  package_version=__version__,
                   array_shapes={k: list(v.shape) for k, v in arrays.items()})
     buffer = io.BytesIO()
     payload = {_HEADER_KEY: np.frombuffer(json.dumps(header).encode('utf-8'), dtype=np.uint8)}
@@ -257,7 +254,6 @@ def load_model(path: Union[str, os.PathLike], expect_features: int = 0,
         The learner, ready to continue exactly where it stopped.
 
     """
-    from . import ALGORITHMS
     state = read_model_state(path, max_bytes)
     algorithm = state['algorithm']
     if algorithm not in ALGORITHMS:
