@@ -31,10 +31,10 @@ import zlib
 
 import numpy as np
 
-from .. import __version__
 from .base import OnlineClassifier
 from .labels import check_labels, clipped
 from .registry import ALGORITHMS
+from .. import __version__
 
 FORMAT = 'banditlearn_ros.model'
 FORMAT_VERSION = 1
