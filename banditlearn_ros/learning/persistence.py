@@ -34,7 +34,6 @@ import numpy as np
 from .base import OnlineClassifier
 from .labels import check_labels, clipped
 from .registry import ALGORITHMS
-from .. import __version__
 
 FORMAT = 'banditlearn_ros.model'
 FORMAT_VERSION = 1
@@ -50,6 +49,11 @@ class ModelFileError(Exception):
         self.path = os.fspath(path)
         self.problem = problem
         super().__init__(f'model file {self.path}: {problem}')
+
+
+def _package_version() -> str:
+    from .. import __version__
+    return __version__
 
 
 def _umask() -> int:
@@ -94,7 +98,7 @@ def save_model(learner: OnlineClassifier, path: Union[str, os.PathLike]) -> None
     state = learner.state_dict()
     arrays = state.pop('arrays')
     header = dict(state, format=FORMAT, format_version=FORMAT_VERSION,
-                  package_version=__version__,
+                  package_version=_package_version(),
                   array_shapes={k: list(v.shape) for k, v in arrays.items()})
     buffer = io.BytesIO()
     payload = {_HEADER_KEY: np.frombuffer(json.dumps(header).encode('utf-8'), dtype=np.uint8)}
