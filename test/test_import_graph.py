@@ -34,7 +34,8 @@ The layers, lowest first (a module imports only from its own layer or lower ones
    ``tools/render_dataset``.
 
 A new module must be placed in ``LAYERS`` (the test says so), which is the moment to
-decide where it belongs.
+decide where it belongs.  Outside ``learning/``, no module uses another module's
+``_private`` names (``ALLOWED_PRIVATE`` lists today's exceptions, to be emptied).
 """
 
 import ast
