@@ -253,6 +253,8 @@ class Interaction:
         check_protocol(_name(learner), self.max_questions, reveal_step)
         self.new_label_probation = check_probation(new_label_probation)
         self.open_set = open_set if open_set is not None else OpenSet()
+        if learner is not None:
+            self.open_set.adopt(learner)  # a loaded model's calibration, if it has one
         self._n_features = int(n_features)
         self._clock = clock
         self._lock = threading.RLock()
@@ -307,6 +309,7 @@ class Interaction:
             self._pending.clear()
             self._latest = None
             self.open_set.reset()
+            self.open_set.adopt(self.learner)
 
     def replace_learner(self, learner: BanditLearner) -> None:
         """Use another learner (same labels order); pending questions are forgotten."""
@@ -315,7 +318,7 @@ class Interaction:
             self.learner = learner
             self._pending.clear()
             self._latest = None
-            self.open_set.reset()
+            self.open_set.adopt(learner)
 
     def take_ended(self) -> List[Ended]:
         """Return the interactions finished since the last call (oldest first)."""
@@ -358,6 +361,7 @@ class Interaction:
             if learner is None:
                 self.learner = self._make(x.size)
                 check_protocol(_name(self.learner), self.max_questions, self.reveal_step)
+                self.open_set.adopt(self.learner)
             centring = getattr(self.learner, 'centring', None)
             if centred and centring is not None:
                 # x is finite (checked above): only then may it enter the mean.  The round
@@ -378,6 +382,8 @@ class Interaction:
                          questions)
             self._next_id += 1
             if self.open_set.enabled:
+                # Switched on since (a fresh calibration): the model file keeps this one.
+                self.learner.calibration = self.open_set.calibration
                 item.verdict = self.open_set.decide(x, first)
                 if item.verdict.reject:
                     return self._decline(item), ''

@@ -33,6 +33,7 @@ from typing import Dict, List
 
 import numpy as np
 
+from .centring import Centring, DEFAULT_CENTRING
 from .interaction import Interaction
 from .open_set import OpenSet, SCORES
 from .ucwl import UCWL
@@ -55,9 +56,14 @@ def auroc(taught: np.ndarray, unknown: np.ndarray) -> float:
 class FaultlessPerson:
     """Drive one ``Interaction`` with a faultless person; record what each gesture cost."""
 
-    def __init__(self, names: List[str], n_features: int, open_set: OpenSet, seed: int):
+    def __init__(self, names: List[str], n_features: int, open_set: OpenSet, seed: int,
+                 centring: str = DEFAULT_CENTRING):
+        def make(d):
+            learner = UCWL(list(names), d, seed=seed)
+            learner.centring = Centring(centring)
+            return learner
         self.names = names
-        self.inter = Interaction(lambda d: UCWL(list(names), d, seed=seed),
+        self.inter = Interaction(make,
                                  max_questions=3, seed=seed, open_set=open_set,
                                  clock=lambda: 0.0, n_features=n_features)
         self.rows: List[Dict] = []
@@ -91,7 +97,8 @@ def split_classes(y: np.ndarray, n_classes: int, n_taught: int, seed: int):
     return [c for c in range(n_classes) if c not in unknown], list(unknown)
 
 
-def separation(X, y, names, n_taught: int, seed: int, settings: Dict) -> Dict[str, tuple]:
+def separation(X, y, names, n_taught: int, seed: int, settings: Dict,
+               centring: str = DEFAULT_CENTRING) -> Dict[str, tuple]:
     """Return ``{score: (AUROC, rejected at 5 %)}`` after one pass over 70 % of the taught."""
     taught, unknown = split_classes(y, len(names), n_taught, seed)
     rng = np.random.default_rng(seed)
@@ -99,22 +106,26 @@ def separation(X, y, names, n_taught: int, seed: int, settings: Dict) -> Dict[st
     train, test = idx[:int(0.7 * idx.size)], idx[int(0.7 * idx.size):]
     never = np.flatnonzero(np.isin(y, unknown))
     open_set = OpenSet(True, **{**settings, 'warmup': 10 ** 9})  # learn, never reject
-    person = FaultlessPerson([names[c] for c in taught], X.shape[1], open_set, seed)
+    person = FaultlessPerson([names[c] for c in taught], X.shape[1], open_set, seed, centring)
     for t in train:
         person.show(X[t], names[y[t]], record=False)
     learner = person.inter.learner
+
+    def scores(rows):
+        centred = [learner.centring.centre(X[t]) for t in rows]  # looked at, not taken in
+        return np.array([open_set.score(x, learner.select(x)) for x in centred])
     out = {}
     for score in SCORES:
         open_set.score_name = score
-        s_known = np.array([open_set.score(X[t], learner.select(X[t])) for t in test])
-        s_never = np.array([open_set.score(X[t], learner.select(X[t])) for t in never])
+        s_known, s_never = scores(test), scores(never)
         out[score] = (auroc(s_known, s_never),
                       float(np.mean(s_never < np.quantile(s_known, 0.05))))
     return out
 
 
 def session(X, y, names, n_taught: int, seed: int, settings: Dict, n: int,
-            unknown_share: float, reject: bool) -> List[Dict]:
+            unknown_share: float, reject: bool,
+            centring: str = DEFAULT_CENTRING) -> List[Dict]:
     """Return the per-gesture records of one session of ``n`` gestures."""
     taught, unknown = split_classes(y, len(names), n_taught, seed)
     rng = np.random.default_rng(seed + 500)
@@ -125,7 +136,7 @@ def session(X, y, names, n_taught: int, seed: int, settings: Dict, n: int,
                        replace=n_never > np.isin(y, unknown).sum())
     order = rng.permutation(np.concatenate([known, never]))
     person = FaultlessPerson([names[c] for c in taught], X.shape[1],
-                             OpenSet(reject, **settings), seed)
+                             OpenSet(reject, **settings), seed, centring)
     for t in order:
         person.show(X[t], names[y[t]])
     return person.rows
@@ -152,7 +163,8 @@ def summarise(rows: List[Dict], warmup: int) -> Dict[str, float]:
 
 def open_set_figures(X: np.ndarray, y: np.ndarray, names: List[str], n_taught: int,
                      settings: Dict, splits: int = 10, interactions: int = 500,
-                     unknown_share: float = 0.2, separate: bool = True) -> Dict[str, Dict]:
+                     unknown_share: float = 0.2, separate: bool = True,
+                     centring: str = DEFAULT_CENTRING) -> Dict[str, Dict]:
     """
     Return the figures of ``splits`` splits: separation per score, and the session on and off.
 
@@ -168,6 +180,8 @@ def open_set_figures(X: np.ndarray, y: np.ndarray, names: List[str], n_taught: i
         Splits, gestures per session and the share of never-taught ones in it.
     separate : bool
         Measure the separation too (the session figures only otherwise).
+    centring : str
+        The learner's centring (``centring.CENTRING_MODES``; the node's default).
 
     Returns
     -------
@@ -180,7 +194,8 @@ def open_set_figures(X: np.ndarray, y: np.ndarray, names: List[str], n_taught: i
         raise ValueError(f'need 1 <= taught classes < {len(names)}, got {n_taught}')
     out: Dict[str, Dict] = {'separation': {}}
     if separate:
-        figures = [separation(X, y, names, n_taught, s, settings) for s in range(splits)]
+        figures = [separation(X, y, names, n_taught, s, settings, centring)
+                   for s in range(splits)]
         for score in SCORES:
             a = np.array([f[score] for f in figures])
             out['separation'][score] = {
@@ -191,7 +206,7 @@ def open_set_figures(X: np.ndarray, y: np.ndarray, names: List[str], n_taught: i
         rows = []
         for s in range(splits):
             run = session(X, y, names, n_taught, s, settings, interactions, unknown_share,
-                          reject)
+                          reject, centring)
             rows += [{**r, 'index': i} for i, r in enumerate(run)]
         out[arm] = summarise(rows, settings['warmup'])
     return out
