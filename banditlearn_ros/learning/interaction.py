@@ -116,6 +116,9 @@ class Round:
     questions: Optional[Questions] = None
     verdict: Optional[Verdict] = None
     """What ``open_set`` said of the gesture (None with rejection off)."""
+    raw: Optional[np.ndarray] = None
+    """The vector before centring, which the open set scores and learns from: its Gaussians
+    do not move with the running mean (docs/benchmarks.md, "Never-taught gestures")."""
 
 
 @dataclass(slots=True)
@@ -362,6 +365,7 @@ class Interaction:
                 self.learner = self._make(x.size)
                 check_protocol(_name(self.learner), self.max_questions, self.reveal_step)
                 self.open_set.adopt(self.learner)
+            raw = x
             centring = getattr(self.learner, 'centring', None)
             if centred and centring is not None:
                 # x is finite (checked above): only then may it enter the mean.  The round
@@ -379,12 +383,12 @@ class Interaction:
                                         self._rng, first, self.new_label_probation)
             first = questions.asked[0]
             item = Round(self._next_id, x, first, now, False, 1, questions.limit <= 1,
-                         questions)
+                         questions, raw=raw)
             self._next_id += 1
             if self.open_set.enabled:
                 # Switched on since (a fresh calibration): the model file keeps this one.
                 self.learner.calibration = self.open_set.calibration
-                item.verdict = self.open_set.decide(x, first)
+                item.verdict = self.open_set.decide(raw, first)
                 if item.verdict.reject:
                     return self._decline(item), ''
             counts = self.counts
@@ -459,12 +463,12 @@ class Interaction:
                                     None, updates)
             if nxt is not None:
                 result.next_round = self._ask(Round(
-                    id=latest.id, x=latest.x, prediction=nxt, stamp=now,
+                    id=latest.id, x=latest.x, raw=latest.raw, prediction=nxt, stamp=now,
                     question=questions.number, final=questions.final, questions=questions))
             else:
                 result.ended = self._end(latest)
                 if questions.revealed is not None and self.open_set.enabled:
-                    self.open_set.taught(latest.verdict, questions.revealed, latest.x)
+                    self.open_set.taught(latest.verdict, questions.revealed, latest.raw)
             return result
 
     def _end(self, item: Round, timed_out: bool = False) -> Optional[Ended]:
@@ -556,7 +560,7 @@ class Interaction:
                 self.counts['labels_named'] += 1
                 verdict = None  # rightly not known: the new label's first example only
             if self.open_set.enabled:
-                self.open_set.taught(verdict, index, latest.x)
+                self.open_set.taught(verdict, index, latest.raw)
             self._named = latest.id
             return index
 

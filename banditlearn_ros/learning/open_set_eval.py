@@ -29,7 +29,7 @@ by the person (``name_unknown``), a never-taught one is not.
   never-taught gesture and first-guess accuracy on taught ones (``summarise``).
 """
 
-from typing import Dict, List
+from typing import Dict, List, Tuple
 
 import numpy as np
 
@@ -111,9 +111,9 @@ def separation(X, y, names, n_taught: int, seed: int, settings: Dict,
         person.show(X[t], names[y[t]], record=False)
     learner = person.inter.learner
 
-    def scores(rows):
-        centred = [learner.centring.centre(X[t]) for t in rows]  # looked at, not taken in
-        return np.array([open_set.score(x, learner.select(x)) for x in centred])
+    def scores(rows):  # the learner sees x centred (looked at, not taken in); the score, x
+        return np.array([open_set.score(X[t], learner.select(learner.centring.centre(X[t])))
+                         for t in rows])
     out = {}
     for score in SCORES:
         open_set.score_name = score
@@ -124,9 +124,15 @@ def separation(X, y, names, n_taught: int, seed: int, settings: Dict,
 
 
 def session(X, y, names, n_taught: int, seed: int, settings: Dict, n: int,
-            unknown_share: float, reject: bool,
-            centring: str = DEFAULT_CENTRING) -> List[Dict]:
-    """Return the per-gesture records of one session of ``n`` gestures."""
+            unknown_share: float, reject: bool, centring: str = DEFAULT_CENTRING,
+            taught_only: bool = False) -> Tuple[List[Dict], float]:
+    """
+    Return the per-gesture records of one session of ``n`` gestures, and the model's accuracy.
+
+    The accuracy is the final model's greedy label (no exploration) on every taught example:
+    what the never-taught gestures' "no" answers did to the known labels.  ``taught_only``
+    shows the same stream without its never-taught gestures (the baseline of that).
+    """
     taught, unknown = split_classes(y, len(names), n_taught, seed)
     rng = np.random.default_rng(seed + 500)
     n_never = int(round(unknown_share * n))
@@ -135,11 +141,17 @@ def session(X, y, names, n_taught: int, seed: int, settings: Dict, n: int,
     never = rng.choice(np.flatnonzero(np.isin(y, unknown)), n_never,
                        replace=n_never > np.isin(y, unknown).sum())
     order = rng.permutation(np.concatenate([known, never]))
+    if taught_only:
+        order = order[np.isin(y[order], taught)]
     person = FaultlessPerson([names[c] for c in taught], X.shape[1],
                              OpenSet(reject, **settings), seed, centring)
     for t in order:
         person.show(X[t], names[y[t]])
-    return person.rows
+    learner = person.inter.learner
+    rows = np.flatnonzero(np.isin(y, taught))
+    right = [learner.labels[learner.predict(learner.centring.centre(X[t]))] == names[y[t]]
+             for t in rows]
+    return person.rows, float(np.mean(right))
 
 
 def summarise(rows: List[Dict], warmup: int) -> Dict[str, float]:
@@ -187,7 +199,8 @@ def open_set_figures(X: np.ndarray, y: np.ndarray, names: List[str], n_taught: i
     -------
     dict
         ``separation``: ``{score: {'auroc', 'auroc_min', 'rejected_at_5', 'rejected_at_5_min'}}``;
-        ``on`` and ``off``: ``summarise`` of the pooled sessions.
+        ``on``, ``off`` and ``taught_only`` (the same streams without the never-taught
+        gestures): ``summarise`` of the pooled sessions and ``model_accuracy``.
 
     """
     if not 1 <= n_taught < len(names):
@@ -202,13 +215,15 @@ def open_set_figures(X: np.ndarray, y: np.ndarray, names: List[str], n_taught: i
                 'auroc': float(a[:, 0].mean()), 'auroc_min': float(a[:, 0].min()),
                 'rejected_at_5': float(a[:, 1].mean()),
                 'rejected_at_5_min': float(a[:, 1].min())}
-    for arm, reject in (('on', True), ('off', False)):
-        rows = []
+    for arm, reject in (('on', True), ('off', False), ('taught_only', False)):
+        rows, accuracy = [], []
         for s in range(splits):
-            run = session(X, y, names, n_taught, s, settings, interactions, unknown_share,
-                          reject, centring)
+            run, acc = session(X, y, names, n_taught, s, settings, interactions, unknown_share,
+                               reject, centring, arm == 'taught_only')
             rows += [{**r, 'index': i} for i, r in enumerate(run)]
-        out[arm] = summarise(rows, settings['warmup'])
+            accuracy.append(acc)
+        out[arm] = {**summarise(rows, settings['warmup']),
+                    'model_accuracy': float(np.mean(accuracy))}
     return out
 
 
@@ -223,7 +238,7 @@ def report(figures: Dict[str, Dict], settings: Dict, splits: int, interactions: 
                          f"{100 * f['rejected_at_5']:.1f} % "
                          f"(min {100 * f['rejected_at_5_min']:.1f} %) |")
         lines.append('')
-    on, off = figures['on'], figures['off']
+    on, off, alone = figures['on'], figures['off'], figures['taught_only']
     pct = (lambda v: f'{100 * v:.2f} %')
     lines += [
         f'Sessions ({splits} x {interactions} gestures; "late" = after the first '
@@ -239,5 +254,10 @@ def report(figures: Dict[str, Dict], settings: Dict, splits: int, interactions: 
         '- first-guess accuracy on taught gestures (a rejected one counts as wrong): '
         f"{pct(on['first_right'])} with rejection, {pct(off['first_right'])} without "
         f"(late {pct(on['first_right_late'])} / {pct(off['first_right_late'])}); on the "
-        f"taught gestures it did guess {pct(on['first_right_guessed'])}"]
+        f"taught gestures it did guess {pct(on['first_right_guessed'])}; the same stream "
+        f"without its never-taught gestures {pct(alone['first_right'])}",
+        '- the final model on every taught example (greedy): '
+        f"{pct(on['model_accuracy'])} with rejection, {pct(off['model_accuracy'])} without "
+        f"(the never-taught gestures' \"no\" answers), {pct(alone['model_accuracy'])} with no "
+        'never-taught gestures']
     return '\n'.join(lines)
