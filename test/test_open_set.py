@@ -18,8 +18,9 @@ import json
 import math
 
 from banditlearn_ros.learning import HyperparameterError, LearnerInputError, UCWL
+from banditlearn_ros.learning.centring import Centring
 from banditlearn_ros.learning.interaction import Interaction
-from banditlearn_ros.learning.open_set import LabelGaussians, OpenSet, Verdict
+from banditlearn_ros.learning.open_set import LabelGaussians, OpenSet, SCORES, Verdict
 from banditlearn_ros.learning.persistence import load_model, ModelFileError, save_model
 import numpy as np
 import pytest
@@ -126,16 +127,23 @@ def test_settings_are_checked_and_a_bad_one_changes_nothing():
         assert open_set.settings() == before
 
 
-def _taught_interaction(open_set, seed=0):
+def _taught_interaction(open_set, seed=0, centring='none', shown=None):
     """Return an interaction taught three well-separated gestures by a faultless person."""
     rng = np.random.default_rng(seed)
-    inter = Interaction(lambda d: UCWL(LABELS, d), max_questions=3, open_set=open_set,
-                        clock=lambda: 0.0)
+
+    def make(d):
+        learner = UCWL(LABELS, d)
+        learner.centring = Centring(centring)
+        return learner
+    inter = Interaction(make, max_questions=3, open_set=open_set, clock=lambda: 0.0)
     centres = {'fist': np.array([1.0, 0.0, 0.0, 1.0]), 'palm': np.array([0.0, 1.0, 0.0, 1.0]),
                'point': np.array([0.0, 0.0, 1.0, 1.0])}
     for t in range(120):
         truth = ('fist', 'palm', 'point')[t % 3]
-        item, _ = inter.predict(centres[truth] + rng.normal(0, 0.05, 4), now=0.0)
+        x = centres[truth] + rng.normal(0, 0.05, 4)
+        if shown is not None:
+            shown.append((truth, x))
+        item, _ = inter.predict(x, now=0.0)
         while not item.questions.declined:
             result = inter.feedback(item.prediction.label == truth, now=0.0)
             if result.next_round is None:
@@ -207,6 +215,19 @@ def test_off_by_default_and_reset_forgets_the_calibration():
     cal = open_set.calibration
     assert open_set.seen == 0 and len(cal.scores) == 0 and cal.gaussians is None
     assert inter.learner.calibration is cal
+
+
+def test_the_open_set_learns_the_vectors_before_centring():
+    """The running mean moves; the Gaussians hold the vectors as they came."""
+    shown = []
+    open_set = OpenSet(True, warmup=10, min_yes=3)
+    inter = _taught_interaction(open_set, centring='running', shown=shown)
+    assert inter.learner.centring.count == 120
+    gaussians = open_set.calibration.gaussians
+    for index, name in enumerate(LABELS):
+        rows = np.array([x for truth, x in shown if truth == name])
+        assert gaussians.yes_count(index) == rows.shape[0]
+        np.testing.assert_allclose(gaussians.mean[index], rows.mean(0), rtol=0, atol=1e-12)
 
 
 def test_the_model_file_keeps_the_calibration(tmp_path):
@@ -308,7 +329,7 @@ def test_evaluate_open_set_mode_writes_figures_and_refuses_bad_settings(tmp_path
     summary = json.loads((out / 'summary.json').read_text())
     record = summary['records'][0]
     assert record['dataset'] == 'digits' and record['never_taught'] == 2
-    assert set(record['separation']) == {'likelihood_full', 'likelihood', 'likelihood_max', 'lcb'}
+    assert set(record['separation']) == set(SCORES)
     assert 0.5 < record['separation']['likelihood']['auroc'] <= 1.0
     assert record['off']['questions_unknown'] == 3.0  # every never-taught one asked 3 times
     assert summary['meta']['open_set']['warmup'] == 0

@@ -31,7 +31,8 @@ Scores (``SCORES``; docs/benchmarks.md, bench_unknown.py, measures them):
   covariance gets ``variance_floor`` times the mean variance over the labels added to its
   diagonal, so a label with fewer examples than features is not infinitely sure.
 - ``'likelihood'``: the same with a diagonal covariance (the variances, each with that floor).
-- ``'likelihood_max'``: the diagonal log-density under the label whose Gaussian fits x best.
+- ``'likelihood_full_max'`` and ``'likelihood_max'``: the full or diagonal log-density under
+  the label whose Gaussian fits x best.
 - ``'lcb'``: the best lower confidence bound ``max_i mu_i . x - k sqrt(x^T Sigma_i x)`` of the
   learner itself (the mirror of UCWL's selection bound, Ngo et al., "Upper Confidence
   Weighted Learning ...", Algorithm 1, line 9), read from the prediction's scores and bounds.
@@ -68,10 +69,10 @@ import scipy.linalg
 
 from .base import check_choice, HyperparameterError, Prediction
 
-SCORES = ('likelihood_full', 'likelihood', 'likelihood_max', 'lcb')
+SCORES = ('likelihood_full', 'likelihood_full_max', 'likelihood', 'likelihood_max', 'lcb')
 """Observation scores; the first is the default."""
 
-DEFAULTS: Dict[str, Any] = {'target': 0.05, 'rate': 0.01, 'window': 200, 'warmup': 50,
+DEFAULTS: Dict[str, Any] = {'target': 0.05, 'rate': 0.01, 'window': 100, 'warmup': 50,
                             'min_yes': 5, 'score': 'likelihood_full', 'variance_floor': 0.1}
 """Chosen by measurement (docs/benchmarks.md, bench_unknown.py)."""
 
@@ -154,7 +155,7 @@ class LabelGaussians:
         return float(-0.5 * (z @ z) - np.log(np.diagonal(chol)).sum())
 
     def arrays(self) -> Dict[str, np.ndarray]:
-        """Return the sums as arrays (the model file keeps them)."""
+        """Return count, mean and m2 for the model file."""
         return {'count': self.count.copy(), 'mean': self.mean.copy(), 'm2': self.m2.copy()}
 
     @classmethod
@@ -335,11 +336,11 @@ class OpenSet:
         gaussians = self.calibration.gaussians
         if gaussians is None:
             return -math.inf
-        if self.score_name == 'likelihood_max':
-            return max(gaussians.log_likelihood(i, x, self.variance_floor)
+        full = self.score_name.startswith('likelihood_full')
+        if self.score_name.endswith('_max'):
+            return max(gaussians.log_likelihood(i, x, self.variance_floor, full)
                        for i in range(gaussians.count.size))
-        return gaussians.log_likelihood(prediction.index, x, self.variance_floor,
-                                        self.score_name == 'likelihood_full')
+        return gaussians.log_likelihood(prediction.index, x, self.variance_floor, full)
 
     def threshold(self) -> float:
         """Return the current threshold: the ``alpha_t`` quantile of the taught scores."""
