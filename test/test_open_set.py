@@ -169,8 +169,10 @@ def test_a_rejected_gesture_asks_for_its_name_at_once():
     json.dumps(info)
     assert inter.feedback(True, now=0.0).outcome == 'duplicate'  # nothing was asked
     n_labels = inter.learner.n_labels
+    errors, alpha = open_set.counts['false_rejections'], open_set.alpha
     assert inter.name_unknown('wave') == n_labels  # a new gesture: its first example
-    assert open_set.counts['false_rejections'] == 0
+    # rightly rejected: no false rejection, the threshold does not move
+    assert (open_set.counts['false_rejections'], open_set.alpha) == (errors, alpha)
 
 
 def test_a_false_rejection_named_as_known_teaches_the_threshold():
