@@ -321,11 +321,6 @@ class OnlineClassifier:
             obj._rng.bit_generator.state = state['rng_state']
         extra = state.get('extra') or {}
         obj._load_extra_state(extra)
-        if 'open_set' in extra:  # a file saved before rejection existed has none
-            from .open_set import Calibration  # open_set builds on this module
-            held = {k[len(OPEN_SET_PREFIX):]: v for k, v in arrays.items()
-                    if k.startswith(OPEN_SET_PREFIX)}
-            obj.calibration = Calibration.from_state(extra['open_set'], held, obj.n_features)
         return obj
 
 

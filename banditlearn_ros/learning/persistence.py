@@ -31,8 +31,9 @@ import zlib
 
 import numpy as np
 
-from .base import OnlineClassifier
+from .base import OnlineClassifier, OPEN_SET_PREFIX
 from .labels import check_labels, clipped
+from .open_set import Calibration
 from .registry import ALGORITHMS
 
 FORMAT = 'banditlearn_ros.model'
@@ -266,7 +267,14 @@ def load_model(path: Union[str, os.PathLike], expect_features: int = 0,
         raise ModelFileError(
             path, f'holds {state["n_features"]} features, expected {expect_features}')
     try:
-        return ALGORITHMS[algorithm].from_state_dict(state)
+        learner = ALGORITHMS[algorithm].from_state_dict(state)
+        extra = state.get('extra') or {}
+        if 'open_set' in extra:  # a file saved before rejection existed has none
+            held = {k[len(OPEN_SET_PREFIX):]: v for k, v in state['arrays'].items()
+                    if k.startswith(OPEN_SET_PREFIX)}
+            learner.calibration = Calibration.from_state(
+                extra['open_set'], held, learner.n_features)
+        return learner
     except (ValueError, TypeError, KeyError, AttributeError, IndexError, OverflowError) as exc:
         # A value the learner refuses (bad hyperparameter, non-finite mean, non-positive
         # variance, wrong random-generator state): still one line naming the file.
