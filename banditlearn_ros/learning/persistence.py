@@ -94,7 +94,17 @@ def atomic_write_bytes(path: Union[str, os.PathLike], data: bytes) -> None:
 
 def save_model(learner: OnlineClassifier, path: Union[str, os.PathLike]) -> None:
     """Save a learner atomically; a crash mid-write leaves the previous file intact."""
-    state = learner.state_dict()
+    save_state(learner.state_dict(), path)
+
+
+def save_state(state: Dict[str, Any], path: Union[str, os.PathLike]) -> None:
+    """
+    Save a learner's ``state_dict()`` atomically (``save_model`` of a copy taken earlier).
+
+    The copy is taken under the learner's lock; writing it needs no lock, so a background
+    writer never holds up the learner.
+    """
+    state = dict(state)
     arrays = state.pop('arrays')
     header = dict(state, format=FORMAT, format_version=FORMAT_VERSION,
                   package_version=_package_version(),

@@ -36,7 +36,8 @@ numba is optional (``pip install banditlearn_ros[fast]``): without it, or with
 
 import math
 import os
-from typing import Callable, NamedTuple, Optional, Tuple
+import threading
+from typing import Callable, List, NamedTuple, Optional, Tuple
 import warnings
 
 import numpy as np
@@ -227,6 +228,12 @@ def split_kernels(select_tail=select_diag, learn_tail=learn_diag) -> Kernels:
 
 _COMPILED: Optional[Kernels] = None
 _TRIED = False
+_LOCK = threading.Lock()
+"""Held while compiling: one compilation per process."""
+_DONE_LOCK = threading.Lock()
+"""Guards ``_TRIED`` against ``_WAITING``: a waiter is called once, never missed."""
+_WAITING: List[Callable[[Optional[Kernels]], None]] = []
+_BACKGROUND: Optional[threading.Thread] = None
 
 
 def compiled() -> Optional[Kernels]:
@@ -234,25 +241,79 @@ def compiled() -> Optional[Kernels]:
     Return the compiled ``Kernels`` (fused when their sums pass the check), or None without numba.
 
     Compiled on first use (a few seconds; cached on disk where numba may write).  Any
-    failure of numba warns once and leaves the numpy code in use.
+    failure of numba warns once and leaves the numpy code in use.  While
+    ``compile_in_background`` compiles, None at once: the numpy code computes the same
+    values bit for bit, so a learner may start on it and move to the kernels later.
     """
     global _COMPILED, _TRIED
     if os.environ.get(ENV_SWITCH, '1') == '0':
         return None
-    if not _TRIED:
-        _TRIED = True
-        try:
-            import numba
-        except ImportError:
-            return None
-        try:
-            kernels = _compile(numba)
-            _warm_up(kernels)
-        except Exception as exc:  # noqa: B902 (any numba failure: the numpy code is exact)
-            warnings.warn(f'numba could not compile the UCWL steps ({exc}); using numpy')
-            return None
-        _COMPILED = kernels
+    if _TRIED:
+        return _COMPILED
+    if _BACKGROUND is not None:
+        return None  # the background thread compiles, then calls its waiters
+    with _LOCK:
+        if not _TRIED:
+            _COMPILED = _compiled_now()
+            _TRIED = True
     return _COMPILED
+
+
+def compile_in_background(done: Callable[[Optional[Kernels]], None],
+                          go: Optional[threading.Event] = None,
+                          most_wait: float = 10.0) -> bool:
+    """
+    Compile in a daemon thread, then call ``done(kernels)`` there; False if compiled already.
+
+    Importing numba and loading its cache takes about 1 s of CPU (4 s without the cache), so
+    a node that did it in its constructor started that much later.  Until ``done`` runs,
+    ``compiled()`` returns None (the numpy code); ``done`` moves a live learner made
+    meanwhile to the kernels.  Every caller's ``done`` runs once; one thread compiles.  The
+    thread starts compiling when ``go`` is set (a node that is up: compiling holds the GIL
+    most of the time, so it would slow the start), or after ``most_wait`` seconds.
+    """
+    global _BACKGROUND
+    if os.environ.get(ENV_SWITCH, '1') == '0':
+        return False
+    with _DONE_LOCK:
+        if _TRIED:
+            return False
+        _WAITING.append(done)
+        if _BACKGROUND is None:
+            _BACKGROUND = threading.Thread(target=_compile_for_waiters, daemon=True,
+                                           args=(go, most_wait), name='ucwl-kernels-compile')
+            _BACKGROUND.start()
+    return True
+
+
+def _compile_for_waiters(go: Optional[threading.Event], most_wait: float) -> None:
+    global _COMPILED, _TRIED
+    if go is not None:
+        go.wait(most_wait)
+    with _LOCK:
+        kernels = _compiled_now()
+    with _DONE_LOCK:
+        _COMPILED = kernels
+        _TRIED = True
+        waiting = list(_WAITING)
+        _WAITING.clear()
+    for done in waiting:
+        done(kernels)
+
+
+def _compiled_now() -> Optional[Kernels]:
+    """Import numba and compile; None without numba or when it fails (warned once)."""
+    try:
+        import numba
+    except ImportError:
+        return None
+    try:
+        kernels = _compile(numba)
+        _warm_up(kernels)
+    except Exception as exc:  # noqa: B902 (any numba failure: the numpy code is exact)
+        warnings.warn(f'numba could not compile the UCWL steps ({exc}); using numpy')
+        return None
+    return kernels
 
 
 def _compile(numba) -> Kernels:
