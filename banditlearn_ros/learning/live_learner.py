@@ -311,7 +311,8 @@ class LiveLearner:
         stats = self.interaction.stats()
         values: Dict[str, Any] = {'algorithm': self.algorithm,
                                   'labels': ','.join(self.current_labels()),
-                                  'feature_size': self.interaction.n_features}
+                                  'feature_size': self.interaction.n_features,
+                                  'compiled_steps': ucwl_kernels.ready()}
         values.update({k: stats[k] for k in STATS_SHOWN})
         return values
 

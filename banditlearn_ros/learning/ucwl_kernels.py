@@ -259,6 +259,11 @@ def compiled() -> Optional[Kernels]:
     return _COMPILED
 
 
+def ready() -> bool:
+    """Return True once the compiled steps are in use (never compiles: for /diagnostics)."""
+    return _TRIED and _COMPILED is not None
+
+
 def compile_in_background(done: Callable[[Optional[Kernels]], None],
                           go: Optional[threading.Event] = None,
                           most_wait: float = 10.0) -> bool:
