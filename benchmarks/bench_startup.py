@@ -18,7 +18,7 @@ How fast each node starts: its import, and its start-to-ready as another node se
 For each node, in fresh processes: the import of its module (wall and CPU seconds, and
 whether scipy.stats or numba came with it), and the time from starting its script to (a) its
 name in the ROS graph and (b) its first /diagnostics message (``diagnostics_period`` 0.1 s),
-wall and the CPU seconds the process used until then.  Baseline in the same run: a process
+wall and the CPU seconds its main thread used until then.  Baseline in the same run: a process
 that imports only numpy and rclpy.node (what any node must load).  The machine's load is
 printed: on a shared machine wall times stretch, CPU times much less.
 
@@ -54,8 +54,13 @@ def import_times(what: str, repeats: int):
 
 
 def cpu_seconds(pid: int) -> float:
-    """Return the user + system CPU seconds process ``pid`` has used so far."""
-    with open(f'/proc/{pid}/stat') as handle:
+    """
+    Return the user + system CPU seconds of process ``pid``'s main thread so far.
+
+    The main thread is the one that starts the node; learner_node's numba thread, which
+    starts once the node is up, is not counted.
+    """
+    with open(f'/proc/{pid}/task/{pid}/stat') as handle:
         fields = handle.read().rsplit(')', 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / TICK
 
