@@ -186,3 +186,30 @@ def test_a_learner_starts_without_scipy_stats_and_numba_then_moves_to_the_kernel
     except ImportError:
         pytest.skip('numba is not installed: the numpy code stays (checked above)')
     assert lines['started'] == 'True True'
+
+
+WAITING = """
+import sys
+from banditlearn_ros.learning import ucwl_kernels, UCWL
+from banditlearn_ros.learning.live_learner import LiveLearner
+sys.path.insert(0, {test!r})
+from test_live_learner import parameters, Log
+import numpy as np
+state = LiveLearner(parameters(centring='none').__getitem__, '', Log())
+state.interaction.predict(np.ones(4))
+waiting = state.interaction.learner._kernels is None
+# Code outside a live node (the evaluation, a test) compiles at once, and the waiting
+# learner moves to the kernels too.
+print(waiting, ucwl_kernels.compiled() is not None, UCWL(['a'], 2)._kernels is not None,
+      state.interaction.learner._kernels is not None)
+"""
+
+
+def test_a_learner_outside_a_node_compiles_at_once_while_a_node_waits():
+    pytest.importorskip('numba', reason='numba (the [fast] extra) is not installed')
+    env = {k: v for k, v in os.environ.items() if k != 'BANDITLEARN_COMPILED'}
+    out = subprocess.run([sys.executable, '-c', WAITING.format(test=str(Path(__file__).parent))],
+                         capture_output=True, text=True, timeout=300, env=env)
+    assert out.returncode == 0, out.stderr
+    # The node's thread waits for started() (up to 10 s); the direct call did not wait for it.
+    assert out.stdout.split() == ['True', 'True', 'True', 'True']

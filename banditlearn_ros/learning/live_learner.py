@@ -110,12 +110,16 @@ class LiveLearner:
     """
 
     def __init__(self, value: Callable[[str], Any], model_path: str, log):
+        with ucwl_kernels.deferring():  # numba loads after the node's start (started())
+            self._start(value, model_path, log)
+        self._use_compiled()  # compiled before the interaction existed
+
+    def _start(self, value: Callable[[str], Any], model_path: str, log) -> None:
         self.value = value
         self.lock = threading.RLock()
         self.algorithm = value('algorithm')
         self._up = threading.Event()
         if self.algorithm == 'ucwl':
-            # numba off the start (started()): learners use the numpy code until then.
             ucwl_kernels.compile_in_background(self._use_compiled, self._up)
         self.labels: List[str] = list(value('labels'))
         self.seed = value('seed')
@@ -162,7 +166,6 @@ class LiveLearner:
         self.features_seen = 0
         """Feature messages received (refused ones too): where a change happened."""
         self.config: Optional[session_config.ConfigLog] = None
-        self._use_compiled()  # compiled before the interaction existed
 
     def started(self) -> None:
         """Say the node is up: the compiled UCWL steps may load now (``ucwl_kernels``)."""
@@ -170,7 +173,7 @@ class LiveLearner:
 
     def _use_compiled(self, kernels=None) -> None:
         """Move the learner to the compiled UCWL steps once they are (same values)."""
-        with self.lock:
+        with self.lock, ucwl_kernels.deferring():  # never compiles here
             interaction = getattr(self, 'interaction', None)
             use = getattr(interaction and interaction.learner, 'use_compiled', None)
             if use is not None:
@@ -202,8 +205,9 @@ class LiveLearner:
 
     def fresh_learner(self, n_features: int) -> BanditLearner:
         """Return a new learner of the parameters' labels, hyperparameters and centring."""
-        learner = make_learner(self.algorithm, list(self.labels), n_features, seed=self.seed,
-                               **self.hyperparameters(self.algorithm))
+        with ucwl_kernels.deferring():
+            learner = make_learner(self.algorithm, list(self.labels), n_features,
+                                   seed=self.seed, **self.hyperparameters(self.algorithm))
         learner.centring = Centring(self.centring)
         return learner
 
@@ -216,7 +220,8 @@ class LiveLearner:
     def check_change(self, changes: Dict[str, Any]) -> None:
         """Raise HyperparameterError, ValueError or TypeError for a change to refuse."""
         self.appended_labels(changes)
-        lp.check_hyperparameter_change(self.value, changes)
+        with ucwl_kernels.deferring():
+            lp.check_hyperparameter_change(self.value, changes)
         self.protocol(changes)
         check_open_set(**{k: v for k, v in lp.open_set_settings(self.value, changes).items()
                           if k != 'enabled'})
@@ -229,7 +234,8 @@ class LiveLearner:
             if learner is not None:
                 diff = lp.tunable_changes(self.hyperparameters(learner.name), learner)
                 if diff:
-                    learner.set_params(**diff)
+                    with ucwl_kernels.deferring():
+                        learner.set_params(**diff)
                 for name in new_labels:
                     learner.add_label(name)
             if 'labels' in changes:

@@ -34,6 +34,7 @@ numba is optional (``pip install banditlearn_ros[fast]``): without it, or with
 ``BANDITLEARN_COMPILED=0`` in the environment, ``UCWL`` runs its numpy code.
 """
 
+import contextlib
 import math
 import os
 import threading
@@ -234,6 +235,7 @@ _DONE_LOCK = threading.Lock()
 """Guards ``_TRIED`` against ``_WAITING``: a waiter is called once, never missed."""
 _WAITING: List[Callable[[Optional[Kernels]], None]] = []
 _BACKGROUND: Optional[threading.Thread] = None
+_DEFERRING = threading.local()
 
 
 def compiled() -> Optional[Kernels]:
@@ -241,22 +243,28 @@ def compiled() -> Optional[Kernels]:
     Return the compiled ``Kernels`` (fused when their sums pass the check), or None without numba.
 
     Compiled on first use (a few seconds; cached on disk where numba may write).  Any
-    failure of numba warns once and leaves the numpy code in use.  While
-    ``compile_in_background`` compiles, None at once: the numpy code computes the same
-    values bit for bit, so a learner may start on it and move to the kernels later.
+    failure of numba warns once and leaves the numpy code in use.  Inside ``deferring()``,
+    None until compiled, never compiling: the numpy code computes the same values bit for
+    bit, so a learner may start on it and move to the kernels later (``UCWL.use_compiled``).
     """
-    global _COMPILED, _TRIED
     if os.environ.get(ENV_SWITCH, '1') == '0':
         return None
     if _TRIED:
         return _COMPILED
-    if _BACKGROUND is not None:
-        return None  # the background thread compiles, then calls its waiters
-    with _LOCK:
-        if not _TRIED:
-            _COMPILED = _compiled_now()
-            _TRIED = True
+    if getattr(_DEFERRING, 'depth', 0):
+        return None
+    _compile_once()
     return _COMPILED
+
+
+@contextlib.contextmanager
+def deferring():
+    """Make ``compiled()`` in this thread return at once (None until compiled): a live node."""
+    _DEFERRING.depth = getattr(_DEFERRING, 'depth', 0) + 1
+    try:
+        yield
+    finally:
+        _DEFERRING.depth -= 1
 
 
 def ready() -> bool:
@@ -268,12 +276,12 @@ def compile_in_background(done: Callable[[Optional[Kernels]], None],
                           go: Optional[threading.Event] = None,
                           most_wait: float = 10.0) -> bool:
     """
-    Compile in a daemon thread, then call ``done(kernels)`` there; False if compiled already.
+    Compile in a daemon thread, then call ``done(kernels)``; False if compiled already.
 
     Importing numba and loading its cache takes about 1 s of CPU (4 s without the cache), so
-    a node that did it in its constructor started that much later.  Until ``done`` runs,
-    ``compiled()`` returns None (the numpy code); ``done`` moves a live learner made
-    meanwhile to the kernels.  Every caller's ``done`` runs once; one thread compiles.  The
+    a node that did it in its constructor started that much later.  ``done`` moves a live
+    learner made meanwhile (inside ``deferring()``) to the kernels; it runs once, in the
+    thread that compiled (this one's, or a caller of ``compiled()`` that came first).  The
     thread starts compiling when ``go`` is set (a node that is up: compiling holds the GIL
     most of the time, so it would slow the start), or after ``most_wait`` seconds.
     """
@@ -284,26 +292,32 @@ def compile_in_background(done: Callable[[Optional[Kernels]], None],
         if _TRIED:
             return False
         _WAITING.append(done)
-        if _BACKGROUND is None:
-            _BACKGROUND = threading.Thread(target=_compile_for_waiters, daemon=True,
+        if _BACKGROUND is None or not _BACKGROUND.is_alive():
+            _BACKGROUND = threading.Thread(target=_compile_when, daemon=True,
                                            args=(go, most_wait), name='ucwl-kernels-compile')
             _BACKGROUND.start()
     return True
 
 
-def _compile_for_waiters(go: Optional[threading.Event], most_wait: float) -> None:
-    global _COMPILED, _TRIED
+def _compile_when(go: Optional[threading.Event], most_wait: float) -> None:
     if go is not None:
         go.wait(most_wait)
+    _compile_once()
+
+
+def _compile_once() -> None:
+    """Compile unless done, publish the outcome, then call those waiting for it (no lock)."""
+    global _COMPILED, _TRIED
+    waiting = []
     with _LOCK:
-        kernels = _compiled_now()
-    with _DONE_LOCK:
-        _COMPILED = kernels
-        _TRIED = True
-        waiting = list(_WAITING)
-        _WAITING.clear()
+        if not _TRIED:
+            kernels = _compiled_now()
+            with _DONE_LOCK:
+                _COMPILED, _TRIED = kernels, True
+                waiting = list(_WAITING)
+                _WAITING.clear()
     for done in waiting:
-        done(kernels)
+        done(_COMPILED)
 
 
 def _compiled_now() -> Optional[Kernels]:
