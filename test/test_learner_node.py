@@ -15,6 +15,7 @@
 """learner_node over real DDS on loopback: rounds, tuning, labels, model files, bad input."""
 
 import array
+import importlib.util
 import json
 import os
 import signal
@@ -26,6 +27,7 @@ from banditlearn_ros.learning import load_model, make_learner, ModelFileError, T
 from banditlearn_ros.learning.centring import Centring
 from banditlearn_ros.learning.datasets import load_dataset
 from banditlearn_ros.learning.interaction import Interaction, SimulatedTeacher, stream_order
+from banditlearn_ros.learning.ucwl_kernels import ENV_SWITCH
 from banditlearn_ros.nodes.dataset_node import DatasetNode
 from banditlearn_ros.nodes.learner_node import LearnerNode
 from banditlearn_ros.nodes.teacher_node import TeacherNode
@@ -610,6 +612,9 @@ def test_bad_input_storm_and_burst_keep_the_node_running_and_bounded(ros, tmp_pa
                                        v['features_empty']) == ('1', '1', '1'))
         assert values['predictions'] == '0'
         drive.ask(np.full(d, 0.5), timeout=10.0)
+        if importlib.util.find_spec('numba') and os.environ.get(ENV_SWITCH, '1') != '0':
+            # numba loads once, in a thread after the start: not the queue's growth.
+            drive.diag(lambda v: v['compiled_steps'] == 'True', timeout=120.0)
         base_rss = rss_kib(process.pid)
         # A burst with no answers: the queue stays at its bound. The sender goes on until the
         # node has taken enough rounds to show it, however fast this machine is.
