@@ -65,7 +65,6 @@ import math
 from typing import Any, Deque, Dict, Optional, Tuple
 
 import numpy as np
-import scipy.linalg
 
 from .base import check_choice, HyperparameterError, Prediction
 
@@ -146,7 +145,9 @@ class LabelGaussians:
         cov = 0.5 * (cov + cov.T)  # the sums are symmetric up to rounding
         cov[np.diag_indices_from(cov)] += ridge
         # scipy's LAPACK calls, not numpy's: numpy's threaded ones took 10-20 x longer on
-        # a loaded two-core machine (2 ms against 0.2 ms at d = 64).
+        # a loaded two-core machine (2 ms against 0.2 ms at d = 64). Imported here: only
+        # a full covariance needs it, and a node's start path does not.
+        import scipy.linalg
         try:
             chol = scipy.linalg.cholesky(cov, lower=True, check_finite=False)
         except np.linalg.LinAlgError:  # rounding made it indefinite: the diagonal only
