@@ -25,6 +25,7 @@ independently of the code under test.
 from banditlearn_ros.learning import (
     Banditron, Confidit, make_learner, MulticlassAROW, MulticlassCW, MulticlassPA,
     MulticlassPerceptron, MulticlassSCW, Prediction, RCNBF, UCWL)
+from banditlearn_ros.learning.base import HyperparameterError
 from banditlearn_ros.learning.confidence_weighted import confidence_constants
 from banditlearn_ros.learning.rcnbf import unbiased_feedback
 import numpy as np
@@ -159,6 +160,16 @@ def test_a_no_step_is_capped_at_C_or_C_over_K_minus_1(no_weight, K, cap):
         learner.add_label('new')
         learner.learn([1.0, 2.0], K, correct=False)
         np.testing.assert_allclose(learner._mu[K], [-0.05 / K, -0.1 / K], rtol=1e-12)
+
+
+def test_no_weight_is_checked_and_older_model_files_keep_algorithm_1():
+    learner = UCWL(3, n_features=2, no_weight='balanced')
+    with pytest.raises(HyperparameterError, match='no_weight'):
+        learner.set_params(no_weight='half')
+    assert learner.no_weight == 'balanced'
+    state = learner.state_dict()
+    del state['hyperparameters']['no_weight']  # a file written before no_weight existed
+    assert UCWL.from_state_dict(state).no_weight == 'equal'
 
 
 def test_scw2_step_from_wang_et_al():
