@@ -82,19 +82,22 @@ def learner_values(system: str = 'camera', **changes) -> Dict[str, object]:
     """
     Return the learner node's parameter values in a system of the bring-up.
 
-    Declared defaults, then config/params.yaml, then the learner's overrides in
-    config/<system>.system.yaml ('' = none), then ``changes``.
+    Declared defaults, then config/params.yaml, or the parameter files of
+    config/<system>.system.yaml in order ('' = params.yaml alone), then that system's
+    learner overrides, then ``changes``.
     """
     from banditlearn_ros.learning import learner_parameters as lp
     specs = lp.HEAD_SPECS + tuple(lp.hyperparameter_specs()) + lp.TAIL_SPECS
     values = {spec.name: spec.default for spec in specs}
-    params = yaml.safe_load((ROOT / 'config' / 'params.yaml').read_text())
-    values.update(params['/**/learner_node']['ros__parameters'])
-    if system:
-        nodes = yaml.safe_load((ROOT / 'config' / f'{system}.system.yaml').read_text())['nodes']
-        for entry in nodes:
-            if entry['node'] == 'learner_node':
-                values.update(entry.get('parameters') or {})
+    config = ROOT / 'config'
+    system_text = yaml.safe_load((config / f'{system}.system.yaml').read_text()) if system \
+        else {}
+    for name in system_text.get('params_files') or ['params.yaml']:
+        sections = yaml.safe_load((config / name).read_text()) or {}
+        values.update(sections.get('/**/learner_node', {}).get('ros__parameters', {}))
+    for entry in system_text.get('nodes') or []:
+        if entry['node'] == 'learner_node':
+            values.update(entry.get('parameters') or {})
     values.update(labels=list(LABELS), model_path='')
     values.update(changes)
     return values

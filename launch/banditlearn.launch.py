@@ -16,13 +16,14 @@
 Launch the full system: camera_node -> learner_node <- feedback_node.
 
 Arguments: ``namespace``, ``use_sim_time``, ``log_level``, ``params_file`` (default: the
-package's config/params.yaml), ``model_path`` (default: the file's) and ``image_topic`` (the
-camera's sensor_msgs/Image topic; camera_node and feedback_node read ``image_raw`` remapped
-to it).  Every other topic is relative: ``namespace`` or a ``PushROSNamespace`` / ``SetRemap``
-around this file moves it.
+package's config/params.yaml), ``camera_params_file`` (overlay loaded after it, default
+config/camera.params.yaml: the learner settings measured on a real camera; '' = none),
+``model_path`` (default: the file's) and ``image_topic`` (the camera's sensor_msgs/Image
+topic; camera_node and feedback_node read ``image_raw`` remapped to it).  Every other topic
+is relative: ``namespace`` or a ``PushROSNamespace`` / ``SetRemap`` around this file moves it.
 """
 
-from banditlearn_ros.launch_arguments import common_arguments, Values
+from banditlearn_ros.launch_arguments import common_arguments, share_path, Values
 from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch_ros.actions import Node
@@ -35,6 +36,10 @@ def generate_launch_description():
                '/**/feedback_node apply in any namespace)',
         model="learner model file to load and save; '' = the params_file's") + [
         DeclareLaunchArgument(
+            'camera_params_file', default_value=share_path('config', 'camera.params.yaml'),
+            description='overlay loaded after params_file: the learner settings measured on '
+                        "a real camera (reveal_step none, C 0.5); '' = params_file alone"),
+        DeclareLaunchArgument(
             'image_topic', default_value='image_raw',
             description='sensor_msgs/Image topic of the camera (camera_node and feedback_node); '
                         'relative names are in the namespace'),
@@ -45,7 +50,7 @@ def generate_launch_description():
 def nodes(context):
     """Return the three nodes with the arguments' values."""
     arg = Values(context)
-    files = [arg('params_file')]
+    files = [f for f in (arg('params_file'), arg('camera_params_file')) if f]
     image = [('image_raw', arg('image_topic'))]
     options = arg.node_options(arg('namespace'))
     return [

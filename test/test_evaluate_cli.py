@@ -174,6 +174,14 @@ def test_csv_input_and_fixed_parameters_without_tuning(tmp_path):
     assert not records[0]['tuned'] and records[1]['params'] == {}
     assert records[2]['params'] == {'centring': 'running'}
     assert records[0]['dataset'] == str(path)
+    # The papers' row takes fixed parameters too (its preset centring is the protocol's).
+    code = evaluate.main(['--datasets', str(path), '--algorithms', 'ucwl-paper', '--no-tune',
+                          '--params', 'ucwl-paper:eta=0.8,C=2,k=1', '--permutations', '2',
+                          '--out', str(tmp_path / 'paper'), '--no-figures', '--no-progress'])
+    assert code == 0
+    paper = json.loads((tmp_path / 'paper' / 'summary.json').read_text())['records']
+    assert [(r['algorithm'], r['params']) for r in paper] == [
+        ('ucwl-paper', {'eta': 0.8, 'C': 2, 'k': 1})]
 
 
 def test_missing_vowpal_wabbit_is_skipped_with_a_message(tmp_path, monkeypatch, capsys):

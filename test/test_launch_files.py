@@ -259,6 +259,43 @@ def test_full_system_arguments(share, monkeypatch):
     assert nodes['learner_node']['parameters'][-1]['model_path'] == '/tmp/m.npz'
 
 
+def test_the_robot_gets_the_learner_settings_measured_on_a_real_camera(share, monkeypatch):
+    """banditlearn.launch.py (always a real camera) loads camera.params.yaml after params.yaml."""
+    description = load_launch(share / 'launch' / 'banditlearn.launch.py', share, monkeypatch)
+    overlay = share / 'config' / 'camera.params.yaml'
+    assert arguments_of(description)['camera_params_file'].default_value == str(overlay)
+
+    def learner_values(**given):
+        nodes = {e.kwargs['executable']: e.kwargs for e in launched(description, **given)}
+        values = {}
+        for item in nodes['learner_node']['parameters']:
+            values.update(item if isinstance(item, dict) else section(Path(item),
+                                                                      'learner_node'))
+        return nodes, values
+    nodes, values = learner_values()
+    for kw in nodes.values():
+        assert [str(p) for p in kw['parameters'][:2]] == [
+            str(share / 'config' / 'params.yaml'), str(overlay)]
+    assert values['reveal_step'] == 'none' and values['C'] == 0.5
+    # The same settings as the bring-up's camera system, from the same file.
+    camera = yaml.safe_load((ROOT / 'config' / 'camera.system.yaml').read_text())
+    assert camera['params_files'] == ['params.yaml', 'camera.params.yaml']
+    assert not any(e.get('parameters') for e in camera['nodes'] if e['node'] == 'learner_node')
+    # The overlay changes only what was measured; params.yaml keeps the rendered session's.
+    assert set(section(overlay, 'learner_node')) == {'reveal_step', 'C'}
+    base = section(ROOT / 'config' / 'params.yaml', 'learner_node')
+    assert (base['reveal_step'], base['C']) == ('all', 1.0)
+    # '' leaves params_file alone; a user's own params_file still comes first.
+    nodes, values = learner_values(camera_params_file='')
+    assert values['reveal_step'] == 'all' and values['C'] == 1.0
+    assert all(len([p for p in kw['parameters'] if not isinstance(p, dict)]) == 1
+               for kw in nodes.values())
+    mine = {e.kwargs['executable']: e.kwargs for e in launched(
+        description, params_file='/my/params.yaml')}
+    assert [str(p) for p in mine['learner_node']['parameters'][:2]] == [
+        '/my/params.yaml', str(overlay)]
+
+
 @pytest.mark.parametrize('dataset', ['digits', 'iris', 'wine'])
 def test_teach_sim_gives_the_learner_the_labels_of_the_data_set(dataset, share, monkeypatch):
     description = load_launch(share / 'launch' / 'teach_sim.launch.py', share, monkeypatch)

@@ -25,6 +25,7 @@ independently of the code under test.
 from banditlearn_ros.learning import (
     Banditron, Confidit, make_learner, MulticlassAROW, MulticlassCW, MulticlassPA,
     MulticlassPerceptron, MulticlassSCW, Prediction, RCNBF, UCWL)
+from banditlearn_ros.learning.base import HyperparameterError
 from banditlearn_ros.learning.confidence_weighted import confidence_constants
 from banditlearn_ros.learning.rcnbf import unbiased_feedback
 import numpy as np
@@ -143,6 +144,32 @@ def test_scw1_caps_alpha_at_C():
     learner = UCWL(1, n_features=2, eta=0.9, C=0.05, k=1.0)
     learner.learn([1.0, 2.0], 0, correct=True)
     np.testing.assert_allclose(learner._mu[0], [0.05, 0.10], rtol=1e-12)
+
+
+@pytest.mark.parametrize('no_weight,K,cap', [('equal', 5, 0.05), ('balanced', 5, 0.0125),
+                                             ('balanced', 2, 0.05)])
+def test_a_no_step_is_capped_at_C_or_C_over_K_minus_1(no_weight, K, cap):
+    # The CW step here is about 4 (> C): a "yes" steps by C, a "no" by its own cap.
+    learner = UCWL(K, n_features=2, eta=0.9, C=0.05, k=1.0, no_weight=no_weight)
+    learner.learn([1.0, 2.0], 0, correct=True)
+    learner.learn([1.0, 2.0], 1, correct=False)
+    np.testing.assert_allclose(learner._mu[0], [0.05, 0.10], rtol=1e-12)
+    np.testing.assert_allclose(learner._mu[1], [-cap, -2 * cap], rtol=1e-12)
+    if no_weight == 'balanced' and K > 2:  # one label more (starting at N(0, I)): C / K
+        learner.set_params(added_label_prior='unit')
+        learner.add_label('new')
+        learner.learn([1.0, 2.0], K, correct=False)
+        np.testing.assert_allclose(learner._mu[K], [-0.05 / K, -0.1 / K], rtol=1e-12)
+
+
+def test_no_weight_is_checked_and_older_model_files_keep_algorithm_1():
+    learner = UCWL(3, n_features=2, no_weight='balanced')
+    with pytest.raises(HyperparameterError, match='no_weight'):
+        learner.set_params(no_weight='half')
+    assert learner.no_weight == 'balanced'
+    state = learner.state_dict()
+    del state['hyperparameters']['no_weight']  # a file written before no_weight existed
+    assert UCWL.from_state_dict(state).no_weight == 'equal'
 
 
 def test_scw2_step_from_wang_et_al():

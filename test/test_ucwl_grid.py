@@ -36,13 +36,13 @@ SETTINGS = [  # (eta, C, k): paper corners, an interior point, and k=0 (ties eve
 ]
 
 
-def _lockstep(X, stream, teacher, n_labels, variant, diagonal, rounds):
+def _lockstep(X, stream, teacher, n_labels, variant, diagonal, rounds, no_weight='equal'):
     """Step the grid and one reference learner per setting side by side."""
     eta, C, k = (np.array(v) for v in zip(*SETTINGS))
     grid = UCWLGrid(n_labels, X.shape[1], eta, C, k, [stream.seed] * len(SETTINGS), variant,
-                    diagonal)
+                    diagonal, no_weight)
     refs = [UCWL(n_labels, X.shape[1], eta=e, C=c, k=kk, variant=variant, diagonal=diagonal,
-                 seed=stream.seed)
+                 seed=stream.seed, no_weight=no_weight)
             for e, c, kk in SETTINGS]
     for t in range(min(rounds, len(stream))):
         x = X[stream.order[t]]
@@ -64,21 +64,24 @@ def _lockstep(X, stream, teacher, n_labels, variant, diagonal, rounds):
                                    atol=STATE_ATOL)
 
 
-@pytest.mark.parametrize('name,teacher,variant,diagonal,rounds', [
-    ('digits', TeacherModel(), 'scw1', 'precision', 600),
-    ('digits', TeacherModel(), 'scw1', 'variance', 600),
-    ('digits', TeacherModel(label_noise=0.2, no_answer=0.1), 'scw2', 'precision', 400),
-    ('digits', TeacherModel(label_noise=0.2, no_answer=0.1), 'scw2', 'variance', 400),
-    ('wine', TeacherModel(rho0=0.2, rho1=0.4), 'scw1', 'precision', 178),
-    ('synsep', TeacherModel(label_noise=0.1), 'scw1', 'variance', 300),
+@pytest.mark.parametrize('name,teacher,variant,diagonal,rounds,no_weight', [
+    ('digits', TeacherModel(), 'scw1', 'precision', 600, 'equal'),
+    ('digits', TeacherModel(), 'scw1', 'variance', 600, 'equal'),
+    ('digits', TeacherModel(label_noise=0.2, no_answer=0.1), 'scw2', 'precision', 400, 'equal'),
+    ('digits', TeacherModel(label_noise=0.2, no_answer=0.1), 'scw2', 'variance', 400, 'equal'),
+    ('wine', TeacherModel(rho0=0.2, rho1=0.4), 'scw1', 'precision', 178, 'equal'),
+    ('synsep', TeacherModel(label_noise=0.1), 'scw1', 'variance', 300, 'equal'),
+    ('digits', TeacherModel(label_noise=0.2), 'scw1', 'precision', 600, 'balanced'),
+    ('wine', TeacherModel(label_noise=0.1), 'scw2', 'precision', 178, 'balanced'),
 ])
-def test_same_decisions_and_state_as_reference(name, teacher, variant, diagonal, rounds):
+def test_same_decisions_and_state_as_reference(name, teacher, variant, diagonal, rounds,
+                                               no_weight):
     if name == 'synsep':
         X, y, labels = make_synsep(400, seed=3)
     else:
         X, y, labels = load_dataset(name)
     stream = make_stream(y, len(labels), teacher, index=1, seed=7)
-    _lockstep(X, stream, teacher, len(labels), variant, diagonal, rounds)
+    _lockstep(X, stream, teacher, len(labels), variant, diagonal, rounds, no_weight)
 
 
 @pytest.mark.parametrize('diagonal', ['precision', 'variance'])
@@ -114,6 +117,7 @@ def test_worker_processes_give_the_same_numbers():
     {'eta': [0.9], 'C': [1.0], 'k': [-1.0]},
     {'eta': [0.9, 0.8], 'C': [1.0], 'k': [1.0]},
     {'eta': [0.9], 'C': [1.0], 'k': [1.0], 'diagonal': 'inverse'},
+    {'eta': [0.9], 'C': [1.0], 'k': [1.0], 'no_weight': 'half'},
 ])
 def test_invalid_settings_are_refused(kwargs):
     n = max(len(v) for v in kwargs.values() if isinstance(v, list))

@@ -35,19 +35,23 @@ def _stream(d, K, n, seed):
     return X, y, flips
 
 
-def _pair(kernels, K, d, eta, C, k, variant, diagonal):
+def _pair(kernels, K, d, eta, C, k, variant, diagonal, no_weight='equal'):
     """Return a learner on the numpy code and one on ``kernels``, otherwise the same."""
-    args = {'eta': eta, 'C': C, 'k': k, 'variant': variant, 'diagonal': diagonal, 'seed': 11}
+    args = {'eta': eta, 'C': C, 'k': k, 'variant': variant, 'diagonal': diagonal, 'seed': 11,
+            'no_weight': no_weight}
     ref, fast = UCWL(K, d, **args), UCWL(K, d, **args)
     ref._kernels, fast._kernels = None, kernels
     return ref, fast
 
 
-def _lockstep(kernels, d, K, n, variant, diagonal, seed=0):
+def _lockstep(kernels, d, K, n, variant, diagonal, seed=0, no_weight='equal', add_at=0):
     X, y, flips = _stream(d, K, n, seed)
     for eta, C, k in SETTINGS:
-        ref, fast = _pair(kernels, K, d, eta, C, k, variant, diagonal)
+        ref, fast = _pair(kernels, K - 1 if add_at else K, d, eta, C, k, variant, diagonal,
+                          no_weight)
         for t in range(n):
+            if add_at and t == add_at:  # a label added mid-stream (changes K - 1)
+                assert ref.add_label('new') == fast.add_label('new') == K - 1
             p, q = ref.select(X[t]), fast.select(X[t])
             assert (p.index, p.greedy, p.explored) == (q.index, q.greedy, q.explored), t
             np.testing.assert_allclose(q.scores, p.scores, rtol=STATE_RTOL, atol=STATE_ATOL)
@@ -101,6 +105,14 @@ def test_compiled_steps_equal_numpy_code(variant, diagonal, d, K, fused):
     kernels = _compiled_kernels(fused)
     _lockstep(kernels, d=d, K=K, n=3000 if K < 100 else 900, variant=variant,
               diagonal=diagonal, seed=d + K)
+
+
+@pytest.mark.parametrize('fused', [False, True])
+@pytest.mark.parametrize('variant', ['scw1', 'scw2'])
+def test_balanced_no_steps_compiled_equal_numpy_code(variant, fused):
+    # The cap of a "no" is C / (K - 1), and follows K when a label is added.
+    _lockstep(_compiled_kernels(fused), d=124, K=6, n=3000, variant=variant,
+              diagonal='precision', seed=3, no_weight='balanced', add_at=500)
 
 
 @pytest.mark.parametrize('d,K', [(9, 1), (2, 2), (33, 3)])

@@ -426,7 +426,8 @@ def run_ucwl_streams(settings: List[Dict[str, Any]], X: np.ndarray, streams: Seq
     from .ucwl_grid import run_grid
     variant = {s.get('variant', 'scw1') for s in settings}
     diagonal = {s.get('diagonal', 'precision') for s in settings}
-    if (len(variant) != 1 or len(diagonal) != 1
+    no_weight = {s.get('no_weight', 'equal') for s in settings}
+    if (len(variant) != 1 or len(diagonal) != 1 or len(no_weight) != 1
             or any(s.get('covariance', 'diag') != 'diag' for s in settings)):
         results = []
         for s in settings:
@@ -437,7 +438,8 @@ def run_ucwl_streams(settings: List[Dict[str, Any]], X: np.ndarray, streams: Seq
     start = time.perf_counter()
     out = run_grid(X, list(streams), teacher, n_labels, [s['eta'] for s in settings],
                    [s['C'] for s in settings], [s['k'] for s in settings],
-                   variant=variant.pop(), diagonal=diagonal.pop(), progress=progress)
+                   variant=variant.pop(), diagonal=diagonal.pop(), progress=progress,
+                   no_weight=no_weight.pop())
     seconds = (time.perf_counter() - start) / (len(settings) * len(streams))
     return [[RunResult(int(out['mistakes_observed'][i, j]), int(out['mistakes_true'][i, j]),
                        int(out['updates'][i, j]), seconds, len(st))

@@ -28,6 +28,24 @@ from .reductions import row_dot, row_dots
 ADDED_LABEL_PRIORS = ('mixture', 'unit')
 """Where a label added at runtime starts (``UCWL.added_label_prior``)."""
 
+NO_WEIGHTS = ('equal', 'balanced')
+"""How the step of a "no" is capped (``UCWL.no_weight``)."""
+
+
+def no_cap(C: float, no_weight: str, n_labels: int) -> float:
+    """
+    Return the cap of a "no" step: C (``'equal'``, Algorithm 1) or C / (K - 1) (``'balanced'``).
+
+    Each classifier is one label against the K - 1 others, so its negatives outnumber its
+    positives K - 1 to one; weighting them 1 / (K - 1) is the usual class balancing of
+    one-vs-rest learning.  Under label noise most wrong answers are a "no" to the right
+    label (docs/benchmarks.md), so the balanced cap also limits what one of them undoes.
+    """
+    if no_weight == 'balanced' and n_labels > 2:
+        return C / (n_labels - 1)
+    return C
+
+
 _FLOAT64 = np.dtype(np.float64)
 
 
@@ -64,6 +82,9 @@ class UCWL(BanditLearner):
         Where a label added by ``add_label`` starts: the moment-matched mixture of the
         classifiers learned so far (default), or N(0, I) as in Algorithm 1 (see
         ``add_label``).
+    no_weight : {'equal', 'balanced'}
+        Cap of the step a "no" (z = -1) takes: C as a "yes" (Algorithm 1, default), or
+        C / (K - 1) (``no_cap``).
     seed : int
         Seed of the tie-breaking random generator.
 
@@ -78,18 +99,20 @@ class UCWL(BanditLearner):
 
     name = 'ucwl'
     _hyperparameters = ('eta', 'C', 'k', 'covariance', 'diagonal', 'variant',
-                        'added_label_prior')
-    _hyperparameters_before = {'diagonal': 'variance', 'added_label_prior': 'unit'}
+                        'added_label_prior', 'no_weight')
+    _hyperparameters_before = {'diagonal': 'variance', 'added_label_prior': 'unit',
+                               'no_weight': 'equal'}
     _array_names = ('mu', 'sigma')
     _construction_only = ('covariance',)
     _positive_arrays = ('sigma',)
 
     def __init__(self, labels, n_features: int, eta: float = 0.95, C: float = 1.0,
                  k: float = 2.8, covariance: str = 'diag', variant: str = 'scw1',
-                 seed: int = 0, diagonal: str = 'precision', added_label_prior: str = 'mixture'):
+                 seed: int = 0, diagonal: str = 'precision', added_label_prior: str = 'mixture',
+                 no_weight: str = 'equal'):
         self.eta, self.C, self.k = eta, C, k
         self.covariance, self.variant, self.diagonal = covariance, variant, diagonal
-        self.added_label_prior = added_label_prior
+        self.added_label_prior, self.no_weight = added_label_prior, no_weight
         super().__init__(labels, n_features, seed)
 
     def _validate(self) -> None:
@@ -100,11 +123,17 @@ class UCWL(BanditLearner):
         check_choice('variant', self.variant, ('scw1', 'scw2'))
         check_choice('diagonal', self.diagonal, DIAGONALS)
         check_choice('added_label_prior', self.added_label_prior, ADDED_LABEL_PRIORS)
+        check_choice('no_weight', self.no_weight, NO_WEIGHTS)
         self._phi, self._psi, self._xi = confidence_constants(self.eta)
         # The compiled steps (ucwl_kernels) when numba is there; None = the numpy code below.
         self._kernels = ucwl_kernels.compiled() if self.covariance == 'diag' else None
+        self._set_learn_params()
+
+    def _set_learn_params(self) -> None:
+        """Set the kernels' constants (the cap of a "no" depends on the number of labels)."""
+        self._C_no = no_cap(self.C, self.no_weight, len(self.labels))
         self._learn_params = ucwl_kernels.learn_params(self._phi, self._psi, self._xi, self.C,
-                                                       self.variant, self.diagonal)
+                                                       self.variant, self.diagonal, self._C_no)
 
     def use_compiled(self) -> bool:
         """
@@ -143,6 +172,7 @@ class UCWL(BanditLearner):
         measures both.
         """
         index = super().add_label(name)
+        self._set_learn_params()
         if self.added_label_prior == 'mixture':
             self._mu[index], self._sigma[index] = mixture_gaussian(self._mu[:index],
                                                                    self._sigma[:index])
@@ -209,10 +239,11 @@ class UCWL(BanditLearner):
         v = margin_variance(sigma, x)
         if not m < self._phi * np.sqrt(max(v, 0.0)):
             return False
+        C = self.C if z > 0.0 else self._C_no
         if self.variant == 'scw1':
-            alpha = scw1_alpha(m, v, self._phi, self._psi, self._xi, self.C)
+            alpha = scw1_alpha(m, v, self._phi, self._psi, self._xi, C)
         else:
-            alpha = scw2_alpha(m, v, self._phi, self.C)
+            alpha = scw2_alpha(m, v, self._phi, C)
         if alpha <= 0.0:
             return False
         if self.covariance == 'diag' and self.diagonal == 'precision':

@@ -52,6 +52,7 @@ import numpy as np
 from .base import HyperparameterError
 from .confidence_weighted import confidence_constants, DIAGONALS, FLOAT_MAX, SIGMA_FLOOR
 from .reductions import row_dots
+from .ucwl import no_cap, NO_WEIGHTS
 
 
 class UCWLGrid:
@@ -72,12 +73,14 @@ class UCWLGrid:
         SCW step size, shared by every setting.
     diagonal : {'precision', 'variance'}
         Diagonalisation step, shared by every setting (``UCWL``'s ``diagonal``).
+    no_weight : {'equal', 'balanced'}
+        Cap of a "no" step, shared by every setting (``UCWL``'s ``no_weight``).
 
     """
 
     def __init__(self, n_labels: int, n_features: int, eta: Sequence[float],
                  C: Sequence[float], k: Sequence[float], seeds: Sequence[int],
-                 variant: str = 'scw1', diagonal: str = 'precision'):
+                 variant: str = 'scw1', diagonal: str = 'precision', no_weight: str = 'equal'):
         eta = np.asarray(eta, dtype=np.float64).ravel()
         C = np.asarray(C, dtype=np.float64).ravel()
         k = np.asarray(k, dtype=np.float64).ravel()
@@ -93,10 +96,14 @@ class UCWLGrid:
             raise HyperparameterError(f"variant must be 'scw1' or 'scw2', got {variant!r}")
         if diagonal not in DIAGONALS:
             raise HyperparameterError(f'diagonal must be one of {DIAGONALS}, got {diagonal!r}')
+        if no_weight not in NO_WEIGHTS:
+            raise HyperparameterError(f'no_weight must be one of {NO_WEIGHTS}, got {no_weight!r}')
         self.diagonal = diagonal
         self.n_settings, self.n_labels, self.n_features = n, int(n_labels), int(n_features)
         self.variant = variant
         self.eta, self.C, self.k, self.seeds = eta, C, k, seeds
+        # The cap of a "no", computed as UCWL computes it (the same division).
+        self.C_no = np.array([no_cap(float(c), no_weight, self.n_labels) for c in C])
         consts = [confidence_constants(float(e)) for e in eta]
         self._phi = np.array([c[0] for c in consts])
         self._psi = np.array([c[1] for c in consts])
@@ -188,8 +195,9 @@ class UCWLGrid:
         if sel.size == 0:
             return changed
         rsel = rows[sel]
-        psi, xi, C = self._psi[rsel], self._xi[rsel], self.C[rsel]
         m, v, z, phi = m[sel], v[sel], z[sel], phi[sel]
+        psi, xi, C = self._psi[rsel], self._xi[rsel], np.where(z > 0.0, self.C[rsel],
+                                                               self.C_no[rsel])
         if self.variant == 'scw1':
             phi4 = self._phi4[rsel]
             root = np.sqrt(m * m * phi4 / 4.0 + v * phi * phi * xi)
@@ -261,10 +269,10 @@ def choose_block(n_labels: int, n_features: int, cache_budget: int = CACHE_BUDGE
 
 def _run_task(args) -> Dict[str, np.ndarray]:
     """Run one block of settings over one stream (a unit of work for a worker process)."""
-    X, stream, rates, n_labels, eta, C, k, variant, diagonal = args
+    X, stream, rates, n_labels, eta, C, k, variant, diagonal, no_weight = args
     rho0, rho1, no_answer = rates
     grid = UCWLGrid(n_labels, X.shape[1], eta, C, k, [stream.seed] * len(eta), variant,
-                    diagonal)
+                    diagonal, no_weight)
     n = len(stream.order)
     wrong_obs = np.zeros(len(eta), dtype=np.int64)
     wrong_true = np.zeros(len(eta), dtype=np.int64)
@@ -292,7 +300,7 @@ def run_grid(X: np.ndarray, streams: Sequence, teacher, n_labels: int,
              eta: Sequence[float], C: Sequence[float], k: Sequence[float],
              variant: str = 'scw1', diagonal: str = 'precision',
              block: Optional[int] = None, jobs: int = 1,
-             progress=None) -> Dict[str, np.ndarray]:
+             progress=None, no_weight: str = 'equal') -> Dict[str, np.ndarray]:
     """
     Run S settings of diagonal UCWL over P streams of the evaluation protocol.
 
@@ -324,6 +332,8 @@ def run_grid(X: np.ndarray, streams: Sequence, teacher, n_labels: int,
         Worker processes (1 runs in this process).
     progress : callable, optional
         Called with the number of (setting, stream) runs finished after each block.
+    no_weight : {'equal', 'balanced'}
+        Cap of a "no" step (``UCWL``'s ``no_weight``).
 
     Returns
     -------
@@ -343,7 +353,7 @@ def run_grid(X: np.ndarray, streams: Sequence, teacher, n_labels: int,
         for lo in range(0, S, block):
             hi = min(S, lo + block)
             tasks.append((X, stream, rates, n_labels, eta[lo:hi], C[lo:hi], k[lo:hi], variant,
-                          diagonal))
+                          diagonal, no_weight))
             where.append((p, lo, hi))
     out = {name: np.zeros((S, P), dtype=np.int64)
            for name in ('mistakes_observed', 'mistakes_true', 'updates')}

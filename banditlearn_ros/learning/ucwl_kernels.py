@@ -76,10 +76,14 @@ class Kernels(NamedTuple):
 
 
 def learn_params(phi: float, psi: float, xi: float, C: float, variant: str,
-                 diagonal: str) -> np.ndarray:
-    """Return the constants of ``learn_diag`` as one float64 array (one argument to pass)."""
+                 diagonal: str, C_no: Optional[float] = None) -> np.ndarray:
+    """
+    Return the constants of ``learn_diag`` as one float64 array (one argument to pass).
+
+    ``C_no`` caps the step of a "no" (z = -1; default C, as Algorithm 1).
+    """
     return np.array([phi, psi, xi, phi ** 4, C, VARIANTS[variant],
-                     1.0 if diagonal == 'precision' else 0.0, 2.0])
+                     1.0 if diagonal == 'precision' else 0.0, 2.0, C if C_no is None else C_no])
 
 
 def select_diag(x, scores, variances, k, bounds) -> Tuple[int, int, int, int, float, bool]:
@@ -125,7 +129,8 @@ def learn_diag(mu, sigma, x, z, m, v, params) -> int:
     ``reductions.row_dots`` sums, as in the numpy code).  ``params`` is ``learn_params``:
     phi, psi, xi, phi^4, C, the code of the SCW variant (``VARIANTS``), 1 to keep the
     diagonal of the precision update (``cw_gamma``) or 0 for that of Sigma (``cw_beta``),
-    and 2.0, so that ``t ** two`` stays a libm ``pow`` call like Python's.  Returns 1 when
+    2.0, so that ``t ** two`` stays a libm ``pow`` call like Python's, and the cap of a
+    "no" step (z = -1; ``UCWL.no_weight``).  Returns 1 when
     the rows changed, 0 when not (also for a non-finite step, like ``gaussian_update``),
     -1 when x holds NaN or infinity (nothing changed).
     """
@@ -133,7 +138,8 @@ def learn_diag(mu, sigma, x, z, m, v, params) -> int:
     for j in range(d):
         if not math.isfinite(x[j]):
             return -1
-    phi, psi, xi, phi4, C, two = params[0], params[1], params[2], params[3], params[4], params[7]
+    phi, psi, xi, phi4, two = params[0], params[1], params[2], params[3], params[7]
+    C = params[4] if z > 0.0 else params[8]
     if not m < phi * math.sqrt(max(v, 0.0)):
         return 0
     if v <= 0.0:

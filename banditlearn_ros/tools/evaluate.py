@@ -440,7 +440,9 @@ def run(args) -> Dict[str, Any]:
         if not name.startswith('vw-'):
             try:
                 base, preset = variant_base(name)
-                ALGORITHMS[base](2, 1, **{**preset, **params})
+                # centring is the protocol's (evaluation.centred_streams), not the learner's.
+                given = {k: v for k, v in {**preset, **params}.items() if k != 'centring'}
+                ALGORITHMS[base](2, 1, **given)
             except HyperparameterError as exc:
                 raise UsageError(f'--params {name}: {exc}') from None
     tasks, work = [], []
