@@ -163,3 +163,23 @@ def array_to_image(array: np.ndarray, encoding: str = 'bgr8', header=None):
     msg.step = int(array.strides[0])
     msg.data = array.tobytes()
     return msg
+
+
+def frame_of(msg, max_bytes: int, counters, warn) -> 'np.ndarray | None':
+    """
+    Return an image message's pixels as uint8, or None after counting why it was skipped.
+
+    The intake the camera and the feedback node share: a frame that cannot be read is
+    counted (``unsupported_encoding``, ``frame_too_large`` or ``bad_image`` in ``counters``)
+    and ``warn(kind, exc)`` is told (the node logs it, throttled); mono16 keeps its high byte.
+    """
+    kinds = ((UnsupportedEncodingError, 'unsupported_encoding'),
+             (FrameTooLargeError, 'frame_too_large'), (ImageFormatError, 'bad_image'))
+    try:
+        frame = image_to_array(msg, max_bytes)
+    except (UnsupportedEncodingError, ImageFormatError) as exc:  # the first kind that fits
+        kind = next(name for cls, name in kinds if isinstance(exc, cls))
+        counters.add(kind)
+        warn(kind, exc)
+        return None
+    return frame if frame.dtype == np.uint8 else (frame >> 8).astype(np.uint8)

@@ -26,9 +26,8 @@ import time
 from typing import Any, Dict, Optional
 
 from banditlearn_ros.nodes import common, qos
-from banditlearn_ros.nodes.bridge import (
-    array_to_image, FrameTooLargeError, image_to_array, ImageFormatError,
-    UnsupportedEncodingError)
+from banditlearn_ros.nodes.bridge import array_to_image, frame_of
+from banditlearn_ros.nodes.managed import ManagedNode
 from banditlearn_ros.vision import camera_settings as settings
 from banditlearn_ros.vision.drawing import draw_observation
 from banditlearn_ros.vision.extractors import (
@@ -42,15 +41,22 @@ MAX_ENCODINGS_SHOWN = 8
 """Distinct unsupported encodings named in /diagnostics; the rest are only counted."""
 
 
-class CameraNode(common.GuardedNode):
-    """Publish hand-gesture feature vectors, one per presented gesture, and a debug image."""
+class CameraNode(ManagedNode):
+    """
+    Publish hand-gesture feature vectors, one per presented gesture, and a debug image.
+
+    A managed node: configure makes the extractor and the episode detector of the
+    parameters; activate takes the image subscription (or opens ``source``), the worker and
+    MediaPipe; deactivate releases them, so an inactive node costs no image traffic.
+    """
 
     def __init__(self, node_name: str = 'camera_node', **kwargs):
         super().__init__(node_name, **kwargs)
         self._stop = threading.Event()
-        self._slot = LatestFrame()
+        self._slot: Optional[LatestFrame] = None
         self._video: Optional[VideoSource] = None
         self._worker: Optional[threading.Thread] = None
+        self._image_sub = None
         self.extractor: Optional[GestureExtractor] = None
         self.counters = common.Counters(
             ('frames_received', 'frames_processed', 'frames_dropped', 'frames_no_hand',
@@ -62,7 +68,6 @@ class CameraNode(common.GuardedNode):
         problem = settings.problem(values)
         if problem:
             raise ValueError(problem)
-        p = self.get_parameter
         self._lock = threading.Lock()
         self._bad_encodings = set()
         self._received = common.RateMeter()
@@ -72,10 +77,6 @@ class CameraNode(common.GuardedNode):
         self._last_method = ''
         self._last_frame_time = 0.0
         self._source_problem = ''
-        self.extractor, chosen = settings.make_extractor(values)
-        self.scaling = FeatureScaling(values['feature_offsets'], values['feature_scales'],
-                                      self.extractor.dim)
-        self.episodes = settings.make_episodes(values)
         self._pending = set()
         self.add_on_set_parameters_callback(self._on_set_parameters)
 
@@ -83,26 +84,75 @@ class CameraNode(common.GuardedNode):
         self._features_pub = self.create_publisher(Float32MultiArray, 'gesture_features',
                                                    qos.EVENTS_OUT)
         self._debug_pub = self.create_publisher(Image, 'gesture_debug_image', qos.IMAGES)
-        source = p('source').value
-        if source:
-            self._video = VideoSource(source, self._on_frame, loop=p('loop_video').value,
-                                      on_end=self._on_source_end)
-        else:
-            self.create_subscription(Image, 'image_raw', self._on_image, qos.IMAGES)
         self.diagnostics = common.Diagnostics(
             self, 'banditlearn_ros: camera_node', self._collect,
-            period=p('diagnostics_period').value)
-        self._worker = threading.Thread(target=self._work, name='camera_worker', daemon=True)
-        self._worker.start()
+            period=values['diagnostics_period'])
+        self.start()
+
+    # -- lifecycle -------------------------------------------------------------------------
+    def configure(self) -> None:
+        """Make the extractor, its scaling and the episode detector of the parameters."""
+        values = self._values([spec.name for spec in settings.SPECS])
+        problem = settings.problem(values)
+        if problem:
+            raise ValueError(problem)
+        with self._lock:
+            self._pending = set()
+        self.extractor, chosen = settings.make_extractor(values)
+        self.scaling = FeatureScaling(values['feature_offsets'], values['feature_scales'],
+                                      self.extractor.dim)
+        self.episodes = settings.make_episodes(values)
         self.get_logger().info(
             f'extractor {self.extractor.kind} ({self.extractor.dim} features'
             f'{"; " + chosen if chosen else ""}), '
-            f'mediapipe {"on" if self.extractor.use_mediapipe else "off"}, '
-            f'source {source or "the image topic"}; {common.topics_line(self)}')
+            f'mediapipe {"on" if self.extractor.use_mediapipe else "off"}')
+
+    def activate(self) -> None:
+        """Open MediaPipe, start the worker, then take frames (the topic or ``source``)."""
+        if self.extractor.hands is not None:
+            self.extractor.hands.load()
+        self._stop = threading.Event()
+        self._slot = LatestFrame()
+        self._worker = threading.Thread(target=self._work, args=(self._stop, self._slot),
+                                        name='camera_worker', daemon=True)
+        self._worker.start()
+        source = self.get_parameter('source').value
+        if source:
+            self._source_problem = ''
+            self._video = VideoSource(source, self._on_frame,
+                                      loop=self.get_parameter('loop_video').value,
+                                      on_end=self._on_source_end)
+        else:
+            self._image_sub = self.create_subscription(Image, 'image_raw', self._on_image,
+                                                       qos.IMAGES)
+        self.get_logger().info(f'active: source {source or "the image topic"}; '
+                               f'{common.topics_line(self)}')
+
+    def deactivate(self) -> None:
+        """Drop the subscription or source, stop the worker, release MediaPipe."""
+        self._stop.set()
+        if self._image_sub is not None:
+            self.destroy_subscription(self._image_sub)
+            self._image_sub = None
+        if self._video is not None:
+            self._video.close()
+            self._video = None
+        if self._slot is not None:
+            self._slot.close()
+        if self._worker is not None and self._worker.is_alive():
+            self._worker.join(timeout=5.0)
+        self._worker = None
+        if self.extractor is not None:
+            self.extractor.close()
+
+    def cleanup(self) -> None:
+        """Forget the extractor and the episode detector (configure makes them again)."""
+        self.deactivate()
+        self.extractor = None
 
     # -- parameters ------------------------------------------------------------------------
     def _values(self, keys) -> Dict[str, Any]:
-        return {k: self.get_parameter(k).value for k in keys}
+        return common.values_of(self, keys)
 
     def _on_set_parameters(self, params):
         values = self._values(settings.EPISODE_KEYS + settings.SEGMENT_KEYS)
@@ -129,36 +179,24 @@ class CameraNode(common.GuardedNode):
     def _on_image(self, msg: Image) -> None:
         self.counters.add('frames_received')
         self._received.tick()
-        try:
-            frame = image_to_array(msg, self.get_parameter('max_frame_bytes').value)
-        except UnsupportedEncodingError as exc:
-            self.counters.add('unsupported_encoding')
-            if exc.encoding not in self._bad_encodings and \
-                    len(self._bad_encodings) < MAX_ENCODINGS_SHOWN:
-                self._bad_encodings.add(exc.encoding)
-            self.get_logger().error(f'image encoding {exc.encoding!r} is not supported; '
-                                    'such frames are counted and skipped',
-                                    throttle_duration_sec=5.0)
+        frame = frame_of(msg, self.get_parameter('max_frame_bytes').value, self.counters,
+                         self._skipped)
+        if frame is None:
             return
-        except FrameTooLargeError as exc:
-            self.counters.add('frame_too_large')
-            self.get_logger().warning(f'image skipped: {exc} (max_frame_bytes)',
-                                      throttle_duration_sec=5.0)
-            return
-        except ImageFormatError as exc:
-            self.counters.add('bad_image')
-            self.get_logger().warning(f'bad image skipped: {exc}', throttle_duration_sec=5.0)
-            return
-        if frame.dtype != np.uint8:  # mono16: keep the high byte
-            frame = (frame >> 8).astype(np.uint8)
         stamp = msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9
-        if self._slot.put(frame, stamp):
-            self.counters.add('frames_dropped')
+        self._on_frame(frame, stamp, received=False)
 
-    def _on_frame(self, frame, stamp: float) -> None:
-        self.counters.add('frames_received')
-        self._received.tick()
-        if self._slot.put(frame, stamp):
+    def _skipped(self, kind: str, exc: Exception) -> None:
+        if kind == 'unsupported_encoding' and len(self._bad_encodings) < MAX_ENCODINGS_SHOWN:
+            self._bad_encodings.add(exc.encoding)
+        self.get_logger().warning(f'image skipped: {exc}', throttle_duration_sec=5.0)
+
+    def _on_frame(self, frame, stamp: float, received: bool = True) -> None:
+        if received:
+            self.counters.add('frames_received')
+            self._received.tick()
+        slot = self._slot
+        if slot is not None and slot.put(frame, stamp):
             self.counters.add('frames_dropped')
 
     def _on_source_end(self, reason: str) -> None:
@@ -166,9 +204,9 @@ class CameraNode(common.GuardedNode):
         self.get_logger().warning(self._source_problem)
 
     # -- work ------------------------------------------------------------------------------
-    def _work(self) -> None:
-        while not self._stop.is_set():
-            item = self._slot.take(timeout=0.1)
+    def _work(self, stop: threading.Event, slot: LatestFrame) -> None:
+        while not stop.is_set():
+            item = slot.take(timeout=0.1)
             if item is None:
                 continue
             frame, stamp = item
@@ -220,6 +258,10 @@ class CameraNode(common.GuardedNode):
     def _collect(self):
         counts = self.counters.snapshot()
         level, message = common.OK, 'ok'
+        values = self.lifecycle_values()
+        if self.extractor is None or self._worker is None:  # asleep: nothing to expect
+            values.update(counts)
+            return level, values['lifecycle_state'], values
         if self._source_problem:
             level, message = common.WARN, self._source_problem
         elif counts['unsupported_encoding']:
@@ -229,30 +271,17 @@ class CameraNode(common.GuardedNode):
                 ', ...' if len(self._bad_encodings) >= MAX_ENCODINGS_SHOWN else '')
         elif counts['frames_received'] == 0:
             level, message = common.WARN, 'no frames yet'
-        values = {'extractor': self.extractor.kind, 'features': self.extractor.dim,
-                  'frame_rate': self._received.rate(),
-                  'processed_rate': self._processed.rate(),
-                  'processing_ms_mean': self._proc_ms, 'processing_ms_last': self._proc_ms_last,
-                  'segmentation': self._last_method, 'mediapipe': self.extractor.use_mediapipe,
-                  'armed': self.episodes.armed}
+        values.update({
+            'extractor': self.extractor.kind, 'features': self.extractor.dim,
+            'frame_rate': self._received.rate(), 'processed_rate': self._processed.rate(),
+            'processing_ms_mean': self._proc_ms, 'processing_ms_last': self._proc_ms_last,
+            'segmentation': self._last_method, 'mediapipe': self.extractor.use_mediapipe,
+            'armed': self.episodes.armed})
         hands = self.extractor.hands
         if hands is not None:  # frames MediaPipe looked at twice, and found a hand the 2nd time
             values.update(hand_retries=hands.retries, hand_retry_found=hands.retry_found)
         values.update(counts)
         return level, message, values
-
-    def close(self) -> None:
-        """Stop the worker and the video source, release MediaPipe (safe to call twice)."""
-        if self._stop.is_set():
-            return
-        self._stop.set()
-        self._slot.close()
-        if self._video is not None:
-            self._video.close()
-        if self._worker is not None and self._worker.is_alive():
-            self._worker.join(timeout=5.0)
-        if self.extractor is not None:
-            self.extractor.close()
 
     def destroy_node(self):
         """Stop the worker thread before the node goes away."""
