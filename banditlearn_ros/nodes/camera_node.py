@@ -283,11 +283,6 @@ class CameraNode(ManagedNode):
         values.update(counts)
         return level, message, values
 
-    def destroy_node(self):
-        """Stop the worker thread before the node goes away."""
-        self.close()
-        return super().destroy_node()
-
 
 NODE_CLASS = CameraNode
 

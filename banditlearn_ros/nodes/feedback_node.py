@@ -62,7 +62,7 @@ class FeedbackNode(ManagedNode):
             'keyboard_answers', 'bool_answers', 'predictions', 'windows_timed_out',
             'parameter_rejections'))
         self.head = self._last_decision = self._keyboard_thread = None
-        self._subscriptions, self._timer, self._keyboard = [], None, None
+        self._taken, self._timer, self._keyboard = [], None, None
         self._rate = common.RateMeter()
         self._last_warn: Dict[str, float] = {}
         self.add_on_set_parameters_callback(self._on_set_parameters)
@@ -90,7 +90,7 @@ class FeedbackNode(ManagedNode):
 
     def activate(self) -> None:
         """Open Face Mesh, take the subscriptions, the window's timer and the keyboard."""
-        subscribe = self._subscriptions.append
+        subscribe = self._taken.append
         if self.use_camera:
             try:
                 self.head.load(graph=True)
@@ -122,9 +122,9 @@ class FeedbackNode(ManagedNode):
 
     def deactivate(self) -> None:
         """Drop the subscriptions, the timer and the keyboard; release Face Mesh."""
-        for sub in self._subscriptions:
+        for sub in self._taken:
             self.destroy_subscription(sub)
-        self._subscriptions = []
+        self._taken = []
         if self._timer is not None:
             self.destroy_timer(self._timer)
             self._timer = None
@@ -279,7 +279,7 @@ class FeedbackNode(ManagedNode):
             values['last_nod_confidence'] = decision.nod_confidence
             values['last_shake_confidence'] = decision.shake_confidence
         level, message = common.OK, 'listening' if self.window.listening else 'idle'
-        if not self._subscriptions:
+        if not self._taken:
             message = values['lifecycle_state']
         bad = self.counters.get('unsupported_encoding') + self.counters.get('bad_image')
         if bad:

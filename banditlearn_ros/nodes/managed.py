@@ -133,6 +133,11 @@ class ManagedNode(GuardedNode, LifecycleNode):
                 self.deactivate()
                 self.cleanup()
 
+    def destroy_node(self):
+        """Release threads and MediaPipe before the node goes away."""
+        self.close()
+        return super().destroy_node()
+
 
 def bring_up(nodes: Iterable, goal: str = 'active') -> None:
     """
