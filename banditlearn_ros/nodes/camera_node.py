@@ -91,7 +91,7 @@ class CameraNode(ManagedNode):
 
     # -- lifecycle -------------------------------------------------------------------------
     def configure(self) -> None:
-        """Make the extractor, its scaling and the episode detector of the parameters."""
+        """Make the extractor and its scaling of the parameters (activate: the episodes)."""
         values = self._values([spec.name for spec in settings.SPECS])
         problem = settings.problem(values)
         if problem:
@@ -101,7 +101,6 @@ class CameraNode(ManagedNode):
         self.extractor, chosen = settings.make_extractor(values)
         self.scaling = FeatureScaling(values['feature_offsets'], values['feature_scales'],
                                       self.extractor.dim)
-        self.episodes = settings.make_episodes(values)
         self.get_logger().info(
             f'extractor {self.extractor.kind} ({self.extractor.dim} features'
             f'{"; " + chosen if chosen else ""}), '
@@ -111,6 +110,8 @@ class CameraNode(ManagedNode):
         """Open MediaPipe, start the worker, then take frames (the topic or ``source``)."""
         if self.extractor.hands is not None:
             self.extractor.hands.load()
+        # A new stream: the hand seen before the pause says nothing about this one.
+        self.episodes = settings.make_episodes(self._values(settings.EPISODE_KEYS))
         self._stop = threading.Event()
         self._slot = LatestFrame()
         self._worker = threading.Thread(target=self._work, args=(self._stop, self._slot),
