@@ -32,7 +32,7 @@ from banditlearn_ros.vision import camera_settings as settings
 from banditlearn_ros.vision.drawing import draw_observation
 from banditlearn_ros.vision.extractors import (
     FeatureScaling, FrameObservation, GestureExtractor)
-from banditlearn_ros.vision.frame_source import LatestFrame, VideoSource
+from banditlearn_ros.vision.frame_source import FrameWorker, LatestFrame, VideoSource
 import numpy as np
 from sensor_msgs.msg import Image
 from std_msgs.msg import Float32MultiArray, MultiArrayDimension
@@ -52,10 +52,9 @@ class CameraNode(ManagedNode):
 
     def __init__(self, node_name: str = 'camera_node', **kwargs):
         super().__init__(node_name, **kwargs)
-        self._stop = threading.Event()
         self._slot: Optional[LatestFrame] = None
         self._video: Optional[VideoSource] = None
-        self._worker: Optional[threading.Thread] = None
+        self._worker: Optional[FrameWorker] = None
         self._image_sub = None
         self.extractor: Optional[GestureExtractor] = None
         self.counters = common.Counters(
@@ -72,11 +71,8 @@ class CameraNode(ManagedNode):
         self._bad_encodings = set()
         self._received = common.RateMeter()
         self._processed = common.RateMeter()
-        self._proc_ms = 0.0
-        self._proc_ms_last = 0.0
-        self._last_method = ''
-        self._last_frame_time = 0.0
-        self._source_problem = ''
+        self._proc_ms = self._proc_ms_last = 0.0
+        self._last_method = self._source_problem = ''
         self._pending = set()
         self.add_on_set_parameters_callback(self._on_set_parameters)
 
@@ -112,11 +108,8 @@ class CameraNode(ManagedNode):
             self.extractor.hands.load()
         # A new stream: the hand seen before the pause says nothing about this one.
         self.episodes = settings.make_episodes(self._values(settings.EPISODE_KEYS))
-        self._stop = threading.Event()
-        self._slot = LatestFrame()
-        self._worker = threading.Thread(target=self._work, args=(self._stop, self._slot),
-                                        name='camera_worker', daemon=True)
-        self._worker.start()
+        self._worker = FrameWorker(self._handle, 'camera_worker')
+        self._slot = self._worker.slot
         source = self.get_parameter('source').value
         if source:
             self._source_problem = ''
@@ -131,23 +124,20 @@ class CameraNode(ManagedNode):
 
     def deactivate(self) -> None:
         """Drop the subscription or source, stop the worker, release MediaPipe."""
-        self._stop.set()
         if self._image_sub is not None:
             self.destroy_subscription(self._image_sub)
             self._image_sub = None
         if self._video is not None:
             self._video.close()
             self._video = None
-        if self._slot is not None:
-            self._slot.close()
-        if self._worker is not None and self._worker.is_alive():
-            self._worker.join(timeout=5.0)
-        self._worker = None
+        if self._worker is not None:
+            self._worker.stop()
+        self._worker = self._slot = None
         if self.extractor is not None:
             self.extractor.close()
 
     def cleanup(self) -> None:
-        """Forget the extractor and the episode detector (configure makes them again)."""
+        """Forget the extractor (configure makes it again of the parameters)."""
         self.deactivate()
         self.extractor = None
 
@@ -205,37 +195,32 @@ class CameraNode(ManagedNode):
         self.get_logger().warning(self._source_problem)
 
     # -- work ------------------------------------------------------------------------------
-    def _work(self, stop: threading.Event, slot: LatestFrame) -> None:
-        while not stop.is_set():
-            item = slot.take(timeout=0.1)
-            if item is None:
-                continue
-            frame, stamp = item
-            self._apply_pending()
-            start = time.perf_counter()
-            try:
-                obs = self.extractor.process(frame)
-            except Exception as exc:  # a frame must never end the node
-                self.counters.add('processing_errors')
-                self.get_logger().error(f'frame processing failed: {exc!r}',
-                                        throttle_duration_sec=5.0)
-                continue
-            episode = self.episodes.update(obs.features, stamp)
-            elapsed = (time.perf_counter() - start) * 1000.0
-            self._proc_ms_last = elapsed
-            self._proc_ms = elapsed if self._proc_ms == 0 else 0.9 * self._proc_ms + 0.1 * elapsed
-            self._processed.tick()
-            self._last_frame_time = time.monotonic()
-            self.counters.add('frames_processed')
-            if obs.features is None:
-                self.counters.add('frames_no_hand')
-            if obs.segmentation is not None:
-                self._last_method = obs.segmentation.method
-            if episode is not None:
-                self._publish_features(episode.features)
-            if self.get_parameter('publish_debug_image').value and \
-                    self._debug_pub.get_subscription_count() > 0:
-                self._publish_debug(frame, obs, episode is not None)
+    def _handle(self, frame, stamp: float) -> None:
+        """Process one frame on the worker thread."""
+        self._apply_pending()
+        start = time.perf_counter()
+        try:
+            obs = self.extractor.process(frame)
+        except Exception as exc:  # a frame must never end the node
+            self.counters.add('processing_errors')
+            self.get_logger().error(f'frame processing failed: {exc!r}',
+                                    throttle_duration_sec=5.0)
+            return
+        episode = self.episodes.update(obs.features, stamp)
+        elapsed = (time.perf_counter() - start) * 1000.0
+        self._proc_ms_last = elapsed
+        self._proc_ms = elapsed if self._proc_ms == 0 else 0.9 * self._proc_ms + 0.1 * elapsed
+        self._processed.tick()
+        self.counters.add('frames_processed')
+        if obs.features is None:
+            self.counters.add('frames_no_hand')
+        if obs.segmentation is not None:
+            self._last_method = obs.segmentation.method
+        if episode is not None:
+            self._publish_features(episode.features)
+        if self.get_parameter('publish_debug_image').value and \
+                self._debug_pub.get_subscription_count() > 0:
+            self._publish_debug(frame, obs, episode is not None)
 
     def _publish_features(self, features: np.ndarray) -> None:
         msg = Float32MultiArray()
