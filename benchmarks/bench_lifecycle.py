@@ -26,8 +26,9 @@ times: deactivate, activate, and the seconds from the activate request to the fi
 feature vector on ``gesture_features``.  The machine's load average is printed, since
 only process CPU time, not wall-clock speed, is comparable on a shared machine.
 
-    ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST ROS_DOMAIN_ID=44 \\
-        nice -n 5 .venv/bin/python benchmarks/bench_lifecycle.py [--seconds 20] [--wakes 5]
+With ``ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST`` and a ``ROS_DOMAIN_ID`` of its own::
+
+    nice -n 5 .venv/bin/python benchmarks/bench_lifecycle.py [--seconds 20] [--wakes 5]
 """
 
 import argparse
