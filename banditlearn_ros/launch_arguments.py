@@ -114,8 +114,9 @@ def managed(autostart: bool, **node_arguments: Any) -> List[Any]:
 
     A ``launch_ros.actions.LifecycleNode`` whose own ``autostart`` parameter is false; with
     ``autostart`` the launch file takes it through configure, and on reaching ``inactive``
-    through activate (``ChangeState`` events; launch_ros's lifecycle_pub_sub_launch.py
-    example). Without, it stays unconfigured until someone drives it (``ros2 lifecycle``).
+    from configuring (once) through activate (``ChangeState`` events, as in launch_ros's
+    lifecycle_pub_sub_launch.py example). Without, it stays unconfigured until someone
+    drives it (``ros2 lifecycle``).
     """
     from launch.actions import EmitEvent, RegisterEventHandler
     from launch.events import matches_action
@@ -135,9 +136,11 @@ def managed(autostart: bool, **node_arguments: Any) -> List[Any]:
         return EmitEvent(event=ChangeState(lifecycle_node_matcher=matches_action(node),
                                            transition_id=transition))
     return [
+        # Once, after configure only: a later `ros2 lifecycle set ... deactivate` (also
+        # ending in inactive) or cleanup and configure by hand must not be undone.
         RegisterEventHandler(OnStateTransition(
-            target_lifecycle_node=node, goal_state='inactive',
-            entities=[change(Transition.TRANSITION_ACTIVATE)])),
+            target_lifecycle_node=node, start_state='configuring', goal_state='inactive',
+            entities=[change(Transition.TRANSITION_ACTIVATE)], handle_once=True)),
         node,
         change(Transition.TRANSITION_CONFIGURE),
     ]

@@ -95,8 +95,11 @@ class RegisterEventHandler:
 class OnStateTransition:
     """Stand-in for launch_ros.event_handlers.OnStateTransition."""
 
-    def __init__(self, *, target_lifecycle_node, goal_state, entities):
-        self.target, self.goal_state, self.entities = target_lifecycle_node, goal_state, entities
+    def __init__(self, *, target_lifecycle_node, entities, start_state=None, goal_state=None,
+                 handle_once=False):
+        self.target, self.entities = target_lifecycle_node, entities
+        self.start_state, self.goal_state = start_state, goal_state
+        self.handle_once = handle_once
 
 
 class ChangeState:
@@ -330,7 +333,9 @@ def test_full_system_drives_its_managed_nodes_like_launch_ros(share, monkeypatch
             ('feedback_node', Transition.TRANSITION_CONFIGURE)]
         assert sorted(h.target.kwargs['name'] for h in handlers) == sorted(managed)
         for handler in handlers:
-            assert handler.goal_state == 'inactive'
+            # once, after configure: a later deactivate by hand also ends in inactive
+            assert (handler.start_state, handler.goal_state) == ('configuring', 'inactive')
+            assert handler.handle_once
             (then,) = handler.entities
             assert then.event.transition_id == Transition.TRANSITION_ACTIVATE
             assert then.event.matcher.action is handler.target
