@@ -203,3 +203,20 @@ def test_the_learners_model_and_labels_survive_a_pause_of_camera_and_feedback(ro
         np.testing.assert_array_equal(after[key], value, err_msg=key)
     round_trip()  # and the teaching goes on
     assert len(answers) == 2
+
+
+def test_an_inactive_feedback_node_holds_no_subscription_and_no_face_mesh(ros):
+    node = ros.add(FeedbackNode(context=ros.context, parameter_overrides=overrides(
+        use_camera=True, bool_topics=['big_button'], diagnostics_period=0.2)))
+    life = Lifecycle(ros, 'feedback_node')
+    mine = {'/image_raw', '/gesture_prediction', '/joy', '/big_button'}
+    assert mine <= {s.topic_name for s in node.subscriptions}
+    assert life.change(Transition.TRANSITION_DEACTIVATE) and life.get() == 'inactive'
+    assert not mine & {s.topic_name for s in node.subscriptions}
+    assert node.head._estimator is None  # Face Mesh released
+    diagnostics = ros.listen(DiagnosticArray, '/diagnostics')
+    name = 'banditlearn_ros: feedback_node'
+    assert ros.spin_until(lambda: diagnostic_values(diagnostics, name) is not None)
+    assert diagnostic_values(diagnostics, name)['lifecycle_state'] == 'inactive'
+    assert life.change(Transition.TRANSITION_ACTIVATE) and life.get() == 'active'
+    assert mine <= {s.topic_name for s in node.subscriptions}
