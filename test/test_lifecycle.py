@@ -159,6 +159,7 @@ def test_a_bad_source_fails_activation_and_the_node_stays_inactive(ros):
     assert life.change(Transition.TRANSITION_CONFIGURE)
     assert not life.change(Transition.TRANSITION_ACTIVATE)
     assert life.get() == 'inactive' and node._worker is None
+    assert node.lifecycle_values() == {'lifecycle_state': 'inactive', 'lifecycle_failures': 1}
     with pytest.raises(OSError, match='video source'):
         bring_up([node])  # the start path raises what the hook raised
 

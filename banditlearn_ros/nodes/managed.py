@@ -54,6 +54,8 @@ class ManagedNode(GuardedNode, LifecycleNode):
         super().__init__(node_name, **kwargs)
         self.lifecycle_error = None
         """What the last failed transition raised (``bring_up`` raises it again)."""
+        self.lifecycle_failures = 0
+        """Failed transitions, on /diagnostics."""
         self.declare_parameter('autostart', True, ParameterDescriptor(
             description=AUTOSTART_DESCRIPTION, read_only=True))
 
@@ -105,6 +107,7 @@ class ManagedNode(GuardedNode, LifecycleNode):
             hook()
         except Exception as exc:  # noqa: B902 - a failed transition never ends the node
             self.lifecycle_error = exc
+            self.lifecycle_failures += 1
             self.get_logger().error(f'{name} failed: {type(exc).__name__}: {exc}')
             return failed
         return SUCCESS
@@ -116,8 +119,9 @@ class ManagedNode(GuardedNode, LifecycleNode):
         return self._state_machine.current_state[1]
 
     def lifecycle_values(self) -> dict:
-        """Return the /diagnostics values of the lifecycle (the state)."""
-        return {'lifecycle_state': self.lifecycle_state}
+        """Return the /diagnostics values of the lifecycle: the state, failed transitions."""
+        return {'lifecycle_state': self.lifecycle_state,
+                'lifecycle_failures': self.lifecycle_failures}
 
     def start(self) -> None:
         """Configure and activate when ``autostart`` is true (the end of a node's __init__)."""
@@ -141,10 +145,24 @@ class ManagedNode(GuardedNode, LifecycleNode):
 
 def bring_up(nodes: Iterable, goal: str = 'active') -> None:
     """
-    Take managed nodes to ``goal`` (inactive or active): all configured first, then activated.
+    Take managed nodes to ``goal``: all configured first, then all activated.
 
-    The order ``ros2 launch`` gives them with ``autostart:=true``. A transition that fails
-    raises what its hook raised (a bad video source: OSError), so a start fails as before.
+    The order ``ros2 launch`` gives them with ``autostart:=true``; nodes already past a step
+    are left as they are.
+
+    Parameters
+    ----------
+    nodes : iterable of rclpy.node.Node
+        The nodes; those that are not ``ManagedNode`` are skipped.
+    goal : str
+        ``'inactive'`` (configure only) or ``'active'``.
+
+    Raises
+    ------
+    Exception
+        What the failing hook raised (a bad video source: OSError), so a start fails with
+        the same one-line error as an unmanaged node; RuntimeError when it raised nothing.
+
     """
     nodes = [node for node in nodes if isinstance(node, ManagedNode)]
     steps = [('unconfigured', 'trigger_configure')]
