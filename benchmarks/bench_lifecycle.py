@@ -15,12 +15,13 @@
 """
 What an inactive camera_node + feedback_node cost at 640x480, 30 Hz, and how fast they wake.
 
-One process runs both managed nodes with config/params.yaml (``autostart`` false); another
+Both managed nodes run with config/params.yaml (``autostart`` false), each in a process of
+its own as ``ros2 launch`` starts them (``--one-process``: together, as the bring-up); another
 publishes 640x480 bgr8 frames at 30 Hz on ``image_raw`` (a real hand photo from
-``../shared/data/real/hands`` letterboxed to 640x480, else a rendered hand).  This script
-drives the nodes over their lifecycle services, as ``ros2 lifecycle set`` does, and reads the
-node process's CPU time (user + system, all threads, /proc) over wall time, in % of one
-core, for: the nodes inactive (configured), the nodes active, and a bare rclpy subscriber
+``../shared/data/real/hands`` letterboxed to 640x480; without it a rendered hand, which
+MediaPipe does not find, so no vector comes).  This script drives the nodes over their
+lifecycle services, as ``ros2 lifecycle set`` does, and reads the node processes' CPU time
+(user + system, all threads, /proc, summed) over wall time, in % of one core, for: the nodes inactive (configured), the nodes active, and a bare rclpy subscriber
 of the same images (the baseline: what receiving the frames costs at all).  Then, several
 times: deactivate, activate, and the seconds from the activate request to the first
 feature vector on ``gesture_features``.  The machine's load average is printed, since
@@ -72,13 +73,13 @@ def frame():
 
 # -- the child processes -----------------------------------------------------------------
 def run_role(role: str) -> None:
-    """Run one child: ``publisher``, ``nodes`` or ``bare``, until SIGTERM."""
+    """Run one child: ``publisher``, ``bare``, ``nodes``, ``camera`` or ``feedback``."""
     import rclpy
     from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
     from rclpy.qos import qos_profile_sensor_data
     from sensor_msgs.msg import Image
     args = ['--ros-args', '--log-level', 'warn']
-    if role == 'nodes':
+    if role in ('nodes', 'camera', 'feedback'):
         args += ['--params-file', str(ROOT / 'config' / 'params.yaml'),
                  '-p', 'autostart:=false']
     rclpy.init(args=args)
@@ -105,7 +106,8 @@ def run_role(role: str) -> None:
     else:
         from banditlearn_ros.nodes.camera_node import CameraNode
         from banditlearn_ros.nodes.feedback_node import FeedbackNode
-        nodes = [CameraNode(), FeedbackNode()]
+        nodes = [cls() for name, cls in (('camera', CameraNode), ('feedback', FeedbackNode))
+                 if role in ('nodes', name)]
     for node in nodes:
         executor.add_node(node)
     try:
@@ -168,18 +170,22 @@ class Driver:
                 raise SystemExit(f'bench_lifecycle: {name}: transition {transition} failed')
 
 
-def cpu_percent(pid: int, seconds: float, driver: Driver) -> float:
-    """Return % of one core the process used over ``seconds`` of wall time."""
-    cpu0, wall0 = cpu_seconds(pid), time.monotonic()
+def cpu_percent(pids, seconds: float, driver: Driver) -> float:
+    """Return % of one core the processes used together over ``seconds`` of wall time."""
+    cpu0, wall0 = sum(cpu_seconds(pid) for pid in pids), time.monotonic()
     driver.spin_for(seconds)
-    return 100.0 * (cpu_seconds(pid) - cpu0) / (time.monotonic() - wall0)
+    return 100.0 * (sum(cpu_seconds(pid) for pid in pids) - cpu0) / (time.monotonic() - wall0)
 
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[1])
     parser.add_argument('--seconds', type=float, default=20.0, help='each CPU window')
     parser.add_argument('--wakes', type=int, default=5, help='activations timed')
-    parser.add_argument('--role', choices=['publisher', 'nodes', 'bare'], help=argparse.SUPPRESS)
+    parser.add_argument('--one-process', action='store_true',
+                        help='both nodes in one process, as banditlearn_bringup runs them '
+                             '(default: one process each, as ros2 launch does)')
+    parser.add_argument('--role', choices=['publisher', 'nodes', 'camera', 'feedback', 'bare'],
+                        help=argparse.SUPPRESS)
     options = parser.parse_args(argv)
     if options.role:
         run_role(options.role)
@@ -189,11 +195,13 @@ def main(argv=None) -> None:
           f'{os.getloadavg()[0]:.2f} on {os.cpu_count()} cores', flush=True)
     driver = Driver()
     publisher = child('publisher')
-    nodes = child('nodes')
+    nodes = [child('nodes')] if options.one_process else [child('camera'), child('feedback')]
+    pids = [process.pid for process in nodes]
+    print(f'nodes: {"one process" if options.one_process else "one process each"}', flush=True)
     try:
         driver.set_all(Transition.TRANSITION_CONFIGURE)
         driver.spin_for(3.0)
-        inactive = cpu_percent(nodes.pid, options.seconds, driver)
+        inactive = cpu_percent(pids, options.seconds, driver)
         print(f'inactive camera_node + feedback_node: {inactive:.2f} % of one core', flush=True)
         wakes, answered = [], []
         for i in range(options.wakes):
@@ -216,14 +224,15 @@ def main(argv=None) -> None:
             f'{max(wakes):.2f} s; {len(wakes)} of {options.wakes} activations)'
             if wakes else 'none in 30 s'), flush=True)
         driver.spin_for(2.0)
-        active = cpu_percent(nodes.pid, options.seconds, driver)
+        active = cpu_percent(pids, options.seconds, driver)
         print(f'active camera_node + feedback_node: {active:.2f} % of one core', flush=True)
     finally:
-        stop(nodes)
+        for process in nodes:
+            stop(process)
     bare = child('bare')
     try:
         driver.spin_for(5.0)
-        baseline = cpu_percent(bare.pid, options.seconds, driver)
+        baseline = cpu_percent([bare.pid], options.seconds, driver)
     finally:
         stop(bare)
         stop(publisher)
