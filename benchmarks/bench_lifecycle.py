@@ -21,8 +21,9 @@ publishes 640x480 bgr8 frames at 30 Hz on ``image_raw`` (a real hand photo from
 ``../shared/data/real/hands`` letterboxed to 640x480; without it a rendered hand, which
 MediaPipe does not find, so no vector comes).  This script drives the nodes over their
 lifecycle services, as ``ros2 lifecycle set`` does, and reads the node processes' CPU time
-(user + system, all threads, /proc, summed) over wall time, in % of one core, for: the nodes inactive (configured), the nodes active, and a bare rclpy subscriber
-of the same images (the baseline: what receiving the frames costs at all).  Then, several
+(user + system, all threads, /proc, summed) over wall time, in % of one core, for: the
+nodes inactive (configured), the nodes active, and a bare rclpy subscriber of the same
+images (the baseline: what receiving the frames costs at all).  Then, several
 times: deactivate, activate, and the seconds from the activate request to the first
 feature vector on ``gesture_features``.  The machine's load average is printed, since
 only process CPU time, not wall-clock speed, is comparable on a shared machine.
