@@ -403,6 +403,7 @@ def test_export_without_pairs_says_why(shared_data, tmp_path):
 
 
 def test_export_uses_stored_label_order_only_when_it_covers_the_labels():
-    assert bagio._label_order(['b', 'a'], json.dumps(['b', 'a', 'c'])) == ['b', 'a', 'c']
-    assert bagio._label_order(['b', 'z'], json.dumps(['b', 'a'])) == ['b', 'z']
-    assert bagio._label_order(['10', '9', 'x'], None) == ['9', '10', 'x']
+    from banditlearn_ros.tools.bagio.export import _label_order
+    assert _label_order(['b', 'a'], json.dumps(['b', 'a', 'c'])) == ['b', 'a', 'c']
+    assert _label_order(['b', 'z'], json.dumps(['b', 'a'])) == ['b', 'z']
+    assert _label_order(['10', '9', 'x'], None) == ['9', '10', 'x']

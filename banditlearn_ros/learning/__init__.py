@@ -30,23 +30,9 @@ from .full_feedback import (
 from .persistence import load_model, ModelFileError, save_model
 from .rcine import RCINE
 from .rcnbf import RCNBF
+from .registry import (
+    ALGORITHMS, BANDIT_ALGORITHMS, FULL_FEEDBACK_ALGORITHMS, make_learner)
 from .ucwl import UCWL
-
-BANDIT_ALGORITHMS = {cls.name: cls for cls in (UCWL, Confidit, Banditron, RCNBF, RCINE)}
-FULL_FEEDBACK_ALGORITHMS = {cls.name: cls for cls in (
-    MulticlassSCW, MulticlassAROW, MulticlassCW, MulticlassPA, MulticlassPerceptron)}
-ALGORITHMS = {**BANDIT_ALGORITHMS, **FULL_FEEDBACK_ALGORITHMS}
-
-
-def make_learner(algorithm: str, labels, n_features: int, **hyperparameters) -> OnlineClassifier:
-    """Build a learner by its registry name (``ucwl``, ``confidit``, ``mscw`` ...)."""
-    try:
-        cls = ALGORITHMS[algorithm]
-    except KeyError:
-        raise HyperparameterError(
-            f'unknown algorithm {algorithm!r}; choose one of {sorted(ALGORITHMS)}') from None
-    return cls(labels, n_features, **hyperparameters)
-
 
 __all__ = [
     'ALGORITHMS', 'BANDIT_ALGORITHMS', 'FULL_FEEDBACK_ALGORITHMS', 'BanditLearner',

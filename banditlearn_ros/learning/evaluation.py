@@ -697,8 +697,3 @@ def count_runs(algorithm: Algorithm, n_permutations: int, do_tune: bool,
     if do_tune and settings != [algorithm.fixed]:
         n += len(settings) * n_tuning
     return n
-
-
-def mean_rates(records: Sequence[Record]) -> Dict[str, float]:
-    """Map algorithm name to its mean observed-label mistake rate."""
-    return {r.algorithm: float(np.mean([x.rate_observed for x in r.runs])) for r in records}

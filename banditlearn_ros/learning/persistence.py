@@ -33,6 +33,7 @@ import numpy as np
 
 from .base import OnlineClassifier
 from .labels import check_labels, clipped
+from .registry import ALGORITHMS
 
 FORMAT = 'banditlearn_ros.model'
 FORMAT_VERSION = 1
@@ -257,7 +258,6 @@ def load_model(path: Union[str, os.PathLike], expect_features: int = 0,
         The learner, ready to continue exactly where it stopped.
 
     """
-    from . import ALGORITHMS
     state = read_model_state(path, max_bytes)
     algorithm = state['algorithm']
     if algorithm not in ALGORITHMS:

@@ -26,7 +26,7 @@ file and write metadata.yaml.  A SIGKILL loses at most the last second (or chunk
 import os
 import signal
 import time
-from typing import Callable, Dict, List, Optional, Sequence
+from typing import Callable, Dict, Optional, Sequence
 
 from banditlearn_ros.tools.bagio.qos import qos_from_rclpy
 from banditlearn_ros.tools.bagio.recording import Recording
@@ -75,7 +75,7 @@ class ImageThinner:
         from rclpy.serialization import deserialize_message, serialize_message
         from sensor_msgs.msg import Image
 
-        from banditlearn_ros.nodes.bridge import array_to_image, image_to_array
+        from banditlearn_ros.image_bridge import array_to_image, image_to_array
         msg = deserialize_message(raw, Image)
         if msg.width <= self.width:
             return raw
@@ -138,7 +138,7 @@ class Recorder:
             if msgtype is None:
                 continue
             try:
-                from banditlearn_ros.tools.bag import message_class
+                from banditlearn_ros.tools.bag_play import message_class
                 cls = message_class(msgtype)
             except LookupError as err:
                 self.skipped[topic] = str(err)
@@ -261,8 +261,3 @@ def record(output: str, topics: Sequence[str] = (), storage: str = 'mcap',
         say(f'  {topic}: {count}')
     return {'path': output, 'messages': recording.message_count, 'files': recording.files,
             'counts': counts, 'signal': stop[0] if stop else None}
-
-
-def record_topics_default() -> List[str]:
-    """Return the topics recorded when none are named."""
-    return list(PACKAGE_TOPICS)

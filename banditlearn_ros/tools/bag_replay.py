@@ -29,7 +29,7 @@ from banditlearn_ros.learning import learner_parameters as lp, session_config
 from banditlearn_ros.learning.replay import (Event, FEATURES, FEEDBACK, LABEL, LearnerConfig,
                                              PREDICTION)
 from banditlearn_ros.tools import bagio
-from banditlearn_ros.tools.bagio.export import _time_groups
+from banditlearn_ros.tools.bagio.export import time_groups
 import yaml
 
 # metadata.yaml custom_data key: the learner_node parameters a recording was made with.
@@ -263,7 +263,7 @@ def read_events(bag: bagio.Bag, topics: Optional[Dict[str, str]] = None
     events: List[Event] = []
     counts = dict.fromkeys((LABEL, FEATURES, FEEDBACK, PREDICTION), 0)
     bag.reset_counts()
-    for item in _time_groups(bag.messages(list(found)), label_topic):
+    for item in time_groups(bag.messages(list(found)), label_topic):
         kind = found[item.topic]
         if kind == FEATURES:
             msg = item.msg

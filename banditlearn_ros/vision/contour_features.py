@@ -26,12 +26,12 @@ while the central moments and the orientation terms keep the hand's direction on
 """
 
 from dataclasses import dataclass
-from typing import List, Optional, Tuple
+from typing import List, Tuple
 
 import cv2
 import numpy as np
 
-from .geometry import angle_at, fit_polygon, largest_contour, palm_circle, resample_closed
+from .geometry import angle_at, fit_polygon, palm_circle, resample_closed
 
 N_SIGNATURE = 32
 N_FOURIER = 16
@@ -120,11 +120,6 @@ class ContourFeatures:
     def dim(self) -> int:
         """Length of the feature vector."""
         return len(FEATURE_NAMES)
-
-    def from_mask(self, mask: np.ndarray) -> Optional[np.ndarray]:
-        """Return the features of a mask's largest blob, or None when it has none."""
-        contour = largest_contour(mask)
-        return None if contour is None else self.features(contour)
 
     def features(self, contour: np.ndarray) -> np.ndarray:
         """Return the feature vector of a contour ((n, 2) points, any translation or scale)."""

@@ -73,16 +73,6 @@ def rotation(angle: float) -> np.ndarray:
     return np.array([[c, -s], [s, c]])
 
 
-def principal_axis(points: np.ndarray) -> Tuple[np.ndarray, float]:
-    """Return the centroid and the orientation (radians) of the major axis of a point set."""
-    pts = np.asarray(points, dtype=np.float64).reshape(-1, 2)
-    centre = pts.mean(axis=0)
-    cov = np.cov((pts - centre).T) if len(pts) > 2 else np.eye(2)
-    evals, evecs = np.linalg.eigh(cov)
-    major = evecs[:, int(np.argmax(evals))]
-    return centre, float(np.arctan2(major[1], major[0]))
-
-
 def palm_circle(mask: np.ndarray) -> Tuple[np.ndarray, float]:
     """
     Return the centre and radius of the largest circle inside a mask (the palm).
@@ -96,17 +86,3 @@ def palm_circle(mask: np.ndarray) -> Tuple[np.ndarray, float]:
         return np.zeros(2), 0.0
     ys, xs = np.nonzero(dist >= 0.95 * radius)
     return np.array([xs.mean(), ys.mean()], dtype=np.float64), radius
-
-
-def contour_mask(contour: np.ndarray, shape: Tuple[int, int]) -> np.ndarray:
-    """Rasterise a closed contour into a uint8 mask of ``shape`` (255 inside)."""
-    mask = np.zeros(shape[:2], np.uint8)
-    cv2.fillPoly(mask, [np.round(contour).astype(np.int32).reshape(-1, 1, 2)], 255)
-    return mask
-
-
-def bounding_box(points: np.ndarray) -> Tuple[float, float, float, float]:
-    """Return (x0, y0, x1, y1) of a point set."""
-    pts = np.asarray(points, dtype=np.float64).reshape(-1, 2)
-    return (float(pts[:, 0].min()), float(pts[:, 1].min()),
-            float(pts[:, 0].max()), float(pts[:, 1].max()))

@@ -75,7 +75,7 @@ def _parse_definition(conn) -> Dict[str, Any]:
     return types
 
 
-class _Decoder:
+class Decoder:
     """Decode one type's messages: the bag's own definition first, then the built-in one."""
 
     def __init__(self, conn):

@@ -109,7 +109,7 @@ def export_dataset(bag: Bag, features_topic: str = 'gesture_features',
     width = None
     bag.reset_counts()
     # Labels sort before features stamped at the same time.
-    for item in _time_groups(bag.messages(wanted), l_topic):
+    for item in time_groups(bag.messages(wanted), l_topic):
         if item.topic == l_topic:
             current = str(item.msg.data)
         elif item.topic == b_topic:
@@ -155,8 +155,21 @@ def export_dataset(bag: Bag, features_topic: str = 'gesture_features',
     return ExportResult(X, y, labels, feature_set, fb, skipped)
 
 
-def _time_groups(messages: Iterable[BagMessage], first_topic: str) -> Iterator[BagMessage]:
-    """Yield messages in time order with ``first_topic`` first among equal stamps."""
+def time_groups(messages: Iterable[BagMessage], first_topic: str) -> Iterator[BagMessage]:
+    """
+    Yield messages in time order with ``first_topic`` first among equal stamps.
+
+    A label and the features stamped with it then arrive label first, whichever order the
+    bag stored them in.
+
+    Parameters
+    ----------
+    messages : iterable of BagMessage
+        Messages in time order.
+    first_topic : str
+        The topic that leads each group of equal stamps.
+
+    """
     group: List[BagMessage] = []
     for item in messages:
         if group and item.stamp_ns != group[0].stamp_ns:

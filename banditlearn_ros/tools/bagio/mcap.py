@@ -25,7 +25,7 @@ as rosbag2_storage_mcap writes it.
 
 from dataclasses import dataclass, field
 import struct
-from typing import BinaryIO, Dict, List, Optional, Tuple
+from typing import BinaryIO, Dict, List, Tuple
 import zlib
 
 MAGIC = b'\x89MCAP0\r\n'
@@ -381,14 +381,3 @@ def scan_mcap(path) -> McapScan:
         scan.problems.append('the file stops after a complete record, before its summary '
                              'section (the recorder did not close it)')
     return scan
-
-
-def message_definition(scan: McapScan, channel_id: int) -> Tuple[str, str, str]:
-    """Return (type, encoding, definition) of a channel ('' definition if unknown)."""
-    topic, sid, _, _ = scan.channels[channel_id]
-    return scan.schemas.get(sid, ('', '', ''))
-
-
-def qos_text(scan: McapScan, channel_id: int) -> Optional[str]:
-    """Return the offered_qos_profiles YAML stored with a channel, if any."""
-    return scan.channels[channel_id][3].get('offered_qos_profiles')

@@ -28,10 +28,10 @@ from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tupl
 import yaml
 
 from .constants import DATA_SUFFIXES, PathLike
-from .decoder import _Decoder
+from .decoder import Decoder
 from .errors import BagError, short_error as _short
 from .qos import qos_dict as _qos_dict
-from .salvage import open_mcap_or_salvage
+from .salvaged_mcap import open_mcap_or_salvage, SalvagedMcap
 
 
 @dataclass
@@ -126,7 +126,7 @@ class Bag:
         self.custom_data: Dict[str, str] = {}
         self.metadata_count: Optional[int] = None
         self._readers: List[Any] = []
-        self._decoders: Dict[Tuple, _Decoder] = {}
+        self._decoders: Dict[Tuple, Decoder] = {}
         self._observed: Optional[Tuple[int, int]] = None
         self._span = (2 ** 63 - 1, -1)
         self.topics: Dict[str, TopicInfo] = {}
@@ -276,6 +276,15 @@ class Bag:
         return sum(t.count for t in self.topics.values())
 
     @property
+    def salvaged(self) -> bool:
+        """Return whether a data file was cut off and read record by record (``reindex``)."""
+        return any(isinstance(r, SalvagedMcap) for r in self._readers)
+
+    def connections(self) -> List[Any]:
+        """Return the rosbags connections of every data file (with their message definitions)."""
+        return [conn for reader in self._readers for conn in reader.connections]
+
+    @property
     def start_ns(self) -> int:
         """Return the earliest message time in ns (as read after ``check``; 0 when empty)."""
         if self._observed:
@@ -317,11 +326,11 @@ class Bag:
         raise BagError(f'{self.path}: no topic {name!r} (topics: {known})')
 
     # ------------------------------------------------------------------ reading
-    def _decoder(self, conn) -> _Decoder:
+    def _decoder(self, conn) -> Decoder:
         key = _conn_key(conn)
         decoder = self._decoders.get(key)
         if decoder is None:
-            decoder = self._decoders[key] = _Decoder(conn)
+            decoder = self._decoders[key] = Decoder(conn)
         return decoder
 
     def _note(self, topic: TopicInfo, texts: Iterable[str], problem: bool = False) -> None:

@@ -16,110 +16,24 @@
 Recordings that were cut off: read what can be read, say what was lost, write a new index.
 
 A recorder killed with SIGKILL leaves an MCAP file without its summary section (rosbags
-refuses it) and no metadata.yaml; a copied folder may carry a corrupt metadata.yaml.  The
-reader here offers the interface ``Bag`` uses of a rosbags reader, over ``scan_mcap``;
-``reindex`` writes a metadata.yaml from what the data files hold, as ``ros2 bag reindex``
-does, and completes a cut-off MCAP so that every rosbag2 reader opens it.
+refuses it) and no metadata.yaml; a copied folder may carry a corrupt metadata.yaml.
+``Bag`` reads such a file as far as it goes (``salvaged_mcap``); ``reindex`` writes a
+metadata.yaml from what the data files hold, as ``ros2 bag reindex`` does, and completes a
+cut-off MCAP so that every rosbag2 reader opens it.
 """
 
 import os
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, Sequence
+from typing import Any, Dict, List
 
 from .constants import DATA_SUFFIXES
-from .errors import BagError, short_error
-from .mcap import McapFileWriter, scan_mcap
+from .errors import BagError
+from .mcap import McapFileWriter
 from .metadata import BagMetadata, FileEntry, TopicEntry
+from .qos import qos_yaml_from_dicts
+from .reader import Bag
 
 TRUNCATED_SUFFIX = '.truncated'
-
-
-def _qos_list(text: str):
-    if not text:
-        return []
-    try:
-        from rosbags.rosbag2.metadata import parse_qos
-        return parse_qos(text)
-    except Exception:  # a foreign or damaged QoS text: the messages are still readable
-        return []
-
-
-class SalvagedMcap:
-    """
-    A cut-off MCAP file, read record by record, with the reader interface ``Bag`` uses.
-
-    ``notes`` say how many messages were recovered and what was lost.
-    """
-
-    def __init__(self, path: Path):
-        from rosbags.interfaces import (Connection, ConnectionExtRosbag2, MessageDefinition,
-                                        MessageDefinitionFormat)
-        self.path = Path(path)
-        try:
-            self.scan = scan_mcap(self.path)
-        except (OSError, ValueError) as err:
-            raise BagError(f'{self.path}: cannot open as mcap ({short_error(err)})') from None
-        counts: Dict[int, int] = {}
-        for cid, _, _ in self.scan.messages:
-            counts[cid] = counts.get(cid, 0) + 1
-        self.connections = []
-        self._by_id = {}
-        for cid, (topic, sid, encoding, meta) in sorted(self.scan.channels.items()):
-            name, schema_encoding, text = self.scan.schemas.get(sid, ('', '', ''))
-            fmt = {'ros2msg': MessageDefinitionFormat.MSG,
-                   'ros2idl': MessageDefinitionFormat.IDL}.get(schema_encoding,
-                                                               MessageDefinitionFormat.NONE)
-            conn = Connection(cid, topic, name, MessageDefinition(fmt, text), '',
-                              counts.get(cid, 0),
-                              ConnectionExtRosbag2(encoding,
-                                                   _qos_list(meta.get('offered_qos_profiles',
-                                                                      ''))),
-                              self)
-            self.connections.append(conn)
-            self._by_id[cid] = conn
-        orphans = sum(n for cid, n in counts.items() if cid not in self._by_id)
-        stamps = [stamp for _, stamp, _ in self.scan.messages]
-        self.message_count = len(stamps) - orphans
-        self.start_time = min(stamps) if stamps else 0
-        self.end_time = max(stamps) + 1 if stamps else 0
-        self.notes: List[str] = []
-        if not self.scan.complete:
-            lost = []
-            if self.scan.chunks_lost:
-                lost.append(f'{self.scan.chunks_lost} unfinished or damaged chunk(s), '
-                            f'{self.scan.bytes_lost} bytes')
-            elif self.scan.bytes_lost:
-                lost.append(f'{self.scan.bytes_lost} bytes of an unfinished record')
-            self.notes.append(
-                f'{self.path.name} was cut off (no summary section): recovered '
-                f'{self.message_count} messages from {self.scan.chunks} complete chunk(s); '
-                f'lost: {", ".join(lost) or "nothing written"}; '
-                + '; '.join(self.scan.problems))
-        if orphans:
-            self.notes.append(f'{orphans} message(s) name a channel the file does not define; '
-                              'skipped')
-
-    def messages(self, connections: Sequence[Any] = ()) -> Iterator:
-        """Yield (connection, time, CDR) in time order."""
-        wanted = {c.id for c in connections} if connections else set(self._by_id)
-        items = [(stamp, index, cid, raw) for index, (cid, stamp, raw)
-                 in enumerate(self.scan.messages) if cid in wanted and cid in self._by_id]
-        items.sort()
-        for stamp, _, cid, raw in items:
-            yield self._by_id[cid], stamp, raw
-
-    def close(self) -> None:
-        """Nothing to close: the file was read at once."""
-
-
-def open_mcap_or_salvage(path: Path, open_with_rosbags):
-    """Return a rosbags reader for a whole file, else a ``SalvagedMcap`` for a cut-off one."""
-    try:
-        return open_with_rosbags(path)
-    except BagError:
-        if path.suffix != '.mcap':
-            raise
-    return SalvagedMcap(path)
 
 
 def reindex(folder, storage: str = '') -> Dict[str, Any]:
@@ -144,7 +58,6 @@ def reindex(folder, storage: str = '') -> Dict[str, Any]:
         rewritten), ``notes``.
 
     """
-    from .reader import Bag
     folder = Path(folder)
     if not folder.is_dir():
         raise BagError(f'{folder}: not a folder (reindex works on a bag folder)')
@@ -161,7 +74,7 @@ def reindex(folder, storage: str = '') -> Dict[str, Any]:
         if path.suffix != '.mcap':
             continue
         with Bag(path) as bag:
-            if not any(isinstance(r, SalvagedMcap) for r in bag._readers):
+            if not bag.salvaged:
                 continue
             notes.extend(bag.notes)
             backup = path.with_name(path.name + TRUNCATED_SUFFIX)
@@ -182,7 +95,7 @@ def reindex(folder, storage: str = '') -> Dict[str, Any]:
                 entry = topics.get(info.name)
                 if entry is None:
                     entry = topics[info.name] = TopicEntry(
-                        info.name, info.msgtype, _qos_yaml(info.qos))
+                        info.name, info.msgtype, qos_yaml_from_dicts(info.qos))
                 entry.count += info.read
     meta.topics = list(topics.values())
     old = folder / 'metadata.yaml'
@@ -200,21 +113,13 @@ def reindex(folder, storage: str = '') -> Dict[str, Any]:
             'files': [f.path for f in meta.files], 'repaired': repaired, 'notes': notes}
 
 
-def _qos_yaml(qos: List[Dict[str, Any]]) -> str:
-    """Return QoS dicts (as ``TopicInfo.qos`` holds them) as version-8 YAML text."""
-    from .qos import qos_yaml_from_dicts
-    return qos_yaml_from_dicts(qos)
-
-
 def rewrite_mcap(bag, target: Path) -> int:
     """Write every readable message of an open bag into a whole MCAP file; return the count."""
-    from .qos import qos_yaml_from_dicts
     writer = McapFileWriter(target)
     ids: Dict[str, int] = {}
     definitions = {}
-    for reader in bag._readers:
-        for conn in reader.connections:
-            definitions.setdefault(conn.topic, conn)
+    for conn in bag.connections():
+        definitions.setdefault(conn.topic, conn)
     count = 0
     try:
         for item in bag.messages(decode=False):

@@ -1,0 +1,356 @@
+# Copyright 2026 banditlearn_ros contributors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The package's imports form layers without circles, and modules keep to each other's public names.
+
+Every module is parsed with ``ast`` (nothing is imported, so no DDS is needed); every
+``import`` counts, at module level or inside a function, relative or absolute.  An
+``importlib.import_module`` of a name held in a string is beyond a static scan.
+
+The layers, lowest first (a module imports only from its own layer or lower ones):
+
+0. foundation: the package root (its ``__version__``) and ``parameter_spec`` (how a
+   parameter is described), which every layer may use;
+1. core: ``learning/`` and ``vision/``, plain Python on numpy/scipy/OpenCV; neither imports
+   the other (``test_layers`` checks that they never import rclpy);
+2. library: what the nodes and the command-line tools share: the bags (``tools/bagio/`` and
+   the recorder, player, replay and sample modules beside it), the image bridge, the
+   bring-up options and system files, shutdown, the session view and report, the log
+   filter, the question figures and the Vowpal Wabbit baseline;
+3. nodes: ``nodes/`` and the bag-replay node ``tools/bag_player``;
+4. tools: the command-line programs ``tools/bag``, ``tools/evaluate``,
+   ``tools/render_dataset``.
+
+A new module must be placed in ``LAYERS`` (the test says so), which is the moment to
+decide where it belongs.  Outside ``learning/``, no module uses another module's
+``_private`` names (``ALLOWED_PRIVATE`` lists today's exceptions, to be emptied).
+"""
+
+import ast
+from pathlib import Path
+from typing import Dict, List, Set, Tuple
+
+PACKAGE = 'banditlearn_ros'
+SOURCE = Path(__file__).resolve().parents[1] / PACKAGE
+
+FOUNDATION, CORE, LIBRARY, NODES, TOOLS = range(5)
+LAYER_NAMES = ('foundation', 'core', 'library', 'nodes', 'tools')
+
+# A name ending in '.*' covers a package and everything in it; other names are exact.
+LAYERS: Dict[str, int] = {
+    PACKAGE: FOUNDATION,
+    f'{PACKAGE}.parameter_spec': FOUNDATION,
+    f'{PACKAGE}.learning.*': CORE,
+    f'{PACKAGE}.vision.*': CORE,
+    f'{PACKAGE}.answers': LIBRARY,
+    f'{PACKAGE}.bringup_options': LIBRARY,
+    f'{PACKAGE}.image_bridge': LIBRARY,
+    f'{PACKAGE}.launch_arguments': LIBRARY,
+    f'{PACKAGE}.shutdown': LIBRARY,
+    f'{PACKAGE}.system_file': LIBRARY,
+    f'{PACKAGE}.tools': LIBRARY,
+    f'{PACKAGE}.tools.bagio.*': LIBRARY,
+    f'{PACKAGE}.tools.bag_changes': LIBRARY,
+    f'{PACKAGE}.tools.bag_play': LIBRARY,
+    f'{PACKAGE}.tools.bag_record': LIBRARY,
+    f'{PACKAGE}.tools.bag_replay': LIBRARY,
+    f'{PACKAGE}.tools.bag_sample': LIBRARY,
+    f'{PACKAGE}.tools.log_filter': LIBRARY,
+    f'{PACKAGE}.tools.question_figures': LIBRARY,
+    f'{PACKAGE}.tools.session_report': LIBRARY,
+    f'{PACKAGE}.tools.session_view': LIBRARY,
+    f'{PACKAGE}.tools.vowpal': LIBRARY,
+    f'{PACKAGE}.nodes.*': NODES,
+    f'{PACKAGE}.tools.bag_player': NODES,
+    f'{PACKAGE}.tools.bag': TOOLS,
+    f'{PACKAGE}.tools.evaluate': TOOLS,
+    f'{PACKAGE}.tools.render_dataset': TOOLS,
+}
+
+# Packages of one layer that must not import each other.
+SEPARATE = ((f'{PACKAGE}.learning', f'{PACKAGE}.vision'),)
+
+# Underscore names that are public by their library's documentation (os._exit, the
+# namedtuple methods), not another module's private parts.
+DOCUMENTED_PUBLIC = frozenset({'_exit', '_asdict', '_replace', '_fields', '_make'})
+
+# The private-name check covers the modules outside learning/: the learning layer shares
+# fast paths inside itself (ask_again calls the learner base's _learn_valid), which a later
+# session makes public (issue 28) before widening the check to it.
+PRIVATE_SCOPE_EXEMPT = (f'{PACKAGE}.learning',)
+
+# Today's uses of another module's private names outside learning/, each to be replaced by
+# a public way in a later session (issue 28; these files are being changed elsewhere at the
+# moment).  Remove an entry once its use is gone: the test fails on a stale entry.
+ALLOWED_PRIVATE = {
+    # The --params check reads a learner class's hyperparameter table.
+    (f'{PACKAGE}.tools.evaluate', '_hyperparameters'),
+    # The Vowpal Wabbit baseline builds its result with the evaluation harness's helper.
+    (f'{PACKAGE}.tools.vowpal', '_result'),
+    # A retuned segmenter rebuilds the lookup table of the skin model it kept.
+    (f'{PACKAGE}.vision.camera_settings', '_build'),
+}
+
+
+def _modules() -> Dict[str, Tuple[Path, bool]]:
+    """Map every module's dotted name to its file and whether it is a package."""
+    out = {}
+    for path in sorted(SOURCE.rglob('*.py')):
+        parts = list(path.relative_to(SOURCE.parent).with_suffix('').parts)
+        package = parts[-1] == '__init__'
+        if package:
+            parts.pop()
+        out['.'.join(parts)] = (path, package)
+    return out
+
+
+MODULES = _modules()
+TREES = {name: ast.parse(path.read_text(encoding='utf-8'), str(path))
+         for name, (path, _) in MODULES.items()}
+
+
+def _known(name: str) -> str:
+    """Return the longest module of the package that ``name`` is or lies in."""
+    while name not in MODULES:
+        name = name.rpartition('.')[0]
+    return name
+
+
+def _from_module(name: str, package: bool, node: ast.ImportFrom) -> str:
+    """Return the absolute name of the module a ``from ... import`` in ``name`` reads."""
+    if not node.level:
+        return node.module or ''
+    base = name.split('.') if package else name.split('.')[:-1]
+    base = base[:len(base) - node.level + 1]
+    return '.'.join(base + ([node.module] if node.module else []))
+
+
+def _imports(name: str) -> Dict[str, int]:
+    """Return the package modules ``name`` imports, each with the line of its first import."""
+    package = MODULES[name][1]
+    out: Dict[str, int] = {}
+    for node in ast.walk(TREES[name]):
+        targets: List[str] = []
+        if isinstance(node, ast.Import):
+            targets = [_known(a.name) for a in node.names if a.name.split('.')[0] == PACKAGE]
+        elif isinstance(node, ast.ImportFrom):
+            module = _from_module(name, package, node)
+            if module.split('.')[0] != PACKAGE:
+                continue
+            # 'from pkg import name': the submodule pkg.name if there is one, else pkg itself.
+            targets = [f'{module}.{a.name}' if f'{module}.{a.name}' in MODULES
+                       else _known(module) for a in node.names]
+        for target in targets:
+            if target != name:
+                out.setdefault(target, node.lineno)
+    return out
+
+
+GRAPH = {name: _imports(name) for name in MODULES}
+
+
+def _layer(name: str) -> int:
+    if name in LAYERS:
+        return LAYERS[name]
+    for pattern, layer in LAYERS.items():
+        if pattern.endswith('.*') and (name == pattern[:-2] or
+                                       name.startswith(pattern[:-1])):
+            return layer
+    raise KeyError(name)
+
+
+def _circles(graph: Dict[str, Dict[str, int]]) -> List[List[str]]:
+    """Return the strongly connected groups of more than one module (Tarjan's algorithm)."""
+    index: Dict[str, int] = {}
+    low: Dict[str, int] = {}
+    stack: List[str] = []
+    on_stack: Set[str] = set()
+    groups: List[List[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                groups.append(sorted(group))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return groups
+
+
+def _private_uses(name: str) -> List[Tuple[str, int, str]]:
+    """
+    Return (name, line, code) for each private name of another module that ``name`` uses.
+
+    Counted: ``from module import _name``; ``module._name`` for a module this one imports;
+    and ``obj._name`` where ``obj`` is not ``self``, ``cls`` or ``super()`` and this module
+    defines no ``_name`` (a method, a class, an attribute it assigns, or a module or class
+    level name): an attribute the module defines belongs to its own objects, such as another
+    instance of its class, which a static scan cannot tell apart by type.
+    """
+    tree = TREES[name]
+    package = MODULES[name][1]
+    own, modules = set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            own.add(node.name)
+            if isinstance(node, ast.ClassDef):
+                own.update(_assigned(node.body))
+        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+            own.add(node.attr)
+        elif isinstance(node, ast.Global):
+            own.update(node.names)
+        elif isinstance(node, ast.Import):
+            modules.update(a.asname or a.name.split('.')[0] for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            module = _from_module(name, package, node)
+            modules.update(a.asname or a.name for a in node.names
+                           if f'{module}.{a.name}' in MODULES)
+    own.update(_assigned(tree.body))
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            found += [(a.name, node.lineno, f'from {"." * node.level}{node.module or ""} '
+                       f'import {a.name}') for a in node.names if _private(a.name)]
+        elif isinstance(node, ast.Attribute) and _private(node.attr) \
+                and not _self_or_super(node.value):
+            of_module = isinstance(node.value, ast.Name) and node.value.id in modules
+            if of_module or node.attr not in own:
+                found.append((node.attr, node.lineno, ast.unparse(node)))
+    return found
+
+
+def _assigned(body: List[ast.stmt]) -> Set[str]:
+    """Return the names a module's or a class's own statements assign."""
+    out = set()
+    for statement in body:
+        targets = statement.targets if isinstance(statement, ast.Assign) else \
+            [statement.target] if isinstance(statement, (ast.AnnAssign, ast.AugAssign)) else []
+        for target in targets:
+            out.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+    return out
+
+
+def _private(name: str) -> bool:
+    return name.startswith('_') and not name.startswith('__') and name not in DOCUMENTED_PUBLIC
+
+
+def _self_or_super(node: ast.expr) -> bool:
+    if isinstance(node, ast.Name):
+        return node.id in ('self', 'cls')
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+        and node.func.id == 'super'
+
+
+def test_every_module_has_a_layer():
+    unplaced = []
+    for name in MODULES:
+        try:
+            _layer(name)
+        except KeyError:
+            unplaced.append(name)
+    assert not unplaced, f'place these modules in LAYERS: {unplaced}'
+
+
+def test_the_scan_sees_function_level_and_relative_imports():
+    # The scan must count what a module-level-only scan would miss, or it proves nothing.
+    assert f'{PACKAGE}.tools.bag_record' in GRAPH[f'{PACKAGE}.tools.bag']  # inside cmd_record
+    assert f'{PACKAGE}.learning.registry' in GRAPH[f'{PACKAGE}.learning.persistence']
+    assert PACKAGE in GRAPH[f'{PACKAGE}.learning.persistence']  # from .. import __version__
+    assert GRAPH[f'{PACKAGE}.learning'].keys() >= {
+        f'{PACKAGE}.learning.persistence', f'{PACKAGE}.learning.registry'}
+
+
+def test_the_circle_finder_finds_circles():
+    graph = {'a': {'b': 1}, 'b': {'c': 1}, 'c': {'a': 1, 'd': 1}, 'd': {}, 'e': {'e': 1}}
+    assert _circles(graph) == [['a', 'b', 'c']]
+
+
+def test_no_import_circle():
+    circles = _circles(GRAPH)
+    assert not circles, 'modules that import each other (directly or around a circle): ' + \
+        '; '.join(' <-> '.join(group) for group in circles)
+
+
+def test_no_import_from_a_lower_layer_into_a_higher_one():
+    upward = []
+    for name, imports in GRAPH.items():
+        for target, line in imports.items():
+            if _layer(target) > _layer(name):
+                upward.append(f'{MODULES[name][0].relative_to(SOURCE.parent)}:{line}: '
+                              f'{LAYER_NAMES[_layer(name)]} {name} imports '
+                              f'{LAYER_NAMES[_layer(target)]} {target}')
+    assert not upward, '\n'.join(upward)
+
+
+def test_separate_packages_do_not_import_each_other():
+    crossing = []
+    for name, imports in GRAPH.items():
+        for first, second in SEPARATE:
+            for own, other in ((first, second), (second, first)):
+                if name == own or name.startswith(own + '.'):
+                    crossing += [f'{name} imports {t}' for t in imports
+                                 if t == other or t.startswith(other + '.')]
+    assert not crossing, crossing
+
+
+def test_no_module_uses_another_modules_private_names():
+    uses = {}
+    for name in MODULES:
+        if name.startswith(PRIVATE_SCOPE_EXEMPT):
+            continue
+        for private, line, code in _private_uses(name):
+            uses.setdefault((name, private), []).append(
+                f'{MODULES[name][0].relative_to(SOURCE.parent)}:{line}: {code}')
+    new = [where for key, found in sorted(uses.items()) if key not in ALLOWED_PRIVATE
+           for where in found]
+    assert not new, 'use a public name (or add one to the module that owns it):\n' + \
+        '\n'.join(new)
+    stale = sorted(ALLOWED_PRIVATE - set(uses))
+    assert not stale, f'no longer used; remove from ALLOWED_PRIVATE: {stale}'
+
+
+def test_the_private_scan_sees_a_reach_through():
+    probe = f'{PACKAGE}.learning.probe'
+    source = ('import os\nfrom . import ucwl_kernels as kernels\nfrom y import _z\n'
+              '_dot = None\n\nclass A:\n    _table = {}\n\n'
+              'def f(a):\n    _tail = a._tail\n    self._own = a._lock\n'
+              '    return a._own, a._table, a._dot, kernels._dot, super()._p, os._exit\n')
+    MODULES[probe] = (SOURCE / 'learning' / 'probe.py', False)
+    TREES[probe] = ast.parse(source)
+    try:
+        found = sorted((n, code) for n, _, code in _private_uses(probe))
+    finally:
+        del TREES[probe], MODULES[probe]
+    # A module's private is never this module's own, even under a name it also defines;
+    # a local variable (_tail) does not make another object's _tail this module's own.
+    assert found == [('_dot', 'kernels._dot'), ('_lock', 'a._lock'), ('_tail', 'a._tail'),
+                     ('_z', 'from y import _z')]
