@@ -221,3 +221,27 @@ def test_an_inactive_feedback_node_holds_no_subscription_and_no_face_mesh(ros):
     assert diagnostic_values(diagnostics, name)['lifecycle_state'] == 'inactive'
     assert life.change(Transition.TRANSITION_ACTIVATE) and life.get() == 'active'
     assert mine <= {s.topic_name for s in node.subscriptions}
+
+
+def test_the_bring_up_drives_managed_nodes_and_leaves_those_without_autostart(tmp_path):
+    from banditlearn_ros.nodes.system import System
+    from banditlearn_ros.system_file import config_dirs, load_system
+    path = tmp_path / 'managed.system.yaml'
+    path.write_text(
+        f'params_files: [{config_dirs()[0] / "params.yaml"}]\n'
+        'nodes:\n'
+        '  - node: camera_node\n'
+        '    parameters: {use_mediapipe: false, extractor: contour}\n'
+        '  - node: feedback_node\n'
+        '    parameters: {use_camera: false, autostart: false}\n')
+    running = System(load_system(path))
+    try:
+        cam, feedback = running.find('CameraNode'), running.find('FeedbackNode')
+        # both were built with autostart false; the bring-up took the camera to active
+        assert cam.get_parameter('autostart').value is False
+        assert cam.lifecycle_state == 'active'
+        assert '/image_raw' in {s.topic_name for s in cam.subscriptions}
+        assert feedback.lifecycle_state == 'unconfigured' and feedback.head is None
+    finally:
+        assert running.close() == []
+    assert cam.lifecycle_state == 'finalized' and cam.extractor is None
