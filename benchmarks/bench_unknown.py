@@ -48,6 +48,7 @@ import platform
 import sys
 import time
 
+from banditlearn_ros.learning.centring import CENTRING_MODES, DEFAULT_CENTRING
 from banditlearn_ros.learning.datasets import load_dataset
 from banditlearn_ros.learning.open_set import DEFAULTS
 from banditlearn_ros.learning.open_set_eval import open_set_figures, report
@@ -138,11 +139,14 @@ def main(argv=None) -> int:
     for key, value in DEFAULTS.items():
         parser.add_argument('--' + key.replace('_', '-'), type=type(value), default=value)
     parser.add_argument('--skip-separation', action='store_true')
+    parser.add_argument('--centring', choices=CENTRING_MODES, default=DEFAULT_CENTRING,
+                        help="the learner's centring (none = the papers' algorithm)")
     args = parser.parse_args(argv)
     settings = {k: getattr(args, k) for k in DEFAULTS}
     print(f'# bench_unknown: {platform.python_version()}, numpy {np.__version__}; '
           f'{args.splits} splits, sessions of {args.interactions} '
-          f'({100 * args.unknown_share:.0f} % never taught); open set {settings}')
+          f'({100 * args.unknown_share:.0f} % never taught); centring {args.centring}; '
+          f'open set {settings}')
     for name in args.data:
         start = time.perf_counter()
         try:
@@ -154,7 +158,7 @@ def main(argv=None) -> int:
         print(f'\n## {name}: {X.shape[0]} examples, {X.shape[1]} features, '
               f'{n_taught} taught / {len(names) - n_taught} never taught')
         fig = open_set_figures(X, y, names, n_taught, settings, args.splits, args.interactions,
-                               args.unknown_share, not args.skip_separation)
+                               args.unknown_share, not args.skip_separation, args.centring)
         print(report(fig, settings, args.splits, args.interactions))
         print(f'({time.perf_counter() - start:.0f} s)')
         sys.stdout.flush()

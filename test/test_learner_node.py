@@ -15,6 +15,7 @@
 """learner_node over real DDS on loopback: rounds, tuning, labels, model files, bad input."""
 
 import array
+import importlib.util
 import json
 import os
 import signal
@@ -26,6 +27,7 @@ from banditlearn_ros.learning import load_model, make_learner, ModelFileError, T
 from banditlearn_ros.learning.centring import Centring
 from banditlearn_ros.learning.datasets import load_dataset
 from banditlearn_ros.learning.interaction import Interaction, SimulatedTeacher, stream_order
+from banditlearn_ros.learning.ucwl_kernels import ENV_SWITCH
 from banditlearn_ros.nodes.dataset_node import DatasetNode
 from banditlearn_ros.nodes.learner_node import LearnerNode
 from banditlearn_ros.nodes.teacher_node import TeacherNode
@@ -345,8 +347,10 @@ def test_parameters_through_the_set_parameters_service(ros):
     assert _set(ros, 'k', 4.0, double).successful
     details = drive.ask([0.3, 0.9, 0.1])
     assert all(b > s for b, s in zip(details['bounds'], details['scores']))
-    values = drive.diag(lambda v: int(v['parameter_rejections']) >= 3)
-    assert values['parameter_changes'] == '3'
+    # A message sent after the last change (an older one may still be the newest received).
+    values = drive.diag(lambda v: int(v['parameter_rejections']) >= 3
+                        and int(v['parameter_changes']) >= 3)
+    assert values['parameter_changes'] == '3' and values['parameter_rejections'] == '5'
     # The diagonal step is a string choice, switchable while running.
     string = ParameterType.PARAMETER_STRING
     assert node.interaction.learner.diagonal == 'precision'
@@ -552,9 +556,11 @@ def test_killed_process_loses_at_most_the_updates_since_the_last_autosave(ros, t
             # Features and feedback travel on two topics; wait until this answer has arrived
             # so that a loaded machine cannot reorder it behind the next gesture.
             drive.diag(lambda v, n=i + 1: v['feedback_received'] == str(n), timeout=10.0)
-        values = drive.diag(lambda v: v['feedback_matched'] == '40', timeout=10.0)
+        # The writer thread saves after the answer: wait until it has written every save due.
+        values = drive.diag(lambda v: v['feedback_matched'] == '40'
+                            and int(v['autosaves']) == int(v['updates']) // 7, timeout=10.0)
         updates = int(values['updates'])
-        assert updates >= 14 and int(values['autosaves']) == updates // 7
+        assert updates >= 14 and values['autosave_failures'] == '0'
         os.kill(process.pid, signal.SIGKILL)  # mid-run: no chance to save on shutdown
         process.wait(timeout=10)
         kept = load_model(str(path)).n_updates
@@ -608,6 +614,9 @@ def test_bad_input_storm_and_burst_keep_the_node_running_and_bounded(ros, tmp_pa
                                        v['features_empty']) == ('1', '1', '1'))
         assert values['predictions'] == '0'
         drive.ask(np.full(d, 0.5), timeout=10.0)
+        if importlib.util.find_spec('numba') and os.environ.get(ENV_SWITCH, '1') != '0':
+            # numba loads once, in a thread after the start: not the queue's growth.
+            drive.diag(lambda v: v['compiled_steps'] == 'True', timeout=120.0)
         base_rss = rss_kib(process.pid)
         # A burst with no answers: the queue stays at its bound. The sender goes on until the
         # node has taken enough rounds to show it, however fast this machine is.

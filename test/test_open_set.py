@@ -18,8 +18,10 @@ import json
 import math
 
 from banditlearn_ros.learning import HyperparameterError, LearnerInputError, UCWL
+from banditlearn_ros.learning.centring import Centring
 from banditlearn_ros.learning.interaction import Interaction
-from banditlearn_ros.learning.open_set import LabelGaussians, OpenSet, Verdict
+from banditlearn_ros.learning.open_set import LabelGaussians, OpenSet, SCORES, Verdict
+from banditlearn_ros.learning.persistence import load_model, ModelFileError, save_model
 import numpy as np
 import pytest
 
@@ -44,6 +46,31 @@ def test_label_gaussians_match_numpy():
         expected = -0.5 * (((x - rows.mean(0)) ** 2) / var + np.log(var)).sum()
         assert g.log_likelihood(c, x, 0.1) == pytest.approx(expected, rel=1e-9)
     assert g.log_likelihood(5, X[0], 0.1) == -math.inf
+
+
+def test_full_covariance_likelihood_matches_numpy():
+    rng = np.random.default_rng(2)
+    mix = np.array([[1.0, 0.8, 0.0], [0.0, 1.0, 0.5], [0.0, 0.0, 0.3]])
+    X = rng.normal(size=(60, 3)) @ mix + [2.0, -1.0, 0.5]
+    y = rng.integers(0, 2, 60)
+    g = LabelGaussians(3)
+    for x, c in zip(X, y):
+        g.add(int(c), x)
+    pooled = sum(np.trace(np.cov(X[y == c].T, bias=True)) * (y == c).sum()
+                 for c in range(2)) / 60 / 3
+    x = np.array([0.5, 0.5, 0.5])
+    for c in range(2):
+        rows = X[y == c]
+        cov = np.cov(rows.T, bias=True) + (0.1 * pooled + 1e-12) * np.eye(3)
+        diff = x - rows.mean(0)
+        expected = -0.5 * diff @ np.linalg.solve(cov, diff) - 0.5 * np.linalg.slogdet(cov)[1]
+        assert g.log_likelihood(c, x, 0.1, full=True) == pytest.approx(expected, rel=1e-9)
+    # correlated features: a point off the correlation is less likely under the full model
+    # than under the diagonal one, relative to a point along it
+    along, across = X[y == 0].mean(0) + mix[0], X[y == 0].mean(0) + [1.0, -0.8, 0.0]
+    full = g.log_likelihood(0, along, 0.1, True) - g.log_likelihood(0, across, 0.1, True)
+    diag = g.log_likelihood(0, along, 0.1) - g.log_likelihood(0, across, 0.1)
+    assert full > diag
 
 
 def test_adaptive_threshold_holds_the_target_rate():
@@ -100,16 +127,23 @@ def test_settings_are_checked_and_a_bad_one_changes_nothing():
         assert open_set.settings() == before
 
 
-def _taught_interaction(open_set, seed=0):
+def _taught_interaction(open_set, seed=0, centring='none', shown=None):
     """Return an interaction taught three well-separated gestures by a faultless person."""
     rng = np.random.default_rng(seed)
-    inter = Interaction(lambda d: UCWL(LABELS, d), max_questions=3, open_set=open_set,
-                        clock=lambda: 0.0)
+
+    def make(d):
+        learner = UCWL(LABELS, d)
+        learner.centring = Centring(centring)
+        return learner
+    inter = Interaction(make, max_questions=3, open_set=open_set, clock=lambda: 0.0)
     centres = {'fist': np.array([1.0, 0.0, 0.0, 1.0]), 'palm': np.array([0.0, 1.0, 0.0, 1.0]),
                'point': np.array([0.0, 0.0, 1.0, 1.0])}
     for t in range(120):
         truth = ('fist', 'palm', 'point')[t % 3]
-        item, _ = inter.predict(centres[truth] + rng.normal(0, 0.05, 4), now=0.0)
+        x = centres[truth] + rng.normal(0, 0.05, 4)
+        if shown is not None:
+            shown.append((truth, x))
+        item, _ = inter.predict(x, now=0.0)
         while not item.questions.declined:
             result = inter.feedback(item.prediction.label == truth, now=0.0)
             if result.next_round is None:
@@ -135,8 +169,10 @@ def test_a_rejected_gesture_asks_for_its_name_at_once():
     json.dumps(info)
     assert inter.feedback(True, now=0.0).outcome == 'duplicate'  # nothing was asked
     n_labels = inter.learner.n_labels
+    errors, alpha = open_set.counts['false_rejections'], open_set.alpha
     assert inter.name_unknown('wave') == n_labels  # a new gesture: its first example
-    assert open_set.counts['false_rejections'] == 0
+    # rightly rejected: no false rejection, the threshold does not move
+    assert (open_set.counts['false_rejections'], open_set.alpha) == (errors, alpha)
 
 
 def test_a_false_rejection_named_as_known_teaches_the_threshold():
@@ -175,9 +211,71 @@ def test_off_by_default_and_reset_forgets_the_calibration():
     assert 'unknown_score' not in inter.take_ended()[0].as_dict()
     open_set = OpenSet(True, warmup=10, min_yes=3)
     inter = _taught_interaction(open_set)
-    assert open_set.seen == 120 and len(open_set._scores) > 0
+    assert open_set.seen == 120 and len(open_set.calibration.scores) > 0
+    assert inter.learner.calibration is open_set.calibration  # saved with the model
     inter.reset()
-    assert open_set.seen == 0 and len(open_set._scores) == 0 and open_set._gaussians is None
+    cal = open_set.calibration
+    assert open_set.seen == 0 and len(cal.scores) == 0 and cal.gaussians is None
+    assert inter.learner.calibration is cal
+
+
+def test_the_open_set_learns_the_vectors_before_centring():
+    """The running mean moves; the Gaussians hold the vectors as they came."""
+    shown = []
+    open_set = OpenSet(True, warmup=10, min_yes=3)
+    inter = _taught_interaction(open_set, centring='running', shown=shown)
+    assert inter.learner.centring.count == 120
+    gaussians = open_set.calibration.gaussians
+    for index, name in enumerate(LABELS):
+        rows = np.array([x for truth, x in shown if truth == name])
+        assert gaussians.yes_count(index) == rows.shape[0]
+        np.testing.assert_allclose(gaussians.mean[index], rows.mean(0), rtol=0, atol=1e-12)
+
+
+def test_the_model_file_keeps_the_calibration(tmp_path):
+    """Saved with the model like the centring: loaded, it decides exactly as before."""
+    open_set = OpenSet(True, warmup=10, min_yes=3)
+    inter = _taught_interaction(open_set)
+    path = tmp_path / 'model.npz'
+    save_model(inter.learner, path)
+    loaded = load_model(path)
+    again = OpenSet(True, warmup=10, min_yes=3)
+    other = Interaction(lambda d: UCWL(LABELS, d), learner=loaded, max_questions=3,
+                        open_set=again, clock=lambda: 0.0)
+    assert again.calibration is loaded.calibration
+    assert (again.seen, again.alpha, again.counts) == \
+        (open_set.seen, open_set.alpha, open_set.counts)
+    assert list(again.calibration.scores) == list(open_set.calibration.scores)
+    assert again.threshold() == open_set.threshold()
+    for x in ([-3.0, 4.0, -2.0, 1.0], [1.0, 0.05, 0.0, 1.0]):
+        a, _ = inter.predict(x, now=0.0)
+        b, _ = other.predict(x, now=0.0)
+        assert (a.verdict.score, a.verdict.reject) == (b.verdict.score, b.verdict.reject)
+    other.reset()  # a reset clears it, and the next file holds the fresh one
+    assert again.seen == 0 and other.learner.calibration is again.calibration
+
+
+def test_a_model_file_without_calibration_loads_and_starts_afresh(tmp_path):
+    off = _taught_interaction(None)
+    assert off.learner.calibration is None
+    path = tmp_path / 'old.npz'
+    save_model(off.learner, path)  # as files were saved before rejection existed
+    open_set = OpenSet(True, warmup=10, min_yes=3)
+    inter = Interaction(lambda d: UCWL(LABELS, d), learner=load_model(path),
+                        open_set=open_set)
+    assert open_set.seen == 0 and inter.learner.calibration is open_set.calibration
+    save_model(inter.learner, path)
+    state = np.load(path)
+    assert 'open_set_scores' in state.files and 'open_set_count' not in state.files
+
+
+def test_a_bad_calibration_in_a_file_is_refused_with_the_reason(tmp_path):
+    inter = _taught_interaction(OpenSet(True, warmup=10, min_yes=3))
+    inter.learner.calibration.gaussians.mean[0, 0] = math.nan
+    path = tmp_path / 'bad.npz'
+    save_model(inter.learner, path)
+    with pytest.raises(ModelFileError, match='open set mean'):
+        load_model(path)
 
 
 def test_live_learner_turns_rejection_on_and_refuses_bad_settings():
@@ -233,7 +331,7 @@ def test_evaluate_open_set_mode_writes_figures_and_refuses_bad_settings(tmp_path
     summary = json.loads((out / 'summary.json').read_text())
     record = summary['records'][0]
     assert record['dataset'] == 'digits' and record['never_taught'] == 2
-    assert set(record['separation']) == {'likelihood', 'likelihood_max', 'lcb'}
+    assert set(record['separation']) == set(SCORES)
     assert 0.5 < record['separation']['likelihood']['auroc'] <= 1.0
     assert record['off']['questions_unknown'] == 3.0  # every never-taught one asked 3 times
     assert summary['meta']['open_set']['warmup'] == 0

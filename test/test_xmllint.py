@@ -45,7 +45,8 @@ def test_package_xml_is_valid_format_3():
         'setup.py and package.xml disagree on the version'
     names = {d.name for d in package.exec_depends}
     for needed in ('rclpy', 'std_msgs', 'sensor_msgs', 'std_srvs', 'diagnostic_msgs',
-                   'python3-numpy', 'python3-scipy', 'python3-opencv'):
+                   'python3-numpy', 'python3-scipy', 'python3-opencv',
+                   'python3-numba', 'python3-orjson'):  # the fast path for rosdep users
         assert needed in names, f'package.xml lacks exec_depend {needed}'
     tests = {d.name for d in package.test_depends}
     for needed in ('ament_copyright', 'ament_flake8', 'ament_pep257', 'ament_xmllint',

@@ -28,6 +28,9 @@ import numpy as np
 
 from .centring import Centring
 
+OPEN_SET_PREFIX = 'open_set_'
+"""Model-file arrays of the open set's calibration (``open_set.Calibration.state``)."""
+
 Label = Union[int, str]
 
 
@@ -141,6 +144,9 @@ class OnlineClassifier:
         """The mean taken out of each vector before the learner sees it (``centring``);
         carried here so that it is saved, loaded and reset with the model.  ``Interaction``
         applies it; ``select`` and ``learn`` take vectors already centred."""
+        self.calibration: Optional[Any] = None
+        """What rejection of never-taught gestures learned (``open_set.Calibration``), or
+        None; carried here, like the centring, so that the model file keeps it."""
         self._validate()
         for name in self._array_names:
             setattr(self, '_' + name, self._init_rows(name, len(labels)))
@@ -272,6 +278,11 @@ class OnlineClassifier:
 
     def state_dict(self) -> Dict[str, Any]:
         """Everything needed to continue exactly: plain arrays plus JSON-able values."""
+        arrays = {name: getattr(self, '_' + name).copy() for name in self._array_names}
+        extra = self._extra_state()
+        if self.calibration is not None:
+            extra['open_set'], held = self.calibration.state()
+            arrays.update({OPEN_SET_PREFIX + k: v for k, v in held.items()})
         return {
             'algorithm': self.name,
             'hyperparameters': self.get_params(),
@@ -279,8 +290,8 @@ class OnlineClassifier:
             'n_features': self.n_features,
             'seed': self.seed,
             'rng_state': _jsonable(self._rng.bit_generator.state),
-            'extra': self._extra_state(),
-            'arrays': {name: getattr(self, '_' + name).copy() for name in self._array_names},
+            'extra': extra,
+            'arrays': arrays,
         }
 
     @classmethod
@@ -308,7 +319,8 @@ class OnlineClassifier:
             setattr(obj, '_' + name, np.array(arr, dtype=expected.dtype))
         if state.get('rng_state'):
             obj._rng.bit_generator.state = state['rng_state']
-        obj._load_extra_state(state.get('extra', {}))
+        extra = state.get('extra') or {}
+        obj._load_extra_state(extra)
         return obj
 
 

@@ -116,6 +116,9 @@ class Round:
     questions: Optional[Questions] = None
     verdict: Optional[Verdict] = None
     """What ``open_set`` said of the gesture (None with rejection off)."""
+    raw: Optional[np.ndarray] = None
+    """The vector before centring, which the open set scores and learns from: its Gaussians
+    do not move with the running mean (docs/benchmarks.md, "Never-taught gestures")."""
 
 
 @dataclass(slots=True)
@@ -253,6 +256,8 @@ class Interaction:
         check_protocol(_name(learner), self.max_questions, reveal_step)
         self.new_label_probation = check_probation(new_label_probation)
         self.open_set = open_set if open_set is not None else OpenSet()
+        if learner is not None:
+            self.open_set.adopt(learner)  # a loaded model's calibration, if it has one
         self._n_features = int(n_features)
         self._clock = clock
         self._lock = threading.RLock()
@@ -307,6 +312,7 @@ class Interaction:
             self._pending.clear()
             self._latest = None
             self.open_set.reset()
+            self.open_set.adopt(self.learner)
 
     def replace_learner(self, learner: BanditLearner) -> None:
         """Use another learner (same labels order); pending questions are forgotten."""
@@ -315,7 +321,7 @@ class Interaction:
             self.learner = learner
             self._pending.clear()
             self._latest = None
-            self.open_set.reset()
+            self.open_set.adopt(learner)
 
     def take_ended(self) -> List[Ended]:
         """Return the interactions finished since the last call (oldest first)."""
@@ -358,6 +364,8 @@ class Interaction:
             if learner is None:
                 self.learner = self._make(x.size)
                 check_protocol(_name(self.learner), self.max_questions, self.reveal_step)
+                self.open_set.adopt(self.learner)
+            raw = x
             centring = getattr(self.learner, 'centring', None)
             if centred and centring is not None:
                 # x is finite (checked above): only then may it enter the mean.  The round
@@ -375,10 +383,12 @@ class Interaction:
                                         self._rng, first, self.new_label_probation)
             first = questions.asked[0]
             item = Round(self._next_id, x, first, now, False, 1, questions.limit <= 1,
-                         questions)
+                         questions, raw=raw)
             self._next_id += 1
             if self.open_set.enabled:
-                item.verdict = self.open_set.decide(x, first)
+                # Switched on since (a fresh calibration): the model file keeps this one.
+                self.learner.calibration = self.open_set.calibration
+                item.verdict = self.open_set.decide(raw, first)
                 if item.verdict.reject:
                     return self._decline(item), ''
             counts = self.counts
@@ -453,12 +463,12 @@ class Interaction:
                                     None, updates)
             if nxt is not None:
                 result.next_round = self._ask(Round(
-                    id=latest.id, x=latest.x, prediction=nxt, stamp=now,
+                    id=latest.id, x=latest.x, raw=latest.raw, prediction=nxt, stamp=now,
                     question=questions.number, final=questions.final, questions=questions))
             else:
                 result.ended = self._end(latest)
                 if questions.revealed is not None and self.open_set.enabled:
-                    self.open_set.taught(latest.verdict, questions.revealed, latest.x)
+                    self.open_set.taught(latest.verdict, questions.revealed, latest.raw)
             return result
 
     def _end(self, item: Round, timed_out: bool = False) -> Optional[Ended]:
@@ -550,7 +560,7 @@ class Interaction:
                 self.counts['labels_named'] += 1
                 verdict = None  # rightly not known: the new label's first example only
             if self.open_set.enabled:
-                self.open_set.taught(verdict, index, latest.x)
+                self.open_set.taught(verdict, index, latest.raw)
             self._named = latest.id
             return index
 

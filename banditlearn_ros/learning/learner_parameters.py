@@ -175,8 +175,8 @@ TAIL_SPECS = (
          'gesture it would be asked for may be rejected', low=0, high=1_000_000),
     Spec('unknown_score', OPEN_SET['score'], 'what says a gesture looks never taught',
          constraints='one of ' + ', '.join(SCORES)),
-    Spec('unknown_variance_floor', OPEN_SET['variance_floor'], 'likelihood scores: floor of '
-         'each variance as a fraction of the mean variance', low=1e-9, high=1e9),
+    Spec('unknown_variance_floor', OPEN_SET['variance_floor'], 'likelihood scores: added to '
+         'each variance, as a fraction of the mean variance', low=1e-9, high=1e9),
     Spec('max_unanswered', 100, 'most unanswered predictions kept', read_only=True,
          low=1, high=100_000),
     Spec('stats_window', 100, 'rounds in the windowed rates', read_only=True,

@@ -23,11 +23,10 @@ DDS.  ``value(name)`` reads a parameter's current value (the node's ``get_parame
 import threading
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
-from scipy.stats import binom
-
 from . import BanditLearner, make_learner
-from . import learner_parameters as lp, model_store, session_config
+from . import learner_parameters as lp, model_store, session_config, ucwl_kernels
 from .ask_again import ASK_AGAIN_ALGORITHMS, check_probation, check_protocol, OUTCOMES
+from .autosave import BackgroundSaves
 from .centring import Centring
 from .interaction import BAD_INPUT_REASONS, DROP_REASONS, FeedbackResult, Interaction
 from .open_set import check_open_set, OpenSet
@@ -85,7 +84,9 @@ def learning_check(right: int, rounds: int, n_labels: int, least: int = LEAST_FI
     if rounds < least or n_labels < 2:
         return ''
     chance = 1.0 / n_labels
-    p_value = float(binom.sf(right - 1, rounds, chance))
+    # bdtrc(k, n, p) = P(X > k), the tail binom.sf gives; imported here, off the node's start.
+    from scipy.special import bdtrc
+    p_value = float(bdtrc(right - 1, rounds, chance))
     if p_value <= significance:
         return ''
     return (f'not learning: first guess right {right} of the last {rounds} '
@@ -109,9 +110,17 @@ class LiveLearner:
     """
 
     def __init__(self, value: Callable[[str], Any], model_path: str, log):
+        with ucwl_kernels.deferring():  # numba loads after the node's start (started())
+            self._start(value, model_path, log)
+        self._use_compiled()  # compiled before the interaction existed
+
+    def _start(self, value: Callable[[str], Any], model_path: str, log) -> None:
         self.value = value
         self.lock = threading.RLock()
         self.algorithm = value('algorithm')
+        self._up = threading.Event()
+        if self.algorithm == 'ucwl':
+            ucwl_kernels.compile_in_background(self._use_compiled, self._up)
         self.labels: List[str] = list(value('labels'))
         self.seed = value('seed')
         self.centring = value('centring')
@@ -133,6 +142,7 @@ class LiveLearner:
                                           value('start_fresh_on_bad_model'), log,
                                           value('max_model_bytes'))
         self.saves = model_store.ModelSaves(start.save_path)
+        self.autosaves = BackgroundSaves(self.save, log)
         self.problem = start.problem
         self.loaded_from = start.path
         """The file the learner was read from ('' = none): the node says so once started."""
@@ -156,6 +166,18 @@ class LiveLearner:
         self.features_seen = 0
         """Feature messages received (refused ones too): where a change happened."""
         self.config: Optional[session_config.ConfigLog] = None
+
+    def started(self) -> None:
+        """Say the node is up: the compiled UCWL steps may load now (``ucwl_kernels``)."""
+        self._up.set()
+
+    def _use_compiled(self, kernels=None) -> None:
+        """Move the learner to the compiled UCWL steps once they are (same values)."""
+        with self.lock, ucwl_kernels.deferring():  # never compiles here
+            interaction = getattr(self, 'interaction', None)
+            use = getattr(interaction and interaction.learner, 'use_compiled', None)
+            if use is not None:
+                use()
 
     # -- what a recording needs to replay this learner ------------------------------------
     def start_config(self, stamp: float) -> session_config.ConfigLog:
@@ -183,8 +205,9 @@ class LiveLearner:
 
     def fresh_learner(self, n_features: int) -> BanditLearner:
         """Return a new learner of the parameters' labels, hyperparameters and centring."""
-        learner = make_learner(self.algorithm, list(self.labels), n_features, seed=self.seed,
-                               **self.hyperparameters(self.algorithm))
+        with ucwl_kernels.deferring():
+            learner = make_learner(self.algorithm, list(self.labels), n_features,
+                                   seed=self.seed, **self.hyperparameters(self.algorithm))
         learner.centring = Centring(self.centring)
         return learner
 
@@ -197,7 +220,8 @@ class LiveLearner:
     def check_change(self, changes: Dict[str, Any]) -> None:
         """Raise HyperparameterError, ValueError or TypeError for a change to refuse."""
         self.appended_labels(changes)
-        lp.check_hyperparameter_change(self.value, changes)
+        with ucwl_kernels.deferring():
+            lp.check_hyperparameter_change(self.value, changes)
         self.protocol(changes)
         check_open_set(**{k: v for k, v in lp.open_set_settings(self.value, changes).items()
                           if k != 'enabled'})
@@ -210,7 +234,8 @@ class LiveLearner:
             if learner is not None:
                 diff = lp.tunable_changes(self.hyperparameters(learner.name), learner)
                 if diff:
-                    learner.set_params(**diff)
+                    with ucwl_kernels.deferring():
+                        learner.set_params(**diff)
                 for name in new_labels:
                     learner.add_label(name)
             if 'labels' in changes:
@@ -248,14 +273,20 @@ class LiveLearner:
             full=self.hyperparameters(self.algorithm).get('covariance') == 'full')
 
     def feedback(self, answer: bool) -> Tuple[FeedbackResult, bool]:
-        """Give a yes/no to the interaction; return its result and whether to autosave now."""
+        """
+        Give a yes/no to the interaction; return its result and whether an autosave was due.
+
+        A due autosave is asked of the writer thread (``autosave``): this returns at once.
+        """
         with self.lock:
             result = self.interaction.feedback(answer)
             if result.outcome != 'matched':
                 return result, False
             self.saves.updates_since_save += result.updates
-            return result, self.saves.autosave_due(result.updated,
-                                                   self.value('autosave_every'))
+            due = self.saves.autosave_due(result.updated, self.value('autosave_every'))
+        if due:
+            self.autosaves.request()
+        return result, due
 
     def name_unknown(self, name: str) -> Tuple[List[str], bool]:
         """
@@ -286,7 +317,8 @@ class LiveLearner:
         stats = self.interaction.stats()
         values: Dict[str, Any] = {'algorithm': self.algorithm,
                                   'labels': ','.join(self.current_labels()),
-                                  'feature_size': self.interaction.n_features}
+                                  'feature_size': self.interaction.n_features,
+                                  'compiled_steps': ucwl_kernels.ready()}
         values.update({k: stats[k] for k in STATS_SHOWN})
         return values
 
@@ -298,11 +330,12 @@ class LiveLearner:
                               len(self.current_labels()))
 
     def file_status(self) -> Dict[str, Any]:
-        """Return the model file and its age in seconds (-1 where it cannot be read)."""
+        """Return the model file, its age in seconds (-1 where unreadable), the autosaves."""
         return {'model_file': self.saves.path,
-                'model_file_age_s': model_store.file_age(self.saves.path)}
+                'model_file_age_s': model_store.file_age(self.saves.path),
+                'autosaves': self.autosaves.saved,
+                'autosave_failures': self.autosaves.failed}
 
     def save(self) -> str:
         """Save the model atomically; return where (raises OSError or ValueError)."""
-        with self.lock:
-            return self.saves.save(self.interaction.learner)
+        return self.saves.save_with(self.lock, lambda: self.interaction.learner)

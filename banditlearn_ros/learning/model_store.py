@@ -21,16 +21,18 @@ and a bad file is either refused or kept aside.  ``log`` is any logger with ``in
 ``warning`` and ``error`` (the node's), so the same lines appear with or without ROS.
 """
 
+import contextlib
 import fcntl
 import hashlib
 import os
 import tempfile
+import threading
 import time
 from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple
 
-from . import BanditLearner, load_model, ModelFileError, save_model
+from . import BanditLearner, load_model, ModelFileError
 from .learner_parameters import CONSTRUCTION_ONLY, DEFAULT_LABELS, tunable_changes
-from .persistence import MAX_MODEL_BYTES, TEMP_SUFFIX
+from .persistence import MAX_MODEL_BYTES, save_state, TEMP_SUFFIX
 
 
 def load_bandit(path: str, expect_features: int,
@@ -212,23 +214,39 @@ class ModelSaves:
         self.updates_since_save = 0
         self.failed_at: Optional[float] = None
         self._clock = clock
+        self._write_lock = threading.Lock()
 
     def save(self, learner: Optional[BanditLearner]) -> str:
         """Save atomically; return where (raises OSError or ValueError, remembered)."""
-        if not self.path:
-            self.failed_at = self._clock()
-            raise ValueError('model_path is empty: the model lives in memory only')
-        if learner is None:
-            self.failed_at = self._clock()
-            raise ValueError('no model yet (no feature vector seen)')
-        try:
-            save_model(learner, self.path)
-        except (OSError, ValueError):
-            self.failed_at = self._clock()
-            raise
-        self.updates_since_save = 0
-        self.failed_at = None
-        return self.path
+        return self.save_with(contextlib.nullcontext(), lambda: learner)
+
+    def save_with(self, lock, learner_of: Callable[[], Optional[BanditLearner]]) -> str:
+        """
+        Save ``learner_of()``'s state, copied while ``lock`` is held and written without it.
+
+        Saves are one at a time and in the order of their copies, so an older copy never
+        replaces a newer file.  Returns where (raises OSError or ValueError, remembered).
+        """
+        with self._write_lock:
+            with lock:
+                learner = learner_of()
+                if not self.path:
+                    self.failed_at = self._clock()
+                    raise ValueError('model_path is empty: the model lives in memory only')
+                if learner is None:
+                    self.failed_at = self._clock()
+                    raise ValueError('no model yet (no feature vector seen)')
+                state = learner.state_dict()
+                copied, self.updates_since_save = self.updates_since_save, 0
+            try:
+                save_state(state, self.path)
+            except (OSError, ValueError):
+                self.failed_at = self._clock()
+                with lock:
+                    self.updates_since_save += copied  # not on disk: due again
+                raise
+            self.failed_at = None
+            return self.path
 
     def autosave_due(self, updated: bool, every: int) -> bool:
         """Return True when an update brought the count since the last save to ``every``."""

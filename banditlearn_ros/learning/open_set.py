@@ -22,14 +22,17 @@ threshold: the robot then asks what the gesture was instead of guessing.
 
 Scores (``SCORES``; docs/benchmarks.md, bench_unknown.py, measures them):
 
-- ``'likelihood'`` (default): the log-density of x under a diagonal Gaussian of the label the
-  learner would ask first, fitted to the observations answered "yes" for that label (or named
-  it).  A class-conditional Gaussian as the novelty score follows Lee, Lee, Lee and Shin, "A
-  Simple Unified Framework for Detecting Out-of-Distribution Samples and Adversarial
-  Attacks" (NeurIPS 2018), here diagonal, per label and learned online from the answers.
-  Each variance has a floor of ``variance_floor`` times the mean variance over the labels, so
-  a label with few examples is not infinitely sure.
-- ``'likelihood_max'``: the same log-density under the label whose Gaussian fits x best.
+- ``'likelihood_full'`` (default): the log-density of x under a Gaussian with a full
+  covariance of the label the learner would ask first, fitted to the observations answered
+  "yes" for that label (or named it).  A class-conditional Gaussian as the novelty score
+  follows Lee, Lee, Lee and Shin, "A Simple Unified Framework for Detecting
+  Out-of-Distribution Samples and Adversarial Attacks" (NeurIPS 2018, section 2, eq. 2);
+  here one covariance per label (theirs is tied), learned online from the answers.  The
+  covariance gets ``variance_floor`` times the mean variance over the labels added to its
+  diagonal, so a label with fewer examples than features is not infinitely sure.
+- ``'likelihood'``: the same with a diagonal covariance (the variances, each with that floor).
+- ``'likelihood_full_max'`` and ``'likelihood_max'``: the full or diagonal log-density under
+  the label whose Gaussian fits x best.
 - ``'lcb'``: the best lower confidence bound ``max_i mu_i . x - k sqrt(x^T Sigma_i x)`` of the
   learner itself (the mirror of UCWL's selection bound, Ngo et al., "Upper Confidence
   Weighted Learning ...", Algorithm 1, line 9), read from the prediction's scores and bounds.
@@ -49,22 +52,28 @@ Scores are learned from every answer; only the threshold decides.
 Rejection is not *armed* (the learner asks as usual) during the first ``warmup``
 interactions of a fresh calibration, and when the label the learner would ask first has
 had fewer than ``min_yes`` "yes" answers: its Gaussian is not yet worth judging by.
+
+What is learned (the Gaussians, the window of taught scores, ``alpha_t``, the counts) is a
+``Calibration``; the learner carries it (``OnlineClassifier.calibration``), like its
+centring, so that it is saved in the model file, cleared by a reset and loaded with the
+model.  A file saved without one (older, or rejection off) starts a fresh calibration.
 """
 
 from collections import deque
 from dataclasses import dataclass
 import math
-from typing import Any, Deque, Dict, Optional
+from typing import Any, Deque, Dict, Optional, Tuple
 
 import numpy as np
+import scipy.linalg
 
 from .base import check_choice, HyperparameterError, Prediction
 
-SCORES = ('likelihood', 'likelihood_max', 'lcb')
+SCORES = ('likelihood_full', 'likelihood_full_max', 'likelihood', 'likelihood_max', 'lcb')
 """Observation scores; the first is the default."""
 
-DEFAULTS: Dict[str, Any] = {'target': 0.05, 'rate': 0.01, 'window': 200, 'warmup': 50,
-                            'min_yes': 5, 'score': 'likelihood', 'variance_floor': 0.1}
+DEFAULTS: Dict[str, Any] = {'target': 0.05, 'rate': 0.01, 'window': 100, 'warmup': 50,
+                            'min_yes': 5, 'score': 'likelihood_full', 'variance_floor': 0.1}
 """Chosen by measurement (docs/benchmarks.md, bench_unknown.py)."""
 
 
@@ -81,21 +90,23 @@ class Verdict:
 
 
 class LabelGaussians:
-    """Diagonal Gaussian per label of the observations confirmed for it (Welford's sums)."""
+    """Mean and covariance per label of the observations confirmed for it (Welford's sums)."""
 
     def __init__(self, n_features: int):
         self.n_features = int(n_features)
         self.count = np.zeros(0)
         self.mean = np.zeros((0, self.n_features))
-        self.m2 = np.zeros((0, self.n_features))
+        self.m2 = np.zeros((0, self.n_features, self.n_features))
+        """Sums of the outer products of the deviations: K x d x d (the diagonal for
+        ``likelihood``, all of it for ``likelihood_full``)."""
 
     def _grow(self, n_labels: int) -> None:
         extra = n_labels - self.count.size
         if extra > 0:
+            d = self.n_features
             self.count = np.concatenate([self.count, np.zeros(extra)])
-            zeros = np.zeros((extra, self.n_features))
-            self.mean = np.vstack([self.mean, zeros])
-            self.m2 = np.vstack([self.m2, zeros])
+            self.mean = np.concatenate([self.mean, np.zeros((extra, d))])
+            self.m2 = np.concatenate([self.m2, np.zeros((extra, d, d))])
 
     def yes_count(self, index: int) -> int:
         """Return how many observations label ``index`` was confirmed for."""
@@ -107,22 +118,111 @@ class LabelGaussians:
         self.count[index] += 1
         delta = x - self.mean[index]
         self.mean[index] += delta / self.count[index]
-        self.m2[index] += delta * (x - self.mean[index])
+        self.m2[index] += np.outer(delta, x - self.mean[index])
 
-    def log_likelihood(self, index: int, x: np.ndarray, floor: float) -> float:
+    def _pooled(self) -> float:
+        """Return the mean variance over features and labels (the floor's unit)."""
+        seen = self.count > 0
+        total = np.trace(self.m2[seen], axis1=1, axis2=2).sum()
+        return float(total / self.count[seen].sum() / self.n_features)
+
+    def log_likelihood(self, index: int, x: np.ndarray, floor: float,
+                       full: bool = False) -> float:
         """
-        Return log N(x; mean, diag(var + floor * pooled)) of a label, up to a constant.
+        Return log N(x; mean, cov + floor * pooled * I) of a label, up to a constant.
 
-        ``pooled`` is the mean variance over all labels; -inf for a label not seen yet.
+        ``cov`` is the label's covariance (its diagonal unless ``full``); ``pooled`` is the
+        mean variance over all labels; -inf for a label not seen yet.
         """
         n = self.yes_count(index)
         if n == 0:
             return -math.inf
-        seen = self.count > 0
-        pooled = float((self.m2[seen].sum(axis=0) / self.count[seen].sum()).mean())
-        var = self.m2[index] / n + floor * pooled + 1e-12
+        ridge = floor * self._pooled() + 1e-12
         diff = x - self.mean[index]
-        return float(-0.5 * (diff * diff / var + np.log(var)).sum())
+        if not full:
+            var = np.diagonal(self.m2[index]) / n + ridge
+            return float(-0.5 * (diff * diff / var + np.log(var)).sum())
+        cov = self.m2[index] / n
+        cov = 0.5 * (cov + cov.T)  # the sums are symmetric up to rounding
+        cov[np.diag_indices_from(cov)] += ridge
+        # scipy's LAPACK calls, not numpy's: numpy's threaded ones took 10-20 x longer on
+        # a loaded two-core machine (2 ms against 0.2 ms at d = 64).
+        try:
+            chol = scipy.linalg.cholesky(cov, lower=True, check_finite=False)
+        except np.linalg.LinAlgError:  # rounding made it indefinite: the diagonal only
+            return self.log_likelihood(index, x, floor, False)
+        z = scipy.linalg.solve_triangular(chol, diff, lower=True, check_finite=False)
+        return float(-0.5 * (z @ z) - np.log(np.diagonal(chol)).sum())
+
+    def arrays(self) -> Dict[str, np.ndarray]:
+        """Return count, mean and m2 for the model file."""
+        return {'count': self.count.copy(), 'mean': self.mean.copy(), 'm2': self.m2.copy()}
+
+    @classmethod
+    def from_arrays(cls, arrays: Dict[str, np.ndarray], n_features: int) -> 'LabelGaussians':
+        """Rebuild from ``arrays()``; raise ValueError for sums that cannot be used."""
+        count = np.asarray(arrays['count'], dtype=np.float64)
+        k, d = count.size, int(n_features)
+        out = cls(d)
+        for name, shape in (('count', (k,)), ('mean', (k, d)), ('m2', (k, d, d))):
+            arr = np.asarray(arrays[name], dtype=np.float64)
+            if arr.shape != shape or not np.isfinite(arr).all():
+                raise ValueError(f'open set {name} must be {shape} finite numbers')
+            setattr(out, name, arr.copy())
+        if (count < 0).any() or (count != np.round(count)).any():
+            raise ValueError('open set counts must be whole numbers >= 0')
+        return out
+
+
+COUNTS = ('rejected', 'taught_armed', 'false_rejections')
+"""What ``stats`` reports as ``unknown_<count>``."""
+
+
+class Calibration:
+    """
+    What the open set learns: label Gaussians, taught scores, ``alpha_t``, interactions, counts.
+
+    The learner carries it (``OnlineClassifier.calibration``) so that the model file keeps it.
+    """
+
+    def __init__(self, alpha: float, window: int):
+        self.gaussians: Optional[LabelGaussians] = None
+        self.scores: Deque[float] = deque(maxlen=max(1, int(window)))
+        self.alpha = float(alpha)
+        self.seen = 0
+        self.counts = dict.fromkeys(COUNTS, 0)
+
+    def state(self) -> Tuple[Dict[str, Any], Dict[str, np.ndarray]]:
+        """Return (JSON-able values, arrays) for the model file."""
+        info = {'alpha': self.alpha, 'seen': self.seen, 'counts': dict(self.counts)}
+        arrays = {'scores': np.fromiter(self.scores, float, len(self.scores))}
+        if self.gaussians is not None:
+            arrays.update(self.gaussians.arrays())
+        return info, arrays
+
+    @classmethod
+    def from_state(cls, info: Any, arrays: Dict[str, np.ndarray], n_features: int,
+                   window: int = DEFAULTS['window']) -> 'Calibration':
+        """Rebuild from ``state()``; raise ValueError for a state that cannot be used."""
+        if not isinstance(info, dict):
+            raise ValueError(f'open set state must be a table, got {info!r}')
+        alpha, seen, counts = info.get('alpha'), info.get('seen'), info.get('counts')
+        if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) \
+                or not math.isfinite(alpha):
+            raise ValueError(f'open set alpha must be a finite number, got {alpha!r}')
+        whole = (lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0)
+        if not whole(seen) or not isinstance(counts, dict) \
+                or set(counts) != set(COUNTS) or not all(map(whole, counts.values())):
+            raise ValueError('open set seen and counts must be whole numbers >= 0')
+        scores = np.asarray(arrays.get('scores', np.zeros(0)), dtype=np.float64)
+        if scores.ndim != 1 or not np.isfinite(scores).all():
+            raise ValueError('open set scores must be finite numbers')
+        out = cls(alpha, max(window, scores.size))
+        out.scores.extend(scores.tolist())
+        out.seen, out.counts = seen, dict(counts)
+        if 'count' in arrays:
+            out.gaussians = LabelGaussians.from_arrays(arrays, n_features)
+        return out
 
 
 def check_open_set(target: float, rate: float, window: int, warmup: int, min_yes: int,
@@ -173,8 +273,7 @@ class OpenSet:
                  score: str = DEFAULTS['score'],
                  variance_floor: float = DEFAULTS['variance_floor']):
         self.enabled = False
-        self.target = float(target)
-        self._scores: Deque[float] = deque(maxlen=max(1, int(window)))
+        self.target, self.window = float(target), max(1, int(window))
         self.reset()
         self.configure(enabled, target, rate, window, warmup, min_yes, score, variance_floor)
 
@@ -186,25 +285,47 @@ class OpenSet:
         self.target, self.rate = float(target), float(rate)
         self.warmup, self.min_yes = int(warmup), int(min_yes)
         self.score_name, self.variance_floor = score, float(variance_floor)
-        if int(window) != self._scores.maxlen:
-            self._scores = deque(self._scores, maxlen=int(window))
+        self.window = int(window)
+        self._fit_window()
         self.enabled = bool(enabled)
         if start:
             self.reset()
 
+    def _fit_window(self) -> None:
+        cal = self.calibration
+        if cal.scores.maxlen != self.window:
+            cal.scores = deque(cal.scores, maxlen=self.window)
+
     def settings(self) -> Dict[str, Any]:
         """Return the settings as ``configure`` takes them."""
         return {'enabled': self.enabled, 'target': self.target, 'rate': self.rate,
-                'window': self._scores.maxlen, 'warmup': self.warmup, 'min_yes': self.min_yes,
+                'window': self.window, 'warmup': self.warmup, 'min_yes': self.min_yes,
                 'score': self.score_name, 'variance_floor': self.variance_floor}
 
     def reset(self) -> None:
         """Forget the calibration and the Gaussians (a fresh model)."""
-        self._gaussians: Optional[LabelGaussians] = None
-        self._scores.clear()
-        self.alpha = self.target
-        self.seen = 0
-        self.counts = dict.fromkeys(('rejected', 'taught_armed', 'false_rejections'), 0)
+        self.calibration = Calibration(self.target, self.window)
+
+    def adopt(self, learner: Any) -> None:
+        """
+        Take up the calibration a learner carries (loaded with it), or give it ours.
+
+        A learner without one (a new model, a file saved without one) starts afresh.  With
+        rejection off nothing is given, and a loaded calibration stays as it was.
+        """
+        held = getattr(learner, 'calibration', None)
+        if held is not None and held is not self.calibration:
+            self.calibration = held
+            self._fit_window()
+        elif held is None:
+            self.reset()
+            if self.enabled and learner is not None:
+                learner.calibration = self.calibration
+
+    # The learned values, by their names in the calibration.
+    alpha = property(lambda self: self.calibration.alpha)
+    seen = property(lambda self: self.calibration.seen)
+    counts = property(lambda self: self.calibration.counts)
 
     # -- the decision ---------------------------------------------------------------------
     def score(self, x: np.ndarray, prediction: Prediction) -> float:
@@ -212,35 +333,38 @@ class OpenSet:
         if self.score_name == 'lcb':
             scores = np.asarray(prediction.scores, dtype=np.float64)
             return float((2.0 * scores - np.asarray(prediction.bounds)).max())
-        gaussians = self._gaussians
+        gaussians = self.calibration.gaussians
         if gaussians is None:
             return -math.inf
-        if self.score_name == 'likelihood_max':
-            return max(gaussians.log_likelihood(i, x, self.variance_floor)
+        full = self.score_name.startswith('likelihood_full')
+        if self.score_name.endswith('_max'):
+            return max(gaussians.log_likelihood(i, x, self.variance_floor, full)
                        for i in range(gaussians.count.size))
-        return gaussians.log_likelihood(prediction.index, x, self.variance_floor)
+        return gaussians.log_likelihood(prediction.index, x, self.variance_floor, full)
 
     def threshold(self) -> float:
         """Return the current threshold: the ``alpha_t`` quantile of the taught scores."""
-        if not self._scores or self.alpha <= 0.0:
+        cal = self.calibration
+        if not cal.scores or cal.alpha <= 0.0:
             return -math.inf
-        if self.alpha >= 1.0:
+        if cal.alpha >= 1.0:
             return math.inf
-        return float(np.quantile(np.fromiter(self._scores, float), self.alpha))
+        return float(np.quantile(np.fromiter(cal.scores, float), cal.alpha))
 
     def decide(self, x: np.ndarray, prediction: Prediction) -> Optional[Verdict]:
         """Return the verdict on ``x`` whose first question would be ``prediction`` (or None)."""
         if not self.enabled:
             return None
-        self.seen += 1
+        cal = self.calibration
+        cal.seen += 1
         score = self.score(x, prediction)
-        gaussians = self._gaussians
+        gaussians = cal.gaussians
         yes = gaussians.yes_count(prediction.index) if gaussians is not None else 0
-        armed = (self.seen > self.warmup and yes >= self.min_yes
-                 and len(self._scores) * self.target >= 1.0)
+        armed = (cal.seen > self.warmup and yes >= self.min_yes
+                 and len(cal.scores) * self.target >= 1.0)
         threshold = self.threshold()
         reject = armed and score < threshold
-        self.counts['rejected'] += int(reject)
+        cal.counts['rejected'] += int(reject)
         return Verdict(score, threshold, armed, reject, prediction.index)
 
     # -- what the answers teach ---------------------------------------------------------
@@ -253,23 +377,25 @@ class OpenSet:
         """
         if not self.enabled:
             return
+        cal = self.calibration
         if verdict is not None and math.isfinite(verdict.score):
-            self._scores.append(verdict.score)
+            cal.scores.append(verdict.score)
             if verdict.armed:
-                self.counts['taught_armed'] += 1
-                self.counts['false_rejections'] += int(verdict.reject)
-                self.alpha = min(2.0 * self.target,
-                                 self.alpha + self.rate * (self.target - float(verdict.reject)))
-        if self._gaussians is None:
-            self._gaussians = LabelGaussians(x.size)
-        self._gaussians.add(index, x)
+                cal.counts['taught_armed'] += 1
+                cal.counts['false_rejections'] += int(verdict.reject)
+                cal.alpha = min(2.0 * self.target,
+                                cal.alpha + self.rate * (self.target - float(verdict.reject)))
+        if cal.gaussians is None:
+            cal.gaussians = LabelGaussians(x.size)
+        cal.gaussians.add(index, x)
 
     def stats(self) -> Dict[str, float]:
         """Return counts, the threshold and ``alpha_t`` (for /diagnostics)."""
-        armed = self.counts['taught_armed']
-        out: Dict[str, float] = {'unknown_' + k: v for k, v in self.counts.items()}
+        counts = self.calibration.counts
+        armed = counts['taught_armed']
+        out: Dict[str, float] = {'unknown_' + k: v for k, v in counts.items()}
         out['unknown_threshold'] = self.threshold() if self.enabled else float('nan')
-        out['unknown_alpha'] = self.alpha
+        out['unknown_alpha'] = self.calibration.alpha
         out['unknown_false_rejection_rate'] = (
-            self.counts['false_rejections'] / armed if armed else float('nan'))
+            counts['false_rejections'] / armed if armed else float('nan'))
         return out

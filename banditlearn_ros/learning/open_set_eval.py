@@ -29,10 +29,11 @@ by the person (``name_unknown``), a never-taught one is not.
   never-taught gesture and first-guess accuracy on taught ones (``summarise``).
 """
 
-from typing import Dict, List
+from typing import Dict, List, Tuple
 
 import numpy as np
 
+from .centring import Centring, DEFAULT_CENTRING
 from .interaction import Interaction
 from .open_set import OpenSet, SCORES
 from .ucwl import UCWL
@@ -55,9 +56,14 @@ def auroc(taught: np.ndarray, unknown: np.ndarray) -> float:
 class FaultlessPerson:
     """Drive one ``Interaction`` with a faultless person; record what each gesture cost."""
 
-    def __init__(self, names: List[str], n_features: int, open_set: OpenSet, seed: int):
+    def __init__(self, names: List[str], n_features: int, open_set: OpenSet, seed: int,
+                 centring: str = DEFAULT_CENTRING):
+        def make(d):
+            learner = UCWL(list(names), d, seed=seed)
+            learner.centring = Centring(centring)
+            return learner
         self.names = names
-        self.inter = Interaction(lambda d: UCWL(list(names), d, seed=seed),
+        self.inter = Interaction(make,
                                  max_questions=3, seed=seed, open_set=open_set,
                                  clock=lambda: 0.0, n_features=n_features)
         self.rows: List[Dict] = []
@@ -91,7 +97,8 @@ def split_classes(y: np.ndarray, n_classes: int, n_taught: int, seed: int):
     return [c for c in range(n_classes) if c not in unknown], list(unknown)
 
 
-def separation(X, y, names, n_taught: int, seed: int, settings: Dict) -> Dict[str, tuple]:
+def separation(X, y, names, n_taught: int, seed: int, settings: Dict,
+               centring: str = DEFAULT_CENTRING) -> Dict[str, tuple]:
     """Return ``{score: (AUROC, rejected at 5 %)}`` after one pass over 70 % of the taught."""
     taught, unknown = split_classes(y, len(names), n_taught, seed)
     rng = np.random.default_rng(seed)
@@ -99,23 +106,33 @@ def separation(X, y, names, n_taught: int, seed: int, settings: Dict) -> Dict[st
     train, test = idx[:int(0.7 * idx.size)], idx[int(0.7 * idx.size):]
     never = np.flatnonzero(np.isin(y, unknown))
     open_set = OpenSet(True, **{**settings, 'warmup': 10 ** 9})  # learn, never reject
-    person = FaultlessPerson([names[c] for c in taught], X.shape[1], open_set, seed)
+    person = FaultlessPerson([names[c] for c in taught], X.shape[1], open_set, seed, centring)
     for t in train:
         person.show(X[t], names[y[t]], record=False)
     learner = person.inter.learner
+
+    def scores(rows):  # the learner sees x centred (looked at, not taken in); the score, x
+        return np.array([open_set.score(X[t], learner.select(learner.centring.centre(X[t])))
+                         for t in rows])
     out = {}
     for score in SCORES:
         open_set.score_name = score
-        s_known = np.array([open_set.score(X[t], learner.select(X[t])) for t in test])
-        s_never = np.array([open_set.score(X[t], learner.select(X[t])) for t in never])
+        s_known, s_never = scores(test), scores(never)
         out[score] = (auroc(s_known, s_never),
                       float(np.mean(s_never < np.quantile(s_known, 0.05))))
     return out
 
 
 def session(X, y, names, n_taught: int, seed: int, settings: Dict, n: int,
-            unknown_share: float, reject: bool) -> List[Dict]:
-    """Return the per-gesture records of one session of ``n`` gestures."""
+            unknown_share: float, reject: bool, centring: str = DEFAULT_CENTRING,
+            taught_only: bool = False) -> Tuple[List[Dict], float]:
+    """
+    Return the per-gesture records of one session of ``n`` gestures, and the model's accuracy.
+
+    The accuracy is the final model's greedy label (no exploration) on every taught example:
+    what the never-taught gestures' "no" answers did to the known labels.  ``taught_only``
+    shows the same stream without its never-taught gestures (the baseline of that).
+    """
     taught, unknown = split_classes(y, len(names), n_taught, seed)
     rng = np.random.default_rng(seed + 500)
     n_never = int(round(unknown_share * n))
@@ -124,11 +141,17 @@ def session(X, y, names, n_taught: int, seed: int, settings: Dict, n: int,
     never = rng.choice(np.flatnonzero(np.isin(y, unknown)), n_never,
                        replace=n_never > np.isin(y, unknown).sum())
     order = rng.permutation(np.concatenate([known, never]))
+    if taught_only:
+        order = order[np.isin(y[order], taught)]
     person = FaultlessPerson([names[c] for c in taught], X.shape[1],
-                             OpenSet(reject, **settings), seed)
+                             OpenSet(reject, **settings), seed, centring)
     for t in order:
         person.show(X[t], names[y[t]])
-    return person.rows
+    learner = person.inter.learner
+    rows = np.flatnonzero(np.isin(y, taught))
+    right = [learner.labels[learner.predict(learner.centring.centre(X[t]))] == names[y[t]]
+             for t in rows]
+    return person.rows, float(np.mean(right))
 
 
 def summarise(rows: List[Dict], warmup: int) -> Dict[str, float]:
@@ -152,7 +175,8 @@ def summarise(rows: List[Dict], warmup: int) -> Dict[str, float]:
 
 def open_set_figures(X: np.ndarray, y: np.ndarray, names: List[str], n_taught: int,
                      settings: Dict, splits: int = 10, interactions: int = 500,
-                     unknown_share: float = 0.2, separate: bool = True) -> Dict[str, Dict]:
+                     unknown_share: float = 0.2, separate: bool = True,
+                     centring: str = DEFAULT_CENTRING) -> Dict[str, Dict]:
     """
     Return the figures of ``splits`` splits: separation per score, and the session on and off.
 
@@ -168,32 +192,38 @@ def open_set_figures(X: np.ndarray, y: np.ndarray, names: List[str], n_taught: i
         Splits, gestures per session and the share of never-taught ones in it.
     separate : bool
         Measure the separation too (the session figures only otherwise).
+    centring : str
+        The learner's centring (``centring.CENTRING_MODES``; the node's default).
 
     Returns
     -------
     dict
         ``separation``: ``{score: {'auroc', 'auroc_min', 'rejected_at_5', 'rejected_at_5_min'}}``;
-        ``on`` and ``off``: ``summarise`` of the pooled sessions.
+        ``on``, ``off`` and ``taught_only`` (the same streams without the never-taught
+        gestures): ``summarise`` of the pooled sessions and ``model_accuracy``.
 
     """
     if not 1 <= n_taught < len(names):
         raise ValueError(f'need 1 <= taught classes < {len(names)}, got {n_taught}')
     out: Dict[str, Dict] = {'separation': {}}
     if separate:
-        figures = [separation(X, y, names, n_taught, s, settings) for s in range(splits)]
+        figures = [separation(X, y, names, n_taught, s, settings, centring)
+                   for s in range(splits)]
         for score in SCORES:
             a = np.array([f[score] for f in figures])
             out['separation'][score] = {
                 'auroc': float(a[:, 0].mean()), 'auroc_min': float(a[:, 0].min()),
                 'rejected_at_5': float(a[:, 1].mean()),
                 'rejected_at_5_min': float(a[:, 1].min())}
-    for arm, reject in (('on', True), ('off', False)):
-        rows = []
+    for arm, reject in (('on', True), ('off', False), ('taught_only', False)):
+        rows, accuracy = [], []
         for s in range(splits):
-            run = session(X, y, names, n_taught, s, settings, interactions, unknown_share,
-                          reject)
+            run, acc = session(X, y, names, n_taught, s, settings, interactions, unknown_share,
+                               reject, centring, arm == 'taught_only')
             rows += [{**r, 'index': i} for i, r in enumerate(run)]
-        out[arm] = summarise(rows, settings['warmup'])
+            accuracy.append(acc)
+        out[arm] = {**summarise(rows, settings['warmup']),
+                    'model_accuracy': float(np.mean(accuracy))}
     return out
 
 
@@ -208,7 +238,7 @@ def report(figures: Dict[str, Dict], settings: Dict, splits: int, interactions: 
                          f"{100 * f['rejected_at_5']:.1f} % "
                          f"(min {100 * f['rejected_at_5_min']:.1f} %) |")
         lines.append('')
-    on, off = figures['on'], figures['off']
+    on, off, alone = figures['on'], figures['off'], figures['taught_only']
     pct = (lambda v: f'{100 * v:.2f} %')
     lines += [
         f'Sessions ({splits} x {interactions} gestures; "late" = after the first '
@@ -224,5 +254,10 @@ def report(figures: Dict[str, Dict], settings: Dict, splits: int, interactions: 
         '- first-guess accuracy on taught gestures (a rejected one counts as wrong): '
         f"{pct(on['first_right'])} with rejection, {pct(off['first_right'])} without "
         f"(late {pct(on['first_right_late'])} / {pct(off['first_right_late'])}); on the "
-        f"taught gestures it did guess {pct(on['first_right_guessed'])}"]
+        f"taught gestures it did guess {pct(on['first_right_guessed'])}; the same stream "
+        f"without its never-taught gestures {pct(alone['first_right'])}",
+        '- the final model on every taught example (greedy): '
+        f"{pct(on['model_accuracy'])} with rejection, {pct(off['model_accuracy'])} without "
+        f"(the never-taught gestures' \"no\" answers), {pct(alone['model_accuracy'])} with no "
+        'never-taught gestures']
     return '\n'.join(lines)

@@ -20,19 +20,19 @@ format version, random-generator state) is stored inside the same archive as a b
 array, so one atomic rename publishes a consistent model.
 """
 
-import io
 import json
 import os
 import stat
 import tempfile
-from typing import Any, Dict, Union
+from typing import Any, BinaryIO, Callable, Dict, Union
 import zipfile
 import zlib
 
 import numpy as np
 
-from .base import OnlineClassifier
+from .base import OnlineClassifier, OPEN_SET_PREFIX
 from .labels import check_labels, clipped
+from .open_set import Calibration
 from .registry import ALGORITHMS
 
 FORMAT = 'banditlearn_ros.model'
@@ -64,6 +64,11 @@ def _umask() -> int:
 
 def atomic_write_bytes(path: Union[str, os.PathLike], data: bytes) -> None:
     """Write ``data`` to ``path`` through a temporary file in the same folder and a rename."""
+    atomic_write(path, lambda handle: handle.write(data))
+
+
+def atomic_write(path: Union[str, os.PathLike], write: Callable[[BinaryIO], Any]) -> None:
+    """Let ``write(handle)`` fill a temporary file beside ``path``, fsync it, rename it."""
     path = os.fspath(path)
     folder = os.path.dirname(os.path.abspath(path))
     os.makedirs(folder, exist_ok=True)
@@ -73,7 +78,7 @@ def atomic_write_bytes(path: Union[str, os.PathLike], data: bytes) -> None:
         # mkstemp makes the file 0600; a saved file gets the mode any new file would get.
         os.fchmod(fd, 0o666 & ~_umask())
         with os.fdopen(fd, 'wb') as handle:
-            handle.write(data)
+            write(handle)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)
@@ -95,16 +100,42 @@ def atomic_write_bytes(path: Union[str, os.PathLike], data: bytes) -> None:
 
 def save_model(learner: OnlineClassifier, path: Union[str, os.PathLike]) -> None:
     """Save a learner atomically; a crash mid-write leaves the previous file intact."""
-    state = learner.state_dict()
+    save_state(learner.state_dict(), path)
+
+
+def save_state(state: Dict[str, Any], path: Union[str, os.PathLike]) -> None:
+    """
+    Save a learner's ``state_dict()`` atomically (``save_model`` of a copy taken earlier).
+
+    The copy is taken under the learner's lock; writing it needs no lock, so a background
+    writer never holds up the learner.
+    """
+    state = dict(state)
     arrays = state.pop('arrays')
     header = dict(state, format=FORMAT, format_version=FORMAT_VERSION,
                   package_version=_package_version(),
                   array_shapes={k: list(v.shape) for k, v in arrays.items()})
-    buffer = io.BytesIO()
     payload = {_HEADER_KEY: np.frombuffer(json.dumps(header).encode('utf-8'), dtype=np.uint8)}
     payload.update(arrays)
-    np.savez(buffer, **payload)
-    atomic_write_bytes(path, buffer.getvalue())
+    atomic_write(path, lambda handle: _write_npz(handle, payload))
+
+
+def _write_npz(handle: BinaryIO, arrays: Dict[str, np.ndarray]) -> None:
+    """
+    Write what ``np.savez`` writes (an uncompressed zip of .npy files) straight from the arrays.
+
+    ``np.savez`` copies each array into bytes first (``tobytes``), holding the GIL for
+    milliseconds at 1000 labels; here the file gets the arrays' own memory, so a writer
+    thread leaves the learner's thread running.
+    """
+    with zipfile.ZipFile(handle, mode='w', compression=zipfile.ZIP_STORED,
+                         allowZip64=True) as archive:
+        for name, array in arrays.items():
+            array = np.ascontiguousarray(array)
+            with archive.open(name + '.npy', mode='w', force_zip64=True) as member:
+                np.lib.format.write_array_header_1_0(
+                    member, np.lib.format.header_data_from_array_1_0(array))
+                member.write(memoryview(array.reshape(-1)).cast('B'))
 
 
 MAX_MODEL_BYTES = 2 ** 30
@@ -266,7 +297,14 @@ def load_model(path: Union[str, os.PathLike], expect_features: int = 0,
         raise ModelFileError(
             path, f'holds {state["n_features"]} features, expected {expect_features}')
     try:
-        return ALGORITHMS[algorithm].from_state_dict(state)
+        learner = ALGORITHMS[algorithm].from_state_dict(state)
+        extra = state.get('extra') or {}
+        if 'open_set' in extra:  # a file saved before rejection existed has none
+            held = {k[len(OPEN_SET_PREFIX):]: v for k, v in state['arrays'].items()
+                    if k.startswith(OPEN_SET_PREFIX)}
+            learner.calibration = Calibration.from_state(
+                extra['open_set'], held, learner.n_features)
+        return learner
     except (ValueError, TypeError, KeyError, AttributeError, IndexError, OverflowError) as exc:
         # A value the learner refuses (bad hyperparameter, non-finite mean, non-positive
         # variance, wrong random-generator state): still one line naming the file.

@@ -151,7 +151,9 @@ class LearnerConfig:
         values = _Values(self.parameters)
         log = log if log is not None else _Notes()
         if self.model is None:
-            return LiveLearner(values, '', log)
+            live = LiveLearner(values, '', log)
+            live.started()  # offline: numba may load at once
+            return live
         folder = tempfile.mkdtemp(prefix='banditlearn_replay_')
         try:
             path = os.path.join(folder, 'start_model.npz')
@@ -162,6 +164,7 @@ class LearnerConfig:
         finally:
             shutil.rmtree(folder, ignore_errors=True)
         live.saves.path = ''  # a replay never saves
+        live.started()
         return live
 
     def interaction(self) -> Interaction:

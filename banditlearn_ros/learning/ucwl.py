@@ -106,6 +106,17 @@ class UCWL(BanditLearner):
         self._learn_params = ucwl_kernels.learn_params(self._phi, self._psi, self._xi, self.C,
                                                        self.variant, self.diagonal)
 
+    def use_compiled(self) -> bool:
+        """
+        Move to the compiled steps once ``ucwl_kernels.compile_in_background`` has them.
+
+        Returns whether they are in use.  Both compute the same values bit for bit, so a
+        learner may switch between two rounds.
+        """
+        if self.covariance == 'diag':
+            self._kernels = ucwl_kernels.compiled()
+        return self._kernels is not None
+
     def _init_rows(self, name: str, n: int) -> np.ndarray:
         return initial_gaussian(name, n, self.n_features, self.covariance)
 

@@ -34,9 +34,11 @@ numba is optional (``pip install banditlearn_ros[fast]``): without it, or with
 ``BANDITLEARN_COMPILED=0`` in the environment, ``UCWL`` runs its numpy code.
 """
 
+import contextlib
 import math
 import os
-from typing import Callable, NamedTuple, Optional, Tuple
+import threading
+from typing import Callable, List, NamedTuple, Optional, Tuple
 import warnings
 
 import numpy as np
@@ -227,6 +229,13 @@ def split_kernels(select_tail=select_diag, learn_tail=learn_diag) -> Kernels:
 
 _COMPILED: Optional[Kernels] = None
 _TRIED = False
+_LOCK = threading.Lock()
+"""Held while compiling: one compilation per process."""
+_DONE_LOCK = threading.Lock()
+"""Guards ``_TRIED`` against ``_WAITING``: a waiter is called once, never missed."""
+_WAITING: List[Callable[[Optional[Kernels]], None]] = []
+_BACKGROUND: Optional[threading.Thread] = None
+_DEFERRING = threading.local()
 
 
 def compiled() -> Optional[Kernels]:
@@ -234,25 +243,96 @@ def compiled() -> Optional[Kernels]:
     Return the compiled ``Kernels`` (fused when their sums pass the check), or None without numba.
 
     Compiled on first use (a few seconds; cached on disk where numba may write).  Any
-    failure of numba warns once and leaves the numpy code in use.
+    failure of numba warns once and leaves the numpy code in use.  Inside ``deferring()``,
+    None until compiled, never compiling: the numpy code computes the same values bit for
+    bit, so a learner may start on it and move to the kernels later (``UCWL.use_compiled``).
     """
-    global _COMPILED, _TRIED
     if os.environ.get(ENV_SWITCH, '1') == '0':
         return None
-    if not _TRIED:
-        _TRIED = True
-        try:
-            import numba
-        except ImportError:
-            return None
-        try:
-            kernels = _compile(numba)
-            _warm_up(kernels)
-        except Exception as exc:  # noqa: B902 (any numba failure: the numpy code is exact)
-            warnings.warn(f'numba could not compile the UCWL steps ({exc}); using numpy')
-            return None
-        _COMPILED = kernels
+    if _TRIED:
+        return _COMPILED
+    if getattr(_DEFERRING, 'depth', 0):
+        return None
+    _compile_once()
     return _COMPILED
+
+
+@contextlib.contextmanager
+def deferring():
+    """Make ``compiled()`` in this thread return at once (None until compiled): a live node."""
+    _DEFERRING.depth = getattr(_DEFERRING, 'depth', 0) + 1
+    try:
+        yield
+    finally:
+        _DEFERRING.depth -= 1
+
+
+def ready() -> bool:
+    """Return True once the compiled steps are in use (never compiles: for /diagnostics)."""
+    return _TRIED and _COMPILED is not None
+
+
+def compile_in_background(done: Callable[[Optional[Kernels]], None],
+                          go: Optional[threading.Event] = None,
+                          most_wait: float = 10.0) -> bool:
+    """
+    Compile in a daemon thread, then call ``done(kernels)``; False if compiled already.
+
+    Importing numba and loading its cache takes about 1 s of CPU (4 s without the cache), so
+    a node that did it in its constructor started that much later.  ``done`` moves a live
+    learner made meanwhile (inside ``deferring()``) to the kernels; it runs once, in the
+    thread that compiled (this one's, or a caller of ``compiled()`` that came first).  The
+    thread starts compiling when ``go`` is set (a node that is up: compiling holds the GIL
+    most of the time, so it would slow the start), or after ``most_wait`` seconds.
+    """
+    global _BACKGROUND
+    if os.environ.get(ENV_SWITCH, '1') == '0':
+        return False
+    with _DONE_LOCK:
+        if _TRIED:
+            return False
+        _WAITING.append(done)
+        if _BACKGROUND is None or not _BACKGROUND.is_alive():
+            _BACKGROUND = threading.Thread(target=_compile_when, daemon=True,
+                                           args=(go, most_wait), name='ucwl-kernels-compile')
+            _BACKGROUND.start()
+    return True
+
+
+def _compile_when(go: Optional[threading.Event], most_wait: float) -> None:
+    if go is not None:
+        go.wait(most_wait)
+    _compile_once()
+
+
+def _compile_once() -> None:
+    """Compile unless done, publish the outcome, then call those waiting for it (no lock)."""
+    global _COMPILED, _TRIED
+    waiting = []
+    with _LOCK:
+        if not _TRIED:
+            kernels = _compiled_now()
+            with _DONE_LOCK:
+                _COMPILED, _TRIED = kernels, True
+                waiting = list(_WAITING)
+                _WAITING.clear()
+    for done in waiting:
+        done(_COMPILED)
+
+
+def _compiled_now() -> Optional[Kernels]:
+    """Import numba and compile; None without numba or when it fails (warned once)."""
+    try:
+        import numba
+    except ImportError:
+        return None
+    try:
+        kernels = _compile(numba)
+        _warm_up(kernels)
+    except Exception as exc:  # noqa: B902 (any numba failure: the numpy code is exact)
+        warnings.warn(f'numba could not compile the UCWL steps ({exc}); using numpy')
+        return None
+    return kernels
 
 
 def _compile(numba) -> Kernels:

@@ -13,3 +13,12 @@
 # limitations under the License.
 
 """ROS 2 nodes: thin wrappers that convert messages for the learning and vision layers."""
+
+import os
+
+# One BLAS thread, set before numpy loads (a node's script imports this package first): the
+# learner's products are small (K x d, d ~ 100-800), and at K >= 300 OpenBLAS split each over
+# both cores, so a round ranged 49-472 us under load instead of staying steady.  A value the
+# user set is kept.  A process that imported numpy before (a test) keeps its BLAS threads.
+for _name in ('OPENBLAS_NUM_THREADS', 'MKL_NUM_THREADS'):
+    os.environ.setdefault(_name, '1')

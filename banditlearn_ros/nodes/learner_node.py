@@ -51,7 +51,7 @@ class LearnerNode(common.GuardedNode):
         super().__init__(node_name, **kwargs)
         self.counters = common.Counters(
             ('features_received', 'features_too_long', 'features_model_too_large', 'saves',
-             'autosaves', 'save_failures', 'resets', 'labels_added', 'unknown_gestures',
+             'save_failures', 'resets', 'labels_added', 'unknown_gestures',
              'gestures_named', 'gestures_told', 'names_refused'))
         lp.check_algorithm(common.declare_specs(self, lp.HEAD_SPECS)['algorithm'])
         common.declare_specs(self, tuple(lp.hyperparameter_specs()) + lp.TAIL_SPECS)
@@ -106,6 +106,7 @@ class LearnerNode(common.GuardedNode):
         self.diagnostics = common.Diagnostics(
             self, 'banditlearn_ros: learner_node', self._collect,
             period=self.get_parameter('diagnostics_period').value)
+        self.live.started()  # the compiled UCWL steps load from now
         self.get_logger().info(
             f'{self.live.algorithm} learner ready: labels {self.live.labels}, '
             f'{self.interaction.n_features or "feature size from the first message"}, '
@@ -146,6 +147,7 @@ class LearnerNode(common.GuardedNode):
 
     def close(self) -> bool:
         """Save on shutdown when asked to (``run_node``, the bring-up); False if that failed."""
+        self.live.autosaves.close()  # an autosave under way ends first
         if not self.get_parameter('save_on_shutdown').value:
             return True
         if self.live.saves.path and self.interaction.learner is not None:
@@ -217,21 +219,14 @@ class LearnerNode(common.GuardedNode):
                                        '(an unknown gesture?)')
 
     def _on_feedback(self, msg: Bool) -> None:
-        result, due = self.live.feedback(bool(msg.data))
+        result, _ = self.live.feedback(bool(msg.data))
         if result.outcome != 'matched':
             self.get_logger().info(f'feedback dropped ({result.outcome})',
                                    throttle_duration_sec=5.0)
             return
         if result.next_round is not None:
             self._ask(result.next_round)
-        self._publish_ended()
-        if due:
-            try:
-                self.save()
-                self.counters.add('autosaves')
-            except (OSError, ValueError) as exc:
-                self.counters.add('save_failures')
-                self.get_logger().error(f'autosave failed: {exc}', throttle_duration_sec=10.0)
+        self._publish_ended()  # a due autosave runs in the writer thread (live.autosaves)
 
     def _on_name(self, msg: String) -> None:
         """Learn the name said for the latest gesture without a "yes" (known or new label)."""
