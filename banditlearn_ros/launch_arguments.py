@@ -95,3 +95,52 @@ class Values:
         """Return the Node arguments every node gets: package, namespace, output, log level."""
         return {'package': PACKAGE, 'namespace': namespace or None, 'output': 'screen',
                 'ros_arguments': ['--log-level', self('log_level')]}
+
+
+AUTOSTART = ('configure and activate the managed nodes (camera_node, feedback_node) at start; '
+             'false = they wait unconfigured: ros2 lifecycle set /camera_node configure')
+
+
+def autostart_argument():
+    """Return the ``autostart`` launch argument of a launch file with managed nodes."""
+    from launch.actions import DeclareLaunchArgument
+    return DeclareLaunchArgument('autostart', default_value='true', choices=['true', 'false'],
+                                 description=AUTOSTART)
+
+
+def managed(autostart: bool, **node_arguments: Any) -> List[Any]:
+    """
+    Return a managed node's launch actions, driven as launch_ros drives lifecycle nodes.
+
+    A ``launch_ros.actions.LifecycleNode`` whose own ``autostart`` parameter is false; with
+    ``autostart`` the launch file takes it through configure, and on reaching ``inactive``
+    from configuring (once) through activate (``ChangeState`` events, as in launch_ros's
+    lifecycle_pub_sub_launch.py example). Without, it stays unconfigured until someone
+    drives it (``ros2 lifecycle``).
+    """
+    from launch.actions import EmitEvent, RegisterEventHandler
+    from launch.events import matches_action
+    from launch_ros.actions import LifecycleNode
+    from launch_ros.event_handlers import OnStateTransition
+    from launch_ros.events.lifecycle import ChangeState
+    from lifecycle_msgs.msg import Transition
+
+    parameters = list(node_arguments.get('parameters', []))
+    last = parameters.pop() if parameters and isinstance(parameters[-1], dict) else {}
+    node_arguments['parameters'] = parameters + [{**last, 'autostart': False}]
+    node = LifecycleNode(**node_arguments)
+    if not autostart:
+        return [node]
+
+    def change(transition: int):
+        return EmitEvent(event=ChangeState(lifecycle_node_matcher=matches_action(node),
+                                           transition_id=transition))
+    return [
+        # Once, after configure only: a later `ros2 lifecycle set ... deactivate` (also
+        # ending in inactive) or cleanup and configure by hand must not be undone.
+        RegisterEventHandler(OnStateTransition(
+            target_lifecycle_node=node, start_state='configuring', goal_state='inactive',
+            entities=[change(Transition.TRANSITION_ACTIVATE)], handle_once=True)),
+        node,
+        change(Transition.TRANSITION_CONFIGURE),
+    ]

@@ -18,12 +18,15 @@ Launch the full system: camera_node -> learner_node <- feedback_node.
 Arguments: ``namespace``, ``use_sim_time``, ``log_level``, ``params_file`` (default: the
 package's config/params.yaml), ``camera_params_file`` (overlay loaded after it, default
 config/camera.params.yaml: the learner settings measured on a real camera; '' = none),
-``model_path`` (default: the file's) and ``image_topic`` (the camera's sensor_msgs/Image
-topic; camera_node and feedback_node read ``image_raw`` remapped to it).  Every other topic
-is relative: ``namespace`` or a ``PushROSNamespace`` / ``SetRemap`` around this file moves it.
+``model_path`` (default: the file's), ``image_topic`` (the camera's sensor_msgs/Image topic;
+camera_node and feedback_node read ``image_raw`` remapped to it) and ``autostart`` (default
+true: the managed camera_node and feedback_node are configured and activated; false: they wait
+for ``ros2 lifecycle set``).  Every other topic is relative: ``namespace`` or a
+``PushROSNamespace`` / ``SetRemap`` around this file moves it.
 """
 
-from banditlearn_ros.launch_arguments import common_arguments, share_path, Values
+from banditlearn_ros.launch_arguments import (
+    autostart_argument, common_arguments, managed, share_path, Values)
 from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch_ros.actions import Node
@@ -43,21 +46,21 @@ def generate_launch_description():
             'image_topic', default_value='image_raw',
             description='sensor_msgs/Image topic of the camera (camera_node and feedback_node); '
                         'relative names are in the namespace'),
+        autostart_argument(),
         OpaqueFunction(function=nodes),
     ])
 
 
 def nodes(context):
-    """Return the three nodes with the arguments' values."""
+    """Return the three nodes with the arguments' values; camera and feedback are managed."""
     arg = Values(context)
     files = [f for f in (arg('params_file'), arg('camera_params_file')) if f]
     image = [('image_raw', arg('image_topic'))]
     options = arg.node_options(arg('namespace'))
-    return [
-        Node(executable='camera_node', name='camera_node',
-             parameters=files + [arg.sim_time()], remappings=image, **options),
+    autostart = arg.flag('autostart')
+    return managed(autostart, executable='camera_node', name='camera_node',
+                   parameters=files + [arg.sim_time()], remappings=image, **options) + [
         Node(executable='learner_node', name='learner_node', parameters=files + [arg.learner()],
              **options),
-        Node(executable='feedback_node', name='feedback_node',
-             parameters=files + [arg.sim_time()], remappings=image, **options),
-    ]
+    ] + managed(autostart, executable='feedback_node', name='feedback_node',
+                parameters=files + [arg.sim_time()], remappings=image, **options)

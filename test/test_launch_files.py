@@ -74,6 +74,49 @@ class Node:
         self.kwargs = kwargs
 
 
+class LifecycleNode(Node):
+    """Stand-in for launch_ros.actions.LifecycleNode."""
+
+
+class EmitEvent:
+    """Stand-in for launch.actions.EmitEvent."""
+
+    def __init__(self, *, event):
+        self.event = event
+
+
+class RegisterEventHandler:
+    """Stand-in for launch.actions.RegisterEventHandler."""
+
+    def __init__(self, event_handler):
+        self.event_handler = event_handler
+
+
+class OnStateTransition:
+    """Stand-in for launch_ros.event_handlers.OnStateTransition."""
+
+    def __init__(self, *, target_lifecycle_node, entities, start_state=None, goal_state=None,
+                 handle_once=False):
+        self.target, self.entities = target_lifecycle_node, entities
+        self.start_state, self.goal_state = start_state, goal_state
+        self.handle_once = handle_once
+
+
+class ChangeState:
+    """Stand-in for launch_ros.events.lifecycle.ChangeState."""
+
+    def __init__(self, *, lifecycle_node_matcher, transition_id):
+        self.matcher, self.transition_id = lifecycle_node_matcher, transition_id
+
+
+def matches_action(action):
+    """Stand-in for launch.events.matches_action: a matcher that knows its action."""
+    def matcher(candidate):
+        return candidate is action
+    matcher.action = action
+    return matcher
+
+
 class ExecuteProcess:
     """Stand-in for launch.actions.ExecuteProcess: keeps its arguments."""
 
@@ -127,11 +170,16 @@ def load_launch(path: Path, share: Path, monkeypatch):
     stubs = {
         'launch': {'LaunchDescription': LaunchDescription},
         'launch.actions': {'DeclareLaunchArgument': DeclareLaunchArgument,
-                           'ExecuteProcess': ExecuteProcess,
-                           'OpaqueFunction': OpaqueFunction},
+                           'EmitEvent': EmitEvent, 'ExecuteProcess': ExecuteProcess,
+                           'OpaqueFunction': OpaqueFunction,
+                           'RegisterEventHandler': RegisterEventHandler},
+        'launch.events': {'matches_action': matches_action},
         'launch.substitutions': {'LaunchConfiguration': LaunchConfiguration},
         'launch_ros': {},
-        'launch_ros.actions': {'Node': Node},
+        'launch_ros.actions': {'LifecycleNode': LifecycleNode, 'Node': Node},
+        'launch_ros.event_handlers': {'OnStateTransition': OnStateTransition},
+        'launch_ros.events': {},
+        'launch_ros.events.lifecycle': {'ChangeState': ChangeState},
         'ament_index_python': {},
         'ament_index_python.packages': {'get_package_share_directory': share_dir},
     }
@@ -294,6 +342,48 @@ def test_the_robot_gets_the_learner_settings_measured_on_a_real_camera(share, mo
         description, params_file='/my/params.yaml')}
     assert [str(p) for p in mine['learner_node']['parameters'][:2]] == [
         '/my/params.yaml', str(overlay)]
+
+
+def test_full_system_drives_its_managed_nodes_like_launch_ros(share, monkeypatch):
+    from lifecycle_msgs.msg import Transition
+    description = load_launch(share / 'launch' / 'banditlearn.launch.py', share, monkeypatch)
+    argument = arguments_of(description)['autostart']
+    assert argument.default_value == 'true'
+    for autostart in ('true', 'false'):
+        context = {name: a.default_value for name, a in arguments_of(description).items()}
+        context['autostart'] = autostart
+        actions = _actions(description, context)
+        managed = {a.kwargs['name']: a for a in actions if isinstance(a, LifecycleNode)}
+        assert set(managed) == {'camera_node', 'feedback_node'}
+        plain = [a.kwargs['name'] for a in actions if type(a) is Node]
+        assert plain == ['learner_node']
+        for node in managed.values():  # the launch file drives them, not the node itself
+            assert node.kwargs['parameters'][-1]['autostart'] is False
+        emitted = [a.event for a in actions if isinstance(a, EmitEvent)]
+        handlers = [a.event_handler for a in actions if isinstance(a, RegisterEventHandler)]
+        if autostart == 'false':
+            assert emitted == [] and handlers == []
+            continue
+        # configure each node once; on reaching inactive, activate that node.
+        assert sorted((e.matcher.action.kwargs['name'], e.transition_id) for e in emitted) == [
+            ('camera_node', Transition.TRANSITION_CONFIGURE),
+            ('feedback_node', Transition.TRANSITION_CONFIGURE)]
+        assert sorted(h.target.kwargs['name'] for h in handlers) == sorted(managed)
+        for handler in handlers:
+            # once, after configure: a later deactivate by hand also ends in inactive
+            assert (handler.start_state, handler.goal_state) == ('configuring', 'inactive')
+            assert handler.handle_once
+            (then,) = handler.entities
+            assert then.event.transition_id == Transition.TRANSITION_ACTIVATE
+            assert then.event.matcher.action is handler.target
+        # a handler is registered before its node starts, the configure event after it
+        for handler in handlers:
+            node = handler.target
+            position = [i for i, a in enumerate(actions) if a is node][0]
+            assert any(isinstance(a, RegisterEventHandler) and a.event_handler is handler
+                       for a in actions[:position])
+            assert any(isinstance(a, EmitEvent) and a.event.matcher.action is node
+                       for a in actions[position:])
 
 
 @pytest.mark.parametrize('dataset', ['digits', 'iris', 'wine'])

@@ -26,14 +26,13 @@ import time
 from typing import Any, Dict, Optional
 
 from banditlearn_ros.nodes import common, qos
-from banditlearn_ros.nodes.bridge import (
-    array_to_image, FrameTooLargeError, image_to_array, ImageFormatError,
-    UnsupportedEncodingError)
+from banditlearn_ros.nodes.bridge import array_to_image, frame_of
+from banditlearn_ros.nodes.managed import ManagedNode
 from banditlearn_ros.vision import camera_settings as settings
 from banditlearn_ros.vision.drawing import draw_observation
 from banditlearn_ros.vision.extractors import (
     FeatureScaling, FrameObservation, GestureExtractor)
-from banditlearn_ros.vision.frame_source import LatestFrame, VideoSource
+from banditlearn_ros.vision.frame_source import FrameWorker, LatestFrame, VideoSource
 import numpy as np
 from sensor_msgs.msg import Image
 from std_msgs.msg import Float32MultiArray, MultiArrayDimension
@@ -42,15 +41,21 @@ MAX_ENCODINGS_SHOWN = 8
 """Distinct unsupported encodings named in /diagnostics; the rest are only counted."""
 
 
-class CameraNode(common.GuardedNode):
-    """Publish hand-gesture feature vectors, one per presented gesture, and a debug image."""
+class CameraNode(ManagedNode):
+    """
+    Publish hand-gesture feature vectors, one per presented gesture, and a debug image.
+
+    A managed node: configure makes the extractor and the episode detector of the
+    parameters; activate takes the image subscription (or opens ``source``), the worker and
+    MediaPipe; deactivate releases them, so an inactive node costs no image traffic.
+    """
 
     def __init__(self, node_name: str = 'camera_node', **kwargs):
         super().__init__(node_name, **kwargs)
-        self._stop = threading.Event()
-        self._slot = LatestFrame()
+        self._slot: Optional[LatestFrame] = None
         self._video: Optional[VideoSource] = None
-        self._worker: Optional[threading.Thread] = None
+        self._worker: Optional[FrameWorker] = None
+        self._image_sub = None
         self.extractor: Optional[GestureExtractor] = None
         self.counters = common.Counters(
             ('frames_received', 'frames_processed', 'frames_dropped', 'frames_no_hand',
@@ -62,20 +67,12 @@ class CameraNode(common.GuardedNode):
         problem = settings.problem(values)
         if problem:
             raise ValueError(problem)
-        p = self.get_parameter
         self._lock = threading.Lock()
         self._bad_encodings = set()
         self._received = common.RateMeter()
         self._processed = common.RateMeter()
-        self._proc_ms = 0.0
-        self._proc_ms_last = 0.0
-        self._last_method = ''
-        self._last_frame_time = 0.0
-        self._source_problem = ''
-        self.extractor, chosen = settings.make_extractor(values)
-        self.scaling = FeatureScaling(values['feature_offsets'], values['feature_scales'],
-                                      self.extractor.dim)
-        self.episodes = settings.make_episodes(values)
+        self._proc_ms = self._proc_ms_last = 0.0
+        self._last_method = self._source_problem = ''
         self._pending = set()
         self.add_on_set_parameters_callback(self._on_set_parameters)
 
@@ -83,26 +80,70 @@ class CameraNode(common.GuardedNode):
         self._features_pub = self.create_publisher(Float32MultiArray, 'gesture_features',
                                                    qos.EVENTS_OUT)
         self._debug_pub = self.create_publisher(Image, 'gesture_debug_image', qos.IMAGES)
-        source = p('source').value
-        if source:
-            self._video = VideoSource(source, self._on_frame, loop=p('loop_video').value,
-                                      on_end=self._on_source_end)
-        else:
-            self.create_subscription(Image, 'image_raw', self._on_image, qos.IMAGES)
         self.diagnostics = common.Diagnostics(
             self, 'banditlearn_ros: camera_node', self._collect,
-            period=p('diagnostics_period').value)
-        self._worker = threading.Thread(target=self._work, name='camera_worker', daemon=True)
-        self._worker.start()
+            period=values['diagnostics_period'])
+        self.start()
+
+    # -- lifecycle -------------------------------------------------------------------------
+    def configure(self) -> None:
+        """Make the extractor and its scaling of the parameters (activate: the episodes)."""
+        values = self._values([spec.name for spec in settings.SPECS])
+        problem = settings.problem(values)
+        if problem:
+            raise ValueError(problem)
+        with self._lock:
+            self._pending = set()
+        self.extractor, chosen = settings.make_extractor(values)
+        self.scaling = FeatureScaling(values['feature_offsets'], values['feature_scales'],
+                                      self.extractor.dim)
         self.get_logger().info(
             f'extractor {self.extractor.kind} ({self.extractor.dim} features'
             f'{"; " + chosen if chosen else ""}), '
-            f'mediapipe {"on" if self.extractor.use_mediapipe else "off"}, '
-            f'source {source or "the image topic"}; {common.topics_line(self)}')
+            f'mediapipe {"on" if self.extractor.use_mediapipe else "off"}')
+
+    def activate(self) -> None:
+        """Open MediaPipe, start the worker, then take frames (the topic or ``source``)."""
+        if self.extractor.hands is not None:
+            self.extractor.hands.load()
+        # A new stream: the hand seen before the pause says nothing about this one.
+        self.episodes = settings.make_episodes(self._values(settings.EPISODE_KEYS))
+        self._worker = FrameWorker(self._handle, 'camera_worker')
+        self._slot = self._worker.slot
+        source = self.get_parameter('source').value
+        if source:
+            self._source_problem = ''
+            self._video = VideoSource(source, self._on_frame,
+                                      loop=self.get_parameter('loop_video').value,
+                                      on_end=self._on_source_end)
+        else:
+            self._image_sub = self.create_subscription(Image, 'image_raw', self._on_image,
+                                                       qos.IMAGES)
+        self.get_logger().info(f'active: source {source or "the image topic"}; '
+                               f'{common.topics_line(self)}')
+
+    def deactivate(self) -> None:
+        """Drop the subscription or source, stop the worker, release MediaPipe."""
+        if self._image_sub is not None:
+            self.destroy_subscription(self._image_sub)
+            self._image_sub = None
+        if self._video is not None:
+            self._video.close()
+            self._video = None
+        if self._worker is not None:
+            self._worker.stop()
+        self._worker = self._slot = None
+        if self.extractor is not None:
+            self.extractor.close()
+
+    def cleanup(self) -> None:
+        """Forget the extractor (configure makes it again of the parameters)."""
+        self.deactivate()
+        self.extractor = None
 
     # -- parameters ------------------------------------------------------------------------
     def _values(self, keys) -> Dict[str, Any]:
-        return {k: self.get_parameter(k).value for k in keys}
+        return common.values_of(self, keys)
 
     def _on_set_parameters(self, params):
         values = self._values(settings.EPISODE_KEYS + settings.SEGMENT_KEYS)
@@ -129,36 +170,24 @@ class CameraNode(common.GuardedNode):
     def _on_image(self, msg: Image) -> None:
         self.counters.add('frames_received')
         self._received.tick()
-        try:
-            frame = image_to_array(msg, self.get_parameter('max_frame_bytes').value)
-        except UnsupportedEncodingError as exc:
-            self.counters.add('unsupported_encoding')
-            if exc.encoding not in self._bad_encodings and \
-                    len(self._bad_encodings) < MAX_ENCODINGS_SHOWN:
-                self._bad_encodings.add(exc.encoding)
-            self.get_logger().error(f'image encoding {exc.encoding!r} is not supported; '
-                                    'such frames are counted and skipped',
-                                    throttle_duration_sec=5.0)
+        frame = frame_of(msg, self.get_parameter('max_frame_bytes').value, self.counters,
+                         self._skipped)
+        if frame is None:
             return
-        except FrameTooLargeError as exc:
-            self.counters.add('frame_too_large')
-            self.get_logger().warning(f'image skipped: {exc} (max_frame_bytes)',
-                                      throttle_duration_sec=5.0)
-            return
-        except ImageFormatError as exc:
-            self.counters.add('bad_image')
-            self.get_logger().warning(f'bad image skipped: {exc}', throttle_duration_sec=5.0)
-            return
-        if frame.dtype != np.uint8:  # mono16: keep the high byte
-            frame = (frame >> 8).astype(np.uint8)
         stamp = msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9
-        if self._slot.put(frame, stamp):
-            self.counters.add('frames_dropped')
+        self._on_frame(frame, stamp, received=False)
 
-    def _on_frame(self, frame, stamp: float) -> None:
-        self.counters.add('frames_received')
-        self._received.tick()
-        if self._slot.put(frame, stamp):
+    def _skipped(self, kind: str, exc: Exception) -> None:
+        if kind == 'unsupported_encoding' and len(self._bad_encodings) < MAX_ENCODINGS_SHOWN:
+            self._bad_encodings.add(exc.encoding)
+        self.get_logger().warning(f'image skipped: {exc}', throttle_duration_sec=5.0)
+
+    def _on_frame(self, frame, stamp: float, received: bool = True) -> None:
+        if received:
+            self.counters.add('frames_received')
+            self._received.tick()
+        slot = self._slot
+        if slot is not None and slot.put(frame, stamp):
             self.counters.add('frames_dropped')
 
     def _on_source_end(self, reason: str) -> None:
@@ -166,37 +195,32 @@ class CameraNode(common.GuardedNode):
         self.get_logger().warning(self._source_problem)
 
     # -- work ------------------------------------------------------------------------------
-    def _work(self) -> None:
-        while not self._stop.is_set():
-            item = self._slot.take(timeout=0.1)
-            if item is None:
-                continue
-            frame, stamp = item
-            self._apply_pending()
-            start = time.perf_counter()
-            try:
-                obs = self.extractor.process(frame)
-            except Exception as exc:  # a frame must never end the node
-                self.counters.add('processing_errors')
-                self.get_logger().error(f'frame processing failed: {exc!r}',
-                                        throttle_duration_sec=5.0)
-                continue
-            episode = self.episodes.update(obs.features, stamp)
-            elapsed = (time.perf_counter() - start) * 1000.0
-            self._proc_ms_last = elapsed
-            self._proc_ms = elapsed if self._proc_ms == 0 else 0.9 * self._proc_ms + 0.1 * elapsed
-            self._processed.tick()
-            self._last_frame_time = time.monotonic()
-            self.counters.add('frames_processed')
-            if obs.features is None:
-                self.counters.add('frames_no_hand')
-            if obs.segmentation is not None:
-                self._last_method = obs.segmentation.method
-            if episode is not None:
-                self._publish_features(episode.features)
-            if self.get_parameter('publish_debug_image').value and \
-                    self._debug_pub.get_subscription_count() > 0:
-                self._publish_debug(frame, obs, episode is not None)
+    def _handle(self, frame, stamp: float) -> None:
+        """Process one frame on the worker thread."""
+        self._apply_pending()
+        start = time.perf_counter()
+        try:
+            obs = self.extractor.process(frame)
+        except Exception as exc:  # a frame must never end the node
+            self.counters.add('processing_errors')
+            self.get_logger().error(f'frame processing failed: {exc!r}',
+                                    throttle_duration_sec=5.0)
+            return
+        episode = self.episodes.update(obs.features, stamp)
+        elapsed = (time.perf_counter() - start) * 1000.0
+        self._proc_ms_last = elapsed
+        self._proc_ms = elapsed if self._proc_ms == 0 else 0.9 * self._proc_ms + 0.1 * elapsed
+        self._processed.tick()
+        self.counters.add('frames_processed')
+        if obs.features is None:
+            self.counters.add('frames_no_hand')
+        if obs.segmentation is not None:
+            self._last_method = obs.segmentation.method
+        if episode is not None:
+            self._publish_features(episode.features)
+        if self.get_parameter('publish_debug_image').value and \
+                self._debug_pub.get_subscription_count() > 0:
+            self._publish_debug(frame, obs, episode is not None)
 
     def _publish_features(self, features: np.ndarray) -> None:
         msg = Float32MultiArray()
@@ -220,6 +244,10 @@ class CameraNode(common.GuardedNode):
     def _collect(self):
         counts = self.counters.snapshot()
         level, message = common.OK, 'ok'
+        values = self.lifecycle_values()
+        if self.extractor is None or self._worker is None:  # asleep: nothing to expect
+            values.update(counts)
+            return level, values['lifecycle_state'], values
         if self._source_problem:
             level, message = common.WARN, self._source_problem
         elif counts['unsupported_encoding']:
@@ -229,35 +257,17 @@ class CameraNode(common.GuardedNode):
                 ', ...' if len(self._bad_encodings) >= MAX_ENCODINGS_SHOWN else '')
         elif counts['frames_received'] == 0:
             level, message = common.WARN, 'no frames yet'
-        values = {'extractor': self.extractor.kind, 'features': self.extractor.dim,
-                  'frame_rate': self._received.rate(),
-                  'processed_rate': self._processed.rate(),
-                  'processing_ms_mean': self._proc_ms, 'processing_ms_last': self._proc_ms_last,
-                  'segmentation': self._last_method, 'mediapipe': self.extractor.use_mediapipe,
-                  'armed': self.episodes.armed}
+        values.update({
+            'extractor': self.extractor.kind, 'features': self.extractor.dim,
+            'frame_rate': self._received.rate(), 'processed_rate': self._processed.rate(),
+            'processing_ms_mean': self._proc_ms, 'processing_ms_last': self._proc_ms_last,
+            'segmentation': self._last_method, 'mediapipe': self.extractor.use_mediapipe,
+            'armed': self.episodes.armed})
         hands = self.extractor.hands
         if hands is not None:  # frames MediaPipe looked at twice, and found a hand the 2nd time
             values.update(hand_retries=hands.retries, hand_retry_found=hands.retry_found)
         values.update(counts)
         return level, message, values
-
-    def close(self) -> None:
-        """Stop the worker and the video source, release MediaPipe (safe to call twice)."""
-        if self._stop.is_set():
-            return
-        self._stop.set()
-        self._slot.close()
-        if self._video is not None:
-            self._video.close()
-        if self._worker is not None and self._worker.is_alive():
-            self._worker.join(timeout=5.0)
-        if self.extractor is not None:
-            self.extractor.close()
-
-    def destroy_node(self):
-        """Stop the worker thread before the node goes away."""
-        self.close()
-        return super().destroy_node()
 
 
 NODE_CLASS = CameraNode

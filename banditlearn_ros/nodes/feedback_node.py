@@ -34,36 +34,35 @@ from typing import Any, Dict
 
 from banditlearn_ros import answers
 from banditlearn_ros.nodes import common, qos
-from banditlearn_ros.nodes.bridge import (
-    FrameTooLargeError, image_to_array, ImageFormatError, UnsupportedEncodingError)
+from banditlearn_ros.nodes.bridge import frame_of
+from banditlearn_ros.nodes.managed import ManagedNode
 from banditlearn_ros.vision.head_answers import HeadAnswers
 from banditlearn_ros.vision.head_gesture import HeadGestureDetector
 from sensor_msgs.msg import Image, Joy
 from std_msgs.msg import Bool, Float32, String
 
 
-class FeedbackNode(common.GuardedNode):
-    """Publish right/wrong from head gestures, a joystick, the keyboard or Bool topics."""
+class FeedbackNode(ManagedNode):
+    """
+    Publish right/wrong from head gestures, a joystick, the keyboard or Bool topics.
+
+    A managed node: configure makes the detector of the parameters; activate takes the
+    subscriptions, the keyboard and Face Mesh; deactivate releases them.
+    """
 
     def __init__(self, node_name: str = 'feedback_node', **kwargs):
         super().__init__(node_name, **kwargs)
         v = common.declare_specs(self, answers.SPECS)
         self.bool_topics, self.use_camera = v['bool_topics'], v['use_camera']
-        self.listen_window, self.close_on_answer = v['listen_window'], v['close_on_answer']
         if v['joy_right_button'] == v['joy_wrong_button']:
             raise ValueError('joy_right_button and joy_wrong_button must differ')
-        self.buttons = answers.ButtonPresses(v['joy_right_button'], v['joy_wrong_button'])
-        self.detector = HeadGestureDetector(**{k: v[k] for k in answers.DETECTOR_PARAMETERS})
-        self.head = HeadAnswers(self.detector, {
-            'max_faces': v['max_faces'], 'focal': v['focal_length'] or None,
-            'baseline_warmup': v['baseline_frames']}, v['idle_every'])
         self.counters = common.Counters((
             'frames', 'frames_skipped', 'frames_no_face', 'unsupported_encoding', 'bad_image',
             'frame_too_large', 'pose_errors', 'nods', 'shakes', 'gestures_ignored', 'joy_answers',
             'keyboard_answers', 'bool_answers', 'predictions', 'windows_timed_out',
             'parameter_rejections'))
-        self.window = answers.ListeningWindow(v['listen_on_prediction'], self.head.question)
-        self._last_decision = None
+        self.head = self._last_decision = self._keyboard_thread = None
+        self._taken, self._timer, self._keyboard = [], None, None
         self._rate = common.RateMeter()
         self._last_warn: Dict[str, float] = {}
         self.add_on_set_parameters_callback(self._on_set_parameters)
@@ -73,23 +72,43 @@ class FeedbackNode(common.GuardedNode):
         self._confidence_pub = self.create_publisher(Float32, 'feedback_confidence',
                                                      qos.EVENTS_OUT)
         self._listening_pub = self.create_publisher(Bool, 'feedback_listening', qos.LATCHED)
+        self.diagnostics = common.Diagnostics(self, 'banditlearn_ros: feedback_node',
+                                              self._collect, period=v['diagnostics_period'])
+        self.start()
+
+    # -- lifecycle ---------------------------------------------------------------------
+    def configure(self) -> None:
+        """Make the buttons, the nod/shake detector and the listening window."""
+        v = common.values_of(self, [spec.name for spec in answers.SPECS])
+        self.listen_window, self.close_on_answer = v['listen_window'], v['close_on_answer']
+        self.buttons = answers.ButtonPresses(v['joy_right_button'], v['joy_wrong_button'])
+        self.detector = HeadGestureDetector(**{k: v[k] for k in answers.DETECTOR_PARAMETERS})
+        self.head = HeadAnswers(self.detector, {
+            'max_faces': v['max_faces'], 'focal': v['focal_length'] or None,
+            'baseline_warmup': v['baseline_frames']}, v['idle_every'])
+        self.window = answers.ListeningWindow(v['listen_on_prediction'], self.head.question)
+
+    def activate(self) -> None:
+        """Open Face Mesh, take the subscriptions, the window's timer and the keyboard."""
+        subscribe = self._taken.append
         if self.use_camera:
-            self.create_subscription(Image, 'image_raw', self._on_image, qos.IMAGES)
-        qos.subscribe_events(self, String, 'gesture_prediction', self._on_prediction)
-        qos.subscribe_events(self, Joy, 'joy', self._on_joy)
+            try:
+                self.head.load(graph=True)
+            except ImportError as exc:  # as before: each frame then counts a pose error
+                self._warn('pose', f'Face Mesh cannot load: {exc}')
+            subscribe(self.create_subscription(Image, 'image_raw', self._on_image, qos.IMAGES))
+        subscribe(qos.subscribe_events(self, String, 'gesture_prediction', self._on_prediction))
+        subscribe(qos.subscribe_events(self, Joy, 'joy', self._on_joy))
         for topic in self.bool_topics:
             if self.resolve_topic_name(topic) == self._feedback_pub.topic_name:
                 self.get_logger().error(f'bool_topics: {topic!r} is the output topic; skipped '
                                         '(it would echo every answer forever)')
                 continue
-            qos.subscribe_events(self, Bool, topic, self._on_bool)
+            subscribe(qos.subscribe_events(self, Bool, topic, self._on_bool))
         self._publish_listening()
-        self.create_timer(0.05, self._check_window)
-        self.diagnostics = common.Diagnostics(self, 'banditlearn_ros: feedback_node',
-                                              self._collect, period=v['diagnostics_period'])
+        self._timer = self.create_timer(0.05, self._check_window)
         self._keyboard = answers.KeyboardAnswers(self._on_key)
-        self._keyboard_thread = None
-        if v['keyboard']:
+        if self.get_parameter('keyboard').value:
             if self._keyboard.available():
                 self._keyboard_thread = self._keyboard.start()
                 self.get_logger().info('keyboard answers on: type y (right) or n (wrong) '
@@ -100,6 +119,25 @@ class FeedbackNode(common.GuardedNode):
         self.get_logger().info(
             f'feedback ready (camera {"on" if self.use_camera else "off"}, keyboard '
             f'{"on" if self._keyboard_thread else "off"}); {common.topics_line(self)}')
+
+    def deactivate(self) -> None:
+        """Drop the subscriptions, the timer and the keyboard; release Face Mesh."""
+        for sub in self._taken:
+            self.destroy_subscription(sub)
+        self._taken = []
+        if self._timer is not None:
+            self.destroy_timer(self._timer)
+            self._timer = None
+        if self._keyboard is not None:
+            self._keyboard.stop()
+        self._keyboard_thread = None
+        if self.head is not None:
+            self.head.close()
+
+    def cleanup(self) -> None:
+        """Forget the detector (configure makes it again of the parameters)."""
+        self.deactivate()
+        self.head = None
 
     # -- answers -----------------------------------------------------------------------
     def publish_answer(self, right: bool, confidence: float, source: str) -> None:
@@ -165,22 +203,10 @@ class FeedbackNode(common.GuardedNode):
         return self.get_clock().now().nanoseconds * 1e-9
 
     def _on_image(self, msg: Image) -> None:
-        try:
-            frame = image_to_array(msg, self.get_parameter('max_frame_bytes').value)
-        except UnsupportedEncodingError as exc:
-            self.counters.add('unsupported_encoding')
-            self._warn('encoding', f'image dropped: {exc}')
+        frame = frame_of(msg, self.get_parameter('max_frame_bytes').value, self.counters,
+                         lambda kind, exc: self._warn(kind, f'image dropped: {exc}'))
+        if frame is None:
             return
-        except FrameTooLargeError as exc:
-            self.counters.add('frame_too_large')
-            self._warn('size', f'image dropped: {exc} (max_frame_bytes)')
-            return
-        except ImageFormatError as exc:
-            self.counters.add('bad_image')
-            self._warn('format', f'image dropped: {exc}')
-            return
-        if frame.dtype != 'uint8':  # mono16: scale to 8 bits for Face Mesh
-            frame = (frame >> 8).astype('uint8')
         if not self.head.due(self.window.listening):
             self.counters.add('frames_skipped')
             return
@@ -216,10 +242,13 @@ class FeedbackNode(common.GuardedNode):
     # -- parameters and diagnostics ----------------------------------------------------
     def _on_set_parameters(self, params) -> Any:
         values = {p.name: p.value for p in params}
-        problem = answers.refusal(values, self.buttons.right, self.buttons.wrong)
+        problem = answers.refusal(values, *(self.get_parameter(f'joy_{k}_button').value
+                                            for k in ('right', 'wrong')))
         if problem:
             self.counters.add('parameter_rejections')
             return common.ParameterChanges.of(self).refuse(problem)  # logs WARN and counts
+        if self.head is None:  # unconfigured: configure reads the new values
+            return common.accept()
         self.buttons.right = values.get('joy_right_button', self.buttons.right)
         self.buttons.wrong = values.get('joy_wrong_button', self.buttons.wrong)
         for name, value in values.items():
@@ -236,7 +265,9 @@ class FeedbackNode(common.GuardedNode):
         return common.accept()
 
     def _collect(self):
-        values: Dict[str, Any] = dict(self.counters.snapshot())
+        values: Dict[str, Any] = dict(self.counters.snapshot(), **self.lifecycle_values())
+        if self.head is None:
+            return common.OK, values['lifecycle_state'], values
         values['listening'] = self.window.listening
         values['frame_rate'] = self._rate.rate()
         values['pose_ms'] = self.head.pose_ms
@@ -248,17 +279,14 @@ class FeedbackNode(common.GuardedNode):
             values['last_nod_confidence'] = decision.nod_confidence
             values['last_shake_confidence'] = decision.shake_confidence
         level, message = common.OK, 'listening' if self.window.listening else 'idle'
+        if not self._taken:
+            message = values['lifecycle_state']
         bad = self.counters.get('unsupported_encoding') + self.counters.get('bad_image')
         if bad:
             level, message = common.WARN, f'{bad} images dropped (encoding/format)'
         if self.counters.get('pose_errors'):
             level, message = common.WARN, 'head pose errors'
         return level, message, values
-
-    def close(self) -> None:
-        """Release MediaPipe and stop the keyboard reader."""
-        self._keyboard.stop()
-        self.head.close()
 
 
 NODE_CLASS = FeedbackNode

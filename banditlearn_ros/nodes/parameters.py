@@ -97,6 +97,15 @@ def declare_specs(node: Node, specs: Iterable[Spec]) -> Dict[str, Any]:
             for spec in specs}
 
 
+def values_of(node: Node, names: Iterable[str]) -> Dict[str, Any]:
+    """Return the current values; an array declared by type only and never set is []."""
+    out = {}
+    for name in names:
+        value = node.get_parameter_or(name).value  # unset: None
+        out[name] = [] if value is None else value
+    return out
+
+
 class ParameterChanges:
     """
     Every parameter change of a node, coerced, logged and counted (one per node).

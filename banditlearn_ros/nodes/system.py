@@ -72,9 +72,18 @@ class System:
                 raise BringupError(f'parameter file {path} does not exist')
         base = base_values(system['params_files'])
         overrides = {}
-        for entry in system['nodes']:
+        classes = [(entry, node_class(entry['node'])) for entry in system['nodes']]
+        from banditlearn_ros.nodes.managed import bring_up, ManagedNode
+        self._autostart = {}
+        for entry, cls in classes:
             known = {**base.get('*', {}), **base.get(entry['name'], {})}
             params = {k: coerce(v, known.get(k)) for k, v in entry['parameters'].items()}
+            if issubclass(cls, ManagedNode):
+                # The bring-up takes managed nodes through their transitions itself, like
+                # ros2 launch: all configured, then all activated (autostart false: left).
+                self._autostart[entry['name']] = params.get(
+                    'autostart', known.get('autostart', True)) is not False
+                params['autostart'] = False
             if params:
                 # Keyed like the shipped files, so the overrides apply in any namespace.
                 overrides['/**/' + entry['name']] = {'ros__parameters': params}
@@ -87,7 +96,6 @@ class System:
             with open(overlay, 'w', encoding='utf-8') as handle:
                 yaml.safe_dump(overrides, handle)
             args += ['--params-file', overlay]
-        classes = [(entry, node_class(entry['node'])) for entry in system['nodes']]
         for entry, cls in classes:
             if not _accepts_kwargs(cls):
                 args += [a for src, dst in entry['remappings'].items()
@@ -103,6 +111,7 @@ class System:
                 node = cls(**self._node_kwargs(entry, cls))
                 self.nodes.append(node)
                 self.executor.add_node(node)
+            bring_up(node for node in self.nodes if self._autostart.get(node.get_name()))
         except BaseException:
             self.close()
             raise

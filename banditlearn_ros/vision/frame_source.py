@@ -63,6 +63,39 @@ class LatestFrame:
             self._cond.notify_all()
 
 
+class FrameWorker:
+    """
+    A thread that handles the newest frame of a ``LatestFrame``, from ``start`` to ``stop``.
+
+    A managed node starts one when activated and stops it when deactivated, so an inactive
+    node holds no thread; ``handle(frame, stamp)`` must catch what a frame can raise.
+    """
+
+    def __init__(self, handle: Callable[[np.ndarray, float], None], name: str = 'frames'):
+        self.slot = LatestFrame()
+        self._handle = handle
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            item = self.slot.take(timeout=0.1)
+            if item is not None:
+                self._handle(*item)
+
+    def is_alive(self) -> bool:
+        """Return whether the thread still runs."""
+        return self._thread.is_alive()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Stop after the frame in hand; wait up to ``timeout`` seconds for the thread."""
+        self._stop.set()
+        self.slot.close()
+        if self._thread is not threading.current_thread():
+            self._thread.join(timeout=timeout)
+
+
 def parse_source(source: str):
     """Return what cv2.VideoCapture should open for 'v4l2:/dev/video0', '0' or a file path."""
     spec = source.strip()

@@ -67,12 +67,18 @@ class HeadAnswers:
         self._frame_index += 1
         return listening or not self._frame_index % self.idle_every
 
-    def pose(self, frame, stamp: float):
-        """Return the head pose of a frame (raises what the estimator raises)."""
-        start = time.perf_counter()
+    def load(self, graph: bool = False) -> None:
+        """Make the pose estimator; ``graph``: load Face Mesh now, not on the first frame."""
         if self._estimator is None:
             from .head_pose import FaceMeshHeadPose
             self._estimator = FaceMeshHeadPose(**self.pose_args)
+        if graph and hasattr(self._estimator, 'load'):
+            self._estimator.load()
+
+    def pose(self, frame, stamp: float):
+        """Return the head pose of a frame (raises what the estimator raises)."""
+        start = time.perf_counter()
+        self.load()
         pose = self._estimator.process(frame, stamp)
         elapsed = 1e3 * (time.perf_counter() - start)
         self.pose_ms = 0.9 * self.pose_ms + 0.1 * elapsed if self.pose_ms else elapsed

@@ -248,6 +248,10 @@ class FaceMeshHeadPose:
                 min_tracking_confidence=self.min_tracking_confidence)
         return self._mesh
 
+    def load(self) -> None:
+        """Load Face Mesh now rather than on the first frame (a node's activation)."""
+        self._ensure()
+
     def close(self) -> None:
         """Release MediaPipe's graph."""
         if self._mesh is not None:

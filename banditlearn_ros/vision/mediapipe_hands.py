@@ -150,6 +150,11 @@ class MediaPipeHands:
         hands.sort(key=lambda hand: -hand.score)
         return hands
 
+    def load(self) -> None:
+        """Load MediaPipe's graph now rather than on the first frame (a node's activation)."""
+        with self._lock:
+            self._detector()
+
     def best(self, bgr: np.ndarray) -> Optional[DetectedHand]:
         """Return the most confident hand, or None."""
         hands = self.detect(bgr)
