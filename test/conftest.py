@@ -59,10 +59,62 @@ def shared_data() -> Path:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
-    """Run the tests marked ``serial`` one after another on one pytest-xdist worker."""
+    """
+    Order the run for two workers: the ``slow`` tests first, the ``serial`` ones last.
+
+    pytest-xdist hands the tests out in this order (``--no-loadscope-reorder``, setup.cfg). A
+    ``serial`` test waits for the test the other worker is running, then runs while the other
+    worker waits: at the end of the run it waits only for a short test, and the other worker
+    has nothing left to do anyway. The long tests first keep the tail of the run short. The
+    sort is stable: within each part the collection order stays. (The ``xdist_group`` mark
+    is meant to keep the ``serial`` tests on one worker; with pytest 9 and pytest-xdist 3.8 it
+    has no effect, as xdist can no longer rename the test, so the lock alone keeps them apart.)
+    """
     for item in items:
         if item.get_closest_marker('serial'):
             item.add_marker(pytest.mark.xdist_group('serial'))
+    items.sort(key=lambda item: (item.get_closest_marker('serial') is not None,
+                                 item.get_closest_marker('slow') is None))
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    """Note which test this worker runs next (a run of ``serial`` tests keeps its lock)."""
+    item.stash[_NEXT] = nextitem
+    yield
+
+
+class _RunLock:
+    """
+    The lock file shared by the workers of one pytest-xdist run.
+
+    Every test holds it shared, a ``serial`` test exclusively. A worker that runs several
+    ``serial`` tests in a row keeps it exclusive from the first to the last, so the other
+    workers do not slip a test in between and make each of them wait again.
+    """
+
+    def __init__(self):
+        self.handle = None
+        self.exclusive = False
+
+    def hold(self, exclusive: bool) -> None:
+        if self.handle is not None and self.exclusive == exclusive:
+            return
+        self.release()
+        path = os.path.join(tempfile.gettempdir(), f'banditlearn-pytest-{os.getppid()}.lock')
+        self.handle = open(path, 'a')
+        fcntl.flock(self.handle, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
+        self.exclusive = exclusive
+
+    def release(self) -> None:
+        if self.handle is not None:
+            fcntl.flock(self.handle, fcntl.LOCK_UN)
+            self.handle.close()
+            self.handle = None
+
+
+_NEXT = pytest.StashKey()
+_LOCK = _RunLock()
 
 
 @pytest.fixture(autouse=True)
@@ -70,19 +122,18 @@ def _alone_when_serial(request):
     """
     Run a ``serial`` test alone: the other workers wait while it runs.
 
-    Every test of a pytest-xdist run holds a lock file shared by the run's workers; a
-    ``serial`` one holds it exclusively (timing-sensitive tests: a link that drops, a person
-    answering what the screen shows).
+    Timing-sensitive tests (a link that drops, a person answering what the screen shows) hold
+    the run's lock exclusively, every other test holds it shared (``_RunLock``).
     """
-    worker = os.environ.get('PYTEST_XDIST_WORKER')
-    if not worker:
+    if not os.environ.get('PYTEST_XDIST_WORKER'):
         yield
         return
-    path = os.path.join(tempfile.gettempdir(), f'banditlearn-pytest-{os.getppid()}.lock')
     serial = request.node.get_closest_marker('serial') is not None
-    with open(path, 'a') as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX if serial else fcntl.LOCK_SH)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+    _LOCK.hold(serial)
+    try:
+        yield
+    finally:
+        following = request.node.stash.get(_NEXT, None)
+        if not (serial and following is not None
+                and following.get_closest_marker('serial') is not None):
+            _LOCK.release()

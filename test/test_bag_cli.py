@@ -96,6 +96,7 @@ def test_info_json_lists_every_topic(shared_data, capsys):
     assert decoded == {'c_strings': 50, 'a_empty': 25}
 
 
+@pytest.mark.slow
 def test_every_shared_bag_gives_info_without_a_traceback(shared_data):
     """Run the installed command on every bag folder as a user would (files: test_bagio)."""
     paths = sorted(p for p in _bags(shared_data).iterdir() if p.is_dir())

@@ -127,6 +127,7 @@ def test_record_stops_on_a_signal_with_metadata_and_offered_qos(tmp_path, stop):
         assert reader.message_count == len(texts) + len(images)
 
 
+@pytest.mark.slow
 def test_a_killed_recorder_keeps_the_session_and_replay_reproduces_it(tmp_path):
     """The robot user's check: SIGKILL the recorder mid-session, then info and replay."""
     out = tmp_path / 'session'

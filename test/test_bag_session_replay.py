@@ -97,6 +97,7 @@ def _check_exact(document: dict, summary: dict) -> None:
     assert len(document['curve']) >= 10
 
 
+@pytest.mark.slow
 def test_readme_command_1_recorded_replays_with_no_flags(tmp_path):
     recorder = Recorder(tmp_path / 'bag1')
     try:
@@ -113,6 +114,7 @@ def test_readme_command_1_recorded_replays_with_no_flags(tmp_path):
     assert 'note:' not in out
 
 
+@pytest.mark.slow
 def test_a_session_from_a_saved_model_replays_with_no_flags(tmp_path):
     first = _finish(_bringup(tmp_path / 'first', 12))
     model = Path(first['model'])
@@ -135,6 +137,7 @@ def test_a_session_from_a_saved_model_replays_with_no_flags(tmp_path):
     assert again['figures'] == document['figures']
 
 
+@pytest.mark.slow
 def test_a_session_changed_midway_replays_with_no_flags(tmp_path):
     """``k`` set and a label appended while the session runs (as ros2 param set does)."""
     from rcl_interfaces.msg import Parameter as ParameterMsg

@@ -41,6 +41,7 @@ def rows(stdout):
             for m in map(LINE.match, stdout.splitlines()) if m]
 
 
+@pytest.mark.slow
 def test_default_demo_prints_a_falling_mistake_rate():
     result = run('--system', 'teach_sim', '--rounds', '400')
     assert result.returncode == 0, result.stderr

@@ -80,6 +80,7 @@ def test_console_command_reports_bad_input_without_traceback(tmp_path):
     assert res.stderr.strip() == 'banditlearn_evaluate: error: missing.npz: no such file'
 
 
+@pytest.mark.slow
 def test_small_run_writes_summary_table_and_figures(tmp_path):
     out, figs = tmp_path / 'out', tmp_path / 'figs'
     algos = ['ucwl', 'mpa', 'perceptron'] + (['vw-epsilon'] if vowpal.available() else [])

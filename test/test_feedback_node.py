@@ -242,6 +242,7 @@ def test_always_listening_when_the_window_is_off(harness):
 
 
 @pytest.mark.parametrize('harness', [{'listen_on_prediction': False}], indirect=True)
+@pytest.mark.slow
 def test_camera_images_of_a_nodding_face_answer_right(harness, shared_data):
     # Real face photo, turned frame by frame into a nod, sent as bgr8 Image messages.
     import cv2

@@ -49,6 +49,7 @@ def test_an_absent_camera_is_one_line(tmp_path):
 
 
 @pytest.mark.ros
+@pytest.mark.slow
 def test_a_camera_system_without_images_says_nothing_arrived(tmp_path):
     result = run('--system', 'full', '--duration', '3',
                  '--set', f'learner_node.model_path={tmp_path / "model.npz"}')
@@ -59,6 +60,7 @@ def test_a_camera_system_without_images_says_nothing_arrived(tmp_path):
 
 
 @pytest.mark.ros
+@pytest.mark.slow
 def test_labels_that_cannot_name_the_rendered_gestures_are_warned_about(tmp_path):
     result = run('--labels', 'fist', '--rounds', '2', '--out', str(tmp_path))
     assert result.returncode == 0, result.stderr

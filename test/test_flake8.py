@@ -18,6 +18,7 @@ import pytest
 
 @pytest.mark.flake8
 @pytest.mark.linter
+@pytest.mark.slow
 def test_flake8():
     rc, errors = main_with_errors(argv=[])
     assert rc == 0, \

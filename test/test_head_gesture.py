@@ -42,6 +42,7 @@ def gesture_scores():
 @pytest.mark.parametrize('condition', ['nod_clean', 'shake_clean', 'nod_coupled',
                                        'shake_coupled', 'nod_noisy', 'shake_noisy',
                                        'nod_damped', 'shake_damped'])
+@pytest.mark.slow
 def test_gestures_detected_right_and_in_time(gesture_scores, condition):
     # A decision counts only with the right answer and within 300 ms of the gesture's end.
     s = gesture_scores[condition]
@@ -51,6 +52,7 @@ def test_gestures_detected_right_and_in_time(gesture_scores, condition):
     assert all(lat <= hs.LATENCY_LIMIT for lat in s.latencies)
 
 
+@pytest.mark.slow
 def test_overall_precision(gesture_scores):
     correct = sum(s.correct for s in gesture_scores.values())
     decided = sum(s.correct + s.wrong + s.false_answers for s in gesture_scores.values())
@@ -58,6 +60,7 @@ def test_overall_precision(gesture_scores):
 
 
 @pytest.mark.parametrize('condition', ['still', 'talking', 'slow_turns'])
+@pytest.mark.slow
 def test_no_answers_from_ordinary_head_motion(condition):
     # 30 minutes, so "at most one per 10 minutes" is measured on more than a single event.
     seq = hs.background_conditions(SEED, minutes=30.0)[condition]

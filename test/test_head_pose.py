@@ -124,6 +124,7 @@ def faces(request):
     return out
 
 
+@pytest.mark.slow
 def test_face_mesh_finds_the_real_faces(shared_data, faces):
     for name, (img, found) in faces.items():
         assert len(found) >= 1, name
@@ -131,6 +132,7 @@ def test_face_mesh_finds_the_real_faces(shared_data, faces):
 
 
 @pytest.mark.parametrize('name', FACES)
+@pytest.mark.slow
 def test_pose_follows_the_applied_rotation(shared_data, faces, name):
     img, found = faces[name]
     est = FaceMeshHeadPose(baseline_warmup=1, static_image_mode=True)
@@ -151,6 +153,7 @@ def test_pose_follows_the_applied_rotation(shared_data, faces, name):
 
 
 @pytest.mark.parametrize('kind', ['nod', 'shake'])
+@pytest.mark.slow
 def test_warped_real_face_gesture_is_detected(shared_data, faces, kind):
     # A 2 Hz nod/shake made by turning a real photo frame by frame, 30 frames a second,
     # through Face Mesh (video mode), the pose solver, the baseline and the detector.

@@ -153,6 +153,7 @@ def test_feedback_updates_the_model(ros):
     assert again['scores'][details['index']] < details['scores'][details['index']]
 
 
+@pytest.mark.slow
 def test_digits_with_noisy_teacher_matches_the_offline_core(ros):
     n_rounds, noise = 600, 0.1
     X, y, names = load_dataset('digits')
@@ -251,6 +252,7 @@ def test_the_protocol_parameters_are_live_tunable_and_checked(ros):
     assert _set(ros, 'reveal_step', 'none', string).successful
 
 
+@pytest.mark.slow
 def test_ask_again_over_dds_reproduces_the_offline_protocol(ros):
     n_rounds, noise = 300, 0.1
     X, y, names = load_dataset('digits')
@@ -486,6 +488,7 @@ def test_restart_with_labels_renamed_is_refused_appended_is_kept(ros, tmp_path):
     assert node.interaction.learner.n_updates == 1
 
 
+@pytest.mark.slow
 def test_corrupt_model_file_is_a_clear_error_and_is_never_overwritten(ros, tmp_path):
     path = tmp_path / 'model.npz'
     path.write_bytes(b'this is not a model')
@@ -544,6 +547,7 @@ def rss_kib(pid):
     raise AssertionError('no VmRSS')
 
 
+@pytest.mark.slow
 def test_killed_process_loses_at_most_the_updates_since_the_last_autosave(ros, tmp_path):
     path = tmp_path / 'model.npz'
     process = start_learner(tmp_path, model_path=str(path), autosave_every=7)
@@ -587,6 +591,7 @@ def settled(drive, key, quiet=1.0, timeout=30.0):
     raise AssertionError(f'{key} kept changing')
 
 
+@pytest.mark.slow
 def test_bad_input_storm_and_burst_keep_the_node_running_and_bounded(ros, tmp_path):
     d = 16_000
     bound = 20

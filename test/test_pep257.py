@@ -18,6 +18,7 @@ import pytest
 
 @pytest.mark.linter
 @pytest.mark.pep257
+@pytest.mark.slow
 def test_pep257():
     rc = main(argv=['.', 'test'])
     assert rc == 0, 'Found code style errors / warnings'

@@ -144,6 +144,7 @@ def _run_stream(coretype, compiled):
 
 
 @pytest.mark.parametrize('compiled', ['0', '1'])
+@pytest.mark.slow
 def test_decisions_do_not_depend_on_the_cpu_kernel_of_blas(compiled):
     if platform.machine() not in ('x86_64', 'AMD64'):
         pytest.skip('OPENBLAS_CORETYPE names x86 kernels')

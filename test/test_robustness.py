@@ -175,6 +175,7 @@ def test_a_model_file_with_a_label_on_two_lines_is_refused(tmp_path):
 
 
 @pytest.mark.ros
+@pytest.mark.slow
 def test_a_session_whose_model_cannot_be_saved_exits_1(tmp_path):
     import json
     import subprocess

@@ -56,6 +56,7 @@ def ros():
     r.close()
 
 
+@pytest.mark.slow
 def test_bringup_under_a_namespace_with_feedback_remapped_learns():
     result = subprocess.run(
         [sys.executable, '-m', 'banditlearn_ros.nodes.bringup', '--system', 'teach_sim',
@@ -94,6 +95,7 @@ def _status(messages, hardware_id):
     return None
 
 
+@pytest.mark.slow
 def test_nodes_started_like_ros2_run_learn_under_a_namespace(ros, tmp_path):
     model = tmp_path / 'model.npz'
     diagnostics = ros.listen(DiagnosticArray, '/diagnostics', 1000)

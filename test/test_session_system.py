@@ -57,6 +57,7 @@ def last_json(text):
     return json.loads(lines[-1])
 
 
+@pytest.mark.slow
 def test_default_session_learns_and_ends_with_the_summary(tmp_path):
     result = subprocess.run(
         BRINGUP + ['--rounds', '45', '--every', '15', '--out', str(tmp_path),
@@ -170,6 +171,7 @@ def test_camera_session_learns_from_keyboard_answers_on_a_pty(tmp_path):
     assert not too_wide, too_wide
 
 
+@pytest.mark.slow
 def test_camera_session_says_why_no_answer_comes(tmp_path):
     video = tmp_path / 'hands.avi'
     write_video(video, presentations=6)
@@ -185,6 +187,7 @@ def test_camera_session_says_why_no_answer_comes(tmp_path):
     assert summary['interactions'] > 0 and summary['updates'] == 0
 
 
+@pytest.mark.slow
 def test_camera_session_ends_with_its_video_and_keeps_mediapipe_lines_out(tmp_path):
     video = tmp_path / 'hands.avi'
     write_video(video, presentations=4)

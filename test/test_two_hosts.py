@@ -33,7 +33,7 @@ import time
 import numpy as np
 import pytest
 
-pytestmark = [pytest.mark.ros, pytest.mark.serial]
+pytestmark = [pytest.mark.ros, pytest.mark.slow]
 
 HERE = Path(__file__).resolve().parent
 LEARNER = 'learner_node'

@@ -40,6 +40,7 @@ def _data(K, d=12, n=None, seed=0):
     (256, 'scw1', 'precision'), (300, 'scw1', 'precision'), (300, 'scw2', 'variance'),
     (1000, 'scw1', 'precision'), (1000, 'scw1', 'variance'),
 ])
+@pytest.mark.slow
 def test_grid_equals_reference_at_many_labels(K, variant, diagonal):
     X, y = _data(K)
     teacher = TeacherModel(rho0=0.1)

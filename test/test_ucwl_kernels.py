@@ -101,6 +101,7 @@ def test_kernel_source_equals_numpy_code(monkeypatch, variant, diagonal, fused):
 @pytest.mark.parametrize('variant,diagonal', [
     ('scw1', 'precision'), ('scw1', 'variance'), ('scw2', 'precision'), ('scw2', 'variance')])
 @pytest.mark.parametrize('d,K', [(124, 6), (784, 10), (20, 300)])
+@pytest.mark.slow
 def test_compiled_steps_equal_numpy_code(variant, diagonal, d, K, fused):
     kernels = _compiled_kernels(fused)
     _lockstep(kernels, d=d, K=K, n=3000 if K < 100 else 900, variant=variant,

@@ -18,10 +18,12 @@ from banditlearn_ros.learning import TeacherModel
 from banditlearn_ros.learning.evaluation import make_streams, run_learner
 from banditlearn_ros.vision.synthetic_dataset import render_features, SIX_GESTURES
 import numpy as np
+import pytest
 
 CHANCE = 5.0 / 6.0
 
 
+@pytest.mark.slow
 def test_ucwl_learns_rendered_gestures_online():
     data = render_features(600, 'contour', 'none', seed=21, width=320, height=240)
     assert len(data.X) >= 590 and sorted(set(data.y)) == list(range(6))

@@ -53,3 +53,19 @@ def test_bad_input_is_one_line(tmp_path, args, message):
     assert result.returncode != 0
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and message in lines[0] and 'Traceback' not in result.stderr
+
+
+@pytest.mark.parametrize('terminal', [True, False])
+def test_a_progress_bar_only_on_a_terminal(tmp_path, monkeypatch, terminal):
+    # A log that stderr is redirected to gets no progress frames ('\r' redraws).
+    from banditlearn_ros.tools import render_dataset
+    asked = []
+
+    def bar(total, disabled):
+        asked.append(disabled)
+        return (lambda done: None), (lambda: None)
+    monkeypatch.setattr(render_dataset, 'progress_bar', bar)
+    monkeypatch.setattr(sys.stderr, 'isatty', lambda: terminal, raising=False)
+    assert main(['--out', str(tmp_path / 'g.npz'), '--n', '2', '--width', '160',
+                 '--height', '120']) == 0
+    assert asked == [not terminal]

@@ -84,7 +84,7 @@ def main(argv=None) -> int:
         print(f'banditlearn_render: {problem}', file=sys.stderr)
         return 2
     from ..vision.synthetic_dataset import render_features
-    update, close = progress_bar(args.n, args.no_progress)
+    update, close = progress_bar(args.n, args.no_progress or not sys.stderr.isatty())
     try:
         data = render_features(args.n, args.features, args.landmarks, gestures, args.seed,
                                args.jitter, args.width, args.height, progress=update)
