@@ -40,6 +40,8 @@ against each other bit for bit.  The order is numpy's own (``pairwise_sum`` in n
 the start-up check of ``ucwl_kernels`` would notice a change.
 """
 
+from typing import Optional
+
 import numpy as np
 
 BLOCK = 128
@@ -52,7 +54,8 @@ _STACK = 64
 """Depth of the explicit split stack of ``pairwise_dot``: enough for 2^64 numbers."""
 
 
-def row_dots(rows: np.ndarray, x: np.ndarray) -> np.ndarray:
+def row_dots(rows: np.ndarray, x: np.ndarray, work: Optional[np.ndarray] = None,
+             out: Optional[np.ndarray] = None) -> np.ndarray:
     """
     Return ``rows . x`` along the last axis, summed in numpy's fixed pairwise order.
 
@@ -62,6 +65,11 @@ def row_dots(rows: np.ndarray, x: np.ndarray) -> np.ndarray:
         float64, (..., d).
     x : numpy.ndarray
         float64, (d,).
+    work : numpy.ndarray, optional
+        float64 of ``rows``' shape for the products: a caller that sums large arrays every
+        round passes one it keeps, instead of a fresh allocation per call.
+    out : numpy.ndarray, optional
+        float64 of shape (...,) for the result.
 
     Returns
     -------
@@ -69,11 +77,11 @@ def row_dots(rows: np.ndarray, x: np.ndarray) -> np.ndarray:
         (...,): the same bits on every CPU, unlike ``rows @ x``.
 
     """
-    products = rows * x
+    products = np.multiply(rows, x, out=work)
     d = products.shape[-1]
     if d <= CHUNK:
-        return np.add.reduce(products, axis=-1)
-    total = np.add.reduce(products[..., :CHUNK], axis=-1)
+        return np.add.reduce(products, axis=-1, out=out)
+    total = np.add.reduce(products[..., :CHUNK], axis=-1, out=out)
     for lo in range(CHUNK, d, CHUNK):
         total += np.add.reduce(products[..., lo:lo + CHUNK], axis=-1)
     return total
