@@ -50,10 +50,10 @@ import warnings
 
 import numpy as np
 
-from . import ucwl_kernels
+from . import reductions, ucwl_kernels
 from .base import HyperparameterError
 from .confidence_weighted import confidence_constants, DIAGONALS, FLOAT_MAX, SIGMA_FLOOR
-from .reductions import row_dots
+from .reductions import BLOCK, row_dots
 
 
 class UCWLGrid:
@@ -310,6 +310,46 @@ class UCWLGrid:
         return changed
 
 
+def two_block_dots(a, x, b, y, n):
+    """
+    Return ``pairwise_dot(a, x)`` and ``pairwise_dot(b, y)`` for 8 <= n <= ``BLOCK``.
+
+    The same additions in the same order as ``reductions.block_dot`` (8 running sums, then
+    the rest left to right), two rows interleaved so their 16 chains overlap in the CPU.
+    """
+    p0, p1, p2, p3 = a[0] * x[0], a[1] * x[1], a[2] * x[2], a[3] * x[3]
+    p4, p5, p6, p7 = a[4] * x[4], a[5] * x[5], a[6] * x[6], a[7] * x[7]
+    q0, q1, q2, q3 = b[0] * y[0], b[1] * y[1], b[2] * y[2], b[3] * y[3]
+    q4, q5, q6, q7 = b[4] * y[4], b[5] * y[5], b[6] * y[6], b[7] * y[7]
+    end = n - n % 8
+    j = 8
+    while j < end:
+        p0 += a[j] * x[j]
+        p1 += a[j + 1] * x[j + 1]
+        p2 += a[j + 2] * x[j + 2]
+        p3 += a[j + 3] * x[j + 3]
+        p4 += a[j + 4] * x[j + 4]
+        p5 += a[j + 5] * x[j + 5]
+        p6 += a[j + 6] * x[j + 6]
+        p7 += a[j + 7] * x[j + 7]
+        q0 += b[j] * y[j]
+        q1 += b[j + 1] * y[j + 1]
+        q2 += b[j + 2] * y[j + 2]
+        q3 += b[j + 3] * y[j + 3]
+        q4 += b[j + 4] * y[j + 4]
+        q5 += b[j + 5] * y[j + 5]
+        q6 += b[j + 6] * y[j + 6]
+        q7 += b[j + 7] * y[j + 7]
+        j += 8
+    p = ((p0 + p1) + (p2 + p3)) + ((p4 + p5) + (p6 + p7))
+    q = ((q0 + q1) + (q2 + q3)) + ((q4 + q5) + (q6 + q7))
+    while j < n:
+        p += a[j] * x[j]
+        q += b[j] * y[j]
+        j += 1
+    return 0.0 + p, 0.0 + q  # pairwise_dot's 0.0 + (a -0.0 sum becomes 0.0)
+
+
 def select_block(x, xx, mu, sigma, k, scores, variances, bounds, chosen, tied) -> None:
     """
     Sum, bound and choose for every setting of a block, in one call.
@@ -320,12 +360,16 @@ def select_block(x, xx, mu, sigma, k, scores, variances, bounds, chosen, tied) -
     marks the settings whose largest bound or score is shared (their caller draws).
     """
     n_settings, n_labels = scores.shape
+    d = x.shape[0]
+    short = 8 <= d <= BLOCK
     for s in range(n_settings):
         weight = k[s]
         best, greedy = 0, 0
         for i in range(n_labels):
-            score = _dot(mu[s, i], x)
-            variance = _dot(sigma[s, i], xx)
+            if short:
+                score, variance = _two_dots(mu[s, i], x, sigma[s, i], xx, d)
+            else:
+                score, variance = _dot(mu[s, i], x), _dot(sigma[s, i], xx)
             scores[s, i] = score
             variances[s, i] = variance
             bounds[s, i] = score + weight * math.sqrt(max(variance, 0.0))
@@ -369,11 +413,10 @@ class GridKernels(NamedTuple):
     learn: Callable
 
 
-_dot = None
-"""``ucwl_kernels``' compiled ``pairwise_dot`` (set before ``select_block`` is compiled)."""
-
-_learn_tail = None
-"""``ucwl_kernels``' compiled ``learn_diag`` (set before ``learn_block`` is compiled)."""
+# What the block steps call: these functions, or compiled (``grid_kernels``).
+_dot = reductions.pairwise_dot
+_two_dots = two_block_dots
+_learn_tail = ucwl_kernels.learn_diag
 
 _GRID_KERNELS: Optional[GridKernels] = None
 _GRID_TRIED = False
@@ -387,7 +430,7 @@ def grid_kernels() -> Optional[GridKernels]:
     fused, checked ones; ``disagreement`` then compares a compiled and a numpy grid over a
     short random stream before they are used.
     """
-    global _GRID_KERNELS, _GRID_TRIED, _dot, _learn_tail
+    global _GRID_KERNELS, _GRID_TRIED, _dot, _learn_tail, _two_dots
     kernels = ucwl_kernels.compiled()  # None also when BANDITLEARN_COMPILED=0
     if kernels is None or not kernels.fused:
         return None
@@ -403,6 +446,7 @@ def grid_kernels() -> Optional[GridKernels]:
                 return numba.njit(cache=True, nogil=True)(function)
             except Exception:  # noqa: B902 (a cache location numba refuses: no disk cache)
                 return numba.njit(nogil=True)(function)
+        _two_dots = jit(two_block_dots)
         candidate = GridKernels(jit(select_block), jit(learn_block))
         problem = disagreement(candidate)
     except Exception as exc:  # noqa: B902 (any numba failure: the numpy code is exact)
@@ -424,7 +468,8 @@ def disagreement(kernels: GridKernels, seed: int = 0) -> str:
     rng = np.random.default_rng(seed)
     eta, C, k = [0.95, 0.55, 0.75, 0.6], [1.0, 2.0 ** -5, 32.0, 4.0], [2.8, 0.2, 1.4, 0.0]
     cases = ((3, 7, 'scw1', 'precision'), (5, 130, 'scw2', 'variance'),
-             (1, 20, 'scw1', 'variance'), (4, 33, 'scw2', 'precision'))
+             (1, 20, 'scw1', 'variance'), (4, 33, 'scw2', 'precision'),
+             (10, 64, 'scw1', 'precision'), (2, 128, 'scw1', 'variance'))
     for n_labels, d, variant, diagonal in cases:
         grids = [UCWLGrid(n_labels, d, eta, C, k, [seed] * 4, variant, diagonal,
                           compiled=False) for _ in range(2)]
