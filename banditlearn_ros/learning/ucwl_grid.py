@@ -310,46 +310,6 @@ class UCWLGrid:
         return changed
 
 
-def two_block_dots(a, x, b, y, n):
-    """
-    Return ``pairwise_dot(a, x)`` and ``pairwise_dot(b, y)`` for 8 <= n <= ``BLOCK``.
-
-    The same additions in the same order as ``reductions.block_dot`` (8 running sums, then
-    the rest left to right), two rows interleaved so their 16 chains overlap in the CPU.
-    """
-    p0, p1, p2, p3 = a[0] * x[0], a[1] * x[1], a[2] * x[2], a[3] * x[3]
-    p4, p5, p6, p7 = a[4] * x[4], a[5] * x[5], a[6] * x[6], a[7] * x[7]
-    q0, q1, q2, q3 = b[0] * y[0], b[1] * y[1], b[2] * y[2], b[3] * y[3]
-    q4, q5, q6, q7 = b[4] * y[4], b[5] * y[5], b[6] * y[6], b[7] * y[7]
-    end = n - n % 8
-    j = 8
-    while j < end:
-        p0 += a[j] * x[j]
-        p1 += a[j + 1] * x[j + 1]
-        p2 += a[j + 2] * x[j + 2]
-        p3 += a[j + 3] * x[j + 3]
-        p4 += a[j + 4] * x[j + 4]
-        p5 += a[j + 5] * x[j + 5]
-        p6 += a[j + 6] * x[j + 6]
-        p7 += a[j + 7] * x[j + 7]
-        q0 += b[j] * y[j]
-        q1 += b[j + 1] * y[j + 1]
-        q2 += b[j + 2] * y[j + 2]
-        q3 += b[j + 3] * y[j + 3]
-        q4 += b[j + 4] * y[j + 4]
-        q5 += b[j + 5] * y[j + 5]
-        q6 += b[j + 6] * y[j + 6]
-        q7 += b[j + 7] * y[j + 7]
-        j += 8
-    p = ((p0 + p1) + (p2 + p3)) + ((p4 + p5) + (p6 + p7))
-    q = ((q0 + q1) + (q2 + q3)) + ((q4 + q5) + (q6 + q7))
-    while j < n:
-        p += a[j] * x[j]
-        q += b[j] * y[j]
-        j += 1
-    return 0.0 + p, 0.0 + q  # pairwise_dot's 0.0 + (a -0.0 sum becomes 0.0)
-
-
 def select_block(x, xx, mu, sigma, k, scores, variances, bounds, chosen, tied) -> None:
     """
     Sum, bound and choose for every setting of a block, in one call.
@@ -415,7 +375,7 @@ class GridKernels(NamedTuple):
 
 # What the block steps call: these functions, or compiled (``grid_kernels``).
 _dot = reductions.pairwise_dot
-_two_dots = two_block_dots
+_two_dots = reductions.two_block_dots
 _learn_tail = ucwl_kernels.learn_diag
 
 _GRID_KERNELS: Optional[GridKernels] = None
@@ -446,7 +406,7 @@ def grid_kernels() -> Optional[GridKernels]:
                 return numba.njit(cache=True, nogil=True)(function)
             except Exception:  # noqa: B902 (a cache location numba refuses: no disk cache)
                 return numba.njit(nogil=True)(function)
-        _two_dots = jit(two_block_dots)
+        _two_dots = ucwl_kernels._two_dots
         candidate = GridKernels(jit(select_block), jit(learn_block))
         problem = disagreement(candidate)
     except Exception as exc:  # noqa: B902 (any numba failure: the numpy code is exact)

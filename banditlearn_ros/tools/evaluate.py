@@ -153,7 +153,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument('--figures', default=None, metavar='DIR',
                    help='folder for the PNG figures (default: the --out folder)')
     p.add_argument('--jobs', type=int, default=1, metavar='N',
-                   help='worker processes (default 1); results do not depend on it')
+                   help='worker processes (default 1), also for a tuning grid; results do not '
+                        'depend on it')
     p.add_argument('--no-figures', action='store_true', help='skip the matplotlib figures')
     p.add_argument('--replot', default=None, metavar='SUMMARY',
                    help='run nothing: redraw the figures (into --figures, else beside the '
