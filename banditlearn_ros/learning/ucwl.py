@@ -231,8 +231,8 @@ class UCWL(BanditLearner):
         np.multiply(sigma, x * x, out=products[1])
         sums = np.add.reduce(products, axis=-1)
         scores = sums[0]
-        widths = np.maximum(sums[1], 0.0)
-        np.sqrt(widths, out=widths)
+        # max(v, 0) is v here: a sum of sigma_j x_j^2 with sigma > 0 (enforced) is >= +0.0.
+        widths = np.sqrt(sums[1])
         widths *= self.k
         bounds = np.add(scores, widths, out=widths)
         self._selected = (x.tobytes(), mu, sigma, self.n_updates, sums)
