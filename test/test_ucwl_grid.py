@@ -148,7 +148,7 @@ def test_compiled_block_steps_equal_the_numpy_grid_bit_for_bit(variant, diagonal
 
 
 def test_learn_without_a_select_of_that_x_sums_afresh():
-    """learn reuses select's sums only for the same x; another x gets its own sums."""
+    """The grid reuses select's sums in learn only for the same x; another x is summed."""
     X, y, labels = load_dataset('iris')
     eta, C, k = (np.array(v) for v in zip(*SETTINGS))
     grids = [UCWLGrid(3, X.shape[1], eta, C, k, [0] * len(eta), compiled=False)
