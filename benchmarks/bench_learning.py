@@ -35,6 +35,8 @@ Run: ``.venv/bin/python benchmarks/bench_learning.py [--jobs 2] [--permutations 
 3. ``--scaling``: microseconds per setting-round of the grid for d 64..4096 and K 5..1000
    with the block ``choose_block`` picks, and the memory the old fixed block of 512 would
    have held.
+4. ``--evaluate-grid`` (alone): the digits grid through ``banditlearn_evaluate --jobs N``
+   against one job on the numpy grid, wall and CPU seconds, results compared.
 """
 
 import argparse
@@ -205,7 +207,13 @@ def main() -> None:
     parser.add_argument('--skip-grid', action='store_true')
     parser.add_argument('--scaling', action='store_true',
                         help='also print the grid scaling table (a few minutes)')
+    parser.add_argument('--evaluate-grid', action='store_true',
+                        help='only time the digits grid through banditlearn_evaluate (--jobs, '
+                             '--permutations), against one job on the numpy grid')
     args = parser.parse_args()
+    if args.evaluate_grid:
+        evaluate_grid(args.jobs, args.permutations)
+        return
     print(f'machine: {platform.machine()} {platform.processor() or ""}, {os.cpu_count()} cpus, '
           f'load average {os.getloadavg()[0]:.1f}; python {platform.python_version()}, '
           f'numpy {np.__version__}, OPENBLAS_CORETYPE={os.environ.get("OPENBLAS_CORETYPE")}')
@@ -239,6 +247,50 @@ def main() -> None:
     print(f'best in-sample setting {settings[best]}: '
           f'{100 * out["mistakes_observed"][best].mean() / len(y):.1f} % (not a tuned '
           f'result: tuning uses a separate permutation)')
+
+
+def evaluate_grid(jobs: int, permutations: int) -> None:
+    """
+    Print wall and CPU seconds of the digits grid through ``banditlearn_evaluate`` (part 4).
+
+    The baseline, in the same run: one job on the numpy grid (``BANDITLEARN_COMPILED=0``),
+    which is how the grid ran before ``--jobs`` reached it.  The two summaries must agree.
+    """
+    import json
+    import subprocess
+    import sys
+    import tempfile
+    command = [sys.executable, '-m', 'banditlearn_ros.tools.evaluate', '--datasets', 'digits',
+               '--algorithms', 'ucwl', '--tuning-permutations', str(permutations),
+               '--permutations', str(permutations), '--no-figures', '--no-progress']
+    print(f'\nbanditlearn_evaluate, digits, ucwl: 1485 settings x {permutations} tuning '
+          f'permutations, then {permutations} permutations of the tuned setting')
+    records, cells = [], []
+    with tempfile.TemporaryDirectory() as folder:
+        for name, n_jobs, compiled in (('numpy grid, --jobs 1', 1, '0'),
+                                       (f'this code, --jobs {jobs}', jobs, '1')):
+            out = os.path.join(folder, name[:5])
+            env = dict(os.environ, **{ucwl_kernels.ENV_SWITCH: compiled})
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            wall = time.perf_counter()
+            subprocess.run(command + ['--jobs', str(n_jobs), '--out', out], env=env,
+                           check=True, stdout=subprocess.DEVNULL)
+            wall = time.perf_counter() - wall
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+            cells.append((wall, cpu))
+            print(f'  {name:<24} wall {wall:6.1f} s  CPU {cpu:6.1f} s  (load average now '
+                  f'{os.getloadavg()[0]:.1f})', flush=True)
+            with open(os.path.join(out, 'summary.json'), encoding='utf-8') as handle:
+                summary = json.load(handle)['records']
+            for record in summary:
+                record.pop('seconds')
+            records.append(summary)
+    print(f'  speed-up: wall {cells[0][0] / cells[1][0]:.2f}x, '
+          f'CPU {cells[0][1] / cells[1][1]:.2f}x; tuned setting and every rate identical: '
+          f'{records[0] == records[1]} '
+          f'({records[1][0]["params"]}, observed mistake rate '
+          f'{records[1][0]["mistake_rate_observed"]["mean"]:.4f})')
 
 
 if __name__ == '__main__':

@@ -154,6 +154,32 @@ def test_tuning_permutations_are_recorded_and_used(tmp_path):
     assert runs[1]['params'] != runs[3]['params']
 
 
+def test_jobs_reach_the_tuning_grid_and_change_no_result(tmp_path, monkeypatch):
+    from banditlearn_ros.learning import ucwl_grid
+    jobs_seen = []
+    run_grid = ucwl_grid.run_grid
+
+    def spy(*args, **kwargs):
+        jobs_seen.append(kwargs.get('jobs'))
+        return run_grid(*args, **kwargs)
+    monkeypatch.setattr(ucwl_grid, 'run_grid', spy)
+    records = {}
+    for jobs in (1, 2):
+        out = tmp_path / f'j{jobs}'
+        code = evaluate.main(['--datasets', 'iris', '--label-noise', '0.1', '--algorithms',
+                              'ucwl', 'banditron', '--params', 'ucwl:eta=0.9', '--permutations',
+                              '3', '--seed', '2', '--out', str(out), '--no-figures',
+                              '--no-progress', '--jobs', str(jobs)])
+        assert code == 0
+        records[jobs] = json.loads((out / 'summary.json').read_text())['records']
+        for record in records[jobs]:
+            record.pop('seconds')
+    # ucwl and ucwl-paper (the group 'ucwl'): each grid ran with every job, in this process.
+    assert jobs_seen == [1, 1, 2, 2]
+    assert [r['algorithm'] for r in records[2]] == ['ucwl', 'ucwl-paper', 'banditron']
+    assert records[1] == records[2]
+
+
 def test_csv_input_and_fixed_parameters_without_tuning(tmp_path):
     rng = np.random.default_rng(0)
     X = rng.random((60, 3))

@@ -108,6 +108,24 @@ def test_the_compiled_sums_equal_the_reference_on_many_random_shapes():
         assert reductions.row_dot(a, b) == want, d
 
 
+@pytest.mark.parametrize('compiled', [False, True])
+def test_two_interleaved_rows_are_summed_as_the_reference_sums_each(compiled):
+    two = reductions.two_block_dots
+    if compiled:
+        pytest.importorskip('numba', reason='numba (the [fast] extra) is not installed')
+        if ucwl_kernels.compiled() is None:
+            pytest.skip(f'{ucwl_kernels.ENV_SWITCH}=0 in the environment')
+        two = ucwl_kernels._two_dots
+    rng = np.random.default_rng(3)
+    for d in range(8, reductions.BLOCK + 1):
+        a, x, b, y = (_data(rng, d) for _ in range(4))
+        if d % 5 == 0:  # products all -0.0: the sum is 0.0 + (-0.0), as pairwise_dot's
+            a[:], x[:] = 0.0, -np.abs(x) - 1.0
+        got = np.array(two(a, x, b, y, d))
+        want = np.array([_reference_dot(a, x), _reference_dot(b, y)])
+        assert got.tobytes() == want.tobytes(), d  # bit for bit, the sign of a zero too
+
+
 # A UCWL stream in a fresh process, whose BLAS is told which kernel to use; it prints the
 # kernel it got, every decision and the learned state's bytes (hashed).
 STREAM = textwrap.dedent("""

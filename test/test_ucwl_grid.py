@@ -14,7 +14,7 @@
 
 """UCWLGrid must take exactly the decisions of the reference UCWL, setting by setting."""
 
-from banditlearn_ros.learning import TeacherModel, UCWL
+from banditlearn_ros.learning import TeacherModel, UCWL, ucwl_grid
 from banditlearn_ros.learning.base import HyperparameterError
 from banditlearn_ros.learning.datasets import load_dataset
 from banditlearn_ros.learning.evaluation import make_stream, run_learner
@@ -123,3 +123,57 @@ def test_invalid_settings_are_refused(kwargs):
     n = max(len(v) for v in kwargs.values() if isinstance(v, list))
     with pytest.raises(HyperparameterError):
         UCWLGrid(3, 4, seeds=[0] * n, **kwargs)
+
+
+@pytest.mark.parametrize('variant,diagonal', [('scw1', 'precision'), ('scw2', 'variance')])
+def test_compiled_block_steps_equal_the_numpy_grid_bit_for_bit(variant, diagonal):
+    kernels = ucwl_grid.grid_kernels()
+    if kernels is None:
+        pytest.skip('numba is not installed (or BANDITLEARN_COMPILED=0): no compiled grid')
+    X, y, labels = load_dataset('digits')
+    teacher = TeacherModel(label_noise=0.2, no_answer=0.1)
+    stream = make_stream(y, len(labels), teacher, index=1, seed=7)
+    eta, C, k = (np.array(v) for v in zip(*SETTINGS))
+    grids = [UCWLGrid(len(labels), X.shape[1], eta, C, k, [7] * len(eta), variant, diagonal,
+                      compiled=compiled) for compiled in (False, True)]
+    assert grids[0]._kernels is None and grids[1]._kernels is kernels
+    for t in range(500):
+        x = X[stream.order[t]]
+        chosen = [g.select(x) for g in grids]
+        assert chosen[0].tolist() == chosen[1].tolist(), f'round {t}'
+        if stream.u_silent[t] < teacher.no_answer:
+            continue
+        active = np.arange(len(eta)) != t % len(eta)  # one setting left out per round
+        changed = [g.learn(x, c, c == stream.y_obs[t], active) for g, c in zip(grids, chosen)]
+        assert changed[0].tolist() == changed[1].tolist(), f'round {t}'
+    np.testing.assert_array_equal(grids[0].n_updates, grids[1].n_updates)
+    np.testing.assert_array_equal(grids[0].mu, grids[1].mu)
+    np.testing.assert_array_equal(grids[0].sigma, grids[1].sigma)
+
+
+def test_learn_without_a_select_of_that_x_sums_afresh():
+    """The grid reuses select's sums in learn only for the same x; another x is summed."""
+    X, y, labels = load_dataset('iris')
+    eta, C, k = (np.array(v) for v in zip(*SETTINGS))
+    grids = [UCWLGrid(3, X.shape[1], eta, C, k, [0] * len(eta), compiled=False)
+             for _ in range(2)]
+    for t in range(60):
+        chosen = [g.select(X[t]) for g in grids]
+        grids[0].learn(X[t + 1], chosen[0], chosen[0] == y[t])
+        grids[1]._selected = None  # as if select had never seen any x
+        grids[1].learn(X[t + 1], chosen[1], chosen[1] == y[t])
+    np.testing.assert_array_equal(grids[0].mu, grids[1].mu)
+    np.testing.assert_array_equal(grids[0].sigma, grids[1].sigma)
+    assert grids[0].n_updates.sum() > 0
+
+
+def test_block_size_and_workers_leave_every_count_unchanged():
+    X, y, labels = load_dataset('wine')
+    teacher = TeacherModel(label_noise=0.1)
+    streams = [make_stream(y, 3, teacher, p, seed=2) for p in range(2)]
+    eta, C, k = (np.repeat(v, 7) for v in zip(*SETTINGS))  # 35 settings
+    one = run_grid(X, streams, teacher, 3, eta, C, k, block=35, jobs=1)
+    for block, jobs in ((None, 2), (4, 1), (None, 3)):
+        other = run_grid(X, streams, teacher, 3, eta, C, k, block=block, jobs=jobs)
+        for key in one:
+            np.testing.assert_array_equal(one[key], other[key])

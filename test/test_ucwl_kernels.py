@@ -73,6 +73,7 @@ def _source_kernels(monkeypatch, fused):
     monkeypatch.setattr(reductions, '_block', reductions.block_dot)
     monkeypatch.setattr(reductions, '_halves', reductions.halves_dot)
     monkeypatch.setattr(ucwl_kernels, '_dot', reductions.pairwise_dot)
+    monkeypatch.setattr(ucwl_kernels, '_two_dots', reductions.two_block_dots)
     monkeypatch.setattr(ucwl_kernels, '_select_tail', ucwl_kernels.select_diag)
     monkeypatch.setattr(ucwl_kernels, '_learn_tail', ucwl_kernels.learn_diag)
     return ucwl_kernels.Kernels(ucwl_kernels.select_fused, ucwl_kernels.learn_fused, True)

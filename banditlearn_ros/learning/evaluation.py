@@ -211,7 +211,7 @@ class RunResult:
 
 Runner = Callable[[Dict[str, Any], np.ndarray, Stream, TeacherModel, int, bool], RunResult]
 GridRunner = Callable[..., List[List[RunResult]]]
-"""``(settings, X, streams, teacher, n_labels, progress=None) -> [setting][stream]``."""
+"""``(settings, X, streams, teacher, n_labels, progress=None, jobs=1) -> [setting][stream]``."""
 
 
 @dataclass
@@ -229,6 +229,8 @@ class Algorithm:
     grid: Dict[str, List[Any]] = field(default_factory=dict)
     fixed: Dict[str, Any] = field(default_factory=dict)
     run_grid: Optional[GridRunner] = None
+    grid_jobs: int = 1
+    """Worker processes ``run_grid`` may use while tuning (``banditlearn_evaluate --jobs``)."""
     feedback: str = 'bandit'
     centring: str = 'none'
     """Mean taken out of each stream's vectors before the algorithm sees them
@@ -417,11 +419,13 @@ def run_ucwl_settings(settings: List[Dict[str, Any]], X: np.ndarray, stream: Str
 
 def run_ucwl_streams(settings: List[Dict[str, Any]], X: np.ndarray, streams: Sequence[Stream],
                      teacher: TeacherModel, n_labels: int,
-                     progress: Optional[Callable[[int], None]] = None) -> List[List[RunResult]]:
+                     progress: Optional[Callable[[int], None]] = None,
+                     jobs: int = 1) -> List[List[RunResult]]:
     """
     Run many UCWL settings on many streams in one ``UCWLGrid`` call; [setting][stream].
 
-    ``progress`` is called with the number of (setting, stream) runs finished, block by block.
+    ``progress`` is called with the number of (setting, stream) runs finished, block by block;
+    the blocks run in ``jobs`` worker processes (``ucwl_grid.run_grid``).
     """
     from .ucwl_grid import run_grid
     variant = {s.get('variant', 'scw1') for s in settings}
@@ -439,7 +443,7 @@ def run_ucwl_streams(settings: List[Dict[str, Any]], X: np.ndarray, streams: Seq
     out = run_grid(X, list(streams), teacher, n_labels, [s['eta'] for s in settings],
                    [s['C'] for s in settings], [s['k'] for s in settings],
                    variant=variant.pop(), diagonal=diagonal.pop(), progress=progress,
-                   no_weight=no_weight.pop())
+                   no_weight=no_weight.pop(), jobs=jobs)
     seconds = (time.perf_counter() - start) / (len(settings) * len(streams))
     return [[RunResult(int(out['mistakes_observed'][i, j]), int(out['mistakes_true'][i, j]),
                        int(out['updates'][i, j]), seconds, len(st))
@@ -531,7 +535,7 @@ def tune(algorithm: Algorithm, X: np.ndarray, y: np.ndarray, n_labels: int,
     start = time.perf_counter()
     if algorithm.run_grid is not None and len(settings) > 1:
         results = algorithm.run_grid(settings, X, streams, teacher, n_labels,
-                                     progress=progress)
+                                     progress=progress, jobs=algorithm.grid_jobs)
     else:
         results = []
         for s in settings:

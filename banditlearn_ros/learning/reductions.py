@@ -40,6 +40,8 @@ against each other bit for bit.  The order is numpy's own (``pairwise_sum`` in n
 the start-up check of ``ucwl_kernels`` would notice a change.
 """
 
+from typing import Optional
+
 import numpy as np
 
 BLOCK = 128
@@ -52,7 +54,8 @@ _STACK = 64
 """Depth of the explicit split stack of ``pairwise_dot``: enough for 2^64 numbers."""
 
 
-def row_dots(rows: np.ndarray, x: np.ndarray) -> np.ndarray:
+def row_dots(rows: np.ndarray, x: np.ndarray, work: Optional[np.ndarray] = None,
+             out: Optional[np.ndarray] = None) -> np.ndarray:
     """
     Return ``rows . x`` along the last axis, summed in numpy's fixed pairwise order.
 
@@ -62,6 +65,11 @@ def row_dots(rows: np.ndarray, x: np.ndarray) -> np.ndarray:
         float64, (..., d).
     x : numpy.ndarray
         float64, (d,).
+    work : numpy.ndarray, optional
+        float64 of ``rows``' shape for the products: a caller that sums large arrays every
+        round passes one it keeps, instead of a fresh allocation per call.
+    out : numpy.ndarray, optional
+        float64 of shape (...,) for the result.
 
     Returns
     -------
@@ -69,11 +77,11 @@ def row_dots(rows: np.ndarray, x: np.ndarray) -> np.ndarray:
         (...,): the same bits on every CPU, unlike ``rows @ x``.
 
     """
-    products = rows * x
+    products = np.multiply(rows, x, out=work)
     d = products.shape[-1]
     if d <= CHUNK:
-        return np.add.reduce(products, axis=-1)
-    total = np.add.reduce(products[..., :CHUNK], axis=-1)
+        return np.add.reduce(products, axis=-1, out=out)
+    total = np.add.reduce(products[..., :CHUNK], axis=-1, out=out)
     for lo in range(CHUNK, d, CHUNK):
         total += np.add.reduce(products[..., lo:lo + CHUNK], axis=-1)
     return total
@@ -112,6 +120,47 @@ def block_dot(a, b, lo, n) -> float:
         res += a[i] * b[i]
         i += 1
     return res
+
+
+def two_block_dots(a, x, b, y, n):
+    """
+    Return ``pairwise_dot(a, x)`` and ``pairwise_dot(b, y)`` for 8 <= n <= ``BLOCK``.
+
+    The same additions in the same order as ``block_dot`` (8 running sums, then the rest
+    left to right), two rows interleaved so their 16 chains overlap in the CPU (for numba:
+    ``ucwl_kernels`` compiles it).
+    """
+    p0, p1, p2, p3 = a[0] * x[0], a[1] * x[1], a[2] * x[2], a[3] * x[3]
+    p4, p5, p6, p7 = a[4] * x[4], a[5] * x[5], a[6] * x[6], a[7] * x[7]
+    q0, q1, q2, q3 = b[0] * y[0], b[1] * y[1], b[2] * y[2], b[3] * y[3]
+    q4, q5, q6, q7 = b[4] * y[4], b[5] * y[5], b[6] * y[6], b[7] * y[7]
+    end = n - n % 8
+    j = 8
+    while j < end:
+        p0 += a[j] * x[j]
+        p1 += a[j + 1] * x[j + 1]
+        p2 += a[j + 2] * x[j + 2]
+        p3 += a[j + 3] * x[j + 3]
+        p4 += a[j + 4] * x[j + 4]
+        p5 += a[j + 5] * x[j + 5]
+        p6 += a[j + 6] * x[j + 6]
+        p7 += a[j + 7] * x[j + 7]
+        q0 += b[j] * y[j]
+        q1 += b[j + 1] * y[j + 1]
+        q2 += b[j + 2] * y[j + 2]
+        q3 += b[j + 3] * y[j + 3]
+        q4 += b[j + 4] * y[j + 4]
+        q5 += b[j + 5] * y[j + 5]
+        q6 += b[j + 6] * y[j + 6]
+        q7 += b[j + 7] * y[j + 7]
+        j += 8
+    p = ((p0 + p1) + (p2 + p3)) + ((p4 + p5) + (p6 + p7))
+    q = ((q0 + q1) + (q2 + q3)) + ((q4 + q5) + (q6 + q7))
+    while j < n:
+        p += a[j] * x[j]
+        q += b[j] * y[j]
+        j += 1
+    return 0.0 + p, 0.0 + q  # pairwise_dot's 0.0 + (a -0.0 sum becomes 0.0)
 
 
 def pairwise_dot(a, b) -> float:

@@ -14,6 +14,7 @@
 
 """Upper Confidence Weighted Learning (Ngo et al. 2013, Algorithm 1)."""
 
+import math
 from typing import Any, Optional
 
 import numpy as np
@@ -23,7 +24,7 @@ from .base import BanditLearner, check_choice, check_range, Label, LearnerInputE
 from .confidence_weighted import (
     confidence_constants, cw_beta, cw_gamma, DIAGONALS, gaussian_update, initial_gaussian,
     margin_variance, mixture_gaussian, scw1_alpha, scw2_alpha)
-from .reductions import row_dot, row_dots
+from .reductions import CHUNK, row_dot, row_dots
 
 ADDED_LABEL_PRIORS = ('mixture', 'unit')
 """Where a label added at runtime starts (``UCWL.added_label_prior``)."""
@@ -47,6 +48,9 @@ def no_cap(C: float, no_weight: str, n_labels: int) -> float:
 
 
 _FLOAT64 = np.dtype(np.float64)
+
+_LIST_LABELS = 64
+"""Labels up to which ``select`` finds maxima on Python floats (fewer numpy calls)."""
 
 
 class UCWL(BanditLearner):
@@ -128,6 +132,8 @@ class UCWL(BanditLearner):
         # The compiled steps (ucwl_kernels) when numba is there; None = the numpy code below.
         self._kernels = ucwl_kernels.compiled() if self.covariance == 'diag' else None
         self._set_learn_params()
+        self._products: Optional[np.ndarray] = None
+        self._selected: Optional[tuple] = None
 
     def _set_learn_params(self) -> None:
         """Set the kernels' constants (the cap of a "no" depends on the number of labels)."""
@@ -198,16 +204,31 @@ class UCWL(BanditLearner):
         """Output the label with the highest upper confidence bound (Algorithm 1, line 11)."""
         if self._kernels is not None:
             prediction = self._select_compiled(self._vector(x))
-            if prediction is None:
-                raise LearnerInputError('features contain NaN or infinity')
-            return prediction
-        return self._select_numpy(self.check_x(x))
+        elif self.covariance == 'diag' and self.n_features <= CHUNK:
+            prediction = self._select_sums(self._vector(x))
+        else:
+            return self._select_numpy(self.check_x(x))
+        if prediction is None:
+            raise LearnerInputError('features contain NaN or infinity')
+        return prediction
 
     def learn(self, x: Any, label: Label, correct: bool,
               prediction: Optional[Prediction] = None) -> bool:
         """Update the selected classifier only (Algorithm 1, lines 12-17)."""
         if self._kernels is not None:
             return self._learn_compiled(self._vector(x), label, correct)
+        selected, self._selected = self._selected, None
+        if (selected is not None and type(x) is np.ndarray and selected[1] is self._mu
+                and selected[2] is self._sigma and selected[3] == self.n_updates
+                and x.dtype is _FLOAT64 and x.shape == (self.n_features,)
+                and x.tobytes() == selected[0]):
+            # The x select summed (so finite) and the same rows: its sums are this step's.
+            i = label if type(label) is int and 0 <= label < len(self.labels) else (
+                self.label_index(label))
+            z = 1.0 if correct is True else -1.0 if correct is False else (
+                1.0 if self._check_correct(correct) else -1.0)
+            sums = selected[4]
+            return self._step(x, i, z, z * float(sums[0, i]), float(sums[1, i]))
         return self._learn_numpy(self.check_x(x), label, correct)
 
     def _select_valid(self, x: np.ndarray) -> Optional[Prediction]:
@@ -231,13 +252,60 @@ class UCWL(BanditLearner):
         widths = self.k * np.sqrt(np.maximum(self._margin_variances(x), 0.0))
         return self._upper_confidence_choice(scores, widths)
 
+    def _select_sums(self, x: np.ndarray) -> Optional[Prediction]:
+        """
+        ``_select_numpy`` in fewer numpy calls, the same values; None when x is not finite.
+
+        Both sums come from one reduction over the products of ``mu`` and ``sigma`` (kept
+        in one array between rounds), each row summed as ``row_dots`` sums it; at up to
+        ``_LIST_LABELS`` labels the maxima and ties are found on Python floats.  The sums
+        are kept for ``learn`` of the same x (``_selected``).
+        """
+        # x . x is finite when x is (a finite x too large for it is checked one by one).
+        if not math.isfinite(x.dot(x)) and not np.isfinite(x).all():
+            return None
+        mu, sigma = self._mu, self._sigma
+        products = self._products
+        if products is None or products.shape[1:] != mu.shape:
+            products = self._products = np.empty((2,) + mu.shape)
+        np.multiply(mu, x, out=products[0])
+        np.multiply(sigma, x * x, out=products[1])
+        sums = np.add.reduce(products, axis=-1)
+        scores = sums[0]
+        # max(v, 0) is v here: a sum of sigma_j x_j^2 with sigma > 0 (enforced) is >= +0.0.
+        widths = np.sqrt(sums[1])
+        widths *= self.k
+        bounds = np.add(scores, widths, out=widths)
+        self._selected = (x.tobytes(), mu, sigma, self.n_updates, sums)
+        if len(scores) <= _LIST_LABELS:
+            bound_list, score_list = bounds.tolist(), scores.tolist()
+        # Sums that overflowed (NaN or infinity) take numpy's argmax, as _select_numpy does.
+        if len(scores) > _LIST_LABELS or not math.isfinite(sum(bound_list) + sum(score_list)):
+            return self._prediction(self._argmax(bounds), scores, bounds,
+                                    greedy=self._argmax(scores))
+        chosen = self._list_argmax(bound_list)
+        greedy = self._list_argmax(score_list)
+        return Prediction(chosen, self.labels[chosen], scores, bounds,
+                          score_list[chosen] < max(score_list), greedy)
+
+    def _list_argmax(self, values: list) -> int:
+        """``_argmax`` on Python floats (finite): the same index and the same random draw."""
+        top = max(values)
+        if values.count(top) == 1:
+            return values.index(top)
+        best = [i for i, value in enumerate(values) if value == top]
+        return best[self._rng.integers(len(best))]
+
     def _learn_numpy(self, x: np.ndarray, label: Label, correct: bool) -> bool:
         i = self.label_index(label)
         z = 1.0 if self._check_correct(correct) else -1.0
+        return self._step(x, i, z, z * row_dot(self._mu[i], x),
+                          margin_variance(self._sigma[i], x))
+
+    def _step(self, x: np.ndarray, i: int, z: float, m: float, v: float) -> bool:
+        """Lines 13-17 for label ``i`` given ``m = z mu_i . x`` and ``v = x^T Sigma_i x``."""
         mu, sigma = self._mu[i], self._sigma[i]
-        m = z * row_dot(mu, x)
-        v = margin_variance(sigma, x)
-        if not m < self._phi * np.sqrt(max(v, 0.0)):
+        if not m < self._phi * math.sqrt(max(v, 0.0)):  # np.sqrt's value, without a ufunc call
             return False
         C = self.C if z > 0.0 else self._C_no
         if self.variant == 'scw1':

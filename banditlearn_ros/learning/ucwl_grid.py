@@ -30,28 +30,30 @@ by the same operation in the same order:
   (setting, label) row exactly as the reference sums its rows, in numpy's fixed
   pairwise order (the same bits on every CPU, unlike BLAS);
 - the scalar formulas of ``confidence_weighted`` are written out with the same
-  association, and ``x ** 2`` uses ``np.power`` with an array exponent (libm ``pow``,
-  like Python's float ``**``) rather than ``x * x``, which differs from ``pow`` in about
-  1 in 1000 values on this machine;
+  association, and ``x ** 2`` is Python's float ``**`` (libm ``pow``) rather than
+  ``x * x``, which differs from ``pow`` in about 1 in 1000 values, or ``np.power``,
+  which numpy may dispatch to a SIMD kernel (27 % of values differed on an AVX-512 CPU);
 - ties (argmax over several equal values) are broken with one ``numpy.random.Generator``
   per setting seeded like the reference learner and drawn in the same order (the UCB
   argmax, then the greedy argmax the reference computes for its ``Prediction``).
 
-Where it can differ: if numpy dispatches ``power`` to a vectorised (SVML/AVX-512) kernel
-on another CPU, values can differ in the last bit and a later near-tie can go the other way.
-``test/test_ucwl_grid.py`` checks equality of every decision and update count on this
-machine; run it after a numpy upgrade.  Only the diagonal covariance is supported (the
-paper's experimental choice), with either diagonalisation step (``diagonal``); the full
-covariance costs d x d per label and is left to the reference class.
+``test/test_ucwl_grid.py`` checks equality of every decision and update count, and
+the compiled block steps (``select_block``, ``learn_block``, used when numba is there)
+against this numpy code bit for bit; run it after a numpy upgrade.  Only the diagonal
+covariance is supported (the paper's experimental choice), with either diagonalisation step
+(``diagonal``); the full covariance costs d x d per label and is left to the reference class.
 """
 
-from typing import Dict, Optional, Sequence
+import math
+from typing import Callable, Dict, NamedTuple, Optional, Sequence
+import warnings
 
 import numpy as np
 
+from . import reductions, ucwl_kernels
 from .base import HyperparameterError
 from .confidence_weighted import confidence_constants, DIAGONALS, FLOAT_MAX, SIGMA_FLOOR
-from .reductions import row_dots
+from .reductions import BLOCK, row_dots
 from .ucwl import no_cap, NO_WEIGHTS
 
 
@@ -75,12 +77,16 @@ class UCWLGrid:
         Diagonalisation step, shared by every setting (``UCWL``'s ``diagonal``).
     no_weight : {'equal', 'balanced'}
         Cap of a "no" step, shared by every setting (``UCWL``'s ``no_weight``).
+    compiled : bool, optional
+        Step the block with the compiled loops (``GridKernels``); default: when numba is
+        there and they passed their check.  False keeps the numpy code.
 
     """
 
     def __init__(self, n_labels: int, n_features: int, eta: Sequence[float],
                  C: Sequence[float], k: Sequence[float], seeds: Sequence[int],
-                 variant: str = 'scw1', diagonal: str = 'precision', no_weight: str = 'equal'):
+                 variant: str = 'scw1', diagonal: str = 'precision', no_weight: str = 'equal',
+                 compiled: Optional[bool] = None):
         eta = np.asarray(eta, dtype=np.float64).ravel()
         C = np.asarray(C, dtype=np.float64).ravel()
         k = np.asarray(k, dtype=np.float64).ravel()
@@ -115,8 +121,28 @@ class UCWLGrid:
         self.n_updates = np.zeros(n, dtype=np.int64)
         self._rngs: Dict[int, np.random.Generator] = {}
         self._rows = np.arange(n)
-        self._two = np.full(n, 2.0)
         self._label_index = np.arange(self.n_labels, dtype=np.int64)[:, None]
+        # Kept between rounds: the products (one array of mu's size, written in place each
+        # round instead of two fresh ones) and the last select's sums, which learn reuses.
+        self._work = np.empty_like(self.mu)
+        self._scores = np.empty((n, self.n_labels))
+        self._variances = np.empty((n, self.n_labels))
+        self._selected: Optional[np.ndarray] = None
+        self._kernels: Optional[GridKernels] = None
+        kernels = grid_kernels() if compiled is None or compiled else None
+        if kernels is not None:
+            self._use(kernels)
+
+    def _use(self, kernels: 'GridKernels') -> None:
+        """Step with ``kernels`` from now on (with the buffers and constants they take)."""
+        n = self.n_settings
+        self._bounds = np.empty((n, self.n_labels))
+        self._chosen = np.empty(n, dtype=np.int64)
+        self._tied = np.empty(n, dtype=np.bool_)
+        self._params = np.array([ucwl_kernels.learn_params(
+            self._phi[s], self._psi[s], self._xi[s], self.C[s], self.variant, self.diagonal,
+            self.C_no[s]) for s in range(n)])
+        self._kernels = kernels
 
     def _rng(self, s: int) -> np.random.Generator:
         rng = self._rngs.get(s)
@@ -132,10 +158,15 @@ class UCWLGrid:
 
     def select(self, x: np.ndarray) -> np.ndarray:
         """Return each setting's output label for x (UCWL.select, Algorithm 1 line 11)."""
+        if self._kernels is not None:
+            return self._select_compiled(x)
         # Each row summed as the reference sums it; the results are transposed to labels x
         # settings so reductions over labels run on long rows.
-        scores = np.ascontiguousarray(row_dots(self.mu, x).T)
-        var = np.ascontiguousarray(row_dots(self.sigma, x * x).T)
+        row_dots(self.mu, x, self._work, self._scores)
+        row_dots(self.sigma, x * x, self._work, self._variances)
+        self._selected = x.copy()
+        scores = np.ascontiguousarray(self._scores.T)
+        var = np.ascontiguousarray(self._variances.T)
         bounds = scores + self.k * np.sqrt(np.maximum(var, 0.0))
         is_max, tied = self._ties(bounds)
         # The unique maximum's index; tied settings are overwritten below.
@@ -171,6 +202,8 @@ class UCWLGrid:
             Boolean mask of the settings whose model changed.
 
         """
+        if self._kernels is not None and self._selected is not None:
+            return self._learn_compiled(x, chosen, correct, active)
         rows = self._rows
         if active is not None:
             rows = rows[active]
@@ -186,8 +219,14 @@ class UCWLGrid:
         mu_c = mu_flat.take(flat, axis=0)
         sg_c = sg_flat.take(flat, axis=0)
         z = np.where(correct, 1.0, -1.0)
-        m = z * row_dots(mu_c, x)
-        v = row_dots(sg_c, x * x)
+        selected, self._selected = self._selected, None
+        if selected is not None and np.array_equal(selected, x):
+            # The chosen rows' sums from select: the same rows summed the same way.
+            m = z * self._scores.reshape(-1).take(flat)
+            v = self._variances.reshape(-1).take(flat)
+        else:
+            m = z * row_dots(mu_c, x)
+            v = row_dots(sg_c, x * x)
         phi = self._phi if active is None else self._phi[rows]
         need = m < phi * np.sqrt(np.maximum(v, 0.0))
         need &= v > 0.0
@@ -233,13 +272,190 @@ class UCWLGrid:
             sigma = sg_c[sel] / (1.0 + gamma[:, None] * (sx * x))
         else:
             t = -alpha * v * phi + np.sqrt(alpha * alpha * v * v * phi * phi + 4.0 * v)
-            u = 0.25 * np.power(t, self._two[:t.size])
+            # Python's float ** (libm pow), as cw_beta: np.power dispatches to a SIMD kernel
+            # that differed from pow in 27 % of values on an AVX-512 machine.
+            u = 0.25 * np.array([value ** 2.0 for value in t.tolist()])
             beta = alpha * phi / (np.sqrt(u) + v * alpha * phi)
             sigma = sg_c[sel] - beta[:, None] * sx * sx
         sg_flat[f] = np.maximum(sigma, SIGMA_FLOOR)
         self.n_updates[r] += 1
         changed[r] = True
         return changed
+
+    def _select_compiled(self, x: np.ndarray) -> np.ndarray:
+        """``select`` through ``GridKernels.select``; ties drawn here, as the numpy code does."""
+        x = np.ascontiguousarray(x, dtype=np.float64)
+        chosen, tied = self._chosen, self._tied
+        self._kernels.select(x, x * x, self.mu, self.sigma, self.k, self._scores,
+                             self._variances, self._bounds, chosen, tied)
+        self._selected = x.copy()
+        chosen = chosen.copy()
+        for s in np.flatnonzero(tied).tolist():
+            bounds, scores = self._bounds[s], self._scores[s]
+            best = np.flatnonzero(bounds == bounds.max())
+            if best.size > 1:
+                chosen[s] = best[self._rng(s).integers(best.size)]
+            n_greedy = np.count_nonzero(scores == scores.max())
+            if n_greedy > 1:
+                self._rng(s).integers(n_greedy)
+        return chosen
+
+    def _learn_compiled(self, x: np.ndarray, chosen: np.ndarray, correct: np.ndarray,
+                        active: Optional[np.ndarray]) -> np.ndarray:
+        """``learn`` through ``GridKernels.learn``, on the sums of the last ``select``."""
+        selected, self._selected = self._selected, None
+        x = np.ascontiguousarray(x, dtype=np.float64)
+        if not np.array_equal(selected, x):
+            self._selected = None
+            return self.learn(x, chosen, correct, active)
+        z = np.where(correct, 1.0, -1.0)
+        active = np.ones(self.n_settings, np.bool_) if active is None else np.asarray(
+            active, dtype=np.bool_)
+        changed = np.zeros(self.n_settings, dtype=np.bool_)
+        self._kernels.learn(x, self.mu, self.sigma, np.asarray(chosen, dtype=np.int64), z,
+                            active, self._scores, self._variances, self._params,
+                            self.n_updates, changed)
+        return changed
+
+
+def select_block(x, xx, mu, sigma, k, scores, variances, bounds, chosen, tied) -> None:
+    """
+    Sum, bound and choose for every setting of a block, in one call.
+
+    Each setting's ``scores``, ``variances`` and ``bounds`` (settings x labels) are
+    ``ucwl_kernels.select_diag``'s, with the dot products ``reductions.pairwise_dot``, as
+    the numpy code's ``row_dots``; ``chosen`` gets the first largest bound, and ``tied``
+    marks the settings whose largest bound or score is shared (their caller draws).
+    """
+    n_settings, n_labels = scores.shape
+    d = x.shape[0]
+    short = 8 <= d <= BLOCK
+    for s in range(n_settings):
+        weight = k[s]
+        best, greedy = 0, 0
+        for i in range(n_labels):
+            if short:
+                score, variance = _two_dots(mu[s, i], x, sigma[s, i], xx, d)
+            else:
+                score, variance = _dot(mu[s, i], x), _dot(sigma[s, i], xx)
+            scores[s, i] = score
+            variances[s, i] = variance
+            bounds[s, i] = score + weight * math.sqrt(max(variance, 0.0))
+            if bounds[s, i] > bounds[s, best]:
+                best = i
+            if score > scores[s, greedy]:
+                greedy = i
+        n_best, n_greedy = 0, 0
+        for i in range(n_labels):
+            if bounds[s, i] == bounds[s, best]:
+                n_best += 1
+            if scores[s, i] == scores[s, greedy]:
+                n_greedy += 1
+        chosen[s] = best
+        tied[s] = n_best > 1 or n_greedy > 1
+
+
+def learn_block(x, mu, sigma, chosen, z, active, scores, variances, params, n_updates,
+                changed) -> None:
+    """
+    Step each active setting's chosen row with ``ucwl_kernels.learn_diag``, in one call.
+
+    ``m`` and ``v`` are the chosen row's sums from ``select_block`` (the same rows summed
+    the same way as the numpy code's ``row_dots`` of the taken rows).
+    """
+    for s in range(chosen.shape[0]):
+        if not active[s]:
+            continue
+        i = chosen[s]
+        sign = z[s]
+        if _learn_tail(mu[s, i], sigma[s, i], x, sign, sign * scores[s, i], variances[s, i],
+                       params[s]) == 1:
+            n_updates[s] += 1
+            changed[s] = True
+
+
+class GridKernels(NamedTuple):
+    """``select_block`` and ``learn_block``, compiled."""
+
+    select: Callable
+    learn: Callable
+
+
+# What the block steps call: these functions, or compiled (``grid_kernels``).
+_dot = reductions.pairwise_dot
+_two_dots = reductions.two_block_dots
+_learn_tail = ucwl_kernels.learn_diag
+
+_GRID_KERNELS: Optional[GridKernels] = None
+_GRID_TRIED = False
+
+
+def grid_kernels() -> Optional[GridKernels]:
+    """
+    Return the compiled block steps, or None (no numba, or not bit for bit the numpy code).
+
+    They are built on ``ucwl_kernels.compiled()`` and only when its dot products are the
+    fused, checked ones; ``disagreement`` then compares a compiled and a numpy grid over a
+    short random stream before they are used.
+    """
+    global _GRID_KERNELS, _GRID_TRIED, _dot, _learn_tail, _two_dots
+    kernels = ucwl_kernels.compiled()  # None also when BANDITLEARN_COMPILED=0
+    if kernels is None or not kernels.fused:
+        return None
+    if _GRID_TRIED:
+        return _GRID_KERNELS
+    _GRID_TRIED = True
+    try:
+        import numba
+        _dot, _learn_tail = ucwl_kernels._dot, ucwl_kernels._learn_tail
+
+        def jit(function):
+            try:
+                return numba.njit(cache=True, nogil=True)(function)
+            except Exception:  # noqa: B902 (a cache location numba refuses: no disk cache)
+                return numba.njit(nogil=True)(function)
+        _two_dots = ucwl_kernels._two_dots
+        candidate = GridKernels(jit(select_block), jit(learn_block))
+        problem = disagreement(candidate)
+    except Exception as exc:  # noqa: B902 (any numba failure: the numpy code is exact)
+        problem = str(exc)
+    if problem:
+        warnings.warn(f'the compiled UCWL grid does not match numpy ({problem}); using numpy')
+        return None
+    _GRID_KERNELS = candidate
+    return _GRID_KERNELS
+
+
+def disagreement(kernels: GridKernels, seed: int = 0) -> str:
+    """
+    Return '' when a grid on ``kernels`` takes the numpy grid's decisions bit for bit.
+
+    Random streams (SCW-I and SCW-II, both diagonals, ties at the start and with k = 0,
+    one label and a length beyond ``reductions.BLOCK``); decisions, update counts and state.
+    """
+    rng = np.random.default_rng(seed)
+    eta, C, k = [0.95, 0.55, 0.75, 0.6], [1.0, 2.0 ** -5, 32.0, 4.0], [2.8, 0.2, 1.4, 0.0]
+    cases = ((3, 7, 'scw1', 'precision'), (5, 130, 'scw2', 'variance'),
+             (1, 20, 'scw1', 'variance'), (4, 33, 'scw2', 'precision'),
+             (10, 64, 'scw1', 'precision'), (2, 128, 'scw1', 'variance'))
+    for n_labels, d, variant, diagonal in cases:
+        grids = [UCWLGrid(n_labels, d, eta, C, k, [seed] * 4, variant, diagonal,
+                          compiled=False) for _ in range(2)]
+        grids[1]._use(kernels)
+        for t in range(60):
+            x = rng.random(d) * (rng.random(d) < 0.6)
+            label = int(rng.integers(n_labels))
+            chosen = [g.select(x) for g in grids]
+            if not np.array_equal(chosen[0], chosen[1]):
+                return f'select at K={n_labels}, d={d}, round {t}'
+            changed = [g.learn(x, c, c == label) for g, c in zip(grids, chosen)]
+            if not np.array_equal(changed[0], changed[1]):
+                return f'learn at K={n_labels}, d={d}, round {t}'
+        if not (np.array_equal(grids[0].mu, grids[1].mu)
+                and np.array_equal(grids[0].sigma, grids[1].sigma)
+                and np.array_equal(grids[0].n_updates, grids[1].n_updates)):
+            return f'state at K={n_labels}, d={d}'
+    return ''
 
 
 CACHE_BUDGET = 8 * 2 ** 20
@@ -327,7 +543,8 @@ def run_grid(X: np.ndarray, streams: Sequence, teacher, n_labels: int,
     diagonal : {'precision', 'variance'}
         Diagonalisation step.
     block : int, optional
-        Settings stepped together (default: ``choose_block(n_labels, d)``).
+        Settings stepped together (default: ``choose_block(n_labels, d)``, smaller when
+        that would leave fewer than four blocks per worker).
     jobs : int
         Worker processes (1 runs in this process).
     progress : callable, optional
@@ -347,7 +564,13 @@ def run_grid(X: np.ndarray, streams: Sequence, teacher, n_labels: int,
     k = np.asarray(k, dtype=np.float64)
     S, P = len(eta), len(streams)
     rates = (float(teacher.rho0), float(teacher.rho1), float(teacher.no_answer))
-    block = choose_block(n_labels, X.shape[1]) if block is None else max(int(block), 1)
+    if block is None:
+        block = choose_block(n_labels, X.shape[1])
+        if jobs > 1:  # enough blocks to keep every worker busy to the end
+            per_stream = -(-4 * jobs // P)
+            block = min(block, max(MIN_BLOCK, -(-S // per_stream)))
+    block = max(int(block), 1)
+    grid_kernels()  # compiled once here, before worker processes are forked
     tasks, where = [], []
     for p, stream in enumerate(streams):
         for lo in range(0, S, block):

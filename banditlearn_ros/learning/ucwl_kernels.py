@@ -56,6 +56,9 @@ ENV_SWITCH = 'BANDITLEARN_COMPILED'
 _dot = reductions.pairwise_dot
 """The fused steps' dot product: this function, compiled (``_compile``)."""
 
+_two_dots = reductions.two_block_dots
+"""Two rows' dot products at once for 8..128 numbers: this function, compiled (``_compile``)."""
+
 
 class Kernels(NamedTuple):
     """
@@ -195,9 +198,13 @@ def select_fused(x, mu, sigma, k, out) -> Tuple[int, int, int, int, float, bool]
         return -2, 0, -1, 0, 0.0, False
     scores, bounds = out[0], out[1]
     xx = x * x
-    for i in range(n_labels):
-        scores[i] = _dot(mu[i], x)
-        bounds[i] = _dot(sigma[i], xx)
+    if 8 <= d <= reductions.BLOCK:
+        for i in range(n_labels):
+            scores[i], bounds[i] = _two_dots(mu[i], x, sigma[i], xx, d)
+    else:
+        for i in range(n_labels):
+            scores[i] = _dot(mu[i], x)
+            bounds[i] = _dot(sigma[i], xx)
     return _select_tail(x, scores, bounds, k, bounds)
 
 
@@ -343,7 +350,7 @@ def _compiled_now() -> Optional[Kernels]:
 
 def _compile(numba) -> Kernels:
     """Compile the split steps, and the fused ones when their sums agree with numpy's."""
-    global _select_tail, _learn_tail, _dot
+    global _select_tail, _learn_tail, _dot, _two_dots
 
     def jit(function):
         try:
@@ -357,6 +364,7 @@ def _compile(numba) -> Kernels:
     reductions._block = jit(reductions.block_dot)
     reductions._halves = jit(reductions.halves_dot)
     _dot = jit(reductions.pairwise_dot)
+    _two_dots = jit(reductions.two_block_dots)
     fused = Kernels(jit(select_fused), jit(learn_fused), True)
     problem = disagreement(fused)
     if problem:

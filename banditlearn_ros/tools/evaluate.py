@@ -153,7 +153,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument('--figures', default=None, metavar='DIR',
                    help='folder for the PNG figures (default: the --out folder)')
     p.add_argument('--jobs', type=int, default=1, metavar='N',
-                   help='worker processes (default 1); results do not depend on it')
+                   help='worker processes (default 1), also for a tuning grid; results do not '
+                        'depend on it')
     p.add_argument('--no-figures', action='store_true', help='skip the matplotlib figures')
     p.add_argument('--replot', default=None, metavar='SUMMARY',
                    help='run nothing: redraw the figures (into --figures, else beside the '
@@ -359,9 +360,10 @@ _PROGRESS: Optional[Any] = None
 
 def _task(args: Tuple) -> List[Record]:
     (name, dataset, teacher, fixed, wide, n_perm, seed, do_tune, curves, n_tuning,
-     max_questions, reveal_step, centring) = args
+     max_questions, reveal_step, centring, grid_jobs) = args
     X, y, labels = _DATA[dataset]
     algorithm = make_algorithm(name, teacher, fixed, wide, centring)
+    algorithm.grid_jobs = grid_jobs
     n, grid = len(y), algorithm.run_grid is not None
 
     def progress(runs: int) -> None:
@@ -445,7 +447,7 @@ def run(args) -> Dict[str, Any]:
                 ALGORITHMS[base](2, 1, **given)
             except HyperparameterError as exc:
                 raise UsageError(f'--params {name}: {exc}') from None
-    tasks, work = [], []
+    tasks, work, in_parent = [], [], []
     for dataset in args.datasets:
         for teacher in teachers:
             for name in names:
@@ -453,15 +455,22 @@ def run(args) -> Dict[str, Any]:
                                            args.centring)
                 work.append(task_rounds(algorithm, len(_DATA[dataset][1]), args.permutations,
                                         not args.no_tune, args.tuning_permutations))
+                # A tuning grid is split over the workers itself, so its task runs in this
+                # process, before the others, with every job (not one job among the tasks).
+                grid = algorithm.run_grid is not None and count_runs(
+                    algorithm, 0, not args.no_tune, args.tuning_permutations) > 1
+                in_parent.append(grid and args.jobs > 1)
                 tasks.append((name, dataset, teacher, fixed.get(name, {}), args.wide_grids,
                               args.permutations, args.seed, not args.no_tune,
                               not args.no_figures, args.tuning_permutations,
-                              tuple(args.max_questions), args.reveal_step, args.centring))
+                              tuple(args.max_questions), args.reveal_step, args.centring,
+                              args.jobs if in_parent[-1] else 1))
     os.makedirs(args.out, exist_ok=True)
     # A bar redrawn with carriage returns only where someone watches: not into a log file.
     bar = _progress(sum(work), args.no_progress or not sys.stderr.isatty())
     start = time.perf_counter()
     records: List[Record] = []
+    results: List[Optional[List[Record]]] = [None] * len(tasks)
     finished = [0.0]  # rounds of the tasks done so far (the bar is reset to it per task)
 
     remaining = {dataset: sum(1 for t in tasks if t[1] == dataset) for dataset in args.datasets}
@@ -470,7 +479,8 @@ def run(args) -> Dict[str, Any]:
 
     def done(i, result):
         task = tasks[i]
-        records.extend(result)
+        results[i] = result  # records stay in task order, whichever finishes first
+        records[:] = [r for done_records in results if done_records for r in done_records]
         finished[0] += work[i]
         bar.update(finished[0] - bar.n)
         # Finished records are kept on disk as they come, so a long run that is stopped
@@ -489,10 +499,16 @@ def run(args) -> Dict[str, Any]:
             for i, task in enumerate(tasks):
                 done(i, _task(task))
         else:
+            _PROGRESS = bar.update
+            for i, task in enumerate(tasks):
+                if in_parent[i]:
+                    done(i, _task(task))
+            _PROGRESS = None
             ctx = multiprocessing.get_context('fork')
             with concurrent.futures.ProcessPoolExecutor(args.jobs, mp_context=ctx) as pool:
-                futures = [pool.submit(_task, task) for task in tasks]
-                for i, fut in enumerate(futures):
+                futures = {i: pool.submit(_task, task) for i, task in enumerate(tasks)
+                           if not in_parent[i]}
+                for i, fut in futures.items():
                     done(i, fut.result())
     finally:
         _PROGRESS = None

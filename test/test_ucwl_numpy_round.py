@@ -1,0 +1,89 @@
+# Copyright 2026 banditlearn_ros contributors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""UCWL's numpy round in few calls takes the decisions of its plain numpy code, bit for bit."""
+
+import warnings
+
+from banditlearn_ros.learning import LearnerInputError, UCWL
+import numpy as np
+import pytest
+
+
+class PlainNumpy(UCWL):
+    """UCWL on its plain numpy steps: every sum afresh, numpy's argmax (the reference)."""
+
+    def select(self, x):
+        return self._select_numpy(self.check_x(x))
+
+    def learn(self, x, label, correct, prediction=None):
+        return self._learn_numpy(self.check_x(x), label, correct)
+
+
+def _pair(K, d, **args):
+    ref, fast = PlainNumpy(K, d, seed=5, **args), UCWL(K, d, seed=5, **args)
+    ref._kernels = fast._kernels = None  # the numpy code, whether or not numba is there
+    return ref, fast
+
+
+@pytest.mark.parametrize('d,K', [(124, 6), (7, 2), (300, 1), (40, 100)])
+@pytest.mark.parametrize('variant,diagonal,k', [
+    ('scw1', 'precision', 2.8), ('scw2', 'variance', 0.2), ('scw1', 'variance', 0.0)])
+def test_few_call_round_equals_the_plain_numpy_code(d, K, variant, diagonal, k):
+    rng = np.random.default_rng(d * K)
+    X = rng.random((400, d)) * (rng.random((400, d)) < 0.5)
+    y = (X @ rng.normal(size=(K, d)).T).argmax(axis=1)
+    ref, fast = _pair(K, d, k=k, variant=variant, diagonal=diagonal)
+    for t, x in enumerate(X):
+        p, q = ref.select(x), fast.select(x)
+        assert (p.index, p.greedy, p.explored) == (q.index, q.greedy, q.explored), t
+        assert np.array_equal(p.scores, q.scores) and np.array_equal(p.bounds, q.bounds), t
+        said = bool(p.index == y[t]) != (t % 7 == 0)
+        if t % 11 == 5:  # learn on another x than the one selected: fresh sums
+            x = X[t - 1]
+        elif t % 11 == 8:  # x changed after select: fresh sums
+            x = x.copy()
+            x[0] += 1.0
+        assert ref.learn(x, p.index, said, p) == fast.learn(x, q.index, said, q), t
+    assert ref.n_updates == fast.n_updates > 20
+    assert np.array_equal(ref._mu, fast._mu) and np.array_equal(ref._sigma, fast._sigma)
+    assert ref._rng.bit_generator.state == fast._rng.bit_generator.state
+
+
+@pytest.mark.parametrize('bad', [np.nan, np.inf, -np.inf])
+def test_non_finite_features_are_refused_without_a_warning_or_a_change(bad):
+    ref, fast = _pair(6, 124)
+    x = np.linspace(0.0, 1.0, 124)
+    fast.learn(x, fast.select(x).index, False)
+    mu, sigma, updates = fast._mu.copy(), fast._sigma.copy(), fast.n_updates
+    x[3] = bad
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')
+        with pytest.raises(LearnerInputError, match='NaN or infinity'):
+            fast.select(x)
+        with pytest.raises(LearnerInputError, match='NaN or infinity'):
+            fast.learn(x, 0, False)
+    assert np.array_equal(mu, fast._mu) and np.array_equal(sigma, fast._sigma)
+    assert fast.n_updates == updates
+
+
+def test_a_label_added_between_select_and_learn_gets_fresh_sums():
+    ref, fast = _pair(3, 10)
+    x = np.arange(10.0) / 10.0
+    for learner in (ref, fast):
+        p = learner.select(x)
+        learner.add_label('new')
+        learner.learn(x, p.index, False)
+        learner.learn(x, 3, True)
+    assert np.array_equal(ref._mu, fast._mu) and np.array_equal(ref._sigma, fast._sigma)
