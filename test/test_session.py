@@ -339,6 +339,21 @@ def test_a_lost_answer_costs_one_interaction_not_every_later_one():
     assert answered >= questions - questions // 7 - 1
 
 
+def test_schedule_shows_a_hand_its_frames_too_on_a_busy_machine():
+    s = ShowSchedule(absent_frames=1, show_timeout=1.0, rate=10.0)
+    s.tick(0.0)
+    assert s.tick(0.0) == 'new'
+    # Three frames got out in 1.5 s: the hand stays until ten frames were shown.
+    assert [s.tick(0.5), s.tick(1.0), s.tick(1.5)] == ['hand'] * 3
+    assert [s.tick(1.6 + 0.1 * i) for i in range(7)] == ['hand'] * 7
+    assert s.tick(2.4) == 'scene' and s.missed == 1
+    fast = ShowSchedule(absent_frames=1, show_timeout=1.0, rate=10.0)
+    fast.tick(0.0)
+    fast.tick(0.0)
+    assert [fast.tick(0.1 * i) for i in range(1, 11)] == ['hand'] * 10
+    assert fast.tick(1.1) == 'scene'  # on time: as many frames as seconds allow
+
+
 def test_schedule_refuses_bad_values():
     with pytest.raises(ValueError):
         ShowSchedule(absent_frames=0)

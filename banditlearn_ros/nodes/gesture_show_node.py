@@ -60,15 +60,15 @@ class GestureShowNode(common.GuardedNode):
             absent_frames=d(self, 'absent_frames', 4, 'frames of the empty scene before each '
                             'hand (the camera must see the hand leave)', read_only=True,
                             low=1, high=1000),
-            show_timeout=d(self, 'show_timeout', 3.0, 'seconds to show a hand the camera does '
-                           'not take before moving on', read_only=True, low=0.01,
+            show_timeout=d(self, 'show_timeout', 3.0, 'seconds (and as many frame periods) to '
+                           'show a hand the camera does not take', read_only=True, low=0.01,
                            high=3600.0),
             answer_timeout=d(self, 'answer_timeout', 10.0, 'seconds to wait for a first '
                              'answer', read_only=True, low=0.01, high=3600.0),
             settle=d(self, 'settle', 0.15, 'seconds after an answer without a new question '
                      'that end the interaction', read_only=True, low=0.001, high=60.0),
             presentations=d(self, 'presentations', 0, 'gestures to show; 0 = no end',
-                            read_only=True, low=0, high=10 ** 9))
+                            read_only=True, low=0, high=10 ** 9), rate=rate)
         period = d(self, 'diagnostics_period', 1.0, 'seconds between /diagnostics messages',
                    read_only=True, low=0.01, high=3600.0)
         self.show = GestureShow(gestures, width=width, height=height, noise=noise,

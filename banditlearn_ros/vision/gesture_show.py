@@ -146,12 +146,16 @@ class ShowSchedule:
         Seconds, as above.
     presentations : int
         Presentations to make; 0 = no end.
+    rate : float, optional
+        Frames per second of the show: a hand not taken is shown for ``show_timeout``
+        seconds *and* ``show_timeout * rate`` frames, so a busy machine that gets fewer frames
+        out (and to the camera) does not cut the hand short.
 
     """
 
     def __init__(self, absent_frames: int = 3, show_timeout: float = 3.0,
                  answer_timeout: float = 10.0, settle: float = 0.15,
-                 presentations: int = 0):
+                 presentations: int = 0, rate: Optional[float] = None):
         if absent_frames < 1:
             raise ValueError('absent_frames must be >= 1')
         if min(show_timeout, answer_timeout, settle) <= 0:
@@ -160,6 +164,7 @@ class ShowSchedule:
         self.show_timeout, self.answer_timeout = float(show_timeout), float(answer_timeout)
         self.settle = float(settle)
         self.presentations = int(presentations)
+        self.rate = None if rate is None else float(rate)
         self.phase = 'absent'
         self.started = 0
         self.taken = 0
@@ -202,7 +207,9 @@ class ShowSchedule:
             self.started += 1
             return 'new'
         if self.phase == 'show':
-            if now - self._since > self.show_timeout:
+            self._frames += 1
+            if now - self._since > self.show_timeout and \
+                    (self.rate is None or self._frames > self.show_timeout * self.rate):
                 self.missed += 1
                 self._end()
                 return 'scene'
