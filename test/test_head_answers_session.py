@@ -17,7 +17,7 @@ Answers given with the head: the simulated person's face, and the whole loop end
 
 ``banditlearn_bringup --answers head``: a rendered face nods or shakes for the simulated
 person's yes/no, the real feedback node hears it from the images, the learner learns from
-what it heard. Nothing here is timed.
+what it heard. Nothing here is timed, and nothing depends on the machine's speed.
 """
 
 import importlib.util
@@ -147,7 +147,6 @@ def test_answers_head_refuses_another_system():
 
 
 @pytest.mark.ros
-@pytest.mark.serial  # Face Mesh reads the face in real time: a busy worker drops gestures
 @pytest.mark.skipif(not HAS_MEDIAPIPE, reason='mediapipe is not installed')
 def test_a_short_session_answered_with_the_head(tmp_path):
     result = subprocess.run(
@@ -158,7 +157,10 @@ def test_a_short_session_answered_with_the_head(tmp_path):
     assert result.returncode == 0, result.stderr
     lines = [line for line in result.stdout.replace('\r', '\n').splitlines() if line.strip()]
     summary = json.loads(lines[-1])
-    # A presentation the camera node did not take under load is no interaction.
+    # Not serial: the face is timed by its own frames (FrameClock) and a hand is shown its
+    # frames too, so a busy machine slows the session down instead of losing gestures (held
+    # with both cores kept busy). A presentation the camera node did not take is no
+    # interaction.
     assert summary['system'] == 'head_answers'
     assert summary['interactions'] + summary['presentations_missed'] == 8, summary
     assert summary['interactions'] >= 6, summary
