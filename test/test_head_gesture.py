@@ -273,3 +273,14 @@ def test_ask_again_second_answers_come_from_the_second_gesture():
             right += int(d.answer == r.second.answer)
     assert taken == 0
     assert right >= 10
+
+
+def test_a_nod_that_starts_out_of_a_slow_drift_is_heard():
+    # The head came up 10 degrees over 0.6 s and was still rising slowly when a one-cycle
+    # nod began: timed by its whole core, the nod's first swing was too slow to count.
+    t = np.arange(0, 4, 1 / 30)
+    drift = np.where(t < 1.3, -10.0 + 10.0 * np.clip((t - 0.7) / 0.6, 0.0, 1.0), 0.0)
+    pitch = drift + hs.oscillation(t, 1.5, 1.6, 1.0, 14.0)
+    decisions = HeadGestureDetector().run(t, np.zeros_like(t), pitch)
+    assert [d.kind for d in decisions] == ['nod']
+    assert 1.5 <= decisions[0].stamp <= 1.5 + 1.0 / 1.6 + 0.3

@@ -257,6 +257,103 @@ def test_schedule_moves_on_without_an_answer_or_on_the_end_message():
     assert s.phase == 'absent'
 
 
+def test_schedule_ignores_the_end_of_the_interaction_a_new_gesture_cut_short():
+    s = ShowSchedule(absent_frames=1, answer_timeout=2.0, settle=0.1)
+    s.tick(0.0)
+    assert s.tick(0.0) == 'new'
+    s.on_features(0.1)
+    s.on_question(0.1)
+    s.on_details(0, final=False)
+    s.tick(2.2)  # no answer came: the show moves on
+    assert s.phase == 'absent' and s.unanswered == 1
+    s.tick(2.2)
+    assert s.tick(2.3) == 'new'
+    s.on_features(2.4)
+    s.on_interaction_end(0)  # the learner ends interaction 0 as it starts interaction 1
+    s.on_question(2.4)
+    s.on_details(1, final=False)
+    assert s.tick(2.5) is None and s.phase == 'wait'
+    s.on_answer(3.0, False)
+    assert s.tick(3.5) is None and s.phase == 'wait'  # a "no" to a question not the last
+    s.on_question(3.6)
+    s.on_details(1, final=True)
+    s.on_answer(4.0, False)
+    assert s.tick(4.05) is None and s.phase == 'wait'
+    assert s.tick(4.15) is None and s.phase == 'absent'  # a "no" to the last question
+    s.tick(4.2)
+    s.tick(4.2)
+    s.on_features(4.3)
+    s.on_interaction_end(2)  # not asked about before: this presentation's (declined)
+    assert s.phase == 'absent'
+
+
+def _show_with_a_learner(lost_every, answers_per_interaction=2, presentations=60):
+    """
+    Run a ShowSchedule against the message order of learner_node, one question per 0.5 s.
+
+    The camera takes each hand after 0.2 s; the learner ends the latest interaction when a
+    new gesture comes if it was not answered (its end message first, then the new question)
+    and asks again after a "no" up to ``answers_per_interaction`` questions; every
+    ``lost_every``-th question is never answered.  Return (answered questions, questions).
+    """
+    s = ShowSchedule(absent_frames=2, show_timeout=1.0, answer_timeout=3.0, settle=0.05,
+                     presentations=presentations)
+    now, ident, questions, answered = 0.0, -1, 0, 0
+    open_question = None  # (id, number, asked at)
+    while not s.finished and now < 1e4:
+        what = s.tick(now)
+        if what == 'hand' and now - s._since >= 0.2:
+            s.on_features(now)
+            if open_question is not None:  # cut short, announced before the new question
+                s.on_interaction_end(open_question[0])
+            ident += 1
+            open_question = (ident, 1, now)
+            questions += 1
+            s.on_question(now)
+            s.on_details(ident, final=answers_per_interaction == 1)
+        elif open_question is not None and now - open_question[2] >= 0.5:
+            number = open_question[1]
+            if questions % lost_every:
+                answered += 1
+                last = number == answers_per_interaction
+                s.on_answer(now, last)  # "no" until the last question, then "yes"
+                if last:
+                    s.on_interaction_end(open_question[0])
+                    open_question = None
+                else:
+                    open_question = (open_question[0], number + 1, now)
+                    questions += 1
+                    s.on_question(now + 0.01)
+                    s.on_details(open_question[0], final=number + 1 == answers_per_interaction)
+            else:  # never answered: the learner ends it when the next gesture comes
+                open_question = (open_question[0], number, math.inf)
+        now = round(now + 0.05, 2)
+    return answered, questions
+
+
+def test_a_lost_answer_costs_one_interaction_not_every_later_one():
+    # Before the end messages were matched by id, the first lost answer made every later
+    # presentation end as soon as the camera took it: 6 of 63 questions answered here.
+    answered, questions = _show_with_a_learner(lost_every=7)
+    assert questions >= 100
+    assert answered >= questions - questions // 7 - 1
+
+
+def test_schedule_shows_a_hand_its_frames_too_on_a_busy_machine():
+    s = ShowSchedule(absent_frames=1, show_timeout=1.0, rate=10.0)
+    s.tick(0.0)
+    assert s.tick(0.0) == 'new'
+    # Three frames got out in 1.5 s: the hand stays until ten frames were shown.
+    assert [s.tick(0.5), s.tick(1.0), s.tick(1.5)] == ['hand'] * 3
+    assert [s.tick(1.6 + 0.1 * i) for i in range(7)] == ['hand'] * 7
+    assert s.tick(2.4) == 'scene' and s.missed == 1
+    fast = ShowSchedule(absent_frames=1, show_timeout=1.0, rate=10.0)
+    fast.tick(0.0)
+    fast.tick(0.0)
+    assert [fast.tick(0.1 * i) for i in range(1, 11)] == ['hand'] * 10
+    assert fast.tick(1.1) == 'scene'  # on time: as many frames as seconds allow
+
+
 def test_schedule_refuses_bad_values():
     with pytest.raises(ValueError):
         ShowSchedule(absent_frames=0)

@@ -19,7 +19,8 @@ Publishes rendered scenes and hands (``vision.gesture_show``) as sensor_msgs/Ima
 ``image_raw``, and the true gesture on ``gesture_label`` just before each hand appears, for
 the simulated teacher.  It watches ``gesture_features``, the questions and the answers to
 know when the camera took the gesture and when the interaction is over, so every gesture
-is shown exactly as long as the system needs, on any machine.
+is shown exactly as long as the system needs, on any machine (the interaction ids in the
+question details and end messages keep one presentation's end from ending the next).
 """
 
 import queue
@@ -28,6 +29,7 @@ import time
 
 from banditlearn_ros.nodes import common, qos
 from banditlearn_ros.nodes.bridge import array_to_image
+from banditlearn_ros.nodes.events import read_event
 from banditlearn_ros.vision.gesture_show import GestureShow, ShowSchedule
 from banditlearn_ros.vision.hand_renderer import GESTURES
 from sensor_msgs.msg import Image
@@ -58,20 +60,20 @@ class GestureShowNode(common.GuardedNode):
             absent_frames=d(self, 'absent_frames', 4, 'frames of the empty scene before each '
                             'hand (the camera must see the hand leave)', read_only=True,
                             low=1, high=1000),
-            show_timeout=d(self, 'show_timeout', 3.0, 'seconds to show a hand the camera does '
-                           'not take before moving on', read_only=True, low=0.01,
+            show_timeout=d(self, 'show_timeout', 3.0, 'seconds (and as many frame periods) to '
+                           'show a hand the camera does not take', read_only=True, low=0.01,
                            high=3600.0),
             answer_timeout=d(self, 'answer_timeout', 10.0, 'seconds to wait for a first '
                              'answer', read_only=True, low=0.01, high=3600.0),
             settle=d(self, 'settle', 0.15, 'seconds after an answer without a new question '
                      'that end the interaction', read_only=True, low=0.001, high=60.0),
             presentations=d(self, 'presentations', 0, 'gestures to show; 0 = no end',
-                            read_only=True, low=0, high=10 ** 9))
+                            read_only=True, low=0, high=10 ** 9), rate=rate)
         period = d(self, 'diagnostics_period', 1.0, 'seconds between /diagnostics messages',
                    read_only=True, low=0.01, high=3600.0)
         self.show = GestureShow(gestures, width=width, height=height, noise=noise,
                                 clutter=clutter, supersample=supersample, seed=seed)
-        self.counters = common.Counters(('frames', 'presentations'))
+        self.counters = common.Counters(('frames', 'presentations', 'bad_events'))
         # Rendering takes ~0.1 s; a thread renders the next presentation while this one plays.
         self._ahead: 'queue.Queue' = queue.Queue(maxsize=1)
         self._stop = threading.Event()
@@ -87,10 +89,10 @@ class GestureShowNode(common.GuardedNode):
                              lambda _: self.schedule.on_features(now()))
         qos.subscribe_events(self, String, 'gesture_prediction',
                              lambda _: self.schedule.on_question(now()))
+        qos.subscribe_events(self, String, 'gesture_prediction_details', self._on_details)
         qos.subscribe_events(self, Bool, 'gesture_feedback',
-                             lambda _: self.schedule.on_answer(now()))
-        qos.subscribe_events(self, String, 'gesture_interaction',
-                             lambda _: self.schedule.on_interaction_end())
+                             lambda msg: self.schedule.on_answer(now(), bool(msg.data)))
+        qos.subscribe_events(self, String, 'gesture_interaction', self._on_interaction)
         self.create_timer(1.0 / rate, self._tick)
         self.diagnostics = common.Diagnostics(self, 'banditlearn_ros: gesture_show_node',
                                               self._collect, period=period)
@@ -101,6 +103,27 @@ class GestureShowNode(common.GuardedNode):
     def finished(self) -> bool:
         """Return True when every presentation is over (``presentations`` > 0)."""
         return self.schedule.finished
+
+    def _event_id(self, msg: String):
+        """Return a JSON event's dict with an integer ``id``, or None (counted, logged)."""
+        try:
+            event = read_event(msg.data)
+            int(event['id'])
+            return event
+        except (ValueError, KeyError, TypeError, OverflowError) as exc:
+            self.counters.add('bad_events')
+            self.get_logger().warning(f'unreadable event ({exc!r})', throttle_duration_sec=5.0)
+            return None
+
+    def _on_details(self, msg: String) -> None:
+        event = self._event_id(msg)
+        if event is not None:
+            self.schedule.on_details(int(event['id']), bool(event.get('final', False)))
+
+    def _on_interaction(self, msg: String) -> None:
+        # Matched by id: the end of the interaction a new gesture cut short is not this one's.
+        event = self._event_id(msg)
+        self.schedule.on_interaction_end(None if event is None else int(event['id']))
 
     def _tick(self) -> None:
         what = self.schedule.tick(time.monotonic())

@@ -128,8 +128,15 @@ class ShowSchedule:
     sees the hand leave and re-arms), then shows the hand until the camera publishes a
     gesture (``on_features``) or ``show_timeout`` seconds pass (counted as missed).  Then it
     waits while the robot asks: the interaction is over once an answer is ``settle``
-    seconds old with no question after it, when ``on_interaction_end`` says so, or after
+    seconds old with no question after it (unless it was a "no" to a question that is not
+    the last: the robot asks again), when ``on_interaction_end`` says so, or after
     ``answer_timeout`` seconds without an answer.
+
+    The end message of an interaction asked about before this presentation's hand appeared
+    (the one the camera's new gesture cut short) does not end this presentation: the
+    learner announces that end just as it starts the new interaction, and taking it for the
+    new one would end every later wait at once, so the hands would follow each other
+    without waiting for any answer.
 
     Parameters
     ----------
@@ -139,12 +146,16 @@ class ShowSchedule:
         Seconds, as above.
     presentations : int
         Presentations to make; 0 = no end.
+    rate : float, optional
+        Frames per second of the show: a hand not taken is shown for ``show_timeout``
+        seconds *and* ``show_timeout * rate`` frames, so a busy machine that gets fewer frames
+        out (and to the camera) does not cut the hand short.
 
     """
 
     def __init__(self, absent_frames: int = 3, show_timeout: float = 3.0,
                  answer_timeout: float = 10.0, settle: float = 0.15,
-                 presentations: int = 0):
+                 presentations: int = 0, rate: Optional[float] = None):
         if absent_frames < 1:
             raise ValueError('absent_frames must be >= 1')
         if min(show_timeout, answer_timeout, settle) <= 0:
@@ -153,6 +164,7 @@ class ShowSchedule:
         self.show_timeout, self.answer_timeout = float(show_timeout), float(answer_timeout)
         self.settle = float(settle)
         self.presentations = int(presentations)
+        self.rate = None if rate is None else float(rate)
         self.phase = 'absent'
         self.started = 0
         self.taken = 0
@@ -162,6 +174,10 @@ class ShowSchedule:
         self._since = -math.inf
         self._last_answer = -math.inf
         self._last_question = -math.inf
+        self._last_no = False  # the last answer was a "no"
+        self._final = True  # the last question's "no" ends the interaction (unknown: True)
+        self._asked = -1  # the highest interaction id asked about so far
+        self._before = -1  # ... when this presentation's hand appeared
 
     @property
     def finished(self) -> bool:
@@ -187,20 +203,28 @@ class ShowSchedule:
                 self._frames += 1
                 return 'scene'
             self.phase, self._since, self._frames = 'show', now, 0
+            self._before, self._final = self._asked, True
             self.started += 1
             return 'new'
         if self.phase == 'show':
-            if now - self._since > self.show_timeout:
+            self._frames += 1
+            if now - self._since > self.show_timeout and \
+                    (self.rate is None or self._frames > self.show_timeout * self.rate):
                 self.missed += 1
                 self._end()
                 return 'scene'
             return 'hand'
         answered = self._last_answer >= self._since
-        if answered and self._last_question <= self._last_answer and \
-                now - self._last_answer >= self.settle:
-            self._end()
-        elif not answered and now - self._since > self.answer_timeout:
-            self.unanswered += 1
+        settled = answered and self._last_question <= self._last_answer
+        asked_again = settled and self._last_no and not self._final  # a question will come
+        if settled and not asked_again:
+            if now - self._last_answer >= self.settle:
+                self._end()
+            return None
+        # Waiting for a first answer, for the question asked again, or for its answer.
+        waiting = max(self._last_answer, self._last_question) if answered else self._since
+        if now - waiting > self.answer_timeout:
+            self.unanswered += not answered
             self._end()
         return None
 
@@ -214,12 +238,30 @@ class ShowSchedule:
         """Take note that the robot asked (a prediction)."""
         self._last_question = now
 
-    def on_answer(self, now: float) -> None:
-        """Take note that a yes/no went to the robot."""
-        self._last_answer = now
+    def on_details(self, interaction: int, final: bool) -> None:
+        """
+        Take note of a question's interaction id and whether a "no" to it ends the interaction.
 
-    def on_interaction_end(self) -> None:
-        """End the wait: the learner announced that the interaction is over."""
+        Optional: without details every "no" is taken as the last answer (``settle``).
+        """
+        self._asked = max(self._asked, int(interaction))
+        if int(interaction) > self._before:
+            self._final = bool(final)
+
+    def on_answer(self, now: float, right: Optional[bool] = None) -> None:
+        """Take note that a yes/no went to the robot (``right``: which, when known)."""
+        self._last_answer = now
+        self._last_no = right is False
+
+    def on_interaction_end(self, interaction: Optional[int] = None) -> None:
+        """
+        End the wait: the learner announced that an interaction is over.
+
+        ``interaction`` (its id, when known) must not be one asked about before this
+        presentation's hand appeared.
+        """
+        if interaction is not None and int(interaction) <= self._before:
+            return
         if self.phase == 'wait':
             self._end()
 

@@ -19,7 +19,8 @@ A simulated person who answers yes/no with the head, and the tally of how it was
 reaction time, never overlapping the gesture before; the tapered sine bursts of
 ``head_motion_synth``) and gives the head pose at any time;
 ``heard`` matches the answers the feedback node published to the gestures in order, so a
-session can report how many head answers were heard right.
+session can report how many head answers were heard right. ``FrameClock`` is the face's
+time, advanced frame by frame.
 """
 
 from dataclasses import dataclass
@@ -109,6 +110,15 @@ class HeadActor:
                                       float(rng.choice([1.5, 2.0, 2.5])), amplitude, sign))
         del self.gestures[:-1000]
 
+    def resting(self, now: float) -> bool:
+        """
+        Return whether nothing is going on at ``now`` (s).
+
+        No gesture is going on or planned, and the last one ended more than ``late`` ago
+        (an answer to it may still come).
+        """
+        return not self.gestures or self.gestures[-1].end + self.late < now
+
     def pose(self, now: float) -> Tuple[float, float]:
         """Return (yaw, pitch) in degrees at ``now``: the gesture going on, else rest."""
         yaw = pitch = 0.0
@@ -149,3 +159,48 @@ class HeadActor:
         return {'gestures': len(made), 'heard': len(heard),
                 'heard_right': sum(g.heard == g.answer for g in heard),
                 'false_answers': self.false_answers, 'dropped': self.dropped}
+
+
+class FrameClock:
+    """
+    The face's own time: one frame period per frame shown, caught up with the wall only at rest.
+
+    A face timed by the wall clock on a busy machine shows a gesture in the few frames that
+    get out, too few for a detector to see it swing; timed by its frames, every gesture is
+    shown whole (slower in wall time), whatever the load. While the head is at rest the
+    clock jumps to the wall time, so the frames' stamps stay near it.
+
+    Parameters
+    ----------
+    rate : float
+        Frames per second.
+
+    Examples
+    --------
+    >>> clock = FrameClock(rate=20.0)
+    >>> [round(clock.tick(wall, resting=False), 3) for wall in (10.0, 10.5, 11.0)]
+    [10.0, 10.05, 10.1]
+    >>> clock.tick(11.5, resting=True)
+    11.5
+
+    """
+
+    def __init__(self, rate: float):
+        if not rate > 0:
+            raise ValueError('rate must be positive')
+        self.period = 1.0 / float(rate)
+        self.now: Optional[float] = None
+        self._base, self._frames = 0.0, 0  # now = base + frames * period: no summed rounding
+
+    def tick(self, wall: float, resting: bool) -> float:
+        """Advance by one frame (to ``wall`` when at rest and behind); return the frame's time."""
+        if self.now is None or (resting and wall > self.now + self.period):
+            self._base, self._frames = float(wall), 0
+        else:
+            self._frames += 1
+        self.now = self._base + self._frames * self.period
+        return self.now
+
+    def time(self, wall: float) -> float:
+        """Return the face's time now: the last frame's, or ``wall`` before the first frame."""
+        return wall if self.now is None else self.now

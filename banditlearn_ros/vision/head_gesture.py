@@ -439,14 +439,19 @@ class HeadGestureDetector:
         return out
 
     # -- decision ----------------------------------------------------------------------
-    def _qualifies(self, swing: _Swing, edge: bool = False) -> bool:
+    def _qualifies(self, swing: _Swing, edge: bool = False, timed: bool = False) -> bool:
         """
         Return whether a swing counts: big, fast, and not too slow.
 
         The first and last swing of an oscillation start or end at rest, half-way through a
-        cycle, so as ``edge`` swings they need only half ``min_swing``.
+        cycle, so as ``edge`` swings they need only half ``min_swing``. ``timed`` (the first
+        swing of an answer) times a swing of at least twice ``min_swing`` by its faster half
+        (``edge_duration``): a nod that starts out of a slow drift is not too slow. Motion
+        followed after a cut keeps the whole core's time, so the tail of a gesture does not
+        run into the next one.
         """
-        duration = swing.duration
+        big = swing.amplitude >= 2.0 * self.min_swing  # jitter's half swings stay timed whole
+        duration = swing.edge_duration if edge and timed and big else swing.duration
         least = 0.5 * self.min_swing if edge else self.min_swing
         return (swing.amplitude >= least and 0 < duration <= self.max_swing_duration
                 and swing.amplitude / duration >= self.min_speed)
@@ -524,8 +529,8 @@ class HeadGestureDetector:
                 break
             if self._qualifies(swing):
                 run.append(swing)
-            elif self._qualifies(swing, edge=True):
-                run.append(swing)
+            elif self._qualifies(swing, edge=True, timed=True):
+                run.append(swing)  # the first swing, perhaps out of a slow drift
                 break
             else:
                 break
