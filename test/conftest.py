@@ -49,6 +49,15 @@ SHARED_DATA = ROOT.parent / 'shared' / 'data'
 
 
 @pytest.fixture
+def ros():
+    """A test's own rclpy context and probe node (``ros_harness.Ros``), closed after it."""
+    from ros_harness import Ros
+    harness = Ros()
+    yield harness
+    harness.close()
+
+
+@pytest.fixture
 def shared_data() -> Path:
     """Return the read-only real data beside the project; skip when a clone has none."""
     if not SHARED_DATA.is_dir():

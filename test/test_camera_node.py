@@ -29,20 +29,13 @@ import numpy as np
 import pytest
 from rclpy.parameter import Parameter
 from rclpy.qos import qos_profile_sensor_data
-from ros_harness import diagnostic_values, Ros
+from ros_harness import diagnostic_values
 from sensor_msgs.msg import Image
 from std_msgs.msg import Float32MultiArray
 
 pytestmark = pytest.mark.ros
 DIAG = 'banditlearn_ros: camera_node'
 FINGERS = FEATURE_NAMES.index('finger_count')
-
-
-@pytest.fixture
-def ros():
-    r = Ros()
-    yield r
-    r.close()
 
 
 @pytest.fixture(scope='module')

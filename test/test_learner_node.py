@@ -39,7 +39,7 @@ from rcl_interfaces.msg import ParameterType, ParameterValue
 from rcl_interfaces.srv import SetParameters
 from rclpy.impl.implementation_singleton import rclpy_implementation
 from rclpy.parameter import Parameter
-from ros_harness import diagnostic_values, Ros
+from ros_harness import diagnostic_values
 from std_msgs.msg import Bool, Float32MultiArray, String
 from std_srvs.srv import Trigger
 
@@ -48,13 +48,6 @@ RCLError = rclpy_implementation.RCLError
 pytestmark = pytest.mark.ros
 LABELS = ['fist', 'palm', 'point']
 DIAG = 'banditlearn_ros: learner_node'
-
-
-@pytest.fixture
-def ros():
-    r = Ros()
-    yield r
-    r.close()
 
 
 def learner(ros, **params):

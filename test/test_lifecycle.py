@@ -29,20 +29,13 @@ import numpy as np
 import pytest
 from rclpy.parameter import Parameter
 from rclpy.qos import qos_profile_sensor_data
-from ros_harness import diagnostic_values, Ros
+from ros_harness import diagnostic_values
 from sensor_msgs.msg import Image, Joy
 from std_msgs.msg import Bool, Float32MultiArray, String
 
 pytestmark = pytest.mark.ros
 DIAG = 'banditlearn_ros: camera_node'
 LABELS = ['fist', 'one', 'two', 'three', 'four', 'five']
-
-
-@pytest.fixture
-def ros():
-    r = Ros()
-    yield r
-    r.close()
 
 
 @pytest.fixture(scope='module')

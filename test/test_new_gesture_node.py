@@ -30,20 +30,12 @@ from rcl_interfaces.msg import Parameter as ParameterMsg
 from rcl_interfaces.msg import ParameterType, ParameterValue
 from rcl_interfaces.srv import SetParameters
 from rclpy.parameter import Parameter
-from ros_harness import Ros
 from std_msgs.msg import Bool, Float32MultiArray, String
 
 pytestmark = pytest.mark.ros
 KNOWN = ['a', 'b', 'c']
 NEW = 'd'
 BEFORE, AFTER, NOISE, TEACHER_SEED = 150, 250, 0.1, 11
-
-
-@pytest.fixture
-def ros():
-    r = Ros()
-    yield r
-    r.close()
 
 
 def gesture_stream(seed=1, d=8):

@@ -27,18 +27,11 @@ from diagnostic_msgs.msg import DiagnosticArray
 import numpy as np
 import pytest
 from rclpy.qos import qos_profile_sensor_data
-from ros_harness import diagnostic_values, Ros
+from ros_harness import diagnostic_values
 from sensor_msgs.msg import Image
 from std_msgs.msg import String
 
 pytestmark = pytest.mark.ros
-
-
-@pytest.fixture
-def ros():
-    r = Ros()
-    yield r
-    r.close()
 
 
 def yuyv(width, height=4):

@@ -28,14 +28,6 @@ pytestmark = pytest.mark.ros
 CENTRES = {'fist': [1.0, 0.0, 0.0], 'palm': [0.0, 1.0, 0.0], 'point': [0.0, 0.0, 1.0]}
 
 
-@pytest.fixture
-def ros():
-    from ros_harness import Ros
-    r = Ros()
-    yield r
-    r.close()
-
-
 def _set(ros, name, value, ptype):
     client = ros.probe.create_client(SetParameters, '/learner_node/set_parameters')
     field = {ParameterType.PARAMETER_DOUBLE: 'double_value',

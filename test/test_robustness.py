@@ -71,14 +71,6 @@ def test_an_unsupported_encoding_of_a_megabyte_is_named_bounded():
     assert len(str(info.value)) < 300 and len(info.value.encoding) < 40
 
 
-@pytest.fixture
-def ros():
-    from ros_harness import Ros
-    r = Ros()
-    yield r
-    r.close()
-
-
 @pytest.mark.ros
 def test_the_camera_node_counts_large_frames_and_bounds_its_encoding_list(ros):
     from banditlearn_ros.nodes.camera_node import CameraNode

@@ -35,7 +35,6 @@ from rcl_interfaces.msg import Parameter as ParameterMsg
 from rcl_interfaces.msg import ParameterType, ParameterValue
 from rcl_interfaces.srv import DescribeParameters, SetParameters
 from rclpy.parameter import Parameter
-from ros_harness import Ros
 from std_msgs.msg import Bool, Float32MultiArray
 from std_srvs.srv import Trigger
 
@@ -47,13 +46,6 @@ DIGITS_CHANCE = 0.9  # ten labels
 # A namespace no other test uses: /diagnostics is global, and other tests' robots share it.
 ROBOT = f'robot_{uuid.uuid4().hex[:8]}'
 WAIT = 60.0  # seconds; waits end as soon as their condition holds, so a loaded machine passes
-
-
-@pytest.fixture
-def ros():
-    r = Ros()
-    yield r
-    r.close()
 
 
 @pytest.mark.slow

@@ -24,17 +24,9 @@ from banditlearn_ros.nodes.teacher_node import TeacherNode
 import numpy as np
 import pytest
 from rclpy.parameter import Parameter
-from ros_harness import Ros
 from std_msgs.msg import Bool, Float32MultiArray, String
 
 pytestmark = pytest.mark.ros
-
-
-@pytest.fixture
-def ros():
-    r = Ros()
-    yield r
-    r.close()
 
 
 def teacher(ros, **params):
