@@ -45,6 +45,38 @@ def test_questions_group_into_interactions_by_id_and_number():
     assert log.labels() == ['five', 'four', 'fist']
 
 
+def test_a_planned_session_is_complete_with_every_question_the_learner_asked():
+    """
+    Issue 25: the summary of a session planned for n counts what its recording holds.
+
+    The replay counts the first n recorded interactions with all their questions; a summary
+    taken after the last "no" but before the question asked again counted one too few.
+    """
+    log = SessionLog()
+    log.on_label('five'); log.on_question('five', 0, 1); log.on_answer(True)
+    log.on_label('two'); log.on_question('four', 1, 1); log.on_answer(False)
+    log.on_end(0, 1, 1)
+    assert log.complete(1) and not log.complete(2)  # asked again after the "no": not in yet
+    log.on_end(1, 2, 2)  # the end comes on its own topic, before the last question
+    assert not log.complete(2) and not log.current.over
+    log.on_question('two', 1, 2)
+    assert not log.complete(2)  # its answer is not in yet
+    log.on_answer(True)
+    assert log.complete(2) and not log.complete(3)
+    assert log.questions_per_interaction() == 1.5
+    # An end announced before the interaction's first question arrived is kept for it.
+    log.on_end(2, 1, 1)
+    log.on_label('fist'); log.on_question('fist', 2, 1)
+    assert not log.complete(3)
+    log.on_answer(True)
+    assert log.complete(3) and log.complete(0)
+    # The next interaction began: the one before it is over, announced or not.
+    log.on_question('one', 4, 1)
+    assert not log.complete(4)
+    log.on_question('one', 5, 1)
+    assert log.complete(4) and not log.complete(5)
+
+
 def test_without_ids_every_question_is_an_interaction():
     log = SessionLog()
     for label in ('a', 'b', 'c'):

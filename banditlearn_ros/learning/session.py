@@ -38,6 +38,18 @@ class InteractionRecord:
     """The shown gesture when known (simulation), else None."""
     questions: List[str] = field(default_factory=list)
     answers: List[bool] = field(default_factory=list)
+    ended: Optional[Tuple[int, int]] = None
+    """Questions and answers the learner counted when it announced the end, if it did."""
+
+    @property
+    def over(self) -> bool:
+        """
+        Return True once the learner ended it and all its questions and answers are in.
+
+        The end comes on its own topic, so it may arrive before the last question does.
+        """
+        return self.ended is not None and len(self.questions) >= self.ended[0] and \
+            len(self.answers) >= self.ended[1]
 
     @property
     def first_guess(self) -> str:
@@ -77,6 +89,7 @@ class SessionLog:
         self.window = int(window)
         self.records: List[InteractionRecord] = []
         self._truth: Optional[str] = None
+        self._ends: Dict[int, Tuple[int, int]] = {}  # announced before their first question
         self.answers_without_question = 0
 
     @property
@@ -115,10 +128,34 @@ class SessionLog:
             (question is None or question > 1)
         if not same:
             ident = interaction if interaction is not None else len(self.records)
-            rec = InteractionRecord(ident, self._truth)
+            rec = InteractionRecord(ident, self._truth, ended=self._ends.pop(ident, None))
             self._truth = None
             self.records.append(rec)
         rec.questions.append(str(label))
+
+    def on_end(self, interaction: int, questions: int, answers: int) -> None:
+        """Take the learner's word that an interaction ended, with what it asked and heard."""
+        ident, counted = int(interaction), (int(questions), int(answers))
+        for rec in reversed(self.records[-4:]):  # the latest few: ends come in order
+            if rec.id == ident:
+                rec.ended = counted
+                return
+        if questions > 0 and len(self._ends) < 16:  # its first question is on its way
+            self._ends[ident] = counted
+
+    def complete(self, n: int) -> bool:
+        """
+        Return True once the first ``n`` interactions are all in, each with all its questions.
+
+        The ``n``-th is over when the learner announced its end and every question and answer
+        it counted arrived, or when the next one began.  A session planned for ``n`` takes its
+        summary then, so it counts what a replay of the recording counts (the first ``n``
+        interactions with every question recorded), however late the last questions come.
+        """
+        n = int(n)
+        if n <= 0 or len(self.records) > n:
+            return True
+        return len(self.records) == n and self.records[-1].over
 
     def on_answer(self, right: bool) -> None:
         """Record a yes/no; it is about the latest question."""
