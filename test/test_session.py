@@ -53,8 +53,11 @@ def test_a_planned_session_is_complete_with_every_question_the_learner_asked():
     taken after the last "no" but before the question asked again counted one too few.
     """
     log = SessionLog()
-    log.on_label('five'); log.on_question('five', 0, 1); log.on_answer(True)
-    log.on_label('two'); log.on_question('four', 1, 1); log.on_answer(False)
+    for ident, (truth, label, right) in enumerate([('five', 'five', True),
+                                                   ('two', 'four', False)]):
+        log.on_label(truth)
+        log.on_question(label, ident, 1)
+        log.on_answer(right)
     log.on_end(0, 1, 1)
     assert log.complete(1) and not log.complete(2)  # asked again after the "no": not in yet
     log.on_end(1, 2, 2)  # the end comes on its own topic, before the last question
@@ -66,7 +69,8 @@ def test_a_planned_session_is_complete_with_every_question_the_learner_asked():
     assert log.questions_per_interaction() == 1.5
     # An end announced before the interaction's first question arrived is kept for it.
     log.on_end(2, 1, 1)
-    log.on_label('fist'); log.on_question('fist', 2, 1)
+    log.on_label('fist')
+    log.on_question('fist', 2, 1)
     assert not log.complete(3)
     log.on_answer(True)
     assert log.complete(3) and log.complete(0)
