@@ -52,6 +52,11 @@ class InteractionRecord:
             len(self.answers) >= self.ended[1]
 
     @property
+    def asked(self) -> int:
+        """Return the questions asked: as the learner counted them, when it said so."""
+        return max(len(self.questions), self.ended[0] if self.ended is not None else 0)
+
+    @property
     def first_guess(self) -> str:
         """Return the first label the robot said."""
         return self.questions[0]
@@ -182,10 +187,15 @@ class SessionLog:
         return self.accuracy(self.window)
 
     def questions_per_interaction(self) -> float:
-        """Return the mean number of questions asked per interaction."""
+        """
+        Return the mean number of questions asked per interaction.
+
+        The learner's count where it announced one: a question that expired on its way here
+        (a late reader under load) was still asked, and a replay of the recording counts it.
+        """
         if not self.records:
             return math.nan
-        return float(np.mean([len(r.questions) for r in self.records]))
+        return float(np.mean([r.asked for r in self.records]))
 
     def labels(self) -> List[str]:
         """Return every label seen as truth or question, in order of appearance."""
