@@ -84,6 +84,10 @@ def test_a_planned_session_is_complete_with_every_question_the_learner_asked():
     log.on_end(5, 2, 2)
     assert log.questions_per_interaction() == pytest.approx(7 / 5, abs=1e-12)
     assert not log.complete(5)  # the summary waits for it (a grace), then counts it
+    # An end about an id before the latest (a learner started again) changes nothing.
+    log.on_end(0, 5, 5)
+    log.on_question('two', 6, 1)
+    assert log.records[0].ended == (1, 1) and log.current.ended is None
 
 
 def test_without_ids_every_question_is_an_interaction():

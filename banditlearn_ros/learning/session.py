@@ -145,7 +145,8 @@ class SessionLog:
             if rec.id == ident:
                 rec.ended = counted
                 return
-        if questions > 0 and len(self._ends) < 16:  # its first question is on its way
+        later = not self.records or ident > self.records[-1].id
+        if questions > 0 and later and len(self._ends) < 16:  # its first question is on its way
             self._ends[ident] = counted
 
     def complete(self, n: int) -> bool:
