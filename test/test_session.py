@@ -45,6 +45,51 @@ def test_questions_group_into_interactions_by_id_and_number():
     assert log.labels() == ['five', 'four', 'fist']
 
 
+def test_a_planned_session_is_complete_with_every_question_the_learner_asked():
+    """
+    Issue 25: the summary of a session planned for n counts what its recording holds.
+
+    The replay counts the first n recorded interactions with all their questions; a summary
+    taken after the last "no" but before the question asked again counted one too few.
+    """
+    log = SessionLog()
+    for ident, (truth, label, right) in enumerate([('five', 'five', True),
+                                                   ('two', 'four', False)]):
+        log.on_label(truth)
+        log.on_question(label, ident, 1)
+        log.on_answer(right)
+    log.on_end(0, 1, 1)
+    assert log.complete(1) and not log.complete(2)  # asked again after the "no": not in yet
+    log.on_end(1, 2, 2)  # the end comes on its own topic, before the last question
+    assert not log.complete(2) and not log.current.over
+    log.on_question('two', 1, 2)
+    assert not log.complete(2)  # its answer is not in yet
+    log.on_answer(True)
+    assert log.complete(2) and not log.complete(3)
+    assert log.questions_per_interaction() == 1.5
+    # An end announced before the interaction's first question arrived is kept for it.
+    log.on_end(2, 1, 1)
+    log.on_label('fist')
+    log.on_question('fist', 2, 1)
+    assert not log.complete(3)
+    log.on_answer(True)
+    assert log.complete(3) and log.complete(0)
+    # The next interaction began: the one before it is over, announced or not.
+    log.on_question('one', 4, 1)
+    assert not log.complete(4)
+    log.on_question('one', 5, 1)
+    assert log.complete(4) and not log.complete(5)
+    # A question that never came (expired on its way) was asked all the same.
+    log.on_answer(False)
+    log.on_end(5, 2, 2)
+    assert log.questions_per_interaction() == pytest.approx(7 / 5, abs=1e-12)
+    assert not log.complete(5)  # the summary waits for it (a grace), then counts it
+    # An end about an id before the latest (a learner started again) changes nothing.
+    log.on_end(0, 5, 5)
+    log.on_question('two', 6, 1)
+    assert log.records[0].ended == (1, 1) and log.current.ended is None
+
+
 def test_without_ids_every_question_is_an_interaction():
     log = SessionLog()
     for label in ('a', 'b', 'c'):

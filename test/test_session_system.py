@@ -208,3 +208,39 @@ def test_camera_session_ends_with_its_video_and_keeps_mediapipe_lines_out(tmp_pa
     if kept.exists():
         assert all(is_third_party(line) for line in kept.read_text().splitlines())
         assert 'kept out of the view' in result.stdout
+
+
+def test_a_planned_session_ends_only_once_the_learner_ended_its_last_interaction():
+    """
+    Issue 25: quiet after the last "no" is no end; the question asked again may come late.
+
+    Callbacks are called directly and the quiet is set, so nothing here depends on timing.
+    """
+    from banditlearn_ros.nodes.session_node import SessionNode
+    from rclpy.parameter import Parameter
+    from std_msgs.msg import Bool, String
+    from ros_harness import Ros
+
+    def asked(ident, question, label):
+        return String(data=json.dumps({'id': ident, 'question': question, 'label': label}))
+
+    ros = Ros()
+    try:
+        session = ros.add(SessionNode(context=ros.context, parameter_overrides=[
+            Parameter('interactions', value=1), Parameter('settle', value=0.01),
+            Parameter('answer_warning', value=3600.0), Parameter('prompts', value=False)]))
+        session._on_details(asked(0, 1, 'four'))
+        session._on_feedback(Bool(data=False))
+        session._last_event -= 60.0  # a minute of quiet, far more than settle
+        assert not session.finished
+        session._on_interaction(String(data=json.dumps(
+            {'id': 0, 'outcome': 'yes', 'questions': 2, 'answers': 2})))
+        session._on_interaction(String(data='{not json'))  # skipped, the node goes on
+        assert not session.finished
+        session._on_details(asked(0, 2, 'five'))
+        session._on_feedback(Bool(data=True))
+        session._last_event -= 60.0
+        assert session.finished
+        assert session.log.questions_per_interaction() == 2.0
+    finally:
+        ros.close()

@@ -38,6 +38,23 @@ class InteractionRecord:
     """The shown gesture when known (simulation), else None."""
     questions: List[str] = field(default_factory=list)
     answers: List[bool] = field(default_factory=list)
+    ended: Optional[Tuple[int, int]] = None
+    """Questions and answers the learner counted when it announced the end, if it did."""
+
+    @property
+    def over(self) -> bool:
+        """
+        Return True once the learner ended it and all its questions and answers are in.
+
+        The end comes on its own topic, so it may arrive before the last question does.
+        """
+        return self.ended is not None and len(self.questions) >= self.ended[0] and \
+            len(self.answers) >= self.ended[1]
+
+    @property
+    def asked(self) -> int:
+        """Return the questions asked: as the learner counted them, when it said so."""
+        return max(len(self.questions), self.ended[0] if self.ended is not None else 0)
 
     @property
     def first_guess(self) -> str:
@@ -77,6 +94,7 @@ class SessionLog:
         self.window = int(window)
         self.records: List[InteractionRecord] = []
         self._truth: Optional[str] = None
+        self._ends: Dict[int, Tuple[int, int]] = {}  # announced before their first question
         self.answers_without_question = 0
 
     @property
@@ -115,10 +133,35 @@ class SessionLog:
             (question is None or question > 1)
         if not same:
             ident = interaction if interaction is not None else len(self.records)
-            rec = InteractionRecord(ident, self._truth)
+            rec = InteractionRecord(ident, self._truth, ended=self._ends.pop(ident, None))
             self._truth = None
             self.records.append(rec)
         rec.questions.append(str(label))
+
+    def on_end(self, interaction: int, questions: int, answers: int) -> None:
+        """Take the learner's word that an interaction ended, with what it asked and heard."""
+        ident, counted = int(interaction), (int(questions), int(answers))
+        for rec in reversed(self.records[-4:]):  # the latest few: ends come in order
+            if rec.id == ident:
+                rec.ended = counted
+                return
+        later = not self.records or ident > self.records[-1].id
+        if questions > 0 and later and len(self._ends) < 16:  # its first question is on its way
+            self._ends[ident] = counted
+
+    def complete(self, n: int) -> bool:
+        """
+        Return True once the first ``n`` interactions are all in, each with all its questions.
+
+        The ``n``-th is over when the learner announced its end and every question and answer
+        it counted arrived, or when the next one began.  A session planned for ``n`` takes its
+        summary then, so it counts what a replay of the recording counts (the first ``n``
+        interactions with every question recorded), however late the last questions come.
+        """
+        n = int(n)
+        if n <= 0 or len(self.records) > n:
+            return True
+        return len(self.records) == n and self.records[-1].over
 
     def on_answer(self, right: bool) -> None:
         """Record a yes/no; it is about the latest question."""
@@ -145,10 +188,15 @@ class SessionLog:
         return self.accuracy(self.window)
 
     def questions_per_interaction(self) -> float:
-        """Return the mean number of questions asked per interaction."""
+        """
+        Return the mean number of questions asked per interaction.
+
+        The learner's count where it announced one: a question that expired on its way here
+        (a late reader under load) was still asked, and a replay of the recording counts it.
+        """
         if not self.records:
             return math.nan
-        return float(np.mean([len(r.questions) for r in self.records]))
+        return float(np.mean([r.asked for r in self.records]))
 
     def labels(self) -> List[str]:
         """Return every label seen as truth or question, in order of appearance."""

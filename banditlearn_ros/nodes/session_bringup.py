@@ -145,10 +145,12 @@ def run_session(running, options, out_dir: str, out) -> int:
     try:
         while not (session.finished or requested()) and time.monotonic() < deadline:
             if show is not None and show.finished:
-                # The show hears an interaction end on its own subscription; let the session
-                # node's messages about the last presentations land before the summary.
+                # The show hears an interaction end on its own subscription (or a quiet
+                # moment after an answer); let the session node's messages about the last
+                # presentations land before the summary: every question the learner says it
+                # asked, as a recording of the session holds them.
                 grace = time.monotonic() + LAST_MESSAGES_GRACE
-                while session.log.interactions < show.schedule.taken \
+                while not session.log.complete(show.schedule.taken) \
                         and time.monotonic() < grace:
                     running.spin_once(0.05)
                 drain()

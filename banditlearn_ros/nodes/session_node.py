@@ -84,6 +84,8 @@ class SessionNode(common.GuardedNode):
         # An unknown gesture waits for its name until the next interaction's question.
         self._unknown: Optional[int] = None
         qos.subscribe_events(self, String, 'gesture_unknown', self._on_unknown)
+        # The learner's word that an interaction is over, with the questions it asked.
+        qos.subscribe_events(self, String, 'gesture_interaction', self._on_interaction)
         self._name_pub = self.create_publisher(String, 'gesture_name', qos.EVENTS_OUT)
         self._params = AsyncParameterClient(self, learner)
         self.keyboard = bool(keyboard and sys.stdin is not None and sys.stdin.isatty())
@@ -114,6 +116,17 @@ class SessionNode(common.GuardedNode):
         self._last_event = time.monotonic()
         if self._asked_at is None:  # the first question of a silent stretch
             self._asked_at, self._warned_at = self._last_event, None
+
+    def _on_interaction(self, msg: String) -> None:
+        try:
+            event = read_event(msg.data)
+            ident, asked, heard = int(event['id']), int(event['questions']), \
+                int(event['answers'])
+        except (ValueError, KeyError, TypeError):
+            self.get_logger().warning('unreadable interaction end skipped',
+                                      throttle_duration_sec=5.0)
+            return
+        self.log.on_end(ident, asked, heard)
 
     def _on_unknown(self, msg: String) -> None:
         try:
@@ -227,9 +240,11 @@ class SessionNode(common.GuardedNode):
             return False
         if self.log.interactions > self.target:  # the next one began: the last one is over
             return True
-        rec = self.log.current
+        # Over when the learner says so and its every question is in (a question asked again
+        # after the last "no" may come late); without that word, when nobody answers.
         quiet = time.monotonic() - self._last_event
-        return (bool(rec.answers) and quiet >= self.settle) or quiet >= self.answer_warning
+        return (self.log.complete(self.target) and quiet >= self.settle) or \
+            quiet >= self.answer_warning
 
 
 def _int(text) -> int:
