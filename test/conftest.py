@@ -50,7 +50,7 @@ SHARED_DATA = ROOT.parent / 'shared' / 'data'
 
 @pytest.fixture
 def ros():
-    """A test's own rclpy context and probe node (``ros_harness.Ros``), closed after it."""
+    """Yield a test's own rclpy context and probe node (``ros_harness.Ros``), then close it."""
     from ros_harness import Ros
     harness = Ros()
     yield harness

@@ -61,9 +61,13 @@ class Recorder:
 
 
 def _bringup(out: Path, rounds: int, *extra: str) -> subprocess.Popen:
+    # The default discovery wait (2 s, then a still graph) let a full run on a busy 2-core
+    # machine start before the recorder had matched: its bag began at the 3rd interaction
+    # and the replay, missing two, could not ask as recorded.  A user who records on a
+    # loaded machine lengthens it the same way (docs/recordings.md).
     return subprocess.Popen(
         _command('banditlearn_bringup') + ['--rounds', str(rounds), '--out', str(out),
-                                           *extra],
+                                           '--discovery-wait', '5', *extra],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
