@@ -46,7 +46,7 @@ import time
 
 from banditlearn_ros.learning.centring import Centring
 from banditlearn_ros.learning.datasets import load_dataset
-from banditlearn_ros.learning.evaluation import make_streams, Stream
+from banditlearn_ros.learning.evaluation_streams import make_streams, Stream
 from banditlearn_ros.learning.feedback import TeacherModel
 from banditlearn_ros.learning.ucwl_grid import run_grid
 import numpy as np

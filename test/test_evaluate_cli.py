@@ -241,7 +241,7 @@ def test_comparison_sentence_names_the_gap_of_each_ucwl_reading():
         return {'algorithm': name, 'mistake_rate_observed': {'mean': rate}}
 
     text = compare([rec('ucwl', 0.20), rec('ucwl-variance', 0.27),
-                             rec('vw-regcb', 0.25), rec('vw-oaa', 0.10), rec('mscw', 0.1)])
+                    rec('vw-regcb', 0.25), rec('vw-oaa', 0.10), rec('mscw', 0.1)])
     assert text == ('UCWL 20.0 % vs best VW --cbify option vw-regcb 25.0 %: UCWL is 5.0 '
                     'points below it; ucwl-variance is 2.0 points above it (27.0 %).')
     assert compare([rec('ucwl', 0.2), rec('vw-oaa', 0.1)]) is None

@@ -101,8 +101,6 @@ PRIVATE_SCOPE_EXEMPT = (f'{PACKAGE}.learning',)
 ALLOWED_PRIVATE = {
     # The --params check reads a learner class's hyperparameter table.
     (f'{PACKAGE}.tools.evaluation_options', '_hyperparameters'),
-    # The Vowpal Wabbit baseline builds its result with the evaluation harness's helper.
-    (f'{PACKAGE}.tools.vowpal', '_result'),
     # A retuned segmenter rebuilds the lookup table of the skin model it kept.
     (f'{PACKAGE}.vision.camera_settings', '_build'),
 }

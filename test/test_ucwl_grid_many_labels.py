@@ -15,7 +15,7 @@
 """UCWLGrid at hundreds of labels: ties over >= 256 labels, decisions equal to UCWL."""
 
 from banditlearn_ros.learning import TeacherModel, UCWL, ucwl_grid
-from banditlearn_ros.learning.evaluation import make_stream
+from banditlearn_ros.learning.evaluation_streams import make_stream
 from banditlearn_ros.learning.ucwl_grid import choose_block, run_grid, UCWLGrid
 import numpy as np
 import pytest

@@ -530,7 +530,7 @@ def run_grid(X: np.ndarray, streams: Sequence, teacher, n_labels: int,
     ----------
     X : numpy.ndarray
         Features, n x d.
-    streams : sequence of evaluation.Stream
+    streams : sequence of evaluation_streams.Stream
         The permutations with the person's randomness.
     teacher : TeacherModel
         Flip rates and no-answer probability (label noise is already in the streams).

@@ -32,7 +32,7 @@ from banditlearn_ros.learning.ask_again import DEFAULT_REVEAL_STEP, REVEAL_STEPS
 from banditlearn_ros.learning.base import HyperparameterError
 from banditlearn_ros.learning.centring import CENTRING_MODES, DEFAULT_CENTRING
 from banditlearn_ros.learning.datasets import DatasetError
-from banditlearn_ros.learning.evaluation import VARIANTS
+from banditlearn_ros.learning.evaluation_tuning import VARIANTS
 from banditlearn_ros.shutdown import exit_status, sigterm_as_interrupt
 from banditlearn_ros.tools.evaluation_options import UsageError
 from banditlearn_ros.tools.evaluation_report import terminal_table

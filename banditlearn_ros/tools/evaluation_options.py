@@ -27,8 +27,9 @@ from banditlearn_ros.learning import ALGORITHMS, BANDIT_ALGORITHMS, FULL_FEEDBAC
 from banditlearn_ros.learning.base import HyperparameterError
 from banditlearn_ros.learning.centring import DEFAULT_CENTRING
 from banditlearn_ros.learning.datasets import BUNDLED, DatasetError, load_dataset
-from banditlearn_ros.learning.evaluation import (
-    Algorithm, core_algorithm, variant_base, VARIANTS, WIDE_GRIDS)
+from banditlearn_ros.learning.evaluation import core_algorithm
+from banditlearn_ros.learning.evaluation_tuning import (
+    Algorithm, variant_base, VARIANTS, WIDE_GRIDS)
 from banditlearn_ros.learning.feedback import TeacherModel
 import numpy as np
 

@@ -22,7 +22,7 @@ can rewrite results.md from a file without running anything.
 
 from typing import Any, Dict, List, Optional, Tuple
 
-from banditlearn_ros.learning.evaluation import VARIANTS
+from banditlearn_ros.learning.evaluation_tuning import VARIANTS
 from banditlearn_ros.learning.feedback import TeacherModel
 
 

@@ -34,8 +34,9 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from banditlearn_ros.learning.ask_again import ASK_AGAIN_ALGORITHMS
 from banditlearn_ros.learning.datasets import load_dataset
-from banditlearn_ros.learning.evaluation import (
-    Algorithm, count_runs, evaluate, questions_algorithm, Record, TUNING_STREAM, variant_base)
+from banditlearn_ros.learning.evaluation import count_runs, evaluate, questions_algorithm, Record
+from banditlearn_ros.learning.evaluation_streams import TUNING_STREAM
+from banditlearn_ros.learning.evaluation_tuning import Algorithm, variant_base
 from banditlearn_ros.learning.feedback import TeacherModel
 from banditlearn_ros.learning.persistence import atomic_write_bytes
 from banditlearn_ros.tools.evaluation_figures import figures, question_figures
