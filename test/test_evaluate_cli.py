@@ -160,14 +160,14 @@ def test_tuning_permutations_are_recorded_and_used(tmp_path):
 
 
 def test_jobs_reach_the_tuning_grid_and_change_no_result(tmp_path, monkeypatch):
-    from banditlearn_ros.learning import ucwl_grid
+    from banditlearn_ros.learning import ucwl_grid_run
     jobs_seen = []
-    run_grid = ucwl_grid.run_grid
+    run_grid = ucwl_grid_run.run_grid
 
     def spy(*args, **kwargs):
         jobs_seen.append(kwargs.get('jobs'))
         return run_grid(*args, **kwargs)
-    monkeypatch.setattr(ucwl_grid, 'run_grid', spy)
+    monkeypatch.setattr(ucwl_grid_run, 'run_grid', spy)
     records = {}
     for jobs in (1, 2):
         out = tmp_path / f'j{jobs}'

@@ -20,7 +20,8 @@ from banditlearn_ros.learning.datasets import load_dataset
 from banditlearn_ros.learning.evaluation import run_learner
 from banditlearn_ros.learning.evaluation_streams import make_stream
 from banditlearn_ros.learning.synsep import make_synsep
-from banditlearn_ros.learning.ucwl_grid import run_grid, UCWLGrid
+from banditlearn_ros.learning.ucwl_grid import UCWLGrid
+from banditlearn_ros.learning.ucwl_grid_run import run_grid
 import numpy as np
 import pytest
 

@@ -196,9 +196,9 @@ def run_ucwl_streams(settings: List[Dict[str, Any]], X: np.ndarray, streams: Seq
     Run many UCWL settings on many streams in one ``UCWLGrid`` call; [setting][stream].
 
     ``progress`` is called with the number of (setting, stream) runs finished, block by block;
-    the blocks run in ``jobs`` worker processes (``ucwl_grid.run_grid``).
+    the blocks run in ``jobs`` worker processes (``ucwl_grid_run.run_grid``).
     """
-    from .ucwl_grid import run_grid
+    from .ucwl_grid_run import run_grid
     variant = {s.get('variant', 'scw1') for s in settings}
     diagonal = {s.get('diagonal', 'precision') for s in settings}
     no_weight = {s.get('no_weight', 'equal') for s in settings}
