@@ -219,7 +219,20 @@ class MulticlassAROW(_GaussianTop1):
         return 1.0 / self.r
 
 
-class MulticlassPA(FullFeedbackLearner):
+class _LinearRows(FullFeedbackLearner):
+    """A weight row per label, zero at first; scores are the margins ``w_i . x``."""
+
+    _array_names = ('w',)
+
+    def _init_rows(self, name: str, n: int) -> np.ndarray:
+        return np.zeros((n, self.n_features))
+
+    def scores(self, x: Any) -> np.ndarray:
+        """Margins ``w_i . x``."""
+        return row_dots(self._w, self.check_x(x))
+
+
+class MulticlassPA(_LinearRows):
     """
     mPA-I / mPA-II: multiclass Passive-Aggressive (Crammer et al. 2006).
 
@@ -245,7 +258,6 @@ class MulticlassPA(FullFeedbackLearner):
 
     name = 'mpa'
     _hyperparameters = ('C', 'variant')
-    _array_names = ('w',)
 
     def __init__(self, labels, n_features: int, C: float = 1.0, variant: str = 'pa1',
                  seed: int = 0):
@@ -255,13 +267,6 @@ class MulticlassPA(FullFeedbackLearner):
     def _validate(self) -> None:
         self.C = check_range('C', self.C, 0.0, None, low_open=True)
         check_choice('variant', self.variant, ('pa1', 'pa2'))
-
-    def _init_rows(self, name: str, n: int) -> np.ndarray:
-        return np.zeros((n, self.n_features))
-
-    def scores(self, x: Any) -> np.ndarray:
-        """Margins ``w_i . x``."""
-        return row_dots(self._w, self.check_x(x))
 
     def learn_true(self, x: Any, y: Label) -> bool:
         """One PA step on the true label against the best-scoring wrong label."""
@@ -284,7 +289,7 @@ class MulticlassPA(FullFeedbackLearner):
         return True
 
 
-class MulticlassPerceptron(FullFeedbackLearner):
+class MulticlassPerceptron(_LinearRows):
     """
     Multiclass Perceptron (Agarwal and Manwani 2021 eq. (2); Rosenblatt 1958).
 
@@ -302,14 +307,6 @@ class MulticlassPerceptron(FullFeedbackLearner):
     """
 
     name = 'perceptron'
-    _array_names = ('w',)
-
-    def _init_rows(self, name: str, n: int) -> np.ndarray:
-        return np.zeros((n, self.n_features))
-
-    def scores(self, x: Any) -> np.ndarray:
-        """Margins ``w_i . x``."""
-        return row_dots(self._w, self.check_x(x))
 
     def learn_true(self, x: Any, y: Label) -> bool:
         """``W += U`` with ``U_rj = (1[y = r] - 1[y_hat = r]) x_j``."""
