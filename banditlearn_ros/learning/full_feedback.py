@@ -90,22 +90,18 @@ class MulticlassSCW(_GaussianTop1):
 
     Parameters
     ----------
-    labels : int or list of str
-        Number of labels, or their names.
-    n_features : int
-        Length of every feature vector.
+    labels, n_features : int or list of str, int
+        The labels (a number, or their names) and the length of every feature vector.
     eta : float
         Confidence, in (0.5, 1).
     C : float
         Aggressiveness cap (> 0).
     variant : {'scw1', 'scw2'}
         Step-size rule.
-    covariance : {'diag', 'full'}
-        Shape of Sigma.
+    covariance, diagonal : {'diag', 'full'}, {'precision', 'variance'}
+        Shape of Sigma; the diagonalisation step of a diagonal one (as in ``UCWL``).
     seed : int
         Seed of tie-breaking.
-    diagonal : {'precision', 'variance'}
-        Diagonalisation step of a diagonal Sigma (as in ``UCWL``).
 
     """
 
@@ -142,10 +138,8 @@ class MulticlassCW(_GaussianTop1):
 
     Parameters
     ----------
-    labels : int or list of str
-        Number of labels, or their names.
-    n_features : int
-        Length of every feature vector.
+    labels, n_features : int or list of str, int
+        The labels (a number, or their names) and the length of every feature vector.
     eta : float
         Confidence, in (0.5, 1).
     covariance : {'diag', 'full'}
@@ -184,18 +178,14 @@ class MulticlassAROW(_GaussianTop1):
 
     Parameters
     ----------
-    labels : int or list of str
-        Number of labels, or their names.
-    n_features : int
-        Length of every feature vector.
+    labels, n_features : int or list of str, int
+        The labels (a number, or their names) and the length of every feature vector.
     r : float
         Regularisation trade-off (the paper's rho, > 0).
-    covariance : {'diag', 'full'}
-        Shape of Sigma.
+    covariance, diagonal : {'diag', 'full'}, {'precision', 'variance'}
+        Shape of Sigma; the diagonalisation step of a diagonal one (as in ``UCWL``).
     seed : int
         Seed of tie-breaking.
-    diagonal : {'precision', 'variance'}
-        Diagonalisation step of a diagonal Sigma (as in ``UCWL``).
 
     """
 
@@ -243,10 +233,8 @@ class MulticlassPA(_LinearRows):
 
     Parameters
     ----------
-    labels : int or list of str
-        Number of labels, or their names.
-    n_features : int
-        Length of every feature vector.
+    labels, n_features : int or list of str, int
+        The labels (a number, or their names) and the length of every feature vector.
     C : float
         Aggressiveness (> 0).
     variant : {'pa1', 'pa2'}
@@ -297,10 +285,8 @@ class MulticlassPerceptron(_LinearRows):
 
     Parameters
     ----------
-    labels : int or list of str
-        Number of labels, or their names.
-    n_features : int
-        Length of every feature vector.
+    labels, n_features : int or list of str, int
+        The labels (a number, or their names) and the length of every feature vector.
     seed : int
         Seed of tie-breaking.
 
