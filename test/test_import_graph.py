@@ -28,7 +28,8 @@ The layers, lowest first (a module imports only from its own layer or lower ones
 2. library: what the nodes and the command-line tools share: the bags (``tools/bagio/`` and
    the recorder, player, replay and sample modules beside it), the image bridge, the
    bring-up options and system files, shutdown, the session view and report, the log
-   filter, the question figures and the Vowpal Wabbit baseline;
+   filter, the question figures, the Vowpal Wabbit baseline and what ``tools/evaluate``
+   runs (``tools/evaluation_*``: options, runs, report, figures);
 3. nodes: ``nodes/`` and the bag-replay node ``tools/bag_player``;
 4. tools: the command-line programs ``tools/bag`` (its commands in ``tools/bag_commands``),
    ``tools/evaluate``, ``tools/render_dataset``.
