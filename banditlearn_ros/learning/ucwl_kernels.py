@@ -43,7 +43,7 @@ import warnings
 
 import numpy as np
 
-from . import reductions
+from . import compiler_memory, reductions
 from .confidence_weighted import FLOAT_MAX, SIGMA_FLOOR
 from .reductions import row_dot, row_dots
 
@@ -325,6 +325,8 @@ def _compile_once() -> None:
     with _LOCK:
         if not _TRIED:
             kernels = _compiled_now()
+            if kernels is not None:  # LLVM's pages and heap are not needed by the steps
+                compiler_memory.release()
             with _DONE_LOCK:
                 _COMPILED, _TRIED = kernels, True
                 waiting = list(_WAITING)
