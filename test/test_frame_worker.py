@@ -12,11 +12,13 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""The camera's worker loads MediaPipe (``prepare``) in its own thread, before any frame."""
+"""MediaPipe loads in a thread of its own: the camera's worker (``prepare``), Face Mesh (head)."""
 
 import threading
 
 from banditlearn_ros.vision.frame_source import FrameWorker
+from banditlearn_ros.vision.head_answers import HeadAnswers
+from banditlearn_ros.vision.head_gesture import HeadGestureDetector
 import numpy as np
 
 WAIT = 10.0
@@ -67,3 +69,43 @@ def test_without_prepare_the_worker_is_prepared_at_once():
         assert worker.prepared.wait(WAIT) and worker.prepare_error is None
     finally:
         worker.stop()
+
+
+class SlowEstimator:
+    """A pose estimator whose ``load`` waits for ``release`` (or raises ``error``)."""
+
+    def __init__(self, error=None):
+        self.release, self.error, self.loads, self.closed = threading.Event(), error, 0, False
+
+    def load(self):
+        self.loads += 1
+        self.release.wait(WAIT)
+        if self.error is not None:
+            raise self.error
+
+    def close(self):
+        self.closed = True
+
+
+def test_face_mesh_loads_in_a_thread_and_close_waits_for_it():
+    estimator = SlowEstimator()
+    head = HeadAnswers(HeadGestureDetector(), {}, 1, estimator=estimator)
+    head.start_loading()
+    assert head.loading and estimator.loads == 1
+    closer = threading.Thread(target=head.close)
+    closer.start()
+    closer.join(0.2)
+    assert closer.is_alive() and not estimator.closed  # waits for the load in progress
+    estimator.release.set()
+    closer.join(WAIT)
+    assert not closer.is_alive() and not head.loading
+    assert estimator.closed and head.load_error is None
+
+
+def test_a_face_mesh_that_cannot_load_is_said():
+    estimator = SlowEstimator(ImportError('no mediapipe here'))
+    estimator.release.set()
+    head = HeadAnswers(HeadGestureDetector(), {}, 1, estimator=estimator)
+    head.start_loading()
+    head._loader.join(WAIT)
+    assert not head.loading and isinstance(head.load_error, ImportError)
