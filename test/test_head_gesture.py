@@ -14,6 +14,7 @@
 
 """The nod/shake detector against seeded synthetic head motion, with the issue's targets."""
 
+from banditlearn_ros.vision import head_answer_synth as ha
 from banditlearn_ros.vision import head_motion_synth as hs
 from banditlearn_ros.vision.head_gesture import HeadGestureDetector
 import numpy as np
@@ -267,7 +268,7 @@ def test_ask_again_second_answers_come_from_the_second_gesture():
     rng = np.random.default_rng(20260602)  # not a seed the defaults were tuned on
     taken, right = 0, 0
     for _ in range(12):
-        r = hs.ask_again_run(rng, _Listener())
+        r = ha.ask_again_run(rng, _Listener())
         for d in r.second_decisions[:1]:
             taken += int(d.start < r.second.start - 0.15)
             right += int(d.answer == r.second.answer)
