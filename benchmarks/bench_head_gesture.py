@@ -39,6 +39,8 @@ import platform
 import time
 
 from banditlearn_ros import answers
+from banditlearn_ros.vision import face_warp as fw
+from banditlearn_ros.vision import head_answer_synth as ha
 from banditlearn_ros.vision import head_motion_synth as hs
 from banditlearn_ros.vision.head_answers import HeadAnswers
 from banditlearn_ros.vision.head_gesture import HeadGestureDetector
@@ -94,7 +96,7 @@ def _mixed_scores(seeds, runs, on_prediction, detector):
     for seed in seeds:
         rng = np.random.default_rng(seed)
         for _ in range(runs):
-            seq, questions = hs.mixed_sequence(rng)
+            seq, questions = ha.mixed_sequence(rng)
             path = NodePath(on_prediction, **detector)
 
             def decide(q, path=path, questions=questions):
@@ -121,7 +123,7 @@ def _ask_again_scores(seeds, runs, on_prediction, detector):
         rng = np.random.default_rng(seed)
         for _ in range(runs):
             path = NodePath(on_prediction, **detector)
-            r = hs.ask_again_run(rng, path)
+            r = ha.ask_again_run(rng, path)
             counts['runs'] += 1
             counts['overlapped'] += int(r.overlapped)
             counts['between'] += r.between
@@ -229,15 +231,15 @@ def bench_detector(seeds, repeats, minutes):
 def _frames(count):
     import cv2
     from banditlearn_ros.vision.head_pose import FaceMeshHeadPose
-    img = hs.fit_frame(cv2.imread(str(FACES / 'mps_business-person.png')))
+    img = fw.fit_frame(cv2.imread(str(FACES / 'mps_business-person.png')))
     finder = FaceMeshHeadPose(static_image_mode=True)
     landmarks = finder.landmarks(img, depth=True)[0]
     finder.close()
     # 60 distinct frames of a nod then a shake, cycled: Face Mesh tracks as in a video.
     t = np.arange(60) / 30.0
     wave = 12.0 * np.sin(2 * np.pi * 1.0 * t)
-    distinct = [hs.rotate_face(img, landmarks, 0.0, w, 0.0, step=6) for w in wave[:30]]
-    distinct += [hs.rotate_face(img, landmarks, w, 0.0, 0.0, step=6) for w in wave[30:]]
+    distinct = [fw.rotate_face(img, landmarks, 0.0, w, 0.0, step=6) for w in wave[:30]]
+    distinct += [fw.rotate_face(img, landmarks, w, 0.0, 0.0, step=6) for w in wave[30:]]
     return [distinct[i % len(distinct)] for i in range(count)]
 
 

@@ -18,6 +18,7 @@ import time
 
 from banditlearn_ros.nodes.bridge import array_to_image
 from banditlearn_ros.nodes.feedback_node import FeedbackNode
+from banditlearn_ros.vision import face_warp as fw
 from banditlearn_ros.vision import head_motion_synth as hs
 from diagnostic_msgs.msg import DiagnosticArray
 import numpy as np
@@ -248,7 +249,7 @@ def test_camera_images_of_a_nodding_face_answer_right(harness, shared_data):
     import cv2
     from banditlearn_ros.vision.head_pose import FaceMeshHeadPose
     h = harness
-    img = hs.fit_frame(cv2.imread(str(shared_data / 'real' / 'faces' / 'mps_business-person.png')))
+    img = fw.fit_frame(cv2.imread(str(shared_data / 'real' / 'faces' / 'mps_business-person.png')))
     finder = FaceMeshHeadPose(static_image_mode=True)
     landmarks = finder.landmarks(img, depth=True)[0]
     finder.close()
@@ -256,7 +257,7 @@ def test_camera_images_of_a_nodding_face_answer_right(harness, shared_data):
     t = np.arange(0, 2.4, 1 / 30)
     pitch = hs.oscillation(t, 0.7, 2.0, 1.5, 12.0)
     for i, (ti, p) in enumerate(zip(t, pitch)):
-        msg = array_to_image(hs.rotate_face(img, landmarks, 0.0, p, 0.0, step=6))
+        msg = array_to_image(fw.rotate_face(img, landmarks, 0.0, p, 0.0, step=6))
         msg.header.stamp.sec = 1000 + int(ti)
         msg.header.stamp.nanosec = int(round((ti % 1) * 1e9))
         h.image.publish(msg)

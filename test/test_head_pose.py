@@ -14,6 +14,7 @@
 
 """Head pose: PnP maths, neutral baseline, face choice, and real faces turned by warping."""
 
+from banditlearn_ros.vision import face_warp as fw
 from banditlearn_ros.vision import head_motion_synth as hs
 from banditlearn_ros.vision.face_select import FaceTracker
 from banditlearn_ros.vision.head_gesture import HeadGestureDetector
@@ -141,7 +142,7 @@ def test_pose_follows_the_applied_rotation(shared_data, faces, name):
         for k, (axis, angle) in enumerate([(0, 15.0), (0, -15.0), (1, 15.0), (1, -15.0)]):
             applied = [0.0, 0.0, 0.0]
             applied[axis] = angle
-            pose = est.process(hs.rotate_face(img, found[0], *applied), 0.1 * (k + 1))
+            pose = est.process(fw.rotate_face(img, found[0], *applied), 0.1 * (k + 1))
             got = (pose.yaw, pose.pitch)
             print(name, 'applied', applied[:2], 'estimated', np.round(got, 1))
             # Same direction, a real share of the size, and little leak into the other axis.
@@ -167,7 +168,7 @@ def test_warped_real_face_gesture_is_detected(shared_data, faces, kind):
     try:
         for ti, w in zip(t, wave):
             angles = (0.0, w, 0.0) if kind == 'nod' else (w, 0.0, 0.0)
-            pose = est.process(hs.rotate_face(img, found[0], *angles, step=6), ti)
+            pose = est.process(fw.rotate_face(img, found[0], *angles, step=6), ti)
             assert pose.found
             if pose.relative is None:
                 continue

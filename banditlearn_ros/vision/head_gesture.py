@@ -40,6 +40,9 @@ from dataclasses import dataclass
 import math
 from typing import List, Optional, Sequence, Tuple
 
+from banditlearn_ros.vision.head_context import (
+    background_spread, came_down_into, extent, held_still)
+from banditlearn_ros.vision.head_swings import AxisTracker, Chain, Swing, time_swing
 import numpy as np
 
 
@@ -62,100 +65,6 @@ class GestureDecision:
     end: float
     reversals: int
     amplitude: float
-
-
-@dataclass
-class _Swing:
-    """Motion from one extreme (at ``turn``) to the next (at ``t1``); ``t0``..``tb`` its core."""
-
-    turn: float
-    v0: float
-    t1: float
-    v1: float
-    t0: float = 0.0  # core start: last moment short of CORE of the way
-    tb: float = 0.0  # core end: first moment past 1 - CORE of the way
-    tm: float = 0.0  # middle: last moment short of half the way before ``tb``
-
-    @property
-    def amplitude(self) -> float:
-        return abs(self.v1 - self.v0)
-
-    @property
-    def duration(self) -> float:
-        """Return the swing's duration estimated from its core (pauses at the ends excluded)."""
-        return (self.tb - self.t0) / (1.0 - 2.0 * CORE)
-
-    @property
-    def edge_duration(self) -> float:
-        """
-        Return the duration from the core's faster half, for a swing from or into rest.
-
-        A first swing that starts out of a slow drift (or a last one that settles slowly)
-        is stretched on one side of its middle only; the other half times the gesture.
-        """
-        half = 2.0 * min(self.tm - self.t0, self.tb - self.tm) / (1.0 - 2.0 * CORE)
-        return min(self.duration, half) if half > 0 else self.duration
-
-
-CORE = 0.2
-"""A swing's core runs from 20 % to 80 % of its way: robust timing with pauses and jitter."""
-
-
-@dataclass
-class _Chain:
-    """Motion followed since a cut: the last swing taken (its turn, end, core end), until when."""
-
-    turn: float
-    end: float
-    tb: float
-    until: float
-    span: Optional[list] = None  # [start, end] of an answered gesture, end kept up to date
-
-
-class _AxisTracker:
-    """Turning points of one angle with hysteresis (a streaming zig-zag)."""
-
-    def __init__(self, hysteresis: float, keep: float):
-        self.hysteresis = hysteresis
-        self.keep = keep
-        self.points: deque = deque()  # confirmed turning points [t, v]
-        self.ext_t: Optional[float] = None
-        self.ext_v = 0.0
-        self.direction = 0
-
-    def reset(self) -> None:
-        self.points.clear()
-        self.ext_t = None
-        self.direction = 0
-
-    def update(self, t: float, v: float) -> None:
-        if self.ext_t is None:
-            self.ext_t, self.ext_v = t, v
-            self.points.append([t, v])
-            return
-        if self.direction >= 0 and v >= self.ext_v:
-            self.ext_t, self.ext_v = t, v
-        elif self.direction <= 0 and v <= self.ext_v:
-            self.ext_t, self.ext_v = t, v
-        elif abs(v - self.ext_v) >= self.hysteresis:
-            # Retreated far enough from the running extreme: it was a turning point.
-            if self.direction == 0:
-                self.points[-1] = [self.ext_t, self.ext_v]
-            else:
-                self.points.append([self.ext_t, self.ext_v])
-            self.direction = 1 if v > self.ext_v else -1
-            self.ext_t, self.ext_v = t, v
-        if self.direction == 0 and abs(self.ext_v - self.points[-1][1]) >= self.hysteresis:
-            self.direction = 1 if self.ext_v > self.points[-1][1] else -1
-        while len(self.points) > 2 and self.points[1][0] < t - self.keep:
-            self.points.popleft()
-
-    def swings(self) -> List[_Swing]:
-        """Return the swings between turning points, the open one (to the extreme) last."""
-        pts = [tuple(p) for p in self.points]
-        if self.ext_t is not None and self.ext_t > pts[-1][0]:
-            pts.append((self.ext_t, self.ext_v))
-        return [_Swing(a[0], a[1], b[0], b[1]) for a, b in zip(pts[:-1], pts[1:])]
 
 
 class HeadGestureDetector:
@@ -250,8 +159,8 @@ class HeadGestureDetector:
         self.detrend_yaw = float(detrend_yaw)
         self.detrend_pitch = float(detrend_pitch)
         keep = self.max_duration + 1.0
-        self._axes = {'yaw': _AxisTracker(self.hysteresis, keep),
-                      'pitch': _AxisTracker(self.hysteresis, keep)}
+        self._axes = {'yaw': AxisTracker(self.hysteresis, keep),
+                      'pitch': AxisTracker(self.hysteresis, keep)}
         self._ts: List[float] = []  # filtered history, trimmed to max_duration + 1 s
         self._vals: List[Tuple[float, float]] = []
         self._cores: dict = {}
@@ -380,7 +289,7 @@ class HeadGestureDetector:
                         and before.amplitude >= 0.5 * self.min_swing
                         and self._qualifies(self._core(name, before), edge=True)
                         and swing.t0 - before.tb <= self.max_pause):
-                    self._chains[name] = _Chain(turn, swing.t1, swing.tb, until, keep)
+                    self._chains[name] = Chain(turn, swing.t1, swing.tb, until, keep)
                     self._floor[name] = max(self._floor[name], swing.t1)
                 break
         if span is not None:
@@ -439,7 +348,7 @@ class HeadGestureDetector:
         return out
 
     # -- decision ----------------------------------------------------------------------
-    def _qualifies(self, swing: _Swing, edge: bool = False, timed: bool = False) -> bool:
+    def _qualifies(self, swing: Swing, edge: bool = False, timed: bool = False) -> bool:
         """
         Return whether a swing counts: big, fast, and not too slow.
 
@@ -456,50 +365,19 @@ class HeadGestureDetector:
         return (swing.amplitude >= least and 0 < duration <= self.max_swing_duration
                 and swing.amplitude / duration >= self.min_speed)
 
-    def _core(self, name: str, swing: _Swing) -> _Swing:
+    def _core(self, name: str, swing: Swing) -> Swing:
         """Fill in a swing's core times from the filtered history (cached once confirmed)."""
         key = (name, swing.turn, swing.t1)
         cached = self._cores.get(key)
         if cached is not None:
             swing.turn, swing.v0, swing.t0, swing.tb, swing.tm = cached
             return swing
-        axis = 0 if name == 'yaw' else 1
-        lo = bisect.bisect_left(self._ts, swing.turn)
-        hi = bisect.bisect_right(self._ts, swing.t1)
-        sign = 1.0 if swing.v1 >= swing.v0 else -1.0
-        recent = bisect.bisect_left(self._ts, swing.t1 - self.max_swing_duration)
-        if recent > lo and hi - recent >= 2:
-            # The swing began long ago (a rest, or a drift): start it from its lowest (or
-            # highest) point within the longest swing time instead of a stale extreme.
-            values = [self._vals[i][axis] for i in range(recent, hi)]
-            j = int(np.argmin(values)) if sign > 0 else int(np.argmax(values))
-            swing.turn, swing.v0 = self._ts[recent + j], values[j]
-            lo = recent + j
-        low = swing.v0 + sign * CORE * swing.amplitude
-        high = swing.v1 - sign * CORE * swing.amplitude
-        t0, tb = swing.turn, swing.t1
-        # Rise-time style: the last moment still short of the low level, then the first
-        # moment past the high one. A slow drift before the swing does not stretch it.
-        for i in range(hi - 1, lo - 1, -1):
-            if sign * (self._vals[i][axis] - low) <= 0:
-                t0 = self._ts[i]
-                break
-        for i in range(lo, hi):
-            if self._ts[i] >= t0 and sign * (self._vals[i][axis] - high) >= 0:
-                tb = self._ts[i]
-                break
-        swing.t0, swing.tb = t0, max(tb, t0)
-        mid, tm = swing.v0 + sign * 0.5 * swing.amplitude, swing.t0
-        for i in range(bisect.bisect_left(self._ts, swing.tb), lo - 1, -1):
-            if i < len(self._ts) and self._ts[i] <= swing.tb \
-                    and sign * (self._vals[i][axis] - mid) <= 0:
-                tm = max(self._ts[i], swing.t0)
-                break
-        swing.tm = tm
+        time_swing(self._ts, self._vals, 0 if name == 'yaw' else 1, swing,
+                   self.max_swing_duration)
         self._cores[key] = (swing.turn, swing.v0, swing.t0, swing.tb, swing.tm)
         return swing
 
-    def _run(self, name: str, now: float) -> Tuple[List[_Swing], float]:
+    def _run(self, name: str, now: float) -> Tuple[List[Swing], float]:
         """
         Return the latest run of consecutive qualifying swings on one axis and its last turn.
 
@@ -508,7 +386,7 @@ class HeadGestureDetector:
         """
         tracker = self._axes[name]
         swings = tracker.swings()
-        run: List[_Swing] = []
+        run: List[Swing] = []
         oldest = now - self.max_duration - 1.0
         for swing in reversed(swings):
             if swing.t1 < oldest:
@@ -541,71 +419,19 @@ class HeadGestureDetector:
         # jitter confirmed does not count).
         return run, run[-1].turn
 
-    def _extent(self, t0: float, t1: float) -> Tuple[float, float]:
-        """
-        Return how far yaw and pitch ranged (deg, max - min) in [t0, t1].
-
-        The range, unlike the path length, does not grow with frame-to-frame jitter, so the
-        cross-axis ratio stays meaningful for small gestures in noisy poses.
-        """
-        lo, hi = bisect.bisect_left(self._ts, t0), bisect.bisect_right(self._ts, t1)
-        if hi - lo < 2:
-            return 0.0, 0.0
-        pts = np.asarray(self._vals[lo:hi])
-        spread = pts.max(axis=0) - pts.min(axis=0)
-        return float(spread[0]), float(spread[1])
-
     def _background(self, axis: int, start: float) -> float:
-        """
-        Return the spread (10th-90th percentile, deg) of a smoothed angle before ``start``.
-
-        The spans of earlier answers are left out (an answer is no ongoing motion), and with
-        ``detrend_yaw``/``detrend_pitch`` a moving average of that width is taken out first:
-        a look-around that turned the head one way and stayed is no ongoing motion either.
-        """
-        lo = bisect.bisect_left(self._ts, start - self.context)
-        hi = bisect.bisect_left(self._ts, start - 0.05)
-        if hi - lo < 10:
-            return 0.0
-        times = np.asarray(self._ts[lo:hi])
-        values = np.asarray(self._vals[lo:hi])[:, axis]
-        rate = (len(times) - 1) / max(float(times[-1] - times[0]), 1e-9)
+        """Return the spread of the angle before ``start``, earlier answers left out."""
         detrend = self.detrend_yaw if axis == 0 else self.detrend_pitch
-        if detrend > 0:
-            width = max(1, int(round(detrend * rate)))
-            if width > 1:
-                values = values - _moving_average(values, width)
-        keep = np.ones(len(times), bool)
-        for a, b in self._spans:
-            keep &= (times < a) | (times > b)
-        values = values[keep]
-        if len(values) < 10:
-            return 0.0
-        # A 0.2 s moving average: white pose jitter is no head motion, slower talking
-        # and glancing motion is.
-        span = max(1, int(round(0.2 * rate)))
-        if span > 1 and len(values) > span:
-            values = np.convolve(values, np.full(span, 1.0 / span), mode='valid')
-        p10, p90 = np.percentile(values, [10, 90])
-        return float(p90 - p10)
+        return background_spread(self._ts, self._vals, axis, start, self.context, detrend,
+                                 self._spans)
 
-    def _went_down_first(self, first: _Swing) -> bool:
-        """
-        Return whether a pitch oscillation began with the head going down.
+    def _went_down_first(self, first: Swing) -> bool:
+        """Return whether a pitch oscillation began with the head going down."""
+        return first.v1 > first.v0 or came_down_into(
+            self._ts, self._vals, first.turn, first.v0, self.max_swing_duration,
+            0.25 * self.min_swing)
 
-        Either its first counted swing goes down, or the head came down into that swing's
-        start (a first half-swing too small or slow to count) from where it was before.
-        """
-        if first.v1 > first.v0:
-            return True
-        lo = bisect.bisect_left(self._ts, first.turn - self.max_swing_duration)
-        hi = bisect.bisect_left(self._ts, first.turn)
-        if hi - lo < 2:
-            return False
-        before = min(self._vals[i][1] for i in range(lo, hi))
-        return first.v0 - before >= 0.25 * self.min_swing
-
-    def _score(self, run: List[_Swing], own: int) -> Tuple[float, int, float]:
+    def _score(self, run: List[Swing], own: int) -> Tuple[float, int, float]:
         """Return (confidence, reversals, median swing) of one axis' run."""
         reversals = len(run) - 1
         if reversals < self.min_reversals:
@@ -615,8 +441,8 @@ class HeadGestureDetector:
             return 0.0, reversals, 0.0
         amplitudes = np.array([s.amplitude for s in run])
         speeds = np.array([s.amplitude / s.duration for s in run])
-        extent = self._extent(run[0].t0, run[-1].tb)
-        cross = extent[1 - own] / max(extent[own], 1e-9)
+        ranges = extent(self._ts, self._vals, run[0].t0, run[-1].tb)
+        cross = ranges[1 - own] / max(ranges[own], 1e-9)
         s_osc = min(1.0, (reversals + 1.0) / (self.min_reversals + 2.0))
         s_amp = min(1.0, float(np.median(amplitudes)) / (2.0 * self.min_swing))
         s_speed = min(1.0, float(np.median(speeds)) / (2.0 * self.min_speed))
@@ -630,18 +456,9 @@ class HeadGestureDetector:
         return float(confidence), reversals, float(np.median(amplitudes))
 
     def _resting(self, now: float) -> bool:
-        """
-        Return whether the head stayed still over the last ``settle`` seconds.
-
-        Judged by the spread of each angle in that window (at most ``rest_speed * settle``),
-        which frame-to-frame jitter does not break the way a per-frame speed would.
-        """
-        lo = bisect.bisect_left(self._ts, now - self.settle)
-        if len(self._ts) - lo < 3 or self._ts[lo] - (now - self.settle) > 0.05:
-            return False
-        window = np.asarray(self._vals[lo:])
-        spread = window.max(axis=0) - window.min(axis=0)
-        return bool(np.all(spread <= self.rest_speed * self.settle))
+        """Return whether the head stayed still (``rest_speed``) over the last ``settle`` s."""
+        return held_still(self._ts, self._vals, now, self.settle,
+                          self.rest_speed * self.settle)
 
     def _decide(self, now: float) -> Optional[GestureDecision]:
         runs = {}
@@ -676,13 +493,3 @@ class HeadGestureDetector:
         self._cut(now, decision.start + self.max_duration + self.quiet, span)
         self._blocked_until = now + self.refractory
         return decision
-
-
-def _moving_average(values: np.ndarray, width: int) -> np.ndarray:
-    """Return the centred moving average of ``width`` samples (fewer at the ends)."""
-    csum = np.concatenate(([0.0], np.cumsum(values)))
-    n = len(values)
-    idx = np.arange(n)
-    lo = np.clip(idx - width // 2, 0, n)
-    hi = np.clip(idx - width // 2 + width, 0, n)
-    return (csum[hi] - csum[lo]) / (hi - lo)
