@@ -70,11 +70,16 @@ if [ -x "$venv/bin/python" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want"
 fi
 
 [ -x "$venv/bin/python" ] || "$py" -m venv "$venv"
-pip=("$venv/bin/python" -m pip install -q --disable-pip-version-check)
+# The build backend's notes on editable installs (setuptools' UserWarnings) are for package
+# authors; a user sees only pip's own messages.
+pip=(env PYTHONWARNINGS=ignore::UserWarning "$venv/bin/python" -m pip install -q
+     --disable-pip-version-check)
 "${pip[@]}" --upgrade pip
-"${pip[@]}" -e '.[all]'
-# Vowpal Wabbit is only for the side-by-side comparison; a platform without its wheel still works.
-"${pip[@]}" -e '.[vowpal]' \
-  || echo "setup: vowpalwabbit could not be installed; the evaluation tool will skip it"
+# One editable build for everything. Vowpal Wabbit (in `all`) is only for the side-by-side
+# comparison: a platform without its wheel installs the rest and still works.
+if ! "${pip[@]}" -e '.[all]'; then
+  echo "setup: installing again without vowpalwabbit; the evaluation tool will skip it"
+  "${pip[@]}" -e '.[ros,vision,bags,eval,fast,test]'
+fi
 echo "$want" > "$stamp"
 echo "setup: $venv ready ($("$venv/bin/python" --version))"

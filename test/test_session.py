@@ -16,6 +16,8 @@
 
 import math
 import re
+import subprocess
+import sys
 
 from banditlearn_ros.learning.session import SessionLog
 from banditlearn_ros.tools.log_filter import is_third_party, StderrFilter
@@ -194,6 +196,20 @@ def test_stderr_filter_keeps_third_party_lines_in_a_file(tmp_path, capfd):
         'INFO: Created TensorFlow Lite XNNPACK delegate for CPU.']
     assert capfd.readouterr().err == '[WARN] [1.0] [learner_node]: our own line\n'
     stderr.stop()  # a second stop changes nothing
+
+
+def test_plotting_is_loaded_in_a_thread_with_the_backend_the_curve_uses():
+    # The bring-up runs this during the discovery wait (nodes/bringup.py); a fresh process,
+    # as the bring-up is, so matplotlib is not there already.
+    code = ('import sys; from banditlearn_ros.tools.session_report import preload_plotting; '
+            'before = "matplotlib.pyplot" in sys.modules; thread = preload_plotting(); '
+            'thread.join(120); import matplotlib; '
+            'print(before, thread.is_alive(), "matplotlib.pyplot" in sys.modules, '
+            'matplotlib.get_backend().lower())')
+    done = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True,
+                          timeout=180)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ['False', 'False', 'True', 'agg'], done.stdout
 
 
 def test_view_prints_columns_every_n_interactions():

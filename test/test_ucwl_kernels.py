@@ -26,6 +26,17 @@ SETTINGS = [  # (eta, C, k): the paper's default, small C, k = 0 (ties), a large
     (0.95, 1.0, 2.8), (0.55, 2.0 ** -5, 0.2), (0.6, 4.0, 0.0), (0.95, 32.0, 3.0)]
 
 
+def _assert_close(actual, desired):
+    """
+    ``assert_allclose`` at the state tolerance, the exact comparison first.
+
+    Equal arrays pass ``assert_allclose`` at any tolerance; this is called twice a round,
+    and ``array_equal`` takes a tenth of its time.  Unequal ones get its check and message.
+    """
+    if not np.array_equal(actual, desired, equal_nan=True):
+        np.testing.assert_allclose(actual, desired, rtol=STATE_RTOL, atol=STATE_ATOL)
+
+
 def _stream(d, K, n, seed):
     rng = np.random.default_rng(seed)
     X = rng.random((n, d)) * (rng.random((n, d)) < 0.5)
@@ -54,8 +65,8 @@ def _lockstep(kernels, d, K, n, variant, diagonal, seed=0, no_weight='equal', ad
                 assert ref.add_label('new') == fast.add_label('new') == K - 1
             p, q = ref.select(X[t]), fast.select(X[t])
             assert (p.index, p.greedy, p.explored) == (q.index, q.greedy, q.explored), t
-            np.testing.assert_allclose(q.scores, p.scores, rtol=STATE_RTOL, atol=STATE_ATOL)
-            np.testing.assert_allclose(q.bounds, p.bounds, rtol=STATE_RTOL, atol=STATE_ATOL)
+            _assert_close(q.scores, p.scores)
+            _assert_close(q.bounds, p.bounds)
             said = bool((p.index == y[t]) != flips[t])
             assert ref.learn(X[t], p.index, said, p) == fast.learn(X[t], q.index, said, q), t
         assert ref.n_updates == fast.n_updates

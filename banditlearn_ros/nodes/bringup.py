@@ -35,6 +35,7 @@ from banditlearn_ros.shutdown import (
     Terminated)
 from banditlearn_ros.system_file import (
     BringupError, CAMERA_SYSTEM, DEFAULT_SYSTEM, find_system, list_systems, load_system)
+from banditlearn_ros.tools.session_report import preload_plotting
 
 HEAD_SYSTEM = 'head_answers'
 """The system of ``--answers head``: a rendered face answers, the feedback node hears it."""
@@ -132,8 +133,12 @@ def run(options: argparse.Namespace, out=sys.stdout) -> int:
     if session:
         session_bringup.keep_third_party_logs(out_dir)
     running = start(system, log_level=options.log_level)
+    # A session's plotting import fills the discovery wait, not the time before its summary.
+    plotting = preload_plotting() if session else None
     if options.discovery_wait:
         running.wait_for_peers(least=options.discovery_wait)
+    if plotting is not None:
+        plotting.join()
     if session:
         return session_bringup.run_session(running, options, out_dir, out)
     reporter = Reporter(running, system['every'], out=out)

@@ -17,9 +17,36 @@
 import json
 import math
 import os
+import threading
 from typing import Any, Dict, List, Optional
 
 from banditlearn_ros.learning.session import SessionLog
+
+
+def preload_plotting() -> threading.Thread:
+    """
+    Import matplotlib (Agg) in a thread; return it, started.
+
+    The import takes 0.5-2.5 s and otherwise comes between a session's last line and its
+    summary.  The bring-up runs it while it waits for discovery, when no node is spun yet;
+    a failed import is left for ``plot_learning_curve`` to meet and report.
+
+    Returns
+    -------
+    threading.Thread
+        The started thread; join it before the nodes are spun.
+
+    """
+    def load() -> None:
+        try:
+            import matplotlib
+            matplotlib.use('Agg')
+            from matplotlib import pyplot  # noqa: F401
+        except Exception:  # the same import fails again later and is reported there
+            pass
+    thread = threading.Thread(target=load, name='preload_plotting', daemon=True)
+    thread.start()
+    return thread
 
 
 def plot_learning_curve(log: SessionLog, path: str, title: str = '') -> str:
