@@ -25,7 +25,7 @@ independently of the code under test.
 from banditlearn_ros.learning import (
     Banditron, Confidit, make_learner, MulticlassAROW, MulticlassCW, MulticlassPA,
     MulticlassPerceptron, MulticlassSCW, Prediction, RCNBF, UCWL)
-from banditlearn_ros.learning.base import HyperparameterError, LearnerInputError
+from banditlearn_ros.learning.base import HyperparameterError
 from banditlearn_ros.learning.confidence_weighted import confidence_constants
 from banditlearn_ros.learning.rcnbf import unbiased_feedback
 import numpy as np
@@ -160,50 +160,6 @@ def test_a_no_step_is_capped_at_C_or_C_over_K_minus_1(no_weight, K, cap):
         learner.add_label('new')
         learner.learn([1.0, 2.0], K, correct=False)
         np.testing.assert_allclose(learner._mu[K], [-0.05 / K, -0.1 / K], rtol=1e-12)
-
-
-@pytest.mark.parametrize('compiled', [False, True])
-def test_an_answered_no_step_is_capped_by_the_labels_share_of_no(compiled):
-    # Laplace's share (no + 1) / (yes + no + 2), never below 1 / (K - 1); K = 5, C = 0.05.
-    learner = UCWL(5, n_features=2, eta=0.9, C=0.05, k=1.0, no_weight='answered')
-    if not compiled:
-        learner._kernels = None
-    elif not learner.use_compiled():
-        pytest.skip('numba (the [fast] extra) is not installed')
-    learner.learn([0.0, 1.0], 1, correct=False)  # no answers yet: share 1 / 2
-    np.testing.assert_allclose(learner._mu[1], [0.0, -0.025], rtol=1e-12)
-    for _ in range(3):
-        learner.learn([1.0, 0.0], 0, correct=True)
-    # Label 0 heard three "yes": share 1 / 5 is below the floor 1 / 4.
-    learner.learn([0.0, 1.0], 0, correct=False)
-    np.testing.assert_allclose(learner._mu[0][1], -0.0125, rtol=1e-12)
-    # The live path (ask_again) caps and counts as learn does, and a saved model goes on
-    # alike.
-    twin = UCWL.from_state_dict(learner.state_dict())
-    twin._kernels = learner._kernels
-    twin.learn([0.5, 1.0], 1, correct=False)
-    learner._learn_valid(np.array([0.5, 1.0]), 1, False, None)
-    np.testing.assert_array_equal(learner._mu, twin._mu)
-    np.testing.assert_array_equal(learner._sigma, twin._sigma)
-    assert learner.answers == [[3, 1], [0, 2], [0, 0], [0, 0], [0, 0]]
-    with pytest.raises(LearnerInputError):
-        learner.learn([np.nan, 1.0], 2, correct=False)
-    assert learner.answers[2] == [0, 0]  # a refused vector counts nothing
-    learner.add_label('new')
-    assert learner.answers[-1] == [0, 0]
-
-
-def test_answers_are_saved_and_older_files_start_without_them():
-    learner = UCWL(3, n_features=2, no_weight='answered')
-    learner.learn([1.0, 0.5], 2, correct=False)
-    learner.learn([1.0, 0.5], 0, correct=True)
-    state = learner.state_dict()
-    assert UCWL.from_state_dict(state).answers == [[1, 0], [0, 0], [0, 1]]
-    del state['extra']['answers']  # a file written before the counts existed
-    assert UCWL.from_state_dict(state).answers == [[0, 0], [0, 0], [0, 0]]
-    state['extra']['answers'] = [[1, -1], [0, 0], [0, 0]]
-    with pytest.raises(ValueError, match='answers'):
-        UCWL.from_state_dict(state)
 
 
 def test_no_weight_is_checked_and_older_model_files_keep_algorithm_1():

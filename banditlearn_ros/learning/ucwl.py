@@ -15,7 +15,7 @@
 """Upper Confidence Weighted Learning (Ngo et al. 2013, Algorithm 1)."""
 
 import math
-from typing import Any, Dict, List, Optional
+from typing import Any, Optional
 
 import numpy as np
 
@@ -29,31 +29,22 @@ from .reductions import CHUNK, row_dot, row_dots
 ADDED_LABEL_PRIORS = ('mixture', 'unit')
 """Where a label added at runtime starts (``UCWL.added_label_prior``)."""
 
-NO_WEIGHTS = ('equal', 'balanced', 'answered')
+NO_WEIGHTS = ('equal', 'balanced')
 """How the step of a "no" is capped (``UCWL.no_weight``)."""
 
 
-def no_cap(C: float, no_weight: str, n_labels: int, yes: int = 0, no: int = 0) -> float:
+def no_cap(C: float, no_weight: str, n_labels: int) -> float:
     """
-    Return the cap of a "no" step to a label that has heard ``yes`` and ``no`` answers.
+    Return the cap of a "no" step: C (``'equal'``, Algorithm 1) or C / (K - 1) (``'balanced'``).
 
-    ``'equal'``: C, as Algorithm 1.  ``'balanced'``: C / (K - 1).  Each classifier is one
-    label against the K - 1 others, so its negatives outnumber its positives K - 1 to one;
-    weighting them 1 / (K - 1) is the usual class balancing of one-vs-rest learning.  Under
-    label noise most wrong answers are a "no" to the right label (docs/benchmarks.md), so
-    the balanced cap also limits what one of them undoes.  ``'answered'``: C times the
-    label's own share of "no"s, ``(no + 1) / (yes + no + 2)`` (Laplace's rule), never below
-    the balanced 1 / (K - 1).  A label still mostly wrong takes a "no" at (nearly) C, as in
-    Algorithm 1, which a session with few answers per label needs; a label mostly right
-    hears a "no" rarely, and then, under label noise, often wrongly: its cap falls towards
-    the balanced one.  The same arithmetic as ``UCWLGrid``'s, so both round alike.
+    Each classifier is one label against the K - 1 others, so its negatives outnumber its
+    positives K - 1 to one; weighting them 1 / (K - 1) is the usual class balancing of
+    one-vs-rest learning.  Under label noise most wrong answers are a "no" to the right
+    label (docs/benchmarks.md), so the balanced cap also limits what one of them undoes.
     """
-    if n_labels <= 2 or no_weight == 'equal':
-        return C
-    floor = 1.0 / (n_labels - 1)
-    if no_weight == 'balanced':
+    if no_weight == 'balanced' and n_labels > 2:
         return C / (n_labels - 1)
-    return C * max(floor, (no + 1.0) / (yes + no + 2.0))
+    return C
 
 
 _FLOAT64 = np.dtype(np.float64)
@@ -95,9 +86,9 @@ class UCWL(BanditLearner):
         Where a label added by ``add_label`` starts: the moment-matched mixture of the
         classifiers learned so far (default), or N(0, I) as in Algorithm 1 (see
         ``add_label``).
-    no_weight : {'equal', 'balanced', 'answered'}
-        Cap of the step a "no" (z = -1) takes: C as a "yes" (Algorithm 1, default),
-        C / (K - 1), or C times the label's share of "no"s so far (``no_cap``).
+    no_weight : {'equal', 'balanced'}
+        Cap of the step a "no" (z = -1) takes: C as a "yes" (Algorithm 1, default), or
+        C / (K - 1) (``no_cap``).
     seed : int
         Seed of the tie-breaking random generator.
 
@@ -127,8 +118,6 @@ class UCWL(BanditLearner):
         self.covariance, self.variant, self.diagonal = covariance, variant, diagonal
         self.added_label_prior, self.no_weight = added_label_prior, no_weight
         super().__init__(labels, n_features, seed)
-        self.answers: List[List[int]] = [[0, 0] for _ in self.labels]
-        """The "yes" and "no" answers each label has had (``no_weight='answered'``)."""
 
     def _validate(self) -> None:
         self.eta = check_range('eta', self.eta, 0.5, 1.0, low_open=True, high_open=True)
@@ -189,29 +178,11 @@ class UCWL(BanditLearner):
         measures both.
         """
         index = super().add_label(name)
-        self.answers.append([0, 0])
         self._set_learn_params()
         if self.added_label_prior == 'mixture':
             self._mu[index], self._sigma[index] = mixture_gaussian(self._mu[:index],
                                                                    self._sigma[:index])
         return index
-
-    def _extra_state(self) -> Dict[str, Any]:
-        extra = super()._extra_state()
-        extra['answers'] = [list(pair) for pair in self.answers]
-        return extra
-
-    def _load_extra_state(self, extra: Dict[str, Any]) -> None:
-        super()._load_extra_state(extra)
-        # A file written before the counts existed: none known, every label starts afresh.
-        answers = extra.get('answers', [[0, 0] for _ in self.labels])
-        if (not isinstance(answers, list) or len(answers) != len(self.labels) or any(
-                not isinstance(pair, list) or len(pair) != 2
-                or any(isinstance(c, bool) or not isinstance(c, int) or c < 0 for c in pair)
-                for pair in answers)):
-            raise ValueError(f'answers must hold a [yes, no] pair of counts >= 0 per label, '
-                             f'got {answers!r}')
-        self.answers = [[int(yes), int(no)] for yes, no in answers]
 
     def _margin_variances(self, x: np.ndarray) -> np.ndarray:
         if self.covariance == 'diag':
@@ -244,27 +215,6 @@ class UCWL(BanditLearner):
     def learn(self, x: Any, label: Label, correct: bool,
               prediction: Optional[Prediction] = None) -> bool:
         """Update the selected classifier only (Algorithm 1, lines 12-17)."""
-        if self.no_weight == 'answered':
-            i = label if type(label) is int and 0 <= label < len(self.labels) else (
-                self.label_index(label))
-            right = correct if type(correct) is bool else self._check_correct(correct)
-            self._cap_no(i)
-            changed = self._learn(x, i, right)
-            self._count(i, right)
-            return changed
-        return self._learn(x, label, correct)
-
-    def _cap_no(self, i: int) -> None:
-        """Set the cap of a "no" to label ``i`` from its answers (``no_weight='answered'``)."""
-        yes, no = self.answers[i]
-        self._C_no = no_cap(self.C, self.no_weight, len(self.labels), yes, no)
-        self._learn_params[8] = self._C_no
-
-    def _count(self, i: int, right: bool) -> None:
-        """Count an answer that was taken (after the step: a refused x counts nothing)."""
-        self.answers[i][0 if right else 1] += 1
-
-    def _learn(self, x: Any, label: Label, correct: bool) -> bool:
         if self._kernels is not None:
             return self._learn_compiled(self._vector(x), label, correct)
         selected, self._selected = self._selected, None
@@ -290,18 +240,10 @@ class UCWL(BanditLearner):
                      prediction: Optional[Prediction]) -> int:
         if self._kernels is None:
             return super()._learn_valid(x, index, correct, prediction)
-        if self.no_weight == 'answered':
-            self._cap_no(index)
-            changed = self._learn_valid_compiled(x, index, correct)
-            self._count(index, correct)
-            return changed
-        return self._learn_valid_compiled(x, index, correct)
-
-    def _learn_valid_compiled(self, x: np.ndarray, index: int, correct: bool) -> int:
         changed = self._kernels.learn(self._mu, self._sigma, index, x,
                                       1.0 if correct else -1.0, self._learn_params)
         if changed < 0:
-            return int(self._learn(x, index, correct))  # raises, or runs numpy
+            return int(self._learn_compiled(x, index, correct))  # raises, or runs numpy
         self.n_updates += changed
         return changed
 

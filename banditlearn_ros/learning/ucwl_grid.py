@@ -75,7 +75,7 @@ class UCWLGrid:
         SCW step size, shared by every setting.
     diagonal : {'precision', 'variance'}
         Diagonalisation step, shared by every setting (``UCWL``'s ``diagonal``).
-    no_weight : {'equal', 'balanced', 'answered'}
+    no_weight : {'equal', 'balanced'}
         Cap of a "no" step, shared by every setting (``UCWL``'s ``no_weight``).
     compiled : bool, optional
         Step the block with the compiled loops (``GridKernels``); default: when numba is
@@ -110,9 +110,6 @@ class UCWLGrid:
         self.eta, self.C, self.k, self.seeds = eta, C, k, seeds
         # The cap of a "no", computed as UCWL computes it (the same division).
         self.C_no = np.array([no_cap(float(c), no_weight, self.n_labels) for c in C])
-        self.no_weight = no_weight
-        # 'answered': the "yes" and "no" answers per setting and label (UCWL.answers).
-        self.answers = np.zeros((2, n, self.n_labels))
         consts = [confidence_constants(float(e)) for e in eta]
         self._phi = np.array([c[0] for c in consts])
         self._psi = np.array([c[1] for c in consts])
@@ -205,25 +202,6 @@ class UCWLGrid:
             Boolean mask of the settings whose model changed.
 
         """
-        if self.no_weight != 'answered':
-            return self._learn(x, chosen, correct, active)
-        # The cap of each setting's "no" from its chosen label's answers, as no_cap computes
-        # it (the same float operations), then the answers counted.
-        chosen = np.asarray(chosen, dtype=np.int64)
-        correct = np.asarray(correct, dtype=bool)
-        yes, no = self.answers[0, self._rows, chosen], self.answers[1, self._rows, chosen]
-        if self.n_labels > 2:
-            share = np.maximum(1.0 / (self.n_labels - 1), (no + 1.0) / (yes + no + 2.0))
-            self.C_no = self.C * share
-            if self._kernels is not None:
-                self._params[:, 8] = self.C_no
-        changed = self._learn(x, chosen, correct, active)
-        counted = self._rows if active is None else self._rows[np.asarray(active, dtype=bool)]
-        self.answers[np.where(correct[counted], 0, 1), counted, chosen[counted]] += 1.0
-        return changed
-
-    def _learn(self, x: np.ndarray, chosen: np.ndarray, correct: np.ndarray,
-               active: Optional[np.ndarray] = None) -> np.ndarray:
         if self._kernels is not None and self._selected is not None:
             return self._learn_compiled(x, chosen, correct, active)
         rows = self._rows
@@ -329,7 +307,7 @@ class UCWLGrid:
         x = np.ascontiguousarray(x, dtype=np.float64)
         if not np.array_equal(selected, x):
             self._selected = None
-            return self._learn(x, chosen, correct, active)
+            return self.learn(x, chosen, correct, active)
         z = np.where(correct, 1.0, -1.0)
         active = np.ones(self.n_settings, np.bool_) if active is None else np.asarray(
             active, dtype=np.bool_)
