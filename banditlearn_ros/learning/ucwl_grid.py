@@ -75,7 +75,7 @@ class UCWLGrid:
         SCW step size, shared by every setting.
     diagonal : {'precision', 'variance'}
         Diagonalisation step, shared by every setting (``UCWL``'s ``diagonal``).
-    no_weight : {'equal', 'balanced'}
+    no_weight : {'equal', 'balanced', 'sqrt'}
         Cap of a "no" step, shared by every setting (``UCWL``'s ``no_weight``).
     compiled : bool, optional
         Step the block with the compiled loops (``GridKernels``); default: when numba is
@@ -549,7 +549,7 @@ def run_grid(X: np.ndarray, streams: Sequence, teacher, n_labels: int,
         Worker processes (1 runs in this process).
     progress : callable, optional
         Called with the number of (setting, stream) runs finished after each block.
-    no_weight : {'equal', 'balanced'}
+    no_weight : {'equal', 'balanced', 'sqrt'}
         Cap of a "no" step (``UCWL``'s ``no_weight``).
 
     Returns
