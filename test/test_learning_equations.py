@@ -147,7 +147,8 @@ def test_scw1_caps_alpha_at_C():
 
 
 @pytest.mark.parametrize('no_weight,K,cap', [('equal', 5, 0.05), ('balanced', 5, 0.0125),
-                                             ('balanced', 2, 0.05)])
+                                             ('balanced', 2, 0.05), ('sqrt', 5, 0.025),
+                                             ('sqrt', 2, 0.05)])
 def test_a_no_step_is_capped_at_C_or_C_over_K_minus_1(no_weight, K, cap):
     # The CW step here is about 4 (> C): a "yes" steps by C, a "no" by its own cap.
     learner = UCWL(K, n_features=2, eta=0.9, C=0.05, k=1.0, no_weight=no_weight)

@@ -75,6 +75,7 @@ def _lockstep(X, stream, teacher, n_labels, variant, diagonal, rounds, no_weight
     ('synsep', TeacherModel(label_noise=0.1), 'scw1', 'variance', 300, 'equal'),
     ('digits', TeacherModel(label_noise=0.2), 'scw1', 'precision', 600, 'balanced'),
     ('wine', TeacherModel(label_noise=0.1), 'scw2', 'precision', 178, 'balanced'),
+    ('digits', TeacherModel(label_noise=0.1), 'scw1', 'precision', 600, 'sqrt'),
 ])
 def test_same_decisions_and_state_as_reference(name, teacher, variant, diagonal, rounds,
                                                no_weight):

@@ -121,11 +121,13 @@ def test_compiled_steps_equal_numpy_code(variant, diagonal, d, K, fused):
 
 
 @pytest.mark.parametrize('fused', [False, True])
-@pytest.mark.parametrize('variant', ['scw1', 'scw2'])
-def test_balanced_no_steps_compiled_equal_numpy_code(variant, fused):
-    # The cap of a "no" is C / (K - 1), and follows K when a label is added.
+@pytest.mark.parametrize('variant,no_weight', [('scw1', 'balanced'), ('scw2', 'balanced'),
+                                               ('scw1', 'sqrt')])
+def test_balanced_no_steps_compiled_equal_numpy_code(variant, fused, no_weight):
+    # The cap of a "no" is C / (K - 1) or C / sqrt(K - 1), and follows K when a label is
+    # added.
     _lockstep(_compiled_kernels(fused), d=124, K=6, n=3000, variant=variant,
-              diagonal='precision', seed=3, no_weight='balanced', add_at=500)
+              diagonal='precision', seed=3, no_weight=no_weight, add_at=500)
 
 
 @pytest.mark.parametrize('d,K', [(9, 1), (2, 2), (33, 3)])

@@ -29,21 +29,26 @@ from .reductions import CHUNK, row_dot, row_dots
 ADDED_LABEL_PRIORS = ('mixture', 'unit')
 """Where a label added at runtime starts (``UCWL.added_label_prior``)."""
 
-NO_WEIGHTS = ('equal', 'balanced')
+NO_WEIGHTS = ('equal', 'balanced', 'sqrt')
 """How the step of a "no" is capped (``UCWL.no_weight``)."""
 
 
 def no_cap(C: float, no_weight: str, n_labels: int) -> float:
     """
-    Return the cap of a "no" step: C (``'equal'``, Algorithm 1) or C / (K - 1) (``'balanced'``).
+    Return the cap of a "no" step: C (``'equal'``, Algorithm 1), C / (K - 1) or C / sqrt(K - 1).
 
     Each classifier is one label against the K - 1 others, so its negatives outnumber its
-    positives K - 1 to one; weighting them 1 / (K - 1) is the usual class balancing of
-    one-vs-rest learning.  Under label noise most wrong answers are a "no" to the right
-    label (docs/benchmarks.md), so the balanced cap also limits what one of them undoes.
+    positives K - 1 to one; weighting them 1 / (K - 1) (``'balanced'``) is the usual class
+    balancing of one-vs-rest learning.  Under label noise most wrong answers are a "no" to
+    the right label (docs/benchmarks.md), so a smaller cap also limits what one of them
+    undoes; but with few answers per label the "no"s are most of what it learns from.
+    ``'sqrt'`` is halfway between the two on a log scale, C / sqrt(K - 1): chosen by
+    measurement (docs/benchmarks.md), not taken from a paper.
     """
     if no_weight == 'balanced' and n_labels > 2:
         return C / (n_labels - 1)
+    if no_weight == 'sqrt' and n_labels > 2:
+        return C / math.sqrt(n_labels - 1)
     return C
 
 
@@ -85,9 +90,9 @@ class UCWL(BanditLearner):
         Where a label added by ``add_label`` starts: the moment-matched mixture of the
         classifiers learned so far (default), or N(0, I) as in Algorithm 1 (see
         ``add_label``).
-    no_weight : {'equal', 'balanced'}
-        Cap of the step a "no" (z = -1) takes: C as a "yes" (Algorithm 1, default), or
-        C / (K - 1) (``no_cap``).
+    no_weight : {'equal', 'balanced', 'sqrt'}
+        Cap of the step a "no" (z = -1) takes: C as a "yes" (Algorithm 1, default),
+        C / (K - 1) or C / sqrt(K - 1) (``no_cap``).
     seed : int
         Seed of the tie-breaking random generator.
 

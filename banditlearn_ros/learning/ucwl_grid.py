@@ -76,7 +76,7 @@ class UCWLGrid:
         SCW step size, shared by every setting.
     diagonal : {'precision', 'variance'}
         Diagonalisation step, shared by every setting (``UCWL``'s ``diagonal``).
-    no_weight : {'equal', 'balanced'}
+    no_weight : {'equal', 'balanced', 'sqrt'}
         Cap of a "no" step, shared by every setting (``UCWL``'s ``no_weight``).
     compiled : bool, optional
         Step the block with the compiled loops (``GridKernels``); default: when numba is

@@ -119,7 +119,7 @@ def run_grid(X: np.ndarray, streams: Sequence, teacher, n_labels: int,
         Worker processes (1 runs in this process).
     progress : callable, optional
         Called with the number of (setting, stream) runs finished after each block.
-    no_weight : {'equal', 'balanced'}
+    no_weight : {'equal', 'balanced', 'sqrt'}
         Cap of a "no" step (``UCWL``'s ``no_weight``).
 
     Returns
