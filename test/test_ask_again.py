@@ -18,8 +18,9 @@ from banditlearn_ros.learning import HyperparameterError, make_learner, TeacherM
 from banditlearn_ros.learning.ask_again import (
     check_probation, check_protocol, Questions, REVEAL_STEPS, run_interaction)
 from banditlearn_ros.learning.datasets import load_dataset
-from banditlearn_ros.learning.interaction import Interaction, SimulatedTeacher
+from banditlearn_ros.learning.interaction import Interaction
 from banditlearn_ros.learning.persistence import load_model, save_model
+from banditlearn_ros.learning.simulated_teacher import SimulatedTeacher
 from hypothesis import given, settings
 from hypothesis import strategies as st
 import numpy as np
@@ -237,11 +238,16 @@ def test_protocol_settings_are_checked():
         check_protocol('ucwl', -1, 'top1')
     with pytest.raises(HyperparameterError, match='reveal_step'):
         check_protocol('ucwl', 2, 'most')
+    # Live, max_questions is a most: a learner that cannot ask again asks one question.
     inter = Interaction(lambda d: make_learner('banditron', list(LABELS), d), clock=Clock())
     inter.predict([1.0, 2.0])
-    with pytest.raises(HyperparameterError):
-        inter.set_protocol(max_questions=2)
-    assert inter.max_questions == 1
+    inter.set_protocol(max_questions=2)
+    assert inter.max_questions == 1 and inter.protocol.max_questions == 2
+    item, _ = inter.predict([1.0, 2.0])
+    assert item.final and inter.feedback(False).ended.questions == 1
+    with pytest.raises(HyperparameterError, match='max_questions'):
+        inter.set_protocol(max_questions=-1)
+    assert inter.protocol.max_questions == 2
 
 
 def make(clock, **kwargs):
