@@ -229,7 +229,7 @@ def test_the_bring_up_drives_managed_nodes_and_leaves_those_without_autostart(tm
         '    parameters: {use_camera: false, autostart: false}\n')
     running = System(load_system(path))
     try:
-        cam, feedback = running.find('CameraNode'), running.find('FeedbackNode')
+        cam, feedback = running.find(CameraNode), running.find(FeedbackNode)
         # both were built with autostart false; the bring-up took the camera to active
         assert cam.get_parameter('autostart').value is False
         assert cam.lifecycle_state == 'active'

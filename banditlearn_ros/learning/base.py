@@ -22,7 +22,7 @@ arguments stored under their own names; ``set_params`` changes them with the sam
 
 from dataclasses import dataclass, field
 import math
-from typing import Any, Dict, List, Optional, Sequence, Union
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -154,6 +154,11 @@ class OnlineClassifier:
     # -- hyperparameters -------------------------------------------------------------
     def _validate(self) -> None:
         """Check hyperparameters and compute derived constants (override)."""
+
+    @classmethod
+    def hyperparameter_names(cls) -> Tuple[str, ...]:
+        """Return the names of the constructor's hyperparameters (``get_params``'s keys)."""
+        return tuple(cls._hyperparameters)
 
     def get_params(self) -> Dict[str, Any]:
         """Return the hyperparameters as a dict of constructor arguments."""

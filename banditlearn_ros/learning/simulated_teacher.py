@@ -25,7 +25,7 @@ from typing import Dict, Optional, Tuple
 import numpy as np
 
 from .feedback import TeacherModel
-from .rounds import Window
+from .rounds import Counts, Window
 
 
 @dataclass
@@ -70,27 +70,26 @@ class SimulatedTeacher:
         self._current: Optional[str] = None
         self._interaction: Optional[Tuple[Optional[int], str, str]] = None
         self._mistakes = Window(window)
-        self.counts: Dict[str, int] = dict.fromkeys(
-            ('labels_received', 'predictions_received', 'later_questions', 'answers',
-             'silences', 'flipped', 'no_label', 'labels_unused'), 0)
+        self.counts = Counts(('labels_received', 'predictions_received', 'later_questions',
+                              'answers', 'silences', 'flipped', 'no_label', 'labels_unused'))
 
     def observe(self, label: str) -> None:
         """Take the true label of the next observation."""
         if self._current is not None:
-            self.counts['labels_unused'] += 1
+            self.counts.add('labels_unused')
         self._current = str(label)
         self._seen.setdefault(self._current, None)
-        self.counts['labels_received'] += 1
+        self.counts.add('labels_received')
 
     def answer(self, predicted: str, question: int = 1,
                interaction: Optional[int] = None) -> TeacherAnswer:
         """Answer one question (None = say nothing) of interaction ``interaction``."""
-        self.counts['predictions_received'] += 1
+        self.counts.add('predictions_received')
         if question > 1:
-            self.counts['later_questions'] += 1
+            self.counts.add('later_questions')
             bound = self._interaction
             if bound is None or (interaction is not None and bound[0] != interaction):
-                self.counts['no_label'] += 1
+                self.counts.add('no_label')
                 return TeacherAnswer(None, None, None)
             _, truth, observed = bound
             right = str(predicted) == truth
@@ -98,7 +97,7 @@ class SimulatedTeacher:
             truth, self._current = self._current, None
             if truth is None:
                 self._interaction = None
-                self.counts['no_label'] += 1
+                self.counts.add('no_label')
                 return TeacherAnswer(None, None, None)
             right = str(predicted) == truth
             self._mistakes.add(not right)
@@ -110,10 +109,10 @@ class SimulatedTeacher:
             self._interaction = (interaction, truth, observed)
         said = self.model.answer(str(predicted), observed, self.rng)
         if said is None:
-            self.counts['silences'] += 1
+            self.counts.add('silences')
         else:
-            self.counts['answers'] += 1
-            self.counts['flipped'] += int(said != right)
+            self.counts.add('answers')
+            self.counts.add('flipped', int(said != right))
         return TeacherAnswer(said, truth, right)
 
     def stats(self) -> Dict[str, float]:
@@ -124,6 +123,25 @@ class SimulatedTeacher:
         out['rounds'] = self._mistakes.count
         out['window_rounds'] = len(self._mistakes.values)
         return out
+
+    def progress(self) -> 'TeacherProgress':
+        """Return what a bring-up reports of this teacher now."""
+        mistakes = self._mistakes
+        return TeacherProgress(rounds=mistakes.count, window_rounds=len(mistakes.values),
+                               true_mistake_rate=mistakes.cumulative(),
+                               true_mistake_rate_window=mistakes.windowed())
+
+
+@dataclass(frozen=True)
+class TeacherProgress:
+    """The true first-guess mistakes a simulated teacher saw, read at one moment."""
+
+    rounds: int
+    """First questions answered about a known label."""
+    window_rounds: int
+    true_mistake_rate: float
+    """First guesses that were wrong, over all (NaN before the first)."""
+    true_mistake_rate_window: float
 
 
 def stream_order(n: int, passes: int = 1, shuffle: bool = True, seed: int = 0,
