@@ -406,3 +406,18 @@ def test_evaluate_cli_reports_the_protocol_beside_one_question(tmp_path):
     assert 'Asking again' in (out / 'results.md').read_text()
     assert (out / 'iris_rho_0_1_0_1_first_guess.png').stat().st_size > 1000
     assert main(['--datasets', 'iris', '--max-questions', '-1', '--out', str(out)]) == 2
+
+
+def test_a_protocol_is_checked_whole_when_made_and_never_changed_in_place():
+    from dataclasses import FrozenInstanceError
+    from banditlearn_ros.learning.ask_again import Protocol
+    protocol = Protocol(3, 'top1', 2)
+    assert protocol.changed(max_questions=0) == Protocol(0, 'top1', 2)
+    assert protocol == Protocol(3, 'top1', 2)  # the old value is untouched
+    for bad in ({'max_questions': -1}, {'max_questions': 1.5}, {'max_questions': True},
+                {'reveal_step': 'most'}, {'new_label_probation': -1}):
+        with pytest.raises(HyperparameterError):
+            protocol.changed(**bad)
+    with pytest.raises(FrozenInstanceError):
+        protocol.max_questions = 5
+    assert protocol.questions_for('ucwl') == 3 and protocol.questions_for('banditron') == 1

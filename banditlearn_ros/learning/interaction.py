@@ -104,7 +104,7 @@ class Interaction:
         self._make = make_learner
         self.learner = learner
         self.feedback_timeout = float(feedback_timeout)
-        self.protocol = protocol if protocol is not None else Protocol(
+        self._protocol = protocol if protocol is not None else Protocol(
             max_questions, reveal_step, new_label_probation)
         self.algorithm = algorithm
         self.open_set = open_set if open_set is not None else OpenSet()
@@ -144,22 +144,27 @@ class Interaction:
             return len(self._pending)
 
     @property
+    def protocol(self) -> Protocol:
+        """Return the question protocol in force (``set_protocol`` swaps it)."""
+        return self._protocol
+
+    @property
     def max_questions(self) -> int:
         """Return the most questions per interaction in force (0 = every label)."""
         learner = self.learner
         name = getattr(learner, 'name', 'ucwl') if learner is not None else \
             self.algorithm or 'ucwl'
-        return self.protocol.questions_for(name)
+        return self._protocol.questions_for(name)
 
     @property
     def reveal_step(self) -> str:
         """Return the protocol's ``reveal_step``."""
-        return self.protocol.reveal_step
+        return self._protocol.reveal_step
 
     @property
     def new_label_probation(self) -> int:
         """Return the protocol's ``new_label_probation``."""
-        return self.protocol.new_label_probation
+        return self._protocol.new_label_probation
 
     def set_protocol(self, protocol: Optional[Protocol] = None, **changes) -> None:
         """
@@ -167,9 +172,9 @@ class Interaction:
 
         ``protocol`` (default: the one in force) with ``changes`` to its fields.
         """
-        new = (protocol if protocol is not None else self.protocol).changed(**changes)
+        new = (protocol if protocol is not None else self._protocol).changed(**changes)
         with self._lock:
-            self.protocol = new
+            self._protocol = new
 
     def reset(self) -> None:
         """Start a fresh model; pending questions are forgotten (their feedback is dropped)."""
@@ -236,7 +241,7 @@ class Interaction:
             if latest is not None and not latest.answered:
                 self.counts.add('unanswered_superseded')
                 self._end(latest, timed_out=True)
-            protocol = self.protocol  # swapped whole: one value for the whole interaction
+            protocol = self._protocol  # swapped whole: one value for the whole interaction
             questions = Questions.start(self.learner, x, self.max_questions,
                                         protocol.reveal_step, self._rng, first,
                                         protocol.new_label_probation)
