@@ -222,7 +222,7 @@ class Interaction:
                 if x is not None and first is None:
                     x, reason = None, 'not_finite'
             if x is None:
-                self.counts.add('features_' + reason)
+                self.counts['features_' + reason] += 1
                 return None, reason
             if learner is None:
                 self.learner = self._make(x.size)
@@ -239,12 +239,12 @@ class Interaction:
                 self._expire(now)
             latest = self._latest
             if latest is not None and not latest.answered:
-                self.counts.add('unanswered_superseded')
+                self.counts['unanswered_superseded'] += 1
                 self._end(latest, timed_out=True)
             protocol = self._protocol  # swapped whole: one value for the whole interaction
-            questions = Questions.start(self.learner, x, self.max_questions,
-                                        protocol.reveal_step, self._rng, first,
-                                        protocol.new_label_probation)
+            questions = Questions.start(
+                self.learner, x, protocol.questions_for(getattr(self.learner, 'name', 'ucwl')),
+                protocol.reveal_step, self._rng, first, protocol.new_label_probation)
             first = questions.asked[0]
             item = Round(id=self._next_id, x=x, prediction=first, stamp=now,
                          final=questions.limit <= 1, questions=questions, raw=raw)
@@ -256,8 +256,8 @@ class Interaction:
                 if item.verdict.reject:
                     return self._decline(item), ''
             self._ask(item)
-            self.counts.add('predictions')
-            self.counts.add('interactions')
+            self.counts['predictions'] += 1
+            self.counts['interactions'] += 1
             self._explored.add(first.explored)
             return item, ''
 
@@ -266,17 +266,17 @@ class Interaction:
         item.questions.decline()
         item.answered = True
         self._latest = item
-        self.counts.add('predictions')
-        self.counts.add('interactions')
+        self.counts['predictions'] += 1
+        self.counts['interactions'] += 1
         self._end(item)
         return item
 
     def _ask(self, item: Round) -> Round:
         if len(self._pending) == self._pending.maxlen:
-            self.counts.add('unanswered_overflow')
+            self.counts['unanswered_overflow'] += 1
         self._pending.append(item)
         self._latest = item
-        self.counts.add('questions_asked')
+        self.counts['questions_asked'] += 1
         return item
 
     def feedback(self, correct: bool, now: Optional[float] = None) -> FeedbackResult:
@@ -284,7 +284,7 @@ class Interaction:
         with self._lock:
             now = self._clock() if now is None else now
             counts = self.counts
-            counts.add('feedback_received')
+            counts['feedback_received'] += 1
             pending = self._pending
             if pending and now - pending[0].stamp > self.feedback_timeout:
                 self._expire(now)
@@ -306,8 +306,8 @@ class Interaction:
             questions = latest.questions
             nxt = questions.answer(bool(correct))
             updates = questions.last_updates
-            counts.add('feedback_matched')
-            counts.add('updates_applied', updates)
+            counts['feedback_matched'] += 1
+            counts['updates_applied'] += updates
             if latest.question == 1:
                 self._mistakes.add(not correct)
             result = FeedbackResult('matched', latest.id, updated=updates > 0,
@@ -334,7 +334,7 @@ class Interaction:
                       answers=questions.answers, first=asked[0].index,
                       revealed=questions.revealed, rejected=questions.rejected,
                       labels=self._label_names(), verdict=item.verdict)
-        self.counts.add('interactions_' + ended.outcome)
+        self.counts['interactions_' + ended.outcome] += 1
         self._questions.add(ended.questions)
         self._ended.append(ended)
         return ended
@@ -355,13 +355,13 @@ class Interaction:
         return names[1]
 
     def _drop(self, reason: str, round_id: Optional[int] = None) -> FeedbackResult:
-        self.counts.add('feedback_dropped_' + reason)
+        self.counts['feedback_dropped_' + reason] += 1
         return FeedbackResult(reason, round_id)
 
     def _expire(self, now: float) -> None:
         while self._pending and now - self._pending[0].stamp > self.feedback_timeout:
             item = self._pending.popleft()
-            self.counts.add('unanswered_expired')
+            self.counts['unanswered_expired'] += 1
             if item is self._latest:
                 self._end(item, timed_out=True)
 
@@ -402,11 +402,11 @@ class Interaction:
             if name in self.learner.labels:
                 index = self.learner.labels.index(name)
                 questions.tell(index)
-                self.counts.add('labels_told')
+                self.counts['labels_told'] += 1
                 verdict = latest.verdict  # a known gesture: its score calibrates the threshold
             else:
                 index = self.learner.learn_new_label(latest.x, name)
-                self.counts.add('labels_named')
+                self.counts['labels_named'] += 1
                 verdict = None  # rightly not known: the new label's first example only
             if self.open_set.enabled:
                 self.open_set.taught(verdict, index, latest.raw)

@@ -169,8 +169,7 @@ class Window:
         self.count = 0
 
     def add(self, value: int) -> None:
-        """Add one value (a bool counts as 0 or 1)."""
-        value = int(value)
+        """Add one value: an int or a bool (which counts as 0 or 1), once per message."""
         self.values.append(value)
         self.total += value
         self.count += 1
