@@ -197,8 +197,11 @@ def gaussian_update(mu: np.ndarray, sigma: np.ndarray, x: np.ndarray, z: float,
     if sigma.ndim == 1:
         if gamma is None:
             sigma -= beta * sx * sx
-        else:
-            sigma /= 1.0 + gamma * (sx * x)
+        else:  # 1 + gamma (sx x), in place on sx (not used after): no temporaries
+            sx *= x
+            sx *= gamma
+            sx += 1.0
+            sigma /= sx
         np.maximum(sigma, SIGMA_FLOOR, out=sigma)
     else:
         sigma -= beta * np.outer(sx, sx)

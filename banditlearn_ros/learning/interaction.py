@@ -51,7 +51,6 @@ from .open_set import OpenSet
 from .rounds import (
     BAD_INPUT_REASONS, check_features, Counts, DROP_REASONS, Ended, FeedbackResult, Round,
     sized_features, Window)
-from .simulated_teacher import SimulatedTeacher  # noqa: F401 (its old home: tools/bag.py)
 
 
 class Interaction:

@@ -48,6 +48,7 @@ def no_cap(C: float, no_weight: str, n_labels: int) -> float:
 
 
 _FLOAT64 = np.dtype(np.float64)
+_TRUE, _FALSE = np.True_, np.False_
 
 _LIST_LABELS = 64
 """Labels up to which ``select`` finds maxima on Python floats (fewer numpy calls)."""
@@ -65,10 +66,8 @@ class UCWL(BanditLearner):
 
     Parameters
     ----------
-    labels : int or list of str
-        Number of labels, or their names.
-    n_features : int
-        Length of every feature vector.
+    labels, n_features : int or list of str, int
+        The labels (a number, or their names) and the length of every feature vector.
     eta : float
         Confidence parameter, in (0.5, 1).
     C : float
@@ -225,10 +224,10 @@ class UCWL(BanditLearner):
             # The x select summed (so finite) and the same rows: its sums are this step's.
             i = label if type(label) is int and 0 <= label < len(self.labels) else (
                 self.label_index(label))
-            z = 1.0 if correct is True else -1.0 if correct is False else (
-                1.0 if self._check_correct(correct) else -1.0)
-            sums = selected[4]
-            return self._step(x, i, z, z * float(sums[0, i]), float(sums[1, i]))
+            z = 1.0 if correct is True or correct is _TRUE else (
+                -1.0 if correct is False or correct is _FALSE else (
+                    1.0 if self._check_correct(correct) else -1.0))
+            return self._step(x, i, z, z * float(selected[4][i]), float(selected[5][i]))
         return self._learn_numpy(self.check_x(x), label, correct)
 
     def select_valid(self, x: np.ndarray) -> Optional[Prediction]:
@@ -274,21 +273,27 @@ class UCWL(BanditLearner):
         np.multiply(sigma, x * x, out=products[1])
         sums = np.add.reduce(products, axis=-1)
         scores = sums[0]
-        # max(v, 0) is v here: a sum of sigma_j x_j^2 with sigma > 0 (enforced) is >= +0.0.
+        if len(scores) <= _LIST_LABELS:
+            score_list, variances = sums.tolist()
+            if math.isfinite(sum(score_list) + sum(variances)):
+                # The bounds numpy's sqrt, *= k and + give, as Python floats: the same
+                # correctly rounded IEEE operations.  max(v, 0) is v here: a sum of
+                # sigma_j x_j^2 with sigma > 0 (enforced) is >= +0.0.
+                k, sqrt = self.k, math.sqrt
+                bound_list = [s + k * sqrt(v) for s, v in zip(score_list, variances)]
+                self._selected = (x.tobytes(), mu, sigma, self.n_updates,
+                                  score_list, variances)
+                chosen = self._list_argmax(bound_list)
+                greedy = self._list_argmax(score_list)
+                return Prediction(chosen, self.labels[chosen], scores, np.array(bound_list),
+                                  score_list[chosen] < max(score_list), greedy)
         widths = np.sqrt(sums[1])
         widths *= self.k
         bounds = np.add(scores, widths, out=widths)
-        self._selected = (x.tobytes(), mu, sigma, self.n_updates, sums)
-        if len(scores) <= _LIST_LABELS:
-            bound_list, score_list = bounds.tolist(), scores.tolist()
+        self._selected = (x.tobytes(), mu, sigma, self.n_updates, *sums)
         # Sums that overflowed (NaN or infinity) take numpy's argmax, as _select_numpy does.
-        if len(scores) > _LIST_LABELS or not math.isfinite(sum(bound_list) + sum(score_list)):
-            return self._prediction(self._argmax(bounds), scores, bounds,
-                                    greedy=self._argmax(scores))
-        chosen = self._list_argmax(bound_list)
-        greedy = self._list_argmax(score_list)
-        return Prediction(chosen, self.labels[chosen], scores, bounds,
-                          score_list[chosen] < max(score_list), greedy)
+        return self._prediction(self._argmax(bounds), scores, bounds,
+                                greedy=self._argmax(scores))
 
     def _list_argmax(self, values: list) -> int:
         """``_argmax`` on Python floats (finite): the same index and the same random draw."""

@@ -38,12 +38,13 @@ import contextlib
 import math
 import os
 import threading
+import time
 from typing import Callable, List, NamedTuple, Optional, Tuple
 import warnings
 
 import numpy as np
 
-from . import reductions
+from . import compiler_memory, reductions
 from .confidence_weighted import FLOAT_MAX, SIGMA_FLOOR
 from .reductions import row_dot, row_dots
 
@@ -287,7 +288,7 @@ def ready() -> bool:
 
 def compile_in_background(done: Callable[[Optional[Kernels]], None],
                           go: Optional[threading.Event] = None,
-                          most_wait: float = 10.0) -> bool:
+                          most_wait: float = 10.0, settle: float = 0.5) -> bool:
     """
     Compile in a daemon thread, then call ``done(kernels)``; False if compiled already.
 
@@ -296,7 +297,9 @@ def compile_in_background(done: Callable[[Optional[Kernels]], None],
     learner made meanwhile (inside ``deferring()``) to the kernels; it runs once, in the
     thread that compiled (this one's, or a caller of ``compiled()`` that came first).  The
     thread starts compiling when ``go`` is set (a node that is up: compiling holds the GIL
-    most of the time, so it would slow the start), or after ``most_wait`` seconds.
+    most of the time, so it would slow the start), or after ``most_wait`` seconds, and then
+    waits ``settle`` seconds more: a node set ``go`` at the end of its constructor, and its
+    first spins (discovery, the first /diagnostics) ran 0.4 s later beside the compilation.
     """
     global _BACKGROUND
     if os.environ.get(ENV_SWITCH, '1') == '0':
@@ -307,14 +310,16 @@ def compile_in_background(done: Callable[[Optional[Kernels]], None],
         _WAITING.append(done)
         if _BACKGROUND is None or not _BACKGROUND.is_alive():
             _BACKGROUND = threading.Thread(target=_compile_when, daemon=True,
-                                           args=(go, most_wait), name='ucwl-kernels-compile')
+                                           args=(go, most_wait, settle),
+                                           name='ucwl-kernels-compile')
             _BACKGROUND.start()
     return True
 
 
-def _compile_when(go: Optional[threading.Event], most_wait: float) -> None:
+def _compile_when(go: Optional[threading.Event], most_wait: float, settle: float) -> None:
     if go is not None:
         go.wait(most_wait)
+        time.sleep(settle)
     _compile_once()
 
 
@@ -325,6 +330,8 @@ def _compile_once() -> None:
     with _LOCK:
         if not _TRIED:
             kernels = _compiled_now()
+            if kernels is not None:  # LLVM's pages and heap are not needed by the steps
+                compiler_memory.release()
             with _DONE_LOCK:
                 _COMPILED, _TRIED = kernels, True
                 waiting = list(_WAITING)

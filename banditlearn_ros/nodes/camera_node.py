@@ -21,6 +21,7 @@ from a one-frame slot, so a slow extractor drops stale frames instead of falling
 Segmentation, features and episodes live in ``banditlearn_ros.vision``.
 """
 
+from operator import methodcaller
 import threading
 import time
 from typing import Any, Dict, Optional
@@ -103,12 +104,14 @@ class CameraNode(ManagedNode):
             f'mediapipe {"on" if self.extractor.use_mediapipe else "off"}')
 
     def activate(self) -> None:
-        """Open MediaPipe, start the worker, then take frames (the topic or ``source``)."""
-        if self.extractor.hands is not None:
-            self.extractor.hands.load()
+        """Start the worker (it opens MediaPipe first), then take frames (topic or source)."""
+        hands = self.extractor.hands
         # A new stream: the hand seen before the pause says nothing about this one.
         self.episodes = settings.make_episodes(self._values(settings.EPISODE_KEYS))
-        self._worker = FrameWorker(self._handle, 'camera_worker')
+        # MediaPipe loads in the worker (about 1 s): the node answers meanwhile, and
+        # /diagnostics says 'loading MediaPipe' until it is loaded.
+        self._worker = FrameWorker(self._handle, 'camera_worker',
+                                   prepare=hands.load if hands is not None else None)
         self._slot = self._worker.slot
         source = self.get_parameter('source').value
         if source:
@@ -124,17 +127,11 @@ class CameraNode(ManagedNode):
 
     def deactivate(self) -> None:
         """Drop the subscription or source, stop the worker, release MediaPipe."""
-        if self._image_sub is not None:
-            self.destroy_subscription(self._image_sub)
-            self._image_sub = None
-        if self._video is not None:
-            self._video.close()
-            self._video = None
-        if self._worker is not None:
-            self._worker.stop()
-        self._worker = self._slot = None
-        if self.extractor is not None:
-            self.extractor.close()
+        self.release('_image_sub', self.destroy_subscription)
+        self.release('_video', methodcaller('close'))
+        self.release('_worker', methodcaller('stop'))
+        self._slot = None
+        self.release('extractor', methodcaller('close'), forget=False)
 
     def cleanup(self) -> None:
         """Forget the extractor (configure makes it again of the parameters)."""
@@ -245,10 +242,15 @@ class CameraNode(ManagedNode):
         counts = self.counters.snapshot()
         level, message = common.OK, 'ok'
         values = self.lifecycle_values()
-        if self.extractor is None or self._worker is None:  # asleep: nothing to expect
+        worker = self._worker
+        if self.extractor is None or worker is None:  # asleep: nothing to expect
             values.update(counts)
             return level, values['lifecycle_state'], values
-        if self._source_problem:
+        if not worker.prepared.is_set():
+            message = 'loading MediaPipe'
+        elif worker.prepare_error is not None:
+            level, message = common.ERROR, f'MediaPipe did not load: {worker.prepare_error}'
+        elif self._source_problem:
             level, message = common.WARN, self._source_problem
         elif counts['unsupported_encoding']:
             # Bounded: at most MAX_ENCODINGS_SHOWN names of at most 32 characters.
@@ -262,6 +264,8 @@ class CameraNode(ManagedNode):
             'frame_rate': self._received.rate(), 'processed_rate': self._processed.rate(),
             'processing_ms_mean': self._proc_ms, 'processing_ms_last': self._proc_ms_last,
             'segmentation': self._last_method, 'mediapipe': self.extractor.use_mediapipe,
+            'mediapipe_loaded': self.extractor.hands is not None and worker.prepared.is_set()
+            and worker.prepare_error is None,
             'armed': self.episodes.armed})
         hands = self.extractor.hands
         if hands is not None:  # frames MediaPipe looked at twice, and found a hand the 2nd time

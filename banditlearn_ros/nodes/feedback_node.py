@@ -29,6 +29,7 @@ std_msgs/Bool topics listed in ``bool_topics``. The vision work is in
 """
 
 import math
+from operator import methodcaller
 import time
 from typing import Any, Dict
 
@@ -91,11 +92,8 @@ class FeedbackNode(ManagedNode):
     def activate(self) -> None:
         """Open Face Mesh, take the subscriptions, the window's timer and the keyboard."""
         subscribe = self._taken.append
-        if self.use_camera:
-            try:
-                self.head.load(graph=True)
-            except ImportError as exc:  # as before: each frame then counts a pose error
-                self._warn('pose', f'Face Mesh cannot load: {exc}')
+        if self.use_camera:  # Face Mesh loads in a thread; /diagnostics says when it failed
+            self.head.start_loading()
             subscribe(self.create_subscription(Image, 'image_raw', self._on_image, qos.IMAGES))
         subscribe(qos.subscribe_events(self, String, 'gesture_prediction', self._on_prediction))
         subscribe(qos.subscribe_events(self, Joy, 'joy', self._on_joy))
@@ -125,14 +123,10 @@ class FeedbackNode(ManagedNode):
         for sub in self._taken:
             self.destroy_subscription(sub)
         self._taken = []
-        if self._timer is not None:
-            self.destroy_timer(self._timer)
-            self._timer = None
-        if self._keyboard is not None:
-            self._keyboard.stop()
+        self.release('_timer', self.destroy_timer)
+        self.release('_keyboard', methodcaller('stop'), forget=False)
         self._keyboard_thread = None
-        if self.head is not None:
-            self.head.close()
+        self.release('head', methodcaller('close'), forget=False)
 
     def cleanup(self) -> None:
         """Forget the detector (configure makes it again of the parameters)."""
@@ -207,7 +201,7 @@ class FeedbackNode(ManagedNode):
                          lambda kind, exc: self._warn(kind, f'image dropped: {exc}'))
         if frame is None:
             return
-        if not self.head.due(self.window.listening):
+        if self.head.loading or not self.head.due(self.window.listening):
             self.counters.add('frames_skipped')
             return
         self.counters.add('frames')
@@ -286,6 +280,10 @@ class FeedbackNode(ManagedNode):
             level, message = common.WARN, f'{bad} images dropped (encoding/format)'
         if self.counters.get('pose_errors'):
             level, message = common.WARN, 'head pose errors'
+        if self.head.loading:
+            message = 'loading Face Mesh'
+        elif self._taken and self.head.load_error is not None:
+            level, message = common.WARN, f'Face Mesh cannot load: {self.head.load_error}'
         return level, message, values
 
 

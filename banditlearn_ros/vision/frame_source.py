@@ -69,16 +69,31 @@ class FrameWorker:
 
     A managed node starts one when activated and stops it when deactivated, so an inactive
     node holds no thread; ``handle(frame, stamp)`` must catch what a frame can raise.
+    ``prepare()``, when given, runs first in the thread (``prepared``, ``prepare_error``).
     """
 
-    def __init__(self, handle: Callable[[np.ndarray, float], None], name: str = 'frames'):
+    def __init__(self, handle: Callable[[np.ndarray, float], None], name: str = 'frames',
+                 prepare: Optional[Callable[[], None]] = None):
         self.slot = LatestFrame()
         self._handle = handle
+        self._prepare = prepare
+        self.prepared = threading.Event()
+        """Set once ``prepare`` returned or raised (at once without one)."""
+        self.prepare_error: Optional[BaseException] = None
+        """What ``prepare`` raised: the frames are then handled without it."""
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
         self._thread.start()
 
     def _run(self) -> None:
+        # ``prepare`` (MediaPipe's graph: about a second) runs here, so the node that started
+        # the worker answers meanwhile; frames that arrive keep only the newest.
+        if self._prepare is not None:
+            try:
+                self._prepare()
+            except Exception as exc:  # noqa: B902 - said on /diagnostics; frames still run
+                self.prepare_error = exc
+        self.prepared.set()
         while not self._stop.is_set():
             item = self.slot.take(timeout=0.1)
             if item is not None:

@@ -20,10 +20,14 @@ made on the first frame so that MediaPipe loads only when a camera is used), the
 skipping and the detector's resets live here.
 """
 
+import threading
 import time
-from typing import Any, Dict
+from typing import Any, Dict, Optional
 
 from .head_gesture import HeadGestureDetector
+
+LOAD_WAIT = 60.0
+"""Seconds ``close`` waits for a Face Mesh load in progress (10 s measured under load)."""
 
 
 class HeadAnswers:
@@ -61,6 +65,9 @@ class HeadAnswers:
         self.faces = 0
         self._estimator = estimator
         self._frame_index = 0
+        self._loader: Optional[threading.Thread] = None
+        self.load_error: Optional[BaseException] = None
+        """What loading Face Mesh in the background raised (``start_loading``)."""
 
     def due(self, listening: bool) -> bool:
         """Count one frame; return False for a frame skipped while not listening."""
@@ -74,6 +81,29 @@ class HeadAnswers:
             self._estimator = FaceMeshHeadPose(**self.pose_args)
         if graph and hasattr(self._estimator, 'load'):
             self._estimator.load()
+
+    def start_loading(self) -> None:
+        """
+        Load Face Mesh in a thread: about a second, during which the node keeps answering.
+
+        Until it is loaded ``loading`` is True and frames should be skipped (``pose`` would
+        load it again on the caller's thread); what it raised is ``load_error``.
+        """
+        self.load_error = None
+        self._loader = threading.Thread(target=self._load_in_thread, daemon=True,
+                                        name='face_mesh_load')
+        self._loader.start()
+
+    def _load_in_thread(self) -> None:
+        try:
+            self.load(graph=True)
+        except Exception as exc:  # noqa: B902 - said on /diagnostics; pose() raises it again
+            self.load_error = exc
+
+    @property
+    def loading(self) -> bool:
+        """Return True while ``start_loading``'s thread runs."""
+        return self._loader is not None and self._loader.is_alive()
 
     def pose(self, frame, stamp: float):
         """Return the head pose of a frame (raises what the estimator raises)."""
@@ -105,7 +135,10 @@ class HeadAnswers:
         return self.detector.update(stamp, yaw, pitch)
 
     def close(self) -> None:
-        """Release the pose estimator (MediaPipe)."""
+        """Release the pose estimator (MediaPipe), once a load in progress has finished."""
+        if self._loader is not None:
+            self._loader.join(timeout=LOAD_WAIT)
+            self._loader = None
         if self._estimator is not None:
             self._estimator.close()
             self._estimator = None

@@ -20,6 +20,8 @@ pixels (x, y) with z in the same pixel scale (MediaPipe's z is relative to the i
 """
 
 from dataclasses import dataclass
+import importlib.util
+import os
 import threading
 from typing import List, Optional
 
@@ -28,12 +30,22 @@ import numpy as np
 
 
 def mediapipe_available() -> bool:
-    """Return True when mediapipe and its hand solution can be imported."""
+    """
+    Return True when mediapipe and its hand solution are installed, without importing them.
+
+    ``import mediapipe`` takes about a second (it imports matplotlib), which the camera
+    node's start should not pay to choose its extractor: the package and the legacy
+    ``solutions/hands.py`` are looked up on the path instead.  An install that is there but
+    does not import fails later, when the worker loads it (``MediaPipeHands.load``), and
+    camera_node's /diagnostics says so.
+    """
     try:
-        import mediapipe as mp  # noqa: F401
-        return hasattr(mp, 'solutions') and hasattr(mp.solutions, 'hands')
-    except Exception:  # mediapipe raises more than ImportError on broken installs
+        spec = importlib.util.find_spec('mediapipe')
+    except (ImportError, ValueError):
         return False
+    folders = (spec.submodule_search_locations or []) if spec is not None else []
+    return any(os.path.isfile(os.path.join(folder, 'python', 'solutions', 'hands.py'))
+               for folder in folders)
 
 
 def _blank(rgb: np.ndarray) -> bool:
