@@ -18,8 +18,9 @@ from banditlearn_ros.learning import HyperparameterError, make_learner, TeacherM
 from banditlearn_ros.learning.ask_again import (
     check_probation, check_protocol, Questions, REVEAL_STEPS, run_interaction)
 from banditlearn_ros.learning.datasets import load_dataset
-from banditlearn_ros.learning.interaction import Interaction, SimulatedTeacher
+from banditlearn_ros.learning.interaction import Interaction
 from banditlearn_ros.learning.persistence import load_model, save_model
+from banditlearn_ros.learning.simulated_teacher import SimulatedTeacher
 from hypothesis import given, settings
 from hypothesis import strategies as st
 import numpy as np
@@ -237,11 +238,16 @@ def test_protocol_settings_are_checked():
         check_protocol('ucwl', -1, 'top1')
     with pytest.raises(HyperparameterError, match='reveal_step'):
         check_protocol('ucwl', 2, 'most')
+    # Live, max_questions is a most: a learner that cannot ask again asks one question.
     inter = Interaction(lambda d: make_learner('banditron', list(LABELS), d), clock=Clock())
     inter.predict([1.0, 2.0])
-    with pytest.raises(HyperparameterError):
-        inter.set_protocol(max_questions=2)
-    assert inter.max_questions == 1
+    inter.set_protocol(max_questions=2)
+    assert inter.max_questions == 1 and inter.protocol.max_questions == 2
+    item, _ = inter.predict([1.0, 2.0])
+    assert item.final and inter.feedback(False).ended.questions == 1
+    with pytest.raises(HyperparameterError, match='max_questions'):
+        inter.set_protocol(max_questions=-1)
+    assert inter.protocol.max_questions == 2
 
 
 def make(clock, **kwargs):
@@ -401,3 +407,18 @@ def test_evaluate_cli_reports_the_protocol_beside_one_question(tmp_path):
     assert 'Asking again' in (out / 'results.md').read_text()
     assert (out / 'iris_rho_0_1_0_1_first_guess.png').stat().st_size > 1000
     assert main(['--datasets', 'iris', '--max-questions', '-1', '--out', str(out)]) == 2
+
+
+def test_a_protocol_is_checked_whole_when_made_and_never_changed_in_place():
+    from dataclasses import FrozenInstanceError
+    from banditlearn_ros.learning.ask_again import Protocol
+    protocol = Protocol(3, 'top1', 2)
+    assert protocol.changed(max_questions=0) == Protocol(0, 'top1', 2)
+    assert protocol == Protocol(3, 'top1', 2)  # the old value is untouched
+    for bad in ({'max_questions': -1}, {'max_questions': 1.5}, {'max_questions': True},
+                {'reveal_step': 'most'}, {'new_label_probation': -1}):
+        with pytest.raises(HyperparameterError):
+            protocol.changed(**bad)
+    with pytest.raises(FrozenInstanceError):
+        protocol.max_questions = 5
+    assert protocol.questions_for('ucwl') == 3 and protocol.questions_for('banditron') == 1

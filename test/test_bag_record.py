@@ -23,8 +23,8 @@ import sys
 import time
 
 from banditlearn_ros.learning import TeacherModel
-from banditlearn_ros.learning.interaction import SimulatedTeacher
 from banditlearn_ros.learning.replay import replay
+from banditlearn_ros.learning.simulated_teacher import SimulatedTeacher
 from banditlearn_ros.tools import bagio
 from banditlearn_ros.tools.bag_replay import learner_config, read_events
 import numpy as np
@@ -234,9 +234,9 @@ def test_dds_lockstep_replay_gives_the_deterministic_figures(answers):
             Parameter('answers', value=answers)]))
         assert ros.spin_until(lambda: player.finished, 300)
         received = expected['figures']['feedback_received']
-        ros.spin_until(lambda: len(asked) >= 100 and learner.interaction.stats()[
+        ros.spin_until(lambda: len(asked) >= 100 and learner.live.interaction.stats()[
             'feedback_received'] >= received, 30)
-        stats = learner.interaction.stats()
+        stats = learner.live.interaction.stats()
     finally:
         ros.close()
     assert [m.data for m in asked] == expected['questions']

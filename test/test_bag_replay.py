@@ -106,7 +106,7 @@ def test_replay_applies_the_learner_nodes_matching_rule():
 
 def test_replay_with_the_simulated_teacher_learns_the_true_labels():
     from banditlearn_ros.learning import TeacherModel
-    from banditlearn_ros.learning.interaction import SimulatedTeacher
+    from banditlearn_ros.learning.simulated_teacher import SimulatedTeacher
     rng = np.random.default_rng(3)
     events = []
     for i in range(200):

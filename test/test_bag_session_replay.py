@@ -352,8 +352,8 @@ def test_bag_player_makes_the_recorded_changes_in_lock_step(tmp_path):
         player = ros.add(BagPlayerNode(context=ros.context, parameter_overrides=[
             Parameter('bag', value=str(bag)), Parameter('start_delay', value=0.5)]))
         assert ros.spin_until(lambda: player.finished, 300)
-        ros.spin_until(lambda: learner.interaction.stats()['feedback_received'] >= 100, 30)
-        stats = learner.interaction.stats()
+        ros.spin_until(lambda: learner.live.interaction.stats()['feedback_received'] >= 100, 30)
+        stats = learner.live.interaction.stats()
         labels_now = learner.get_parameter('labels').value
     finally:
         ros.close()

@@ -171,9 +171,9 @@ def test_the_bringup_isolates_a_node_whose_callbacks_raise(tmp_path, monkeypatch
     system = load_system(system_file)
     running = System(system)
     try:
-        raising = running.find('Raising')
+        raising = running.find(node_class('extnodes.raising:Raising'))
         reporter = bringup.Reporter(running, 0)
-        dataset = running.find('DatasetNode')
+        dataset = running.find(node_class('dataset_node'))
         for _ in range(100_000):
             running.spin_once(0.05)
             if dataset.finished or reporter.rounds() >= 150:
@@ -214,7 +214,7 @@ def test_set_takes_a_whole_number_for_a_float_parameter(tmp_path):
     apply_options(system, options)
     running = start(system)
     try:
-        node = running.find('LearnerNode')
+        node = running.find(node_class('learner_node'))
         assert node.get_parameter('k').value == 2.0
         assert node.get_parameter('model_path').value == '7'
         assert node.get_parameter('labels').value == ['a', 'b', '3']

@@ -217,7 +217,7 @@ def test_the_evaluation_centres_each_stream_as_the_live_learner_would():
 
 
 def test_learning_check_warns_at_chance_and_not_before_enough_rounds():
-    from banditlearn_ros.learning.live_learner import learning_check
+    from banditlearn_ros.learning.live_progress import learning_check
     assert learning_check(2, 10, 3) == ''  # too few first guesses to judge
     warning = learning_check(33, 100, 3)  # 33 % with 3 labels: chance
     assert 'not learning' in warning and '33 of the last 100' in warning
@@ -253,7 +253,7 @@ def _teach_sim_iris(centring):
 
     from banditlearn_ros.learning.datasets import load_dataset
     from banditlearn_ros.learning.feedback import TeacherModel
-    from banditlearn_ros.learning.interaction import SimulatedTeacher, stream_order
+    from banditlearn_ros.learning.simulated_teacher import SimulatedTeacher, stream_order
     from banditlearn_ros.tools.bag_replay import learner_section
     config_dir = Path(__file__).resolve().parent.parent / 'config'
     X, y, names = load_dataset('iris')

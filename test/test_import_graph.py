@@ -36,7 +36,7 @@ The layers, lowest first (a module imports only from its own layer or lower ones
 
 A new module must be placed in ``LAYERS`` (the test says so), which is the moment to
 decide where it belongs.  Outside ``learning/``, no module uses another module's
-``_private`` names (``ALLOWED_PRIVATE`` lists today's exceptions, to be emptied).
+``_private`` names (no exceptions).
 """
 
 import ast
@@ -92,20 +92,11 @@ SEPARATE = ((f'{PACKAGE}.learning', f'{PACKAGE}.vision'),)
 # namedtuple methods), not another module's private parts.
 DOCUMENTED_PUBLIC = frozenset({'_exit', '_asdict', '_replace', '_fields', '_make'})
 
-# The private-name check covers the modules outside learning/: the learning layer shares
-# fast paths inside itself (ask_again calls the learner base's _learn_valid), which a later
-# session makes public (issue 28) before widening the check to it.
+# The private-name check covers the modules outside learning/: inside it, the UCWL grid
+# and the compiled steps still share their numba helpers (ucwl_grid reads ucwl_kernels'
+# _dot and _learn_tail, ucwl_kernels reads reductions' _block), to be made public before
+# the check widens to it.  The learner's fast paths are public (select_valid, learn_valid).
 PRIVATE_SCOPE_EXEMPT = (f'{PACKAGE}.learning',)
-
-# Today's uses of another module's private names outside learning/, each to be replaced by
-# a public way in a later session (issue 28; these files are being changed elsewhere at the
-# moment).  Remove an entry once its use is gone: the test fails on a stale entry.
-ALLOWED_PRIVATE = {
-    # The --params check reads a learner class's hyperparameter table.
-    (f'{PACKAGE}.tools.evaluation_options', '_hyperparameters'),
-    # A retuned segmenter rebuilds the lookup table of the skin model it kept.
-    (f'{PACKAGE}.vision.camera_settings', '_build'),
-}
 
 
 def _modules() -> Dict[str, Tuple[Path, bool]]:
@@ -334,12 +325,9 @@ def test_no_module_uses_another_modules_private_names():
         for private, line, code in _private_uses(name):
             uses.setdefault((name, private), []).append(
                 f'{MODULES[name][0].relative_to(SOURCE.parent)}:{line}: {code}')
-    new = [where for key, found in sorted(uses.items()) if key not in ALLOWED_PRIVATE
-           for where in found]
-    assert not new, 'use a public name (or add one to the module that owns it):\n' + \
-        '\n'.join(new)
-    stale = sorted(ALLOWED_PRIVATE - set(uses))
-    assert not stale, f'no longer used; remove from ALLOWED_PRIVATE: {stale}'
+    found = [where for _, wheres in sorted(uses.items()) for where in wheres]
+    assert not found, 'use a public name (or add one to the module that owns it):\n' + \
+        '\n'.join(found)
 
 
 def test_the_private_scan_sees_a_reach_through():

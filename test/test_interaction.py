@@ -17,8 +17,9 @@
 from array import array
 
 from banditlearn_ros.learning import make_learner, Prediction, TeacherModel
-from banditlearn_ros.learning.interaction import (
-    check_features, Interaction, SimulatedTeacher, stream_order)
+from banditlearn_ros.learning.interaction import Interaction
+from banditlearn_ros.learning.rounds import check_features
+from banditlearn_ros.learning.simulated_teacher import SimulatedTeacher, stream_order
 from hypothesis import given, settings
 from hypothesis import strategies as st
 import numpy as np
@@ -346,6 +347,12 @@ def test_the_compiled_learner_and_the_numpy_one_interact_alike(max_questions):
     assert stats['updates'] > 40
 
 
+def replace_learner(inter, learner):
+    """Give an interaction another learner between interactions (test-only)."""
+    inter.learner = learner
+    inter.open_set.adopt(learner)
+
+
 def test_ended_records_name_the_labels_known_when_they_ended():
     inter = make(max_questions=0)
     inter.predict([1.0, 0.0])
@@ -358,6 +365,6 @@ def test_ended_records_name_the_labels_known_when_they_ended():
     second = inter.feedback(True).ended
     assert second.labels == LABELS + ['wave'] and first.labels == LABELS
     assert sorted(first.as_dict()['rejected']) == sorted(LABELS)
-    inter.replace_learner(make_learner('ucwl', ['a', 'b'], 2, seed=3))
+    replace_learner(inter, make_learner('ucwl', ['a', 'b'], 2, seed=3))
     inter.predict([0.0, 1.0])
     assert inter.feedback(True).ended.labels == ['a', 'b']

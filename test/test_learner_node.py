@@ -26,7 +26,8 @@ import time
 from banditlearn_ros.learning import load_model, make_learner, ModelFileError, TeacherModel
 from banditlearn_ros.learning.centring import Centring
 from banditlearn_ros.learning.datasets import load_dataset
-from banditlearn_ros.learning.interaction import Interaction, SimulatedTeacher, stream_order
+from banditlearn_ros.learning.interaction import Interaction
+from banditlearn_ros.learning.simulated_teacher import SimulatedTeacher, stream_order
 from banditlearn_ros.learning.ucwl_kernels import ENV_SWITCH
 from banditlearn_ros.nodes.dataset_node import DatasetNode
 from banditlearn_ros.nodes.learner_node import LearnerNode
@@ -92,9 +93,9 @@ class Driver:
     def answer(self, correct, node=None):
         self.feedback.publish(Bool(data=bool(correct)))
         if node is not None:
-            before = node.interaction.counts['feedback_received']
+            before = node.live.interaction.counts['feedback_received']
             assert self.ros.spin_until(
-                lambda: node.interaction.counts['feedback_received'] > before)
+                lambda: node.live.interaction.counts['feedback_received'] > before)
 
     def diag(self, condition=lambda v: True, timeout=5.0):
         """Return the newest learner diagnostics satisfying ``condition``."""
@@ -116,7 +117,7 @@ def test_features_in_prediction_out(ros):
     assert set(details) == {'id', 'question', 'final', 'label', 'index', 'scores', 'bounds',
                             'explored', 'greedy', 'probability', 'rejected', 'stamp'}
     assert details['question'] == 1 and details['final'] and details['rejected'] == []
-    assert node.interaction.n_features == 4
+    assert node.live.interaction.n_features == 4
 
 
 def test_details_past_details_top_carry_the_best_bounds_with_their_indices(ros):
@@ -134,9 +135,9 @@ def test_feedback_updates_the_model(ros):
     drive = Driver(ros)
     x = [1.0, 0.0, 0.5, 0.25]
     details = drive.ask(x)
-    mu_before = node.interaction.learner.state_dict()['arrays']['mu'].copy()
+    mu_before = node.live.interaction.learner.state_dict()['arrays']['mu'].copy()
     drive.answer(False, node)
-    mu_after = node.interaction.learner.state_dict()['arrays']['mu']
+    mu_after = node.live.interaction.learner.state_dict()['arrays']['mu']
     changed = np.flatnonzero(np.any(mu_after != mu_before, axis=1)).tolist()
     assert changed == [details['index']]  # only the said label's classifier learned
     values = drive.diag(lambda v: v['feedback_matched'] == '1')
@@ -208,10 +209,10 @@ def test_a_no_asks_again_until_every_label_is_rejected(ros):
     values = drive.diag(lambda v: v['interactions_all_rejected'] == '1')
     assert values['unknown_gestures'] == '1' and values['questions_per_interaction'] == '3'
     assert values['first_guess_accuracy'] == '0' and values['updates'] == str(
-        node.interaction.learner.n_updates)
+        node.live.interaction.learner.n_updates)
     # A late "yes" cannot reach any of the three questions.
     drive.answer(True, node)
-    assert node.interaction.counts['feedback_dropped_duplicate'] == 1
+    assert node.live.interaction.counts['feedback_dropped_duplicate'] == 1
 
 
 def test_the_protocol_parameters_are_live_tunable_and_checked(ros):
@@ -223,11 +224,11 @@ def test_the_protocol_parameters_are_live_tunable_and_checked(ros):
     bad = _set(ros, 'reveal_step', 'most', string)
     assert not bad.successful and 'reveal_step' in bad.reason
     assert _set(ros, 'reveal_step', 'all', string).successful
-    assert (node.interaction.max_questions, node.interaction.reveal_step) == (2, 'all')
+    assert (node.live.interaction.max_questions, node.live.interaction.reveal_step) == (2, 'all')
     assert not _set(ros, 'new_label_probation', -1, integer).successful
-    assert node.interaction.new_label_probation == 3
+    assert node.live.interaction.new_label_probation == 3
     assert _set(ros, 'new_label_probation', 1, integer).successful
-    assert node.interaction.new_label_probation == 1
+    assert node.live.interaction.new_label_probation == 1
     first = drive.ask([1.0, 0.5, 0.2])
     assert not first['final']
     n = len(drive.details)
@@ -235,13 +236,14 @@ def test_the_protocol_parameters_are_live_tunable_and_checked(ros):
     assert ros.spin_until(lambda: len(drive.details) > n)
     second = json.loads(drive.details[-1].data)
     assert (second['id'], second['question'], second['final']) == (0, 2, True)
-    # A learner that cannot ask again asks one question (the default 3 is ignored with a
-    # warning at start) and refuses more when asked live.
+    # A learner that cannot ask again asks one question, at start and live: max_questions is
+    # a most (one rule, ask_again.Protocol.questions_for), and a bad value is refused.
     ros.remove(node)
     node = learner(ros, algorithm='banditron', max_questions=3)
-    assert node.interaction.max_questions == 1
-    bad = _set(ros, 'max_questions', 2, integer)
-    assert not bad.successful and 'cannot ask again' in bad.reason
+    assert node.live.interaction.max_questions == 1
+    assert _set(ros, 'max_questions', 2, integer).successful
+    assert node.live.interaction.max_questions == 1
+    assert not _set(ros, 'max_questions', -1, integer).successful
     assert _set(ros, 'reveal_step', 'none', string).successful
 
 
@@ -296,7 +298,7 @@ def test_ask_again_over_dds_reproduces_the_offline_protocol(ros):
         # Nothing was lost on the way: every question is the offline protocol's.
         assert got == offline
     assert abs(wrong_on - wrong_off) <= 0.02 and abs(per_on - per_off) <= 0.05
-    stats = node.interaction.stats()
+    stats = node.live.interaction.stats()
     assert stats['questions_asked'] == len(got) and stats['interactions'] == n_rounds
     assert 1.0 < per_on < 3.0  # it did ask again, and not always
 
@@ -322,17 +324,17 @@ def test_parameters_through_the_set_parameters_service(ros):
     double = ParameterType.PARAMETER_DOUBLE
     ok = _set(ros, 'k', 1.5, double)
     assert ok.successful, ok.reason
-    assert node.interaction.learner.k == 1.5 and node.get_parameter('k').value == 1.5
+    assert node.live.interaction.learner.k == 1.5 and node.get_parameter('k').value == 1.5
     bad = _set(ros, 'k', -1.0, double)
     assert not bad.successful and 'k' in bad.reason
-    assert node.interaction.learner.k == 1.5 and node.get_parameter('k').value == 1.5
+    assert node.live.interaction.learner.k == 1.5 and node.get_parameter('k').value == 1.5
     bad_eta = _set(ros, 'eta', 0.3, double)
     assert not bad_eta.successful and 'eta' in bad_eta.reason
-    assert node.interaction.learner.eta == 0.95
+    assert node.live.interaction.learner.eta == 0.95
     bad_timeout = _set(ros, 'feedback_timeout', 0.0, double)
     assert not bad_timeout.successful
     read_only = _set(ros, 'algorithm', 'banditron', ParameterType.PARAMETER_STRING)
-    assert not read_only.successful and node.interaction.learner.name == 'ucwl'
+    assert not read_only.successful and node.live.interaction.learner.name == 'ucwl'
     bad_other = _set(ros, 'rcnbf.gamma', 0.7, double)  # not in use, still checked
     assert not bad_other.successful and 'gamma' in bad_other.reason
     # k = 0 turns exploration off from the next round: the bounds are the scores.
@@ -348,13 +350,13 @@ def test_parameters_through_the_set_parameters_service(ros):
     assert values['parameter_changes'] == '3' and values['parameter_rejections'] == '5'
     # The diagonal step is a string choice, switchable while running.
     string = ParameterType.PARAMETER_STRING
-    assert node.interaction.learner.diagonal == 'precision'
+    assert node.live.interaction.learner.diagonal == 'precision'
     ok = _set(ros, 'diagonal', 'variance', string)
     assert ok.successful, ok.reason
-    assert node.interaction.learner.diagonal == 'variance'
+    assert node.live.interaction.learner.diagonal == 'variance'
     bad = _set(ros, 'diagonal', 'inverse', string)
     assert not bad.successful and 'diagonal' in bad.reason
-    assert node.interaction.learner.diagonal == 'variance'
+    assert node.live.interaction.learner.diagonal == 'variance'
 
 
 def test_label_added_at_runtime_keeps_what_was_learned(ros):
@@ -364,12 +366,12 @@ def test_label_added_at_runtime_keeps_what_was_learned(ros):
     for _ in range(10):
         drive.ask(rng.random(5))
         drive.answer(bool(rng.integers(2)), node)
-    before = node.interaction.learner.state_dict()['arrays']
+    before = node.live.interaction.learner.state_dict()['arrays']
     array = ParameterType.PARAMETER_STRING_ARRAY
     result = _set(ros, 'labels', LABELS + ['thumbs_up'], array)
     assert result.successful, result.reason
-    after = node.interaction.learner.state_dict()['arrays']
-    assert node.interaction.learner.labels == LABELS + ['thumbs_up']
+    after = node.live.interaction.learner.state_dict()['arrays']
+    assert node.live.interaction.learner.labels == LABELS + ['thumbs_up']
     for name in before:
         assert np.array_equal(after[name][:3], before[name])
     details = drive.ask(rng.random(5))
@@ -378,7 +380,7 @@ def test_label_added_at_runtime_keeps_what_was_learned(ros):
     assert not removed.successful and 'appended' in removed.reason
     renamed = _set(ros, 'labels', ['fist', 'palm', 'pointing', 'thumbs_up'], array)
     assert not renamed.successful
-    assert node.interaction.learner.labels == LABELS + ['thumbs_up']
+    assert node.live.interaction.learner.labels == LABELS + ['thumbs_up']
 
 
 def test_save_restart_load_gives_identical_predictions(ros, tmp_path):
@@ -396,7 +398,7 @@ def test_save_restart_load_gives_identical_predictions(ros, tmp_path):
     first = [drive.ask(x) for x in probes]
     ros.remove(node)
     node = learner(ros, model_path=path, autosave_every=0, save_on_shutdown=False)
-    assert node.interaction.learner.n_updates == load_model(path).n_updates > 0
+    assert node.live.interaction.learner.n_updates == load_model(path).n_updates > 0
     ros.connect(drive.features)
     second = [drive.ask(x) for x in probes]
     for a, b in zip(first, second):
@@ -408,15 +410,15 @@ def test_reset_service_starts_fresh(ros):
     drive = Driver(ros)
     drive.ask([1.0, 0.0])
     drive.answer(False, node)
-    assert node.interaction.learner.n_updates == 1
+    assert node.live.interaction.learner.n_updates == 1
     client = ros.probe.create_client(Trigger, '/learner_node/reset_model')
     assert ros.call(client, Trigger.Request()).success
     # feature_size 0: the reset forgets the size too; the next vector fixes it again.
-    assert node.interaction.learner is None
+    assert node.live.interaction.learner is None
     drive.answer(True, node)  # the reset forgot the round this would have answered
-    assert node.interaction.counts['feedback_dropped_no_prediction'] == 1
+    assert node.live.interaction.counts['feedback_dropped_no_prediction'] == 1
     drive.ask([1.0, 0.0, 0.5])
-    assert node.interaction.learner.n_updates == 0 and node.interaction.n_features == 3
+    assert node.live.interaction.learner.n_updates == 0 and node.live.interaction.n_features == 3
 
 
 def test_a_stray_vector_cannot_fix_a_huge_size_and_refusals_turn_diagnostics_red(ros):
@@ -424,16 +426,16 @@ def test_a_stray_vector_cannot_fix_a_huge_size_and_refusals_turn_diagnostics_red
     drive = Driver(ros)
     drive.send(np.ones(65))  # one stray message longer than max_feature_size
     values = drive.diag(lambda v: v['features_too_long'] == '1')
-    assert node.interaction.learner is None and values['feature_size'] == '0'
+    assert node.live.interaction.learner is None and values['feature_size'] == '0'
     drive.ask(np.ones(8))  # the real size is taken from the first acceptable vector
-    assert node.interaction.n_features == 8
+    assert node.live.interaction.n_features == 8
 
     def refuse(n):  # a sender of the wrong size, one vector at a time (DDS keeps 10)
         for _ in range(n):
-            before = node.interaction.counts['features_bad_size']
+            before = node.live.interaction.counts['features_bad_size']
             drive.send(np.ones(9))
             assert ros.spin_until(
-                lambda: node.interaction.counts['features_bad_size'] > before)
+                lambda: node.live.interaction.counts['features_bad_size'] > before)
     refuse(12)
     drive.diag(lambda v: v['features_bad_size'] == '12')
     level = [m.status[0].level for m in drive.diagnostics
@@ -455,9 +457,9 @@ def test_a_full_covariance_too_large_for_memory_is_refused_not_allocated(ros, mo
     drive = Driver(ros)
     drive.send(np.ones(400))  # 3 labels x 400^2 doubles = 3.8 MB
     drive.diag(lambda v: v['features_model_too_large'] == '1')
-    assert node.interaction.learner is None
+    assert node.live.interaction.learner is None
     drive.ask(np.ones(50))  # 3 x 50^2 doubles = 60 kB
-    assert node.interaction.n_features == 50
+    assert node.live.interaction.n_features == 50
 
 
 def test_restart_with_labels_renamed_is_refused_appended_is_kept(ros, tmp_path):
@@ -474,11 +476,11 @@ def test_restart_with_labels_renamed_is_refused_appended_is_kept(ros, tmp_path):
             Parameter('labels', value=['fist', 'palm', 'pointing'])])
     node = learner(ros, model_path=path, start_fresh_on_bad_model=True,
                    labels=['fist', 'pointing'])
-    assert node.interaction.learner is None and node.live.saves.path == path + '.fresh.npz'
+    assert node.live.interaction.learner is None and node.live.saves.path == path + '.fresh.npz'
     ros.remove(node)
     node = learner(ros, model_path=path, labels=LABELS + ['victory'])
-    assert node.interaction.learner.labels == LABELS + ['victory']
-    assert node.interaction.learner.n_updates == 1
+    assert node.live.interaction.learner.labels == LABELS + ['victory']
+    assert node.live.interaction.learner.n_updates == 1
 
 
 @pytest.mark.slow

@@ -179,10 +179,10 @@ def test_the_learners_model_and_labels_survive_a_pause_of_camera_and_feedback(ro
         joy.publish(Joy(buttons=[1, 0]))  # button 0: right
         joy.publish(Joy(buttons=[0, 0]))
         assert ros.spin_until(lambda: len(answers) > answered, 5.0)
-        assert ros.spin_until(lambda: learner.interaction.stats()['updates'] >= 1, 5.0)
+        assert ros.spin_until(lambda: learner.live.interaction.stats()['updates'] >= 1, 5.0)
 
     round_trip()
-    model = flat(copy.deepcopy(learner.interaction.learner.state_dict()))
+    model = flat(copy.deepcopy(learner.live.interaction.learner.state_dict()))
     for life in lives:
         assert life.change(Transition.TRANSITION_DEACTIVATE) and life.get() == 'inactive'
     assert ros.spin_until(lambda: joy.get_subscription_count() == 0, 5.0)
@@ -191,7 +191,7 @@ def test_the_learners_model_and_labels_survive_a_pause_of_camera_and_feedback(ro
     assert len(answers) == 1  # an inactive feedback node answers nothing
     for life in lives:
         assert life.change(Transition.TRANSITION_ACTIVATE) and life.get() == 'active'
-    after = flat(learner.interaction.learner.state_dict())
+    after = flat(learner.live.interaction.learner.state_dict())
     assert learner.live.labels == LABELS and set(after) == set(model) and len(model) > 2
     for key, value in model.items():
         np.testing.assert_array_equal(after[key], value, err_msg=key)
@@ -229,7 +229,7 @@ def test_the_bring_up_drives_managed_nodes_and_leaves_those_without_autostart(tm
         '    parameters: {use_camera: false, autostart: false}\n')
     running = System(load_system(path))
     try:
-        cam, feedback = running.find('CameraNode'), running.find('FeedbackNode')
+        cam, feedback = running.find(CameraNode), running.find(FeedbackNode)
         # both were built with autostart false; the bring-up took the camera to active
         assert cam.get_parameter('autostart').value is False
         assert cam.lifecycle_state == 'active'

@@ -175,3 +175,49 @@ def test_feedback_asks_for_an_autosave_after_the_set_number_of_updates(tmp_path)
     assert due
     state.reset()
     assert state.interaction.learner is None and state.saves.updates_since_save == 0
+
+
+def test_start_and_a_live_change_follow_one_protocol_rule():
+    # max_questions is a most: a learner that cannot ask again asks one question, at start
+    # and after a change alike, and says so; a value that is no integer >= 0 is refused both.
+    log = Log()
+    state, values = live(log=log, algorithm='banditron', max_questions=3, feature_size=2)
+    assert state.interaction.max_questions == 1
+    assert sum('cannot ask again' in text for _, text in log.lines) == 1
+    change = {'max_questions': 2}
+    state.check_change(change)
+    values.update(change)
+    state.apply_change(change)
+    assert state.interaction.max_questions == 1 and state.interaction.protocol.max_questions == 2
+    assert sum('cannot ask again' in text for _, text in log.lines) == 2
+    item, reason, _ = state.predict([1.0, 2.0])
+    assert reason == '' and item.final
+    with pytest.raises(HyperparameterError, match='max_questions'):
+        state.check_change({'max_questions': -1})
+    with pytest.raises(HyperparameterError, match='max_questions'):
+        live(max_questions=-1)
+    with pytest.raises(HyperparameterError, match='reveal_step'):
+        live(reveal_step='most')
+
+
+def test_the_door_counts_announces_and_reports_progress():
+    state, _ = live(max_questions=0, feature_size=2, centring='none')
+    assert state.predict([1.0, 2.0, 3.0])[1] == 'bad_size'
+    assert state.predict([1.0, 2.0])[1] == ''
+    for answer in (False, False):
+        assert state.feedback(answer)[0].outcome == 'matched'
+    said = state.take_ended(5.0)
+    assert [a.interaction['outcome'] for a in said] == ['all_rejected']
+    assert said[0].unknown['labels'] == said[0].interaction['rejected'] and said[0].note
+    assert said[0].interaction['stamp'] == 5.0 and state.take_ended(6.0) == []
+    labels, added = state.name_unknown('wave')
+    assert added and labels == LABELS + ['wave']
+    progress = state.progress()
+    assert (progress.predictions, progress.feedback_received, progress.feedback_matched) == \
+        (1, 2, 2)
+    assert progress.mistake_rate == 1.0 and progress.updates >= 2
+    status = state.status()
+    assert (status['unknown_gestures'], status['gestures_named'], status['labels_added'],
+            status['features_bad_size']) == (1, 1, 1, 1)
+    with pytest.raises(AttributeError):
+        progress.updates = 0  # a record read at one moment

@@ -95,11 +95,11 @@ def test_label_appended_mid_stream_is_learned_and_the_known_ones_keep_their_accu
     ros.connect(features_pub)
     for t, (x, c) in enumerate(zip(X, y)):
         if t == BEFORE:
-            kept = {k: v[:3].copy() for k, v in node.interaction.learner.state_dict()[
+            kept = {k: v[:3].copy() for k, v in node.live.interaction.learner.state_dict()[
                 'arrays'].items()}
             result = append_label(ros, NEW)
             assert result.successful, result.reason
-            arrays = node.interaction.learner.state_dict()['arrays']
+            arrays = node.live.interaction.learner.state_dict()['arrays']
             for key, rows in kept.items():
                 np.testing.assert_array_equal(arrays[key][:3], rows)
         label_pub.publish(String(data=names[c]))
@@ -107,7 +107,7 @@ def test_label_appended_mid_stream_is_learned_and_the_known_ones_keep_their_accu
         msg.data = array.array('f', x.astype(np.float32).tobytes())
         features_pub.publish(msg)
         assert ros.spin_until(lambda: len(ended) == t + 1, 10.0), \
-            f'interaction {t} did not end: {dict(node.interaction.counts)}'
+            f'interaction {t} did not end: {dict(node.live.interaction.counts)}'
     interactions = [json.loads(m.data) for m in ended]
     online = [i['first_guess'] for i in interactions]
     assert (online, [i['questions'] for i in interactions]) == offline(X, y, max_questions)
@@ -119,7 +119,7 @@ def test_label_appended_mid_stream_is_learned_and_the_known_ones_keep_their_accu
     # Nothing lost for the others: their last 100 rounds are as good as the 50 before.
     assert right[known_last].mean() >= right[BEFORE - 50:BEFORE].mean() - 0.05
     assert right[known_last].mean() >= 0.9
-    assert node.counters.get('labels_added') == 1
+    assert node.live.counts['labels_added'] == 1
 
 
 def test_unknown_gesture_named_on_gesture_name_is_learned_from_that_observation(ros):
@@ -158,11 +158,11 @@ def test_unknown_gesture_named_on_gesture_name_is_learned_from_that_observation(
     name_pub.publish(String(data=NEW))
     assert ros.spin_until(lambda: node.get_parameter('labels').value == names), \
         node.get_parameter('labels').value
-    assert node.interaction.learner.labels == names
-    assert node.counters.get('gestures_named') == 1
+    assert node.live.interaction.learner.labels == names
+    assert node.live.counts['gestures_named'] == 1
     name_pub.publish(String(data='e'))  # named already: refused, nothing changes
-    assert ros.spin_until(lambda: node.counters.get('names_refused') == 1)
-    assert node.interaction.learner.labels == names
+    assert ros.spin_until(lambda: node.live.counts['names_refused'] == 1)
+    assert node.live.interaction.learner.labels == names
     shown = [int(rng.integers(4)) for _ in range(80)]
     guesses = [show(c)['first_guess'] for c in shown]
     right = np.array([g == names[c] for g, c in zip(guesses, shown)])
@@ -204,10 +204,10 @@ def test_out_of_questions_a_name_tells_a_known_gesture_or_adds_a_new_one(ros):
     assert json.loads(ended[-1].data)['outcome'] == 'out_of_questions'
     asked = [json.loads(m.data)['label'] for m in details]
     told = next(lb for lb in labels if lb not in asked)
-    learner = node.interaction.learner
+    learner = node.live.interaction.learner
     before = learner.scores(x.astype(np.float32).astype(np.float64))[labels.index(told)]
     name_pub.publish(String(data=told))
-    assert ros.spin_until(lambda: node.counters.get('gestures_told') == 1)
+    assert ros.spin_until(lambda: node.live.counts['gestures_told'] == 1)
     assert learner.labels == labels and node.get_parameter('labels').value == labels
     after = learner.scores(x.astype(np.float32).astype(np.float64))[labels.index(told)]
     assert after > before
@@ -220,7 +220,7 @@ def test_out_of_questions_a_name_tells_a_known_gesture_or_adds_a_new_one(ros):
     name_pub.publish(String(data='e'))
     assert ros.spin_until(lambda: node.get_parameter('labels').value == labels + ['e'])
     assert learner.labels == labels + ['e'] and learner.confirmations == {'e': 1}
-    assert node.counters.get('gestures_named') == 1 and node.counters.get('unknown_gestures') == 0
+    assert node.live.counts['gestures_named'] == 1 and node.live.counts['unknown_gestures'] == 0
 
 
 def test_terminal_plus_name_after_an_unknown_gesture_names_it(ros):
@@ -253,13 +253,13 @@ def test_terminal_plus_name_after_an_unknown_gesture_names_it(ros):
     for _ in range(30):
         show(int(rng.integers(3)))
     session.handle_key_line('+early\n')  # nothing unknown yet: a plain labels append
-    assert ros.spin_until(lambda: 'early' in node.interaction.learner.labels)
+    assert ros.spin_until(lambda: 'early' in node.live.interaction.learner.labels)
     names.insert(3, 'early')
     centres = np.vstack([centres[:3], np.full(8, 9.0), centres[3:]])
     assert show(4)['outcome'] == 'all_rejected'
     assert ros.spin_until(lambda: session._unknown is not None)
     session.handle_key_line('+d\n')
-    assert ros.spin_until(lambda: node.interaction.learner.labels == names)
+    assert ros.spin_until(lambda: node.live.interaction.learner.labels == names)
     x = xs[-1].astype(np.float32).astype(np.float64)
-    assert node.interaction.learner.select(x).label == NEW  # learned from that observation
-    assert node.counters.get('gestures_named') == 1
+    assert node.live.interaction.learner.select(x).label == NEW  # learned from that observation
+    assert node.live.counts['gestures_named'] == 1

@@ -300,7 +300,7 @@ def test_live_learner_turns_rejection_on_and_refuses_bad_settings():
 
 def test_replay_takes_the_unknown_parameters_and_counts_rejections():
     from banditlearn_ros.learning.feedback import TeacherModel
-    from banditlearn_ros.learning.interaction import SimulatedTeacher
+    from banditlearn_ros.learning.simulated_teacher import SimulatedTeacher
     from banditlearn_ros.learning.replay import Event, LearnerConfig, replay
     rng = np.random.default_rng(3)
     centres = {'fist': [1.0, 0.0, 0.0], 'palm': [0.0, 1.0, 0.0], 'point': [0.0, 0.0, 1.0]}

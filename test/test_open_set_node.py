@@ -43,7 +43,7 @@ def _set(ros, name, value, ptype):
 def teach(node, n=90, seed=0):
     """Teach the three gestures through the node's own interaction, a faultless person."""
     rng = np.random.default_rng(seed)
-    inter = node.interaction
+    inter = node.live.interaction
     for t in range(n):
         truth = list(CENTRES)[t % 3]
         with node.live.lock:
@@ -88,9 +88,9 @@ def test_a_never_taught_gesture_is_asked_its_name_before_any_label(ros):
     integer, double = ParameterType.PARAMETER_INTEGER, ParameterType.PARAMETER_DOUBLE
     assert not _set(ros, 'unknown_target', 0.7, double).successful
     assert _set(ros, 'unknown_target', 0.02, double).successful
-    assert node.interaction.open_set.target == 0.02
+    assert node.live.interaction.open_set.target == 0.02
     assert not _set(ros, 'unknown_min_yes', -1, integer).successful
     assert _set(ros, 'unknown_rejection', False, ParameterType.PARAMETER_BOOL).successful
-    assert not node.interaction.open_set.enabled
+    assert not node.live.interaction.open_set.enabled
     details = drive.ask([-2.0, 3.0, -1.0])
     assert 'unknown' not in details and drive.predictions[-1].data == details['label']

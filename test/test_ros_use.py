@@ -194,7 +194,7 @@ def test_a_failed_save_is_an_error_until_a_save_succeeds_or_the_hold_passes(ros,
     features = ros.probe.create_publisher(Float32MultiArray, 'gesture_features', 10)
     ros.connect(features, timeout=WAIT)
     features.publish(Float32MultiArray(data=[1.0, 0.0]))
-    assert ros.spin_until(lambda: node.interaction.learner is not None, timeout=WAIT)
+    assert ros.spin_until(lambda: node.live.interaction.learner is not None, timeout=WAIT)
     diagnostics = ros.listen(DiagnosticArray, '/diagnostics', 100)
     save = ros.probe.create_client(Trigger, '/learner_node/save_model')
     assert not ros.call(save, Trigger.Request(), timeout=WAIT).success

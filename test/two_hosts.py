@@ -279,7 +279,7 @@ def _audited_learner(audit_path: str) -> None:
 
     def make() -> LearnerNode:
         node = LearnerNode()
-        interaction = node.interaction
+        interaction = node.live.interaction
         predict, feedback = interaction.predict, interaction.feedback
 
         # The features as they came (the learner keeps them centred), by interaction id.

@@ -85,23 +85,14 @@ ASK_AGAIN_ALGORITHMS = ('ucwl', 'confidit')
 """Learners that may ask more than one question per interaction."""
 
 
-def check_protocol(algorithm: str, max_questions: int, reveal_step: str) -> Tuple[int, str]:
-    """
-    Return ``(max_questions, reveal_step)`` checked, or raise HyperparameterError.
-
-    ``max_questions`` 0 means as many questions as there are labels.
-    """
+def check_questions(max_questions: int) -> int:
+    """Return ``max_questions`` checked (an integer >= 0), or raise HyperparameterError."""
     if isinstance(max_questions, bool) or not isinstance(max_questions, (int, np.integer)):
         raise HyperparameterError(f'max_questions must be an integer, got {max_questions!r}')
     if max_questions < 0:
         raise HyperparameterError(f'max_questions must be >= 0 (0 = every label), '
                                   f'got {max_questions}')
-    check_choice('reveal_step', reveal_step, REVEAL_STEPS)
-    if max_questions != 1 and algorithm not in ASK_AGAIN_ALGORITHMS:
-        raise HyperparameterError(
-            f'{algorithm} cannot ask again (max_questions={max_questions}); it needs one of '
-            f'{list(ASK_AGAIN_ALGORITHMS)}, or max_questions=1')
-    return int(max_questions), reveal_step
+    return int(max_questions)
 
 
 def check_probation(probation: int) -> int:
@@ -111,6 +102,60 @@ def check_probation(probation: int) -> int:
         raise HyperparameterError(f'new_label_probation must be an integer >= 0, '
                                   f'got {probation!r}')
     return int(probation)
+
+
+@dataclass(frozen=True)
+class Protocol:
+    """
+    The question protocol of a live learner, checked whole when made (a bad value raises).
+
+    Change it with ``changed``, which makes a new, checked value: the interaction swaps the
+    whole value, so it never runs with half a change.  ``max_questions`` is a most: a gesture
+    gets ``questions_for(algorithm)`` questions at most, 1 for a learner that cannot ask
+    again (``ASK_AGAIN_ALGORITHMS``), and never more than there are labels.
+    """
+
+    max_questions: int = 1
+    """Questions per interaction (1 = the paper's protocol; 0 = as many as labels)."""
+    reveal_step: str = DEFAULT_REVEAL_STEP
+    """What a revealed label teaches the labels not asked (``REVEAL_STEPS``)."""
+    new_label_probation: int = DEFAULT_PROBATION
+    """"Yes" answers a label added at runtime needs before it may be asked first."""
+
+    def __post_init__(self):
+        object.__setattr__(self, 'max_questions', check_questions(self.max_questions))
+        check_choice('reveal_step', self.reveal_step, REVEAL_STEPS)
+        object.__setattr__(self, 'new_label_probation',
+                           check_probation(self.new_label_probation))
+
+    def changed(self, **changes) -> 'Protocol':
+        """Return this protocol with ``changes`` (field names), checked; raise if bad."""
+        return replace(self, **changes)
+
+    def questions_for(self, algorithm: str) -> int:
+        """Return the most questions ``algorithm`` asks under this protocol (0 = every label)."""
+        return self.max_questions if algorithm in ASK_AGAIN_ALGORITHMS else 1
+
+
+PROTOCOL_PARAMETERS = ('max_questions', 'reveal_step', 'new_label_probation')
+"""The node parameters a ``Protocol`` is made of (its field names)."""
+
+
+def check_protocol(algorithm: str, max_questions: int, reveal_step: str) -> Tuple[int, str]:
+    """
+    Return ``(max_questions, reveal_step)`` checked, or raise HyperparameterError.
+
+    For the offline entry points, which run one protocol per table row: asking a learner
+    that cannot ask again for more than one question is refused there, not capped (a live
+    learner caps it, ``Protocol.questions_for``).  ``max_questions`` 0 means as many
+    questions as there are labels.
+    """
+    protocol = Protocol(max_questions, reveal_step)
+    if protocol.questions_for(algorithm) != protocol.max_questions:
+        raise HyperparameterError(
+            f'{algorithm} cannot ask again (max_questions={max_questions}); it needs one of '
+            f'{list(ASK_AGAIN_ALGORITHMS)}, or max_questions=1')
+    return protocol.max_questions, protocol.reveal_step
 
 
 @dataclass(slots=True)
@@ -152,7 +197,7 @@ class Questions:
     last_updates: int = 0
     answers: int = 0
     checked: bool = False
-    """x is a float64 vector the learner's ``_select_valid`` took (see ``start``)."""
+    """x is a float64 vector the learner's ``select_valid`` took (see ``start``)."""
     declined: bool = False
     """The gesture was rejected as never taught: ``asked[0]`` was never asked (``decline``)."""
 
@@ -166,8 +211,8 @@ class Questions:
         Ask question 1: the learner's own choice for ``x``.
 
         ``first`` is that choice when the caller made it already with the learner's
-        ``_select_valid`` (``Interaction`` does): the answers then learn through
-        ``_learn_valid``, without checking x again.  With more than one question, a label
+        ``select_valid`` (``Interaction`` does): the answers then learn through
+        ``learn_valid``, without checking x again.  With more than one question, a label
         added at runtime that has had fewer than ``probation`` "yes" answers is not asked
         first (``new_label_probation``): question 1 is then the best bound among the other
         labels, and the new label competes from question 2 on.
@@ -179,9 +224,8 @@ class Questions:
         limit = n if max_questions == 0 else min(int(max_questions), n)
         if limit == 1:
             reveal_step = 'none'  # the paper's protocol, exactly
-        q = cls(learner, x, [first], limit, reveal_step,
-                rng if rng is not None else np.random.default_rng(0), [], None, None, 0, 0, 0,
-                checked)
+        q = cls(learner=learner, x=x, asked=[first], limit=limit, reveal_step=reveal_step,
+                rng=rng if rng is not None else np.random.default_rng(0), checked=checked)
         if limit > 1 and probation > 0:
             waiting = learner.on_probation(probation)
             if first.index in waiting and len(waiting) < n:
@@ -223,7 +267,7 @@ class Questions:
         said = bool(said)
         self.answers += 1
         if self.checked:
-            changed = self.learner._learn_valid(self.x, question.index, said, question)
+            changed = self.learner.learn_valid(self.x, question.index, said, question)
         else:
             changed = int(bool(self.learner.learn(self.x, question.index, said,
                                                   prediction=question)))

@@ -22,7 +22,7 @@ arguments stored under their own names; ``set_params`` changes them with the sam
 
 from dataclasses import dataclass, field
 import math
-from typing import Any, Dict, List, Optional, Sequence, Union
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -154,6 +154,11 @@ class OnlineClassifier:
     # -- hyperparameters -------------------------------------------------------------
     def _validate(self) -> None:
         """Check hyperparameters and compute derived constants (override)."""
+
+    @classmethod
+    def hyperparameter_names(cls) -> Tuple[str, ...]:
+        """Return the names of the constructor's hyperparameters (``get_params``'s keys)."""
+        return tuple(cls._hyperparameters)
 
     def get_params(self) -> Dict[str, Any]:
         """Return the hyperparameters as a dict of constructor arguments."""
@@ -362,20 +367,26 @@ class BanditLearner(OnlineClassifier):
         """
         raise NotImplementedError
 
-    def _select_valid(self, x: np.ndarray) -> Optional[Prediction]:
+    def select_valid(self, x: np.ndarray) -> Optional[Prediction]:
         """
         ``select`` for a float64 vector of the right size; None (nothing changed) if not finite.
 
-        For callers that converted and sized x already (``Interaction``): learners with a
+        The fast path for callers that converted and sized x already (``Interaction``):
+        the caller vouches for the dtype and size, this checks finiteness.  Learners with a
         faster way to refuse NaN or infinity override it.
         """
         if not math.isfinite(x.dot(x)) and not np.isfinite(x).all():
             return None
         return self.select(x)
 
-    def _learn_valid(self, x: np.ndarray, index: int, correct: bool,
-                     prediction: Optional[Prediction]) -> int:
-        """``learn`` for an x ``_select_valid`` took, a label index and a bool: 1 if changed."""
+    def learn_valid(self, x: np.ndarray, index: int, correct: bool,
+                    prediction: Optional[Prediction]) -> int:
+        """
+        ``learn`` for an x ``select_valid`` took, a label index and a bool: 1 if changed.
+
+        The fast path of ``ask_again.Questions``: nothing is checked again, so x must be the
+        vector ``select_valid`` accepted and ``index`` one of its labels.
+        """
         return int(bool(self.learn(x, index, correct, prediction=prediction)))
 
     def learn_new_label(self, x: Any, name: str) -> int:

@@ -32,7 +32,7 @@ from typing import Any, Dict
 
 import numpy as np
 
-from .interaction import finite_or_none, Round
+from .rounds import finite_or_none, Round
 
 try:
     import orjson
@@ -52,7 +52,7 @@ def prediction_details(item: Any, stamp: float, top: int = DETAILS_TOP) -> Dict[
 
     Parameters
     ----------
-    item : interaction.Round
+    item : rounds.Round
         The question asked (its ``id`` and ``prediction``).
     stamp : float
         Time of the prediction, seconds.

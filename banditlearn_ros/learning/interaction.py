@@ -37,10 +37,7 @@ newest can still be answered, the queue exists so that what was never answered i
 and memory stays bounded.
 """
 
-from array import array
 from collections import deque
-from dataclasses import dataclass
-import math
 import threading
 import time
 from typing import Callable, Deque, Dict, List, Optional, Tuple
@@ -48,158 +45,12 @@ from typing import Callable, Deque, Dict, List, Optional, Tuple
 import numpy as np
 
 from .ask_again import (
-    check_probation, check_protocol, DEFAULT_PROBATION, DEFAULT_REVEAL_STEP, NAMEABLE, OUTCOMES,
-    Questions)
-from .base import BanditLearner, LearnerInputError, Prediction
-from .feedback import TeacherModel
-from .open_set import OpenSet, Verdict
-
-DROP_REASONS = ('no_prediction', 'duplicate', 'late')
-"""Why a yes/no was dropped."""
-
-BAD_INPUT_REASONS = ('empty', 'bad_size', 'not_finite')
-"""Why a feature vector was refused."""
-
-
-def check_features(values, n_features: int = 0) -> Tuple[Optional[np.ndarray], str]:
-    """
-    Return ``(x, '')`` for a usable feature vector, else ``(None, reason)``.
-
-    Parameters
-    ----------
-    values : array_like
-        The message's numbers.
-    n_features : int
-        The size the learner needs; 0 accepts any non-empty size.
-
-    Returns
-    -------
-    tuple
-        The vector as float64 (or None) and one of ``BAD_INPUT_REASONS`` (or '').
-
-    """
-    x, reason = _sized_features(values, n_features)
-    # A finite x . x (one BLAS call) proves every value finite; only otherwise look closer.
-    if x is not None and not math.isfinite(x.dot(x)) and not np.isfinite(x).all():
-        return None, 'not_finite'
-    return x, reason
-
-
-def _sized_features(values, n_features: int) -> Tuple[Optional[np.ndarray], str]:
-    """``check_features`` without the finiteness check (a learner's ``_select_valid`` makes it)."""
-    if type(values) is array and values.typecode == 'f':  # a Float32MultiArray's data
-        x = np.asarray(values).astype(np.float64)  # the same values, a third faster
-    else:
-        x = np.asarray(values, dtype=np.float64)
-    if x.ndim != 1:
-        x = x.reshape(-1)
-    size = x.shape[0]
-    if size == 0:
-        return None, 'empty'
-    if n_features and size != n_features:
-        return None, 'bad_size'
-    return x, ''
-
-
-@dataclass(slots=True)
-class Round:
-    """A question that may still get its yes/no: ``id`` is its interaction's id."""
-
-    id: int  # noqa: A003 (the name the details JSON uses)
-    x: np.ndarray
-    prediction: Prediction
-    stamp: float
-    answered: bool = False
-    question: int = 1
-    final: bool = True
-    """A "no" to this question ends the interaction."""
-    questions: Optional[Questions] = None
-    verdict: Optional[Verdict] = None
-    """What ``open_set`` said of the gesture (None with rejection off)."""
-    raw: Optional[np.ndarray] = None
-    """The vector before centring, which the open set scores and learns from: its Gaussians
-    do not move with the running mean (docs/benchmarks.md, "Never-taught gestures")."""
-
-
-@dataclass(slots=True)
-class Ended:
-    """
-    One finished interaction, for the node to announce (``gesture_interaction``).
-
-    ``rejected`` and ``labels`` are shared with the interaction and other records: read
-    them, do not change them.
-    """
-
-    id: int  # noqa: A003
-    outcome: str
-    questions: int
-    answers: int
-    first: int
-    revealed: Optional[int]
-    rejected: List[int]
-    labels: List[str]
-    verdict: Optional[Verdict] = None
-
-    def as_dict(self) -> Dict[str, object]:
-        """Return the JSON-able form (label names beside indices; the score with rejection on)."""
-        name = (lambda i: self.labels[i] if i is not None and i < len(self.labels) else None)
-        out = {'id': self.id, 'outcome': self.outcome, 'questions': self.questions,
-               'answers': self.answers, 'first_guess': name(self.first),
-               'label': name(self.revealed), 'index': self.revealed,
-               'rejected': [name(i) for i in self.rejected]}
-        verdict = self.verdict
-        if verdict is not None:
-            out['unknown_score'] = finite_or_none(verdict.score)
-            out['unknown_threshold'] = finite_or_none(verdict.threshold)
-            out['unknown_armed'] = verdict.armed
-        return out
-
-
-def finite_or_none(value: float) -> Optional[float]:
-    """Return ``value``, or None for infinity or NaN (JSON has neither)."""
-    return float(value) if math.isfinite(value) else None
-
-
-@dataclass(slots=True)
-class FeedbackResult:
-    """
-    What became of one yes/no: ``outcome`` is 'matched' or one of ``DROP_REASONS``.
-
-    A matched answer either asks the next question (``next_round``) or ends the
-    interaction (``ended``); ``updates`` counts the model updates it made.
-    """
-
-    outcome: str
-    round_id: Optional[int] = None
-    updated: bool = False
-    question: Optional[int] = None
-    next_round: Optional[Round] = None
-    ended: Optional[Ended] = None
-    updates: int = 0
-
-
-class _Window:
-    """Mean of the last ``size`` 0/1 values, plus the running total."""
-
-    def __init__(self, size: int):
-        self.values: Deque[int] = deque(maxlen=max(1, int(size)))
-        self.total = 0
-        self.count = 0
-
-    def add(self, value: bool) -> None:
-        self.add_value(int(bool(value)))
-
-    def add_value(self, value: int) -> None:
-        value = int(value)
-        self.values.append(value)
-        self.total += value
-        self.count += 1
-
-    def windowed(self) -> float:
-        return float(np.mean(self.values)) if self.values else float('nan')
-
-    def cumulative(self) -> float:
-        return self.total / self.count if self.count else float('nan')
+    DEFAULT_PROBATION, DEFAULT_REVEAL_STEP, NAMEABLE, OUTCOMES, Protocol, Questions)
+from .base import BanditLearner, LearnerInputError
+from .open_set import OpenSet
+from .rounds import (
+    BAD_INPUT_REASONS, check_features, Counts, DROP_REASONS, Ended, FeedbackResult, Round,
+    sized_features, Window)
 
 
 class Interaction:
@@ -223,14 +74,13 @@ class Interaction:
         Feature size to insist on before a learner exists (0 = the first vector's).
     clock : callable
         Seconds, monotonic (tests pass a fake one).
-    max_questions : int
-        Questions per interaction (1 = the paper's protocol; 0 = as many as labels).
-        Changing the attribute acts from the next interaction.
-    reveal_step : str
-        What a revealed label teaches the labels not asked (``ask_again.REVEAL_STEPS``).
-    new_label_probation : int
-        "Yes" answers a label added at runtime needs before it may be asked first
-        (``ask_again.Questions.start``; 0 = at once).
+    max_questions, reveal_step, new_label_probation : int, str, int
+        The ``ask_again.Protocol`` to start with, by its fields (when ``protocol`` is None).
+    protocol : ask_again.Protocol, optional
+        The question protocol; ``set_protocol`` swaps it whole, from the next interaction.
+    algorithm : str
+        The algorithm ``make_learner`` builds ('' = one that may ask again): it decides the
+        questions in force (``Protocol.questions_for``) before a learner exists.
     seed : int
         Seed of the tie-breaks between equally good next questions.
     open_set : OpenSet, optional
@@ -244,7 +94,8 @@ class Interaction:
                  clock: Callable[[], float] = time.monotonic, max_questions: int = 1,
                  reveal_step: str = DEFAULT_REVEAL_STEP, seed: int = 0,
                  new_label_probation: int = DEFAULT_PROBATION,
-                 open_set: Optional[OpenSet] = None):
+                 open_set: Optional[OpenSet] = None, protocol: Optional[Protocol] = None,
+                 algorithm: str = ''):
         if feedback_timeout <= 0:
             raise ValueError(f'feedback_timeout must be > 0, got {feedback_timeout}')
         if max_unanswered < 1:
@@ -252,9 +103,9 @@ class Interaction:
         self._make = make_learner
         self.learner = learner
         self.feedback_timeout = float(feedback_timeout)
-        self.max_questions, self.reveal_step = int(max_questions), reveal_step
-        check_protocol(_name(learner), self.max_questions, reveal_step)
-        self.new_label_probation = check_probation(new_label_probation)
+        self._protocol = protocol if protocol is not None else Protocol(
+            max_questions, reveal_step, new_label_probation)
+        self.algorithm = algorithm
         self.open_set = open_set if open_set is not None else OpenSet()
         if learner is not None:
             self.open_set.adopt(learner)  # a loaded model's calibration, if it has one
@@ -268,16 +119,16 @@ class Interaction:
         self._next_id = 0
         self._ended: Deque[Ended] = deque(maxlen=int(max_unanswered))
         self._names: Tuple[Optional[BanditLearner], List[str]] = (None, [])
-        self._mistakes = _Window(window)
-        self._explored = _Window(window)
-        self._questions = _Window(window)
-        self.counts: Dict[str, int] = dict.fromkeys(
+        self._mistakes = Window(window)
+        self._explored = Window(window)
+        self._questions = Window(window)
+        self.counts = Counts(
             ('predictions', 'feedback_received', 'feedback_matched', 'updates_applied',
              'unanswered_superseded', 'unanswered_expired', 'unanswered_overflow',
              'interactions', 'questions_asked', 'labels_named', 'labels_told')
             + tuple('interactions_' + o for o in OUTCOMES)
             + tuple('feedback_dropped_' + r for r in DROP_REASONS)
-            + tuple('features_' + r for r in BAD_INPUT_REASONS), 0)
+            + tuple('features_' + r for r in BAD_INPUT_REASONS))
 
     # -- state ---------------------------------------------------------------------------
     @property
@@ -291,18 +142,38 @@ class Interaction:
         with self._lock:
             return len(self._pending)
 
-    def set_protocol(self, max_questions: Optional[int] = None,
-                     reveal_step: Optional[str] = None,
-                     new_label_probation: Optional[int] = None) -> None:
-        """Change the protocol from the next interaction on; a bad value changes nothing."""
+    @property
+    def protocol(self) -> Protocol:
+        """Return the question protocol in force (``set_protocol`` swaps it)."""
+        return self._protocol
+
+    @property
+    def max_questions(self) -> int:
+        """Return the most questions per interaction in force (0 = every label)."""
+        learner = self.learner
+        name = getattr(learner, 'name', 'ucwl') if learner is not None else \
+            self.algorithm or 'ucwl'
+        return self._protocol.questions_for(name)
+
+    @property
+    def reveal_step(self) -> str:
+        """Return the protocol's ``reveal_step``."""
+        return self._protocol.reveal_step
+
+    @property
+    def new_label_probation(self) -> int:
+        """Return the protocol's ``new_label_probation``."""
+        return self._protocol.new_label_probation
+
+    def set_protocol(self, protocol: Optional[Protocol] = None, **changes) -> None:
+        """
+        Swap the protocol whole, from the next interaction on; a bad value changes nothing.
+
+        ``protocol`` (default: the one in force) with ``changes`` to its fields.
+        """
+        new = (protocol if protocol is not None else self._protocol).changed(**changes)
         with self._lock:
-            mq = self.max_questions if max_questions is None else max_questions
-            step = self.reveal_step if reveal_step is None else reveal_step
-            check_protocol(_name(self.learner), mq, step)
-            probation = check_probation(self.new_label_probation if new_label_probation is None
-                                        else new_label_probation)
-            self.max_questions, self.reveal_step = int(mq), step
-            self.new_label_probation = probation
+            self._protocol = new
 
     def reset(self) -> None:
         """Start a fresh model; pending questions are forgotten (their feedback is dropped)."""
@@ -313,15 +184,6 @@ class Interaction:
             self._latest = None
             self.open_set.reset()
             self.open_set.adopt(self.learner)
-
-    def replace_learner(self, learner: BanditLearner) -> None:
-        """Use another learner (same labels order); pending questions are forgotten."""
-        with self._lock:
-            check_protocol(_name(learner), self.max_questions, self.reveal_step)
-            self.learner = learner
-            self._pending.clear()
-            self._latest = None
-            self.open_set.adopt(learner)
 
     def take_ended(self) -> List[Ended]:
         """Return the interactions finished since the last call (oldest first)."""
@@ -344,7 +206,7 @@ class Interaction:
         """
         with self._lock:
             learner = self.learner
-            select_valid = getattr(learner, '_select_valid', None)
+            select_valid = getattr(learner, 'select_valid', None)
             centring = getattr(learner, 'centring', None)
             centred = learner is None or (centring is not None and centring.active)
             if select_valid is None or centred:  # no learner yet, or centring, or no fast entry
@@ -354,7 +216,7 @@ class Interaction:
             else:
                 # The learner refuses NaN and infinity itself, with nothing changed, before
                 # any bookkeeping below (which never touches the model).
-                x, reason = _sized_features(values, learner.n_features)
+                x, reason = sized_features(values, learner.n_features)
                 first = select_valid(x) if x is not None else None
                 if x is not None and first is None:
                     x, reason = None, 'not_finite'
@@ -363,7 +225,6 @@ class Interaction:
                 return None, reason
             if learner is None:
                 self.learner = self._make(x.size)
-                check_protocol(_name(self.learner), self.max_questions, self.reveal_step)
                 self.open_set.adopt(self.learner)
             raw = x
             centring = getattr(self.learner, 'centring', None)
@@ -379,11 +240,13 @@ class Interaction:
             if latest is not None and not latest.answered:
                 self.counts['unanswered_superseded'] += 1
                 self._end(latest, timed_out=True)
-            questions = Questions.start(self.learner, x, self.max_questions, self.reveal_step,
-                                        self._rng, first, self.new_label_probation)
+            protocol = self._protocol  # swapped whole: one value for the whole interaction
+            questions = Questions.start(
+                self.learner, x, protocol.questions_for(getattr(self.learner, 'name', 'ucwl')),
+                protocol.reveal_step, self._rng, first, protocol.new_label_probation)
             first = questions.asked[0]
-            item = Round(self._next_id, x, first, now, False, 1, questions.limit <= 1,
-                         questions, raw=raw)
+            item = Round(id=self._next_id, x=x, prediction=first, stamp=now,
+                         final=questions.limit <= 1, questions=questions, raw=raw)
             self._next_id += 1
             if self.open_set.enabled:
                 # Switched on since (a fresh calibration): the model file keeps this one.
@@ -391,19 +254,10 @@ class Interaction:
                 item.verdict = self.open_set.decide(raw, first)
                 if item.verdict.reject:
                     return self._decline(item), ''
-            counts = self.counts
-            if len(pending) == pending.maxlen:  # _ask, inlined (once per message)
-                counts['unanswered_overflow'] += 1
-            pending.append(item)
-            self._latest = item
-            counts['questions_asked'] += 1
-            counts['predictions'] += 1
-            counts['interactions'] += 1
-            explored = int(bool(first.explored))  # _Window.add, inlined (once per message)
-            window = self._explored
-            window.values.append(explored)
-            window.total += explored
-            window.count += 1
+            self._ask(item)
+            self.counts['predictions'] += 1
+            self.counts['interactions'] += 1
+            self._explored.add(first.explored)
             return item, ''
 
     def _decline(self, item: Round) -> Round:
@@ -454,13 +308,9 @@ class Interaction:
             counts['feedback_matched'] += 1
             counts['updates_applied'] += updates
             if latest.question == 1:
-                mistake = 0 if correct else 1  # _Window.add, inlined (once per message)
-                window = self._mistakes
-                window.values.append(mistake)
-                window.total += mistake
-                window.count += 1
-            result = FeedbackResult('matched', latest.id, updates > 0, latest.question, None,
-                                    None, updates)
+                self._mistakes.add(not correct)
+            result = FeedbackResult('matched', latest.id, updated=updates > 0,
+                                    question=latest.question, updates=updates)
             if nxt is not None:
                 result.next_round = self._ask(Round(
                     id=latest.id, x=latest.x, raw=latest.raw, prediction=nxt, stamp=now,
@@ -479,14 +329,12 @@ class Interaction:
             questions.expire()
         asked = questions.asked
         # An ended interaction's rejected list never changes again: shared, not copied.
-        ended = Ended(item.id, questions.outcome, questions.n_asked, questions.answers,
-                      asked[0].index, questions.revealed, questions.rejected,
-                      self._label_names(), item.verdict)
+        ended = Ended(id=item.id, outcome=questions.outcome, questions=questions.n_asked,
+                      answers=questions.answers, first=asked[0].index,
+                      revealed=questions.revealed, rejected=questions.rejected,
+                      labels=self._label_names(), verdict=item.verdict)
         self.counts['interactions_' + ended.outcome] += 1
-        window = self._questions  # _Window.add_value, inlined (once per message)
-        window.values.append(ended.questions)
-        window.total += ended.questions
-        window.count += 1
+        self._questions.add(ended.questions)
         self._ended.append(ended)
         return ended
 
@@ -507,7 +355,7 @@ class Interaction:
 
     def _drop(self, reason: str, round_id: Optional[int] = None) -> FeedbackResult:
         self.counts['feedback_dropped_' + reason] += 1
-        return FeedbackResult(reason, round_id, False)
+        return FeedbackResult(reason, round_id)
 
     def _expire(self, now: float) -> None:
         while self._pending and now - self._pending[0].stamp > self.feedback_timeout:
@@ -569,18 +417,15 @@ class Interaction:
         """Return counters and rates (first-guess mistakes as the person reported them)."""
         with self._lock:
             out: Dict[str, float] = dict(self.counts)
-            out['feedback_dropped'] = sum(self.counts['feedback_dropped_' + r]
-                                          for r in DROP_REASONS)
-            out['features_refused'] = sum(self.counts['features_' + r]
-                                          for r in BAD_INPUT_REASONS)
+            out['feedback_dropped'] = self.counts.total('feedback_dropped_', DROP_REASONS)
+            out['features_refused'] = self.counts.total('features_', BAD_INPUT_REASONS)
             out['unanswered'] = len(self._pending)
             out['mistake_rate_window'] = self._mistakes.windowed()
             out['mistake_rate'] = self._mistakes.cumulative()
             out['first_guess_accuracy_window'] = 1.0 - self._mistakes.windowed()
             out['first_guess_accuracy'] = 1.0 - self._mistakes.cumulative()
             out['first_guess_window_rounds'] = len(self._mistakes.values)
-            out['first_guess_right_window'] = (len(self._mistakes.values)
-                                               - sum(self._mistakes.values))
+            out['first_guess_right_window'] = self._mistakes.right()
             out['questions_per_interaction_window'] = self._questions.windowed()
             out['questions_per_interaction'] = self._questions.cumulative()
             out['exploration_rate_window'] = self._explored.windowed()
@@ -590,122 +435,3 @@ class Interaction:
             out['max_questions'] = self.max_questions
             out.update(self.open_set.stats())
             return out
-
-
-def _name(learner: Optional[BanditLearner]) -> str:
-    """Return a learner's algorithm name; before one exists, a learner that may ask again."""
-    return getattr(learner, 'name', 'ucwl') if learner is not None else 'ucwl'
-
-
-@dataclass
-class TeacherAnswer:
-    """A simulated answer: ``answer`` None is silence; ``truth`` None means no label known."""
-
-    answer: Optional[bool]
-    truth: Optional[str]
-    right: Optional[bool]
-
-
-class SimulatedTeacher:
-    """
-    A person who knows the true label of each observation and answers with noise.
-
-    The label of an observation arrives (``observe``) just before its first question
-    (``answer`` with ``question=1``), which takes it; the later questions of the same
-    interaction are answered about that label; a first question without a fresh label, or a
-    later one of an interaction the teacher did not see begin, gets no answer.  The random
-    draws per answer are those of ``TeacherModel.answer`` (after one label-noise draw per
-    interaction when ``label_noise`` > 0: the label in mind stays for all its questions), so
-    an offline loop with the same seed gives the same answers.
-
-    Parameters
-    ----------
-    model : TeacherModel
-        Noise rates and silence probability (flip noise applies to every answer).
-    seed : int
-        Seed of the teacher's random generator.
-    labels : sequence of str
-        Label names label noise draws from; empty = the names observed so far.
-    window : int
-        Interactions in the windowed true (first-guess) mistake rate.
-
-    """
-
-    def __init__(self, model: TeacherModel, seed: int = 0, labels=(), window: int = 100):
-        self.model = model
-        self.rng = np.random.default_rng(seed)
-        self.labels = [str(lb) for lb in labels]
-        self._seen: Dict[str, None] = {}
-        self._current: Optional[str] = None
-        self._interaction: Optional[Tuple[Optional[int], str, str]] = None
-        self._mistakes = _Window(window)
-        self.counts: Dict[str, int] = dict.fromkeys(
-            ('labels_received', 'predictions_received', 'later_questions', 'answers',
-             'silences', 'flipped', 'no_label', 'labels_unused'), 0)
-
-    def observe(self, label: str) -> None:
-        """Take the true label of the next observation."""
-        if self._current is not None:
-            self.counts['labels_unused'] += 1
-        self._current = str(label)
-        self._seen.setdefault(self._current, None)
-        self.counts['labels_received'] += 1
-
-    def answer(self, predicted: str, question: int = 1,
-               interaction: Optional[int] = None) -> TeacherAnswer:
-        """Answer one question (None = say nothing) of interaction ``interaction``."""
-        self.counts['predictions_received'] += 1
-        if question > 1:
-            self.counts['later_questions'] += 1
-            bound = self._interaction
-            if bound is None or (interaction is not None and bound[0] != interaction):
-                self.counts['no_label'] += 1
-                return TeacherAnswer(None, None, None)
-            _, truth, observed = bound
-            right = str(predicted) == truth
-        else:
-            truth, self._current = self._current, None
-            if truth is None:
-                self._interaction = None
-                self.counts['no_label'] += 1
-                return TeacherAnswer(None, None, None)
-            right = str(predicted) == truth
-            self._mistakes.add(not right)
-            observed = truth
-            if self.model.label_noise > 0:
-                names = self.labels or list(self._seen)
-                if self.rng.random() < self.model.label_noise:
-                    observed = names[int(self.rng.integers(len(names)))]
-            self._interaction = (interaction, truth, observed)
-        said = self.model.answer(str(predicted), observed, self.rng)
-        if said is None:
-            self.counts['silences'] += 1
-        else:
-            self.counts['answers'] += 1
-            self.counts['flipped'] += int(said != right)
-        return TeacherAnswer(said, truth, right)
-
-    def stats(self) -> Dict[str, float]:
-        """Return counters and the true first-guess mistake rates (windowed and overall)."""
-        out: Dict[str, float] = dict(self.counts)
-        out['true_mistake_rate_window'] = self._mistakes.windowed()
-        out['true_mistake_rate'] = self._mistakes.cumulative()
-        out['rounds'] = self._mistakes.count
-        out['window_rounds'] = len(self._mistakes.values)
-        return out
-
-
-def stream_order(n: int, passes: int = 1, shuffle: bool = True, seed: int = 0,
-                 max_examples: int = 0) -> np.ndarray:
-    """
-    Return the example indices of a stream: one seeded permutation per pass.
-
-    ``max_examples`` > 0 cuts the stream; the dataset node and offline references use this
-    one function, so both see the same order.
-    """
-    if n < 1 or passes < 1:
-        raise ValueError(f'need n >= 1 and passes >= 1, got n={n}, passes={passes}')
-    rng = np.random.default_rng(seed)
-    order = np.concatenate([rng.permutation(n) if shuffle else np.arange(n)
-                            for _ in range(int(passes))])
-    return order[:max_examples] if max_examples > 0 else order

@@ -18,6 +18,9 @@ A bandit learner that runs live: its questions, its model file and changes while
 ``learner_node`` converts messages and parameters; what they do to the learner is here, so
 that a restart, a label appended, a hyperparameter changed or an autosave is tested without
 DDS.  ``value(name)`` reads a parameter's current value (the node's ``get_parameter``).
+
+``LiveLearner`` is the node's one door to the learning layer: every call takes its lock, and
+the node never holds the ``Interaction`` itself.  What a bring-up reports is a ``Progress``.
 """
 
 import threading
@@ -25,73 +28,21 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from . import BanditLearner, make_learner
 from . import learner_parameters as lp, model_store, session_config, ucwl_kernels
-from .ask_again import ASK_AGAIN_ALGORITHMS, check_probation, check_protocol, OUTCOMES
+from .ask_again import Protocol, PROTOCOL_PARAMETERS
 from .autosave import BackgroundSaves
 from .centring import Centring
-from .interaction import BAD_INPUT_REASONS, DROP_REASONS, FeedbackResult, Interaction
+from .interaction import Interaction
+from .live_progress import Announcement, announcement, learning_check, Progress, STATS_SHOWN
 from .open_set import check_open_set, OpenSet
+from .rounds import Counts, FeedbackResult, Round
 
-# What /diagnostics shows of ``Interaction.stats()``.
-STATS_SHOWN = (
-    ['predictions', 'feedback_received', 'feedback_matched', 'feedback_dropped']
-    + ['feedback_dropped_' + r for r in DROP_REASONS]
-    + ['features_refused'] + ['features_' + r for r in BAD_INPUT_REASONS]
-    + ['unanswered', 'unanswered_superseded', 'unanswered_expired', 'unanswered_overflow',
-       'mistake_rate_window', 'mistake_rate', 'exploration_rate_window', 'exploration_rate',
-       'updates', 'max_questions', 'interactions', 'questions_asked',
-       'questions_per_interaction', 'questions_per_interaction_window', 'first_guess_accuracy',
-       'first_guess_accuracy_window', 'first_guess_window_rounds', 'first_guess_right_window']
-    + ['interactions_' + o for o in OUTCOMES]
-    + ['unknown_rejected', 'unknown_taught_armed', 'unknown_false_rejections',
-       'unknown_false_rejection_rate', 'unknown_threshold', 'unknown_alpha'])
+SIZE_REASONS = ('too_long', 'model_too_large')
+"""Why a first vector cannot make the model (``model_store.size_problem``)."""
 
-LEAST_FIRST_GUESSES = 20
-"""First guesses a window needs before ``learning_check`` judges it (none during the first
-interactions, when every learner is at chance)."""
-
-SIGNIFICANCE = 0.05
-"""``learning_check`` warns unless chance would reach the first guesses' score this rarely."""
-
-
-def learning_check(right: int, rounds: int, n_labels: int, least: int = LEAST_FIRST_GUESSES,
-                   significance: float = SIGNIFICANCE) -> str:
-    """
-    Return why a window of first guesses shows no learning, or '' when it does.
-
-    A learner that learns nothing guesses right with probability 1/K for K labels, so its
-    right first guesses over ``rounds`` are Binomial(rounds, 1/K).  The window shows
-    learning when so many right guesses are rare under chance: the one-sided binomial
-    p-value ``P(X >= right)`` is at most ``significance``.  Judged only past ``least``
-    rounds.  The answers are the person's (a wrong answer counts as said).
-
-    Parameters
-    ----------
-    right : int
-        First guesses answered "yes" in the window.
-    rounds : int
-        First guesses answered in the window.
-    n_labels : int
-        Labels the learner chooses from.
-    least, significance : int, float
-        See ``LEAST_FIRST_GUESSES`` and ``SIGNIFICANCE``.
-
-    Returns
-    -------
-    str
-        A one-line warning with the figures, or ''.
-
-    """
-    if rounds < least or n_labels < 2:
-        return ''
-    chance = 1.0 / n_labels
-    # bdtrc(k, n, p) = P(X > k), the tail binom.sf gives; imported here, off the node's start.
-    from scipy.special import bdtrc
-    p_value = float(bdtrc(right - 1, rounds, chance))
-    if p_value <= significance:
-        return ''
-    return (f'not learning: first guess right {right} of the last {rounds} '
-            f'({100.0 * right / rounds:.0f} %), chance for {n_labels} labels is '
-            f'{100.0 * chance:.0f} % (binomial p = {p_value:.2f} > {significance:g})')
+LIVE_COUNTS = tuple('features_' + r for r in SIZE_REASONS) + (
+    'resets', 'labels_added', 'unknown_gestures', 'gestures_named', 'gestures_told',
+    'names_refused')
+"""What a live learner counts beside its interaction's counts (``status`` shows them)."""
 
 
 class LiveLearner:
@@ -116,6 +67,7 @@ class LiveLearner:
 
     def _start(self, value: Callable[[str], Any], model_path: str, log) -> None:
         self.value = value
+        self.log = log
         self.lock = threading.RLock()
         self.algorithm = value('algorithm')
         self._up = threading.Event()
@@ -128,12 +80,7 @@ class LiveLearner:
         lp.check_labels(self.labels)
         # Refuse bad hyperparameters now, not at the first message.
         make_learner(self.algorithm, ['a'], 1, **self.hyperparameters(self.algorithm))
-        max_questions = value('max_questions')
-        if max_questions != 1 and self.algorithm not in ASK_AGAIN_ALGORITHMS:
-            log.warning(f'{self.algorithm} cannot ask again: one question per '
-                        f'gesture (max_questions {max_questions} ignored)')
-            max_questions = 1
-        check_protocol(self.algorithm, max_questions, value('reveal_step'))
+        protocol = self.protocol()  # refused now, with the reason
         # One learner per model file: a second one is refused here (model_store.claim).
         unlocked = model_store.claim(model_path)
         if unlocked:
@@ -156,15 +103,16 @@ class LiveLearner:
             if held != self.centring:
                 log.warning(f'model file learned with centring={held!r}; parameter value '
                             f'{self.centring!r} needs a new model (~/reset_model)')
+        self._say_capped(protocol)
         self.interaction = Interaction(
             self.fresh_learner, learner=start.learner,
             feedback_timeout=value('feedback_timeout'), max_unanswered=value('max_unanswered'),
-            window=value('stats_window'), n_features=value('feature_size'),
-            max_questions=max_questions, reveal_step=value('reveal_step'), seed=self.seed,
-            new_label_probation=value('new_label_probation'),
+            window=value('stats_window'), n_features=value('feature_size'), seed=self.seed,
+            protocol=protocol, algorithm=self.algorithm,
             open_set=OpenSet(**lp.open_set_settings(value)))
         self.features_seen = 0
         """Feature messages received (refused ones too): where a change happened."""
+        self.counts = Counts(LIVE_COUNTS)
         self.config: Optional[session_config.ConfigLog] = None
 
     def started(self) -> None:
@@ -194,9 +142,31 @@ class LiveLearner:
 
     def note_change(self, kind: str, stamp: float, **what) -> None:
         """Log a change (``session_config.KINDS``) at the current input counts."""
-        if self.config is not None:
-            self.config.add(kind, stamp, self.features_seen,
-                            self.interaction.counts['feedback_received'], **what)
+        with self.lock:
+            if self.config is not None:
+                self.config.add(kind, stamp, self.features_seen,
+                                self.interaction.counts['feedback_received'], **what)
+
+    def config_text(self) -> str:
+        """Return the configuration log's message text (``session_config.TOPIC``)."""
+        with self.lock:
+            return self.config.text()
+
+    def start_lines(self, tail: str = '') -> List[str]:
+        """Return what the node says once up: the model it loaded, its settings and ``tail``."""
+        with self.lock:
+            learner = self.interaction.learner
+            lines = []
+            if self.loaded_from:
+                lines.append(f'loaded {learner.name} model with {learner.n_labels} labels, '
+                             f'{learner.n_features} features, {learner.n_updates} updates '
+                             f'from {self.loaded_from}')
+            lines.append(
+                f'{self.algorithm} learner ready: labels {self.labels}, '
+                f'{self.interaction.n_features or "feature size from the first message"}, '
+                f'model file {self.saves.path or "(none: memory only)"}'
+                + (f'; {tail}' if tail else ''))
+            return lines
 
     def hyperparameters(self, algorithm: str,
                         changes: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
@@ -226,7 +196,7 @@ class LiveLearner:
         check_open_set(**{k: v for k, v in lp.open_set_settings(self.value, changes).items()
                           if k != 'enabled'})
 
-    def apply_change(self, changes: Dict[str, Any]) -> List[str]:
+    def apply_change(self, changes: Dict[str, Any], stamp: float = 0.0) -> List[str]:
         """Apply a checked change that is stored already; return the labels it appended."""
         with self.lock:
             new_labels = self.appended_labels(changes)
@@ -242,17 +212,30 @@ class LiveLearner:
                 self.labels = list(changes['labels'])
             if 'feedback_timeout' in changes:
                 self.interaction.feedback_timeout = float(changes['feedback_timeout'])
-            self.interaction.set_protocol(*self.protocol(changes))
+            if any(name in PROTOCOL_PARAMETERS for name in changes):
+                protocol = self.protocol(changes)
+                self._say_capped(protocol)
+                self.interaction.set_protocol(protocol)
             if any(name.startswith('unknown_') for name in changes):
                 self.interaction.open_set.configure(**lp.open_set_settings(self.value))
+            self.counts.add('labels_added', len(new_labels))
+            if new_labels:
+                self.log.info(f'labels added: {new_labels}')
+            self.note_change(session_config.PARAMETERS, stamp, changed=dict(changes))
         return new_labels
 
-    def protocol(self, changes: Dict[str, Any]) -> Tuple[int, str, int]:
-        """Return the checked (max_questions, reveal_step, new_label_probation) of a change."""
-        inter = self.interaction
-        return check_protocol(self.algorithm, changes.get('max_questions', inter.max_questions),
-                              changes.get('reveal_step', inter.reveal_step)) + (
-            check_probation(changes.get('new_label_probation', inter.new_label_probation)),)
+    def protocol(self, changes: Optional[Dict[str, Any]] = None) -> Protocol:
+        """Return the checked protocol of the parameters with ``changes`` (else raise)."""
+        changes = changes or {}
+        return Protocol(**{name: changes.get(name, self.value(name))
+                           for name in PROTOCOL_PARAMETERS})
+
+    def _say_capped(self, protocol: Protocol) -> None:
+        """Warn when the learner asks fewer questions than ``max_questions`` (one rule)."""
+        asked = protocol.questions_for(self.algorithm)
+        if asked != protocol.max_questions:
+            self.log.warning(f'{self.algorithm} cannot ask again: one question per gesture '
+                             f'(max_questions {protocol.max_questions} acts as {asked})')
 
     def appended_labels(self, changes: Dict[str, Any]) -> List[str]:
         """Return the labels a change of ``labels`` appends; raise ValueError if it does more."""
@@ -263,6 +246,36 @@ class LiveLearner:
                                   changes['labels'])
 
     # -- input ------------------------------------------------------------------------------
+    def predict(self, values) -> Tuple[Optional[Round], str, str]:
+        """
+        Start an interaction for one feature vector (counted in ``features_seen``).
+
+        Returns
+        -------
+        tuple
+            ``(round, '', '')``, or ``(None, reason, what)`` for a refused vector: a reason of
+            ``SIZE_REASONS`` (the model cannot be made) or ``rounds.BAD_INPUT_REASONS``, and
+            the sizes.
+
+        """
+        size = len(values)
+        with self.lock:
+            self.features_seen += 1
+            reason = self.size_problem(size)
+            if reason:
+                self.counts.add('features_' + reason)
+                return None, reason, f'{size} values'
+            item, reason = self.interaction.predict(values)
+            expected = self.interaction.n_features or 'any'
+        return item, reason, f'{size} values, {expected} expected' if reason else ''
+
+    def take_ended(self, stamp: float) -> List[Announcement]:
+        """Return the interactions finished since the last call, as the node says them."""
+        with self.lock:
+            said = [announcement(e, stamp) for e in self.interaction.take_ended()]
+            self.counts.add('unknown_gestures', sum(1 for a in said if a.note))
+        return said
+
     def size_problem(self, size: int) -> str:
         """Return why a vector of ``size`` values cannot make the model, or '' (size policy)."""
         if self.interaction.learner is not None:
@@ -288,21 +301,32 @@ class LiveLearner:
             self.autosaves.request()
         return result, due
 
-    def name_unknown(self, name: str) -> Tuple[List[str], bool]:
+    def name_unknown(self, name: str, stamp: float = 0.0) -> Tuple[List[str], bool]:
         """
         Learn what the latest gesture without a "yes" was (``Interaction.name_unknown``).
 
-        Returns the labels and whether ``name`` was appended (False: a known label was told).
+        Returns the labels and whether ``name`` was appended (False: a known label was told);
+        raises LearnerInputError or ValueError with nothing changed.
         """
         with self.lock:
             known = name in self.current_labels()
-            if not known:
-                lp.check_labels(self.current_labels() + [name])
-            self.interaction.name_unknown(name)
+            try:
+                if not known:
+                    lp.check_labels(self.current_labels() + [name])
+                self.interaction.name_unknown(name)
+            except ValueError:  # LearnerInputError too
+                self.counts.add('names_refused')
+                raise
+            self.counts.add('gestures_told' if known else 'gestures_named')
+            self.counts.add('labels_added', 0 if known else 1)
             self.saves.updates_since_save += 1
-            return self.current_labels(), not known
+            self.note_change(session_config.NAMED, stamp, name=name)
+            labels = self.current_labels()
+        self.log.info(f'told: the last gesture was {name!r}' if known else
+                      f'the unknown gesture is now {name!r}: labels {labels}')
+        return labels, not known
 
-    def reset(self) -> None:
+    def reset(self, stamp: float = 0.0) -> None:
         """Start a fresh model; with the size from the first message, forget the size too."""
         with self.lock:
             self.interaction.reset()
@@ -310,24 +334,40 @@ class LiveLearner:
                 # Size from the first message: a reset forgets it too, so one stray vector
                 # that fixed a wrong size is undone by ~/reset_model.
                 self.interaction.learner = None
-        self.saves.updates_since_save = 0
+            self.saves.updates_since_save = 0
+            self.counts.add('resets')
+            self.note_change(session_config.RESET, stamp)
+
+    def progress(self) -> Progress:
+        """Return what a bring-up reports of this learner now."""
+        with self.lock:
+            stats = self.interaction.stats()
+            n_labels = len(self.current_labels())
+        return Progress(
+            predictions=int(stats['predictions']),
+            feedback_received=int(stats['feedback_received']),
+            feedback_matched=int(stats['feedback_matched']),
+            feedback_dropped=int(stats['feedback_dropped']),
+            updates=int(stats['updates']), mistake_rate=stats['mistake_rate'],
+            mistake_rate_window=stats['mistake_rate_window'],
+            exploration_rate_window=stats['exploration_rate_window'],
+            learning_problem=learning_check(int(stats['first_guess_right_window']),
+                                            int(stats['first_guess_window_rounds']), n_labels))
 
     def status(self) -> Dict[str, Any]:
         """Return what /diagnostics shows of the learner and its questions."""
-        stats = self.interaction.stats()
-        values: Dict[str, Any] = {'algorithm': self.algorithm,
-                                  'labels': ','.join(self.current_labels()),
-                                  'feature_size': self.interaction.n_features,
-                                  'compiled_steps': ucwl_kernels.ready()}
+        with self.lock:
+            stats = self.interaction.stats()
+            values: Dict[str, Any] = {'algorithm': self.algorithm,
+                                      'labels': ','.join(self.current_labels()),
+                                      'feature_size': self.interaction.n_features,
+                                      'compiled_steps': ucwl_kernels.ready(), **self.counts}
         values.update({k: stats[k] for k in STATS_SHOWN})
         return values
 
     def learning_problem(self) -> str:
         """Return ``learning_check`` of the windowed first guesses ('' while learning)."""
-        stats = self.interaction.stats()
-        return learning_check(int(stats['first_guess_right_window']),
-                              int(stats['first_guess_window_rounds']),
-                              len(self.current_labels()))
+        return self.progress().learning_problem
 
     def file_status(self) -> Dict[str, Any]:
         """Return the model file, its age in seconds (-1 where unreadable), the autosaves."""
@@ -336,6 +376,22 @@ class LiveLearner:
                 'autosaves': self.autosaves.saved,
                 'autosave_failures': self.autosaves.failed}
 
+    def save_error_now(self, hold: float) -> bool:
+        """Return True while the last save failed and none succeeded since (within hold)."""
+        return self.saves.error_now(hold)
+
     def save(self) -> str:
         """Save the model atomically; return where (raises OSError or ValueError)."""
         return self.saves.save_with(self.lock, lambda: self.interaction.learner)
+
+    def close(self, save: bool) -> str:
+        """
+        End the autosaves (one under way finishes first); with ``save``, save a model.
+
+        Returns where it was saved ('' = not saved: not asked, no file or no model yet);
+        raises OSError or ValueError when saving failed.
+        """
+        self.autosaves.close()
+        with self.lock:
+            wanted = save and self.saves.path and self.interaction.learner is not None
+        return self.save() if wanted else ''

@@ -34,10 +34,11 @@ import tempfile
 from typing import Any, Dict, Iterable, List, Optional
 
 from . import learner_parameters as lp, LearnerInputError
-from .interaction import Interaction, SimulatedTeacher
+from .interaction import Interaction
 from .live_learner import LiveLearner
 from .session import SessionLog
 from .session_config import NAMED, PARAMETERS, RESET
+from .simulated_teacher import SimulatedTeacher
 
 LABEL, FEATURES, FEEDBACK, PREDICTION = 'label', 'features', 'feedback', 'prediction'
 

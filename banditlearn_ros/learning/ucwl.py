@@ -235,15 +235,17 @@ class UCWL(BanditLearner):
             return self._step(x, i, z, z * float(selected[4][i]), float(selected[5][i]))
         return self._learn_numpy(self.check_x(x), label, correct)
 
-    def _select_valid(self, x: np.ndarray) -> Optional[Prediction]:
+    def select_valid(self, x: np.ndarray) -> Optional[Prediction]:
+        """``BanditLearner.select_valid``, through the compiled steps once they are loaded."""
         if self._kernels is None:
-            return super()._select_valid(x)
+            return super().select_valid(x)
         return self._select_compiled(x)
 
-    def _learn_valid(self, x: np.ndarray, index: int, correct: bool,
-                     prediction: Optional[Prediction]) -> int:
+    def learn_valid(self, x: np.ndarray, index: int, correct: bool,
+                    prediction: Optional[Prediction]) -> int:
+        """``BanditLearner.learn_valid``, through the compiled steps once they are loaded."""
         if self._kernels is None:
-            return super()._learn_valid(x, index, correct, prediction)
+            return super().learn_valid(x, index, correct, prediction)
         changed = self._kernels.learn(self._mu, self._sigma, index, x,
                                       1.0 if correct else -1.0, self._learn_params)
         if changed < 0:

@@ -45,10 +45,13 @@ class Reporter:
     """Progress lines: rounds, true and reported mistake rates, exploration, updates."""
 
     def __init__(self, system: System, every: int, out=sys.stdout):
+        from banditlearn_ros.nodes.camera_node import CameraNode
+        from banditlearn_ros.nodes.learner_node import LearnerNode
+        from banditlearn_ros.nodes.teacher_node import TeacherNode
         self.system = system
-        self.learner = system.find('LearnerNode')
-        self.teacher = system.find('TeacherNode')
-        self.camera = system.find('CameraNode')
+        self.learner = system.find(LearnerNode)
+        self.teacher = system.find(TeacherNode)
+        self.camera = system.find(CameraNode)
         self.every = every
         self.out = out
         self._next = every if every > 0 else math.inf
@@ -57,15 +60,16 @@ class Reporter:
 
     def rounds(self) -> int:
         """Return the rounds played: predictions answered (or not) by the teacher."""
-        player = self.system.find('BagPlayerNode')
+        from banditlearn_ros.tools.bag_player import BagPlayerNode
+        player = self.system.find(BagPlayerNode)
         if player is not None and self.teacher is None and self.learner is not None:
             # A line once the learner holds the round's answers, not at its question.
-            held = self.learner.interaction.counts['feedback_received'] >= player.answers_played
+            held = self.learner.progress().feedback_received >= player.answers_played
             return player.rounds_done - (0 if held else 1)
         if self.teacher is not None:
-            return int(self.teacher.teacher.stats()['rounds'])
+            return self.teacher.progress().rounds
         if self.learner is not None:
-            return int(self.learner.interaction.stats()['predictions'])
+            return self.learner.progress().predictions
         return 0
 
     def header(self) -> None:
@@ -84,16 +88,15 @@ class Reporter:
         """Print one progress line."""
         true_all = true_win = math.nan
         if self.teacher is not None:
-            t = self.teacher.teacher.stats()
-            true_all, true_win = t['true_mistake_rate'], t['true_mistake_rate_window']
+            t = self.teacher.progress()
+            true_all, true_win = t.true_mistake_rate, t.true_mistake_rate_window
         said = explored = math.nan
         updates = 0
         if self.learner is not None:
-            s = self.learner.interaction.stats()
-            said, explored, updates = (s['mistake_rate_window'], s['exploration_rate_window'],
-                                       s['updates'])
+            s = self.learner.progress()
+            said, explored, updates = s.mistake_rate_window, s.exploration_rate_window, s.updates
             if self.teacher is None:
-                true_all, true_win = s['mistake_rate'], s['mistake_rate_window']
+                true_all, true_win = s.mistake_rate, s.mistake_rate_window
         print(f'{rounds:>7} {_pct(true_all):>9} {_pct(true_win):>7} {_pct(said):>11} '
               f'{_pct(explored):>9} {updates:>8}', file=self.out, flush=True)
         self.lines += 1
@@ -143,7 +146,9 @@ def run(options: argparse.Namespace, out=sys.stdout) -> int:
         return session_bringup.run_session(running, options, out_dir, out)
     reporter = Reporter(running, system['every'], out=out)
     # A stream that ends: a data set played, or a recorded session (tools/bag_player.py).
-    dataset = running.find('DatasetNode') or running.find('BagPlayerNode')
+    from banditlearn_ros.nodes.dataset_node import DatasetNode
+    from banditlearn_ros.tools.bag_player import BagPlayerNode
+    dataset = running.find(DatasetNode) or running.find(BagPlayerNode)
     limit = options.rounds if dataset is None else 0
     deadline = time.monotonic() + options.duration if options.duration else math.inf
     interrupted = ''
@@ -182,18 +187,15 @@ def _summary(reporter: Reporter) -> str:
     rounds = reporter.rounds()
     text = f'{rounds} rounds in {time.monotonic() - reporter.start:.1f} s'
     if reporter.teacher is not None:
-        t = reporter.teacher.teacher.stats()
-        text += (f', online mistake rate {_pct(t["true_mistake_rate"])} '
-                 f'(last {t["window_rounds"]}: '
-                 f'{_pct(t["true_mistake_rate_window"])})')
+        t = reporter.teacher.progress()
+        text += (f', online mistake rate {_pct(t.true_mistake_rate)} '
+                 f'(last {t.window_rounds}: {_pct(t.true_mistake_rate_window)})')
     if reporter.learner is not None:
-        s = reporter.learner.interaction.stats()
-        text += (f', {s["updates"]} updates, feedback matched {s["feedback_matched"]}'
-                 f' / dropped {s["feedback_dropped"]}')
-        live = getattr(reporter.learner, 'live', None)
-        problem = live.learning_problem() if live is not None else ''
-        if problem:
-            text += f'; WARNING {problem}'
+        s = reporter.learner.progress()
+        text += (f', {s.updates} updates, feedback matched {s.feedback_matched}'
+                 f' / dropped {s.feedback_dropped}')
+        if s.learning_problem:
+            text += f'; WARNING {s.learning_problem}'
     camera = reporter.camera
     if rounds == 0 and camera is not None and camera.counters.get('frames_received') == 0:
         text += (f'; no image arrived on {camera.resolve_topic_name("image_raw")}: start a '

@@ -21,7 +21,7 @@ a node imports ``common`` and finds them all here.
 
 from banditlearn_ros.nodes.callback_guard import CallbackGuard, GuardedNode
 from banditlearn_ros.nodes.diagnostics import (
-    Counters, Diagnostics, ERROR, OK, RateMeter, RecentRefusals, WARN)
+    Counters, Diagnostics, ERROR, OK, ProcessingTimes, RateMeter, RecentRefusals, WARN)
 from banditlearn_ros.nodes.parameters import (
     accept, declare, declare_specs, ParameterChanges, reject, values_of)
 from banditlearn_ros.nodes.run import (
@@ -29,7 +29,8 @@ from banditlearn_ros.nodes.run import (
 
 __all__ = [
     'CallbackGuard', 'Counters', 'Diagnostics', 'ERROR', 'GuardedNode', 'OK',
-    'ParameterChanges', 'RateMeter', 'RecentRefusals', 'START_ERRORS', 'WARN', 'accept',
+    'ParameterChanges', 'ProcessingTimes', 'RateMeter', 'RecentRefusals', 'START_ERRORS',
+    'WARN', 'accept',
     'declare', 'declare_specs', 'node_usage', 'reject', 'run_node', 'shutdown_logger',
     'topics_line', 'values_of', 'wants_help',
 ]

@@ -23,7 +23,7 @@ are the plain bookkeeping behind those values.
 from collections import deque
 import threading
 import time
-from typing import Any, Callable, Dict, Iterable, Optional
+from typing import Any, Callable, Deque, Dict, Iterable, Optional
 
 from banditlearn_ros.nodes.parameters import ParameterChanges
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
@@ -81,6 +81,23 @@ class Counters:
         """Return a copy of all counters."""
         with self._lock:
             return dict(self._values)
+
+
+class ProcessingTimes:
+    """The seconds a node's callback took, over its last ``size`` calls, in milliseconds."""
+
+    def __init__(self, size: int = 200):
+        self._times: Deque[float] = deque(maxlen=size)
+
+    def add(self, seconds: float) -> None:
+        """Add one call's time."""
+        self._times.append(seconds)
+
+    def values(self) -> Dict[str, float]:
+        """Return ``processing_ms_mean`` and ``processing_ms_max`` (0 before the first)."""
+        times = list(self._times)
+        return {'processing_ms_mean': 1e3 * sum(times) / len(times) if times else 0.0,
+                'processing_ms_max': 1e3 * max(times) if times else 0.0}
 
 
 class Diagnostics:

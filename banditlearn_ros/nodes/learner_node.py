@@ -17,31 +17,27 @@ learner_node: feature vectors in, spoken labels out, yes/no back into the model.
 
 After a "no" it asks its next-best label itself (up to ``max_questions`` per gesture), and
 announces how each interaction ended (``gesture_interaction``) and when it ended without a
-"yes" (``gesture_unknown``: every label rejected, out of questions, or with
-``unknown_rejection`` a gesture that looks never taught, before any question), after which a
-name on ``gesture_name`` teaches the gesture (a known label, or a new one).  The node converts
-messages and parameters; the questions, the learning and the feedback-matching rule live in
-``banditlearn_ros.learning`` (``ask_again``, ``interaction.Interaction``), so they are tested
-without DDS.
+"yes" (``gesture_unknown``), after which a name on ``gesture_name`` teaches the gesture.  The
+node converts messages and parameters; the questions, the learning and the feedback-matching
+rule live behind one door, ``learning.live_learner.LiveLearner``, tested without DDS.
 """
 
-from collections import deque
 import json
 import os
 import time
-from typing import List
 
-from banditlearn_ros.learning import HyperparameterError, LearnerInputError, ModelFileError
+from banditlearn_ros.learning import HyperparameterError, ModelFileError
 from banditlearn_ros.learning import learner_parameters as lp, session_config
-from banditlearn_ros.learning.ask_again import NAMEABLE
 from banditlearn_ros.learning.details import details_json
 from banditlearn_ros.learning.labels import clipped
-from banditlearn_ros.learning.live_learner import LiveLearner
+from banditlearn_ros.learning.live_learner import LiveLearner, Progress, SIZE_REASONS
 from banditlearn_ros.nodes import common, qos
 from banditlearn_ros.nodes.namesake import NamesakeWatch
 from rclpy.parameter import Parameter
 from std_msgs.msg import Bool, Float32MultiArray, String
 from std_srvs.srv import Trigger
+
+STRING_ARRAY = Parameter.Type.STRING_ARRAY
 
 
 class LearnerNode(common.GuardedNode):
@@ -49,96 +45,54 @@ class LearnerNode(common.GuardedNode):
 
     def __init__(self, node_name: str = 'learner_node', **kwargs):
         super().__init__(node_name, **kwargs)
-        self.counters = common.Counters(
-            ('features_received', 'features_too_long', 'features_model_too_large', 'saves',
-             'save_failures', 'resets', 'labels_added', 'unknown_gestures',
-             'gestures_named', 'gestures_told', 'names_refused'))
+        self.counters = common.Counters(('features_received', 'saves', 'save_failures'))
         lp.check_algorithm(common.declare_specs(self, lp.HEAD_SPECS)['algorithm'])
         common.declare_specs(self, tuple(lp.hyperparameter_specs()) + lp.TAIL_SPECS)
-        self._times = deque(maxlen=200)
-        path = self.get_parameter('model_path').value
-        self.live = LiveLearner(lambda name: self.get_parameter(name).value,
-                                os.path.expanduser(path) if path else '', self.get_logger())
-        self.interaction = self.live.interaction
+        self._times = common.ProcessingTimes()
+        path = os.path.expanduser(self.get_parameter('model_path').value)
+        self.live = LiveLearner(lambda name: self.get_parameter(name).value, path,
+                                self.get_logger())
         if self.live.labels_from_file:
-            self._set_labels(self.live.labels)
-        if self.live.loaded_from:
-            learner = self.interaction.learner
-            self.get_logger().info(
-                f'loaded {learner.name} model with {learner.n_labels} labels, '
-                f'{learner.n_features} features, {learner.n_updates} updates from '
-                f'{self.live.loaded_from}')
+            self.set_parameters([Parameter('labels', STRING_ARRAY, list(self.live.labels))])
         self._details_top = self.get_parameter('details_top').value
         self._parameter_changes = common.ParameterChanges.of(self)
-        self.add_on_set_parameters_callback(self._on_set_parameters)
-        self.add_post_set_parameters_callback(self._after_set_parameters)
+        # On-set: a change to refuse is refused with the reason; post-set: applied.
+        self._parameter_changes.check_with(self.live.check_change, self._after_set_parameters)
         self._input = common.RecentRefusals()
-
-        # Topic names are fixed and relative: namespaces and remapping move them.
-        # The feedback subscription is created first: when a yes/no and the next feature
-        # vector are ready together, the executor runs the yes/no first.
-        # Messages their publishers gave up on during a network drop-out (see qos.py).
-        for name in ('feedback_lost', 'features_lost'):
-            self.counters.add(name, 0)
-        self._feedback_sub = qos.subscribe_events(
-            self, Bool, 'gesture_feedback', self._on_feedback,
-            lambda n: self.counters.add('feedback_lost', n))
-        self._features_sub = qos.subscribe_events(
-            self, Float32MultiArray, 'gesture_features', self._on_features,
-            lambda n: self.counters.add('features_lost', n))
-        self._prediction_pub = self.create_publisher(String, 'gesture_prediction',
-                                                     qos.EVENTS_OUT)
-        self._details_pub = self.create_publisher(String, 'gesture_prediction_details',
-                                                  qos.EVENTS_OUT)
-        self._interaction_pub = self.create_publisher(String, 'gesture_interaction',
-                                                      qos.EVENTS_OUT)
-        self._unknown_pub = self.create_publisher(String, 'gesture_unknown', qos.EVENTS_OUT)
+        # Topic names are fixed and relative: namespaces and remapping move them.  Feedback
+        # first: a yes/no and the next vector ready together, the yes/no runs first.  *_lost:
+        # messages their publishers gave up on during a network drop-out (see qos.py).
+        for name, kind, callback in (('feedback', Bool, self._on_feedback),
+                                     ('features', Float32MultiArray, self._on_features)):
+            self.counters.add(name + '_lost', 0)
+            qos.subscribe_events(self, kind, 'gesture_' + name, callback,
+                                 lambda n, lost=name + '_lost': self.counters.add(lost, n))
+        self._pubs = {topic: self.create_publisher(String, 'gesture_' + topic, qos.EVENTS_OUT)
+                      for topic in ('prediction', 'prediction_details', 'interaction', 'unknown')}
         self.create_timer(0.25, self._publish_ended)  # interactions that timed out
-        # A person names the gesture every label was rejected for (gesture_unknown).
-        self.create_subscription(String, 'gesture_name', self._on_name, qos.EVENTS_IN)
+        self.create_subscription(String, 'gesture_name', self._on_name,  # gesture_unknown's
+                                 qos.EVENTS_IN)
         self.create_service(Trigger, '~/save_model', self._on_save)
         self.create_service(Trigger, '~/reset_model', self._on_reset)
-        # What a recording needs to replay this learner: latched, so a late recorder has it.
-        self._config_pub = self.create_publisher(String, session_config.TOPIC, qos.LATCHED)
+        self._config_pub = self.create_publisher(  # latched: a late recorder has it too
+            String, session_config.TOPIC, qos.LATCHED)
         self.live.start_config(self._now())
         self._publish_config()
         self.namesakes = NamesakeWatch(self)  # a second learner of this name: said once
-        self.diagnostics = common.Diagnostics(
-            self, 'banditlearn_ros: learner_node', self._collect,
-            period=self.get_parameter('diagnostics_period').value)
+        self.diagnostics = common.Diagnostics(self, 'banditlearn_ros: learner_node', self._collect,
+                                              self.get_parameter('diagnostics_period').value)
         self.live.started()  # the compiled UCWL steps load from now
-        self.get_logger().info(
-            f'{self.live.algorithm} learner ready: labels {self.live.labels}, '
-            f'{self.interaction.n_features or "feature size from the first message"}, '
-            f'model file {self.live.saves.path or "(none: memory only)"}; '
-            f'{common.topics_line(self)}')
+        for line in self.live.start_lines(common.topics_line(self)):
+            self.get_logger().info(line)
 
-    # -- parameters ----------------------------------------------------------------------
-    def _on_set_parameters(self, params: List[Parameter]):
-        """Validate a change (on-set): refuse it with the reason, change nothing."""
-        try:
-            self.live.check_change({p.name: p.value for p in params})
-        except (HyperparameterError, ValueError, TypeError) as exc:
-            return self._parameter_changes.refuse(str(exc))
-        return common.accept()
-
-    def _after_set_parameters(self, params: List[Parameter]) -> None:
+    def _after_set_parameters(self, changes) -> None:
         """Apply a change rclpy has stored (post-set); it was validated in on-set."""
-        new_labels = self.live.apply_change({p.name: p.value for p in params})
-        self.live.note_change(session_config.PARAMETERS, self._now(),
-                              changed={p.name: p.value for p in params})
+        self.live.apply_change(changes, self._now())  # logs the labels it appended
         self._publish_config()
-        if new_labels:
-            self.counters.add('labels_added', len(new_labels))
-            self.get_logger().info(f'labels added: {new_labels}')
 
     def _publish_config(self) -> None:
-        self._config_pub.publish(String(data=self.live.config.text()))
+        self._config_pub.publish(String(data=self.live.config_text()))
 
-    def _set_labels(self, labels: List[str]) -> None:
-        self.set_parameters([Parameter('labels', Parameter.Type.STRING_ARRAY, list(labels))])
-
-    # -- model file ----------------------------------------------------------------------
     def save(self) -> str:
         """Save the model atomically; return where (raises OSError or ValueError)."""
         path = self.live.save()
@@ -147,76 +101,56 @@ class LearnerNode(common.GuardedNode):
 
     def close(self) -> bool:
         """Save on shutdown when asked to (``run_node``, the bring-up); False if that failed."""
-        self.live.autosaves.close()  # an autosave under way ends first
-        if not self.get_parameter('save_on_shutdown').value:
-            return True
-        if self.live.saves.path and self.interaction.learner is not None:
-            logger = common.shutdown_logger(self)
-            try:
-                self.save()
-                logger.info(f'model saved to {self.live.saves.path} on shutdown')
-            except (OSError, ValueError) as exc:
-                self.counters.add('save_failures')
-                logger.error(f'could not save the model on shutdown: {exc}')
-                return False
+        try:
+            path = self.live.close(self.get_parameter('save_on_shutdown').value)
+        except (OSError, ValueError) as exc:
+            self.counters.add('save_failures')
+            common.shutdown_logger(self).error(f'could not save the model on shutdown: {exc}')
+            return False
+        if path:
+            self.counters.add('saves')
+            common.shutdown_logger(self).info(f'model saved to {path} on shutdown')
         return True
+
+    def progress(self) -> Progress:
+        """Return what a bring-up reports of this learner now (``LiveLearner.progress``)."""
+        return self.live.progress()
 
     # -- callbacks -----------------------------------------------------------------------
     def _on_features(self, msg: Float32MultiArray) -> None:
         start = time.perf_counter()
         self.counters.add('features_received')
-        self.live.features_seen += 1
         data = msg.data[msg.layout.data_offset:] if msg.layout.data_offset else msg.data
-        reason = self.live.size_problem(len(data))
-        if reason:
-            self.counters.add('features_' + reason)
-            self._input.add(True, f'{reason}: {len(data)} values')
-            self.get_logger().warning(
-                f'feature message refused ({reason}: {len(data)} values)',
-                throttle_duration_sec=5.0)
-            return
-        with self.live.lock:
-            item, reason = self.interaction.predict(data)
-        expected = f'{len(data)} values, {self.interaction.n_features or "any"} expected'
-        self._input.add(item is None, f'{reason}: {expected}')
-        self._publish_ended()  # the interaction this gesture cut short
+        item, reason, what = self.live.predict(data)
+        self._input.add(item is None, f'{reason}: {what}')
+        if reason not in SIZE_REASONS:
+            self._publish_ended()  # the interaction this gesture cut short
         if item is None:
-            self.get_logger().warning(f'feature message refused ({reason}: {expected})',
+            self.get_logger().warning(f'feature message refused ({reason}: {what})',
                                       throttle_duration_sec=5.0)
             return
         self._ask(item)
-        self._times.append(time.perf_counter() - start)
+        self._times.add(time.perf_counter() - start)
 
     def _ask(self, item) -> None:
         """Say one question: the label for speech, then its details with the ids."""
         if item.questions.declined:  # rejected as never taught: gesture_unknown asks its name
             return
-        self._prediction_pub.publish(String(data=item.prediction.label))
-        self._details_pub.publish(String(data=details_json(item, self._now(),
-                                                           self._details_top)))
+        self._pubs['prediction'].publish(String(data=item.prediction.label))
+        self._pubs['prediction_details'].publish(
+            String(data=details_json(item, self._now(), self._details_top)))
 
     def _now(self) -> float:
-        return self.get_clock().now().nanoseconds * 1e-9
+        return self.get_clock().now().nanoseconds * 1e-9  # the node's clock, in seconds
 
     def _publish_ended(self) -> None:
         """Announce finished interactions, and those a person may name (gesture_unknown)."""
-        for ended in self.interaction.take_ended():
-            info = {**ended.as_dict(), 'stamp': self._now()}
-            self._interaction_pub.publish(String(data=json.dumps(info)))
-            if ended.outcome in NAMEABLE:
-                self._unknown_pub.publish(String(data=json.dumps(
-                    {'id': ended.id, 'labels': info['rejected'], 'outcome': ended.outcome,
-                     'stamp': info['stamp'], **{k: v for k, v in info.items()
-                                                if k.startswith('unknown_')}})))
-            if ended.outcome == 'unknown':
-                self.counters.add('unknown_gestures')
-                self.get_logger().info(f'interaction {ended.id}: looks never taught (score '
-                                       f'{info["unknown_score"]}, threshold '
-                                       f'{info["unknown_threshold"]}): what is it?')
-            if ended.outcome == 'all_rejected':
-                self.counters.add('unknown_gestures')
-                self.get_logger().info(f'interaction {ended.id}: every label was rejected '
-                                       '(an unknown gesture?)')
+        for said in self.live.take_ended(self._now()):
+            self._pubs['interaction'].publish(String(data=json.dumps(said.interaction)))
+            if said.unknown is not None:
+                self._pubs['unknown'].publish(String(data=json.dumps(said.unknown)))
+            if said.note:
+                self.get_logger().info(said.note)
 
     def _on_feedback(self, msg: Bool) -> None:
         result, _ = self.live.feedback(bool(msg.data))
@@ -229,75 +163,51 @@ class LearnerNode(common.GuardedNode):
         self._publish_ended()  # a due autosave runs in the writer thread (live.autosaves)
 
     def _on_name(self, msg: String) -> None:
-        """Learn the name said for the latest gesture without a "yes" (known or new label)."""
+        """Learn the name said for the latest gesture without a "yes"; ``labels`` follows."""
         name = msg.data.strip()
         try:
-            labels, added = self.live.name_unknown(name)
-        except (LearnerInputError, ValueError) as exc:
-            self.counters.add('names_refused')
+            labels, added = self.live.name_unknown(name, self._now())
+        except ValueError as exc:  # LearnerInputError too
             # Throttled and clipped: a sender repeating a bad name cannot flood the log.
             self.get_logger().warning(f'gesture name {clipped(name)} refused: {exc}',
                                       throttle_duration_sec=5.0)
             return
-        self.live.note_change(session_config.NAMED, self._now(), name=name)
         self._publish_config()
-        if not added:
-            self.counters.add('gestures_told')
-            self.get_logger().info(f'told: the last gesture was {name!r}')
-            return
-        self.counters.add('gestures_named')
-        self.counters.add('labels_added')
-        # The parameter follows; the learner has the label already, so nothing is added twice.
-        self._set_labels(labels)
-        self.get_logger().info(f'the unknown gesture is now {name!r}: labels {labels}')
+        if added:
+            self.set_parameters([Parameter('labels', STRING_ARRAY, labels)])
 
     def _on_save(self, request, response):
         try:
-            path = self.save()
+            response.success, response.message = True, f'saved to {self.save()}'
         except (OSError, ValueError) as exc:
             self.counters.add('save_failures')
             response.success, response.message = False, f'not saved: {exc}'
-        else:
-            response.success, response.message = True, f'saved to {path}'
         return response
 
     def _on_reset(self, request, response):
-        self.live.reset()
-        self.live.note_change(session_config.RESET, self._now())
+        self.live.reset(self._now())
         self._publish_config()
-        self.counters.add('resets')
-        response.success = True
-        response.message = ('model reset to a fresh one; the model file is replaced at the '
-                            'next save')
+        response.success, response.message = True, (
+            'model reset to a fresh one; the model file is replaced at the next save')
         self.get_logger().info(response.message)
         return response
 
-    # -- diagnostics ---------------------------------------------------------------------
     def _collect(self):
-        values = self.live.status()
-        values.update(self.counters.snapshot())
-        values['parameter_changes'] = self._parameter_changes.accepted
-        values['parameter_rejections'] = self._parameter_changes.refused
-        times = list(self._times)
-        values['processing_ms_mean'] = 1e3 * sum(times) / len(times) if times else 0.0
-        values['processing_ms_max'] = 1e3 * max(times) if times else 0.0
-        values.update(self.live.file_status())
-        level, message = common.OK, 'learning'
+        values = {**self.live.status(), **self.counters.snapshot(), **self._times.values(),
+                  **self.live.file_status(), 'namesakes': self.namesakes.found,
+                  'parameter_changes': self._parameter_changes.accepted,
+                  'parameter_rejections': self._parameter_changes.refused}
         input_level, input_message = self._input.level()
-        values['namesakes'] = self.namesakes.found
-        if self.live.saves.error_now(self.get_parameter('save_error_seconds').value):
-            level, message = common.ERROR, 'saving the model failed'
-        elif self.namesakes.found:
-            level, message = common.WARN, f'another node is named {self.namesakes.name}'
-        elif input_level != common.OK:
-            level, message = input_level, input_message
-        elif self.live.problem:
-            level, message = common.WARN, self.live.problem
-        elif (not_learning := self.live.learning_problem()):
-            level, message = common.WARN, not_learning
-        elif values['predictions'] == 0:
-            message = 'waiting for features'
-        return level, message, values
+        failed = self.live.save_error_now(self.get_parameter('save_error_seconds').value)
+        for level, message in (  # the first that applies, the worst first
+                (common.ERROR, failed and 'saving the model failed'),
+                (common.WARN, self.namesakes.found and f'another node is named '
+                                                       f'{self.namesakes.name}'),
+                (input_level, input_level != common.OK and input_message),
+                (common.WARN, self.live.problem or self.live.learning_problem())):
+            if message:
+                return level, message, values
+        return common.OK, 'learning' if values['predictions'] else 'waiting for features', values
 
 
 def main(args=None) -> None:

@@ -22,7 +22,7 @@ post-set), and a node's own on-set check refuses through it.
 
 import contextlib
 import math
-from typing import Any, Dict, Iterable, List, Optional
+from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
 
 from banditlearn_ros.parameter_spec import Spec
 from rcl_interfaces.msg import (
@@ -156,6 +156,27 @@ class ParameterChanges:
         self.refused += 1
         self._node.get_logger().warning(f'parameter change refused: {reason}')
         return reject(reason)
+
+    def check_with(self, check: Callable[[Dict[str, Any]], None],
+                   apply: Optional[Callable[[Dict[str, Any]], None]] = None,
+                   errors: Tuple[type, ...] = (ValueError, TypeError)) -> None:
+        """
+        Install a node's own check (on-set) and what applies an accepted change (post-set).
+
+        ``check(changes)`` raising one of ``errors`` refuses the change with its reason
+        (``refuse``); ``apply(changes)`` runs once rclpy has stored an accepted one.  Both
+        get ``{name: value}``.
+        """
+        def on_set(params: List[Parameter]) -> SetParametersResult:
+            try:
+                check({p.name: p.value for p in params})
+            except errors as exc:
+                return self.refuse(str(exc))
+            return accept()
+        self._node.add_on_set_parameters_callback(on_set)
+        if apply is not None:
+            self._node.add_post_set_parameters_callback(
+                lambda params: apply({p.name: p.value for p in params}))
 
     def _pre_set(self, params: List[Parameter]) -> List[Parameter]:
         out = []

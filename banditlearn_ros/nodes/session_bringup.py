@@ -112,11 +112,16 @@ LAST_MESSAGES_GRACE = 3.0
 def run_session(running, options, out_dir: str, out) -> int:
     """Spin the system with the live view until the session ends; print the summary last."""
     from rclpy.executors import ExternalShutdownException
-    session = running.find('SessionNode')
-    learner = running.find('LearnerNode')
-    show = running.find('GestureShowNode')
-    face = running.find('FaceShowNode')
-    source = running.find('ImageSourceNode')
+    from banditlearn_ros.nodes.face_show_node import FaceShowNode
+    from banditlearn_ros.nodes.gesture_show_node import GestureShowNode
+    from banditlearn_ros.nodes.image_source_node import ImageSourceNode
+    from banditlearn_ros.nodes.learner_node import LearnerNode
+    from banditlearn_ros.nodes.session_node import SessionNode
+    session = running.find(SessionNode)
+    learner = running.find(LearnerNode)
+    show = running.find(GestureShowNode)
+    face = running.find(FaceShowNode)
+    source = running.find(ImageSourceNode)
     view = SessionView(session.log, target=session.target,
                        every=running.system['every'], out=out)
     deadline = time.monotonic() + options.duration if options.duration else float('inf')
@@ -141,7 +146,7 @@ def run_session(running, options, out_dir: str, out) -> int:
     video_ended: Optional[float] = None
 
     def updates() -> int:
-        return int(learner.interaction.stats()['updates']) if learner is not None else 0
+        return learner.progress().updates if learner is not None else 0
     try:
         while not (session.finished or requested()) and time.monotonic() < deadline:
             if show is not None and show.finished:
@@ -173,7 +178,7 @@ def run_session(running, options, out_dir: str, out) -> int:
     model, not_learning, labels = None, '', None
     if learner is not None:  # the learner's order, with the labels added while it ran
         model = os.path.expanduser(learner.get_parameter('model_path').value) or None
-        not_learning = learner.live.learning_problem()
+        not_learning = learner.progress().learning_problem
         labels = list(learner.get_parameter('labels').value)
     name = os.path.basename(str(running.system['path'])).replace('.system.yaml', '')
     failed = []

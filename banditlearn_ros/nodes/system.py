@@ -130,10 +130,10 @@ class System:
             raise BringupError(f'{cls.__name__} takes no node_name; it cannot be renamed')
         return kwargs
 
-    def find(self, class_name: str):
-        """Return the first node whose class has this name, else None."""
+    def find(self, kind: type):
+        """Return the first node that is a ``kind`` (a node class), else None."""
         for node in self.nodes:
-            if type(node).__name__ == class_name:
+            if isinstance(node, kind):
                 return node
         return None
 

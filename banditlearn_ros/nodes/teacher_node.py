@@ -19,14 +19,14 @@ It knows the true label of each observation from the label topic (published just
 observation's features) and answers every question the learner asks about it (the details
 message carries the interaction id and question number) after ``delay`` seconds, with flip
 noise ``rho0``/``rho1`` on every answer, label noise and a probability of saying nothing.
-The decisions are ``learning.interaction.SimulatedTeacher``'s; this node only carries
+The decisions are ``learning.simulated_teacher.SimulatedTeacher``'s; this node only carries
 messages.
 """
 
 from typing import Any, Dict, List
 
 from banditlearn_ros.learning import HyperparameterError, TeacherModel
-from banditlearn_ros.learning.interaction import SimulatedTeacher
+from banditlearn_ros.learning.simulated_teacher import SimulatedTeacher, TeacherProgress
 from banditlearn_ros.nodes import common, qos
 from banditlearn_ros.nodes.events import read_event
 from rclpy.parameter import Parameter
@@ -91,6 +91,10 @@ class TeacherNode(common.GuardedNode):
         if 'labels' in changes:
             self.teacher.labels = [str(v) for v in changes['labels'] or []]
         return common.accept()
+
+    def progress(self) -> TeacherProgress:
+        """Return what a bring-up reports of this teacher now (``SimulatedTeacher.progress``)."""
+        return self.teacher.progress()
 
     def _on_label(self, msg: String) -> None:
         self.teacher.observe(msg.data)

@@ -209,7 +209,7 @@ def cmd_reindex(args) -> int:
 def cmd_replay(args) -> int:
     """Feed a bag's session to a fresh learner in recorded order; print the figures."""
     from banditlearn_ros.learning import HyperparameterError, TeacherModel
-    from banditlearn_ros.learning.interaction import SimulatedTeacher
+    from banditlearn_ros.learning.simulated_teacher import SimulatedTeacher
     from banditlearn_ros.learning.replay import replay, session_figures
     from banditlearn_ros.tools import bag_replay
     if args.every < 0:

@@ -28,7 +28,7 @@ import json
 from typing import Any, Dict, Optional
 
 from banditlearn_ros.learning import session_config, TeacherModel
-from banditlearn_ros.learning.interaction import SimulatedTeacher
+from banditlearn_ros.learning.simulated_teacher import SimulatedTeacher
 from banditlearn_ros.tools import bagio
 from banditlearn_ros.tools.bag_record import PACKAGE_TOPICS
 from banditlearn_ros.tools.bag_replay import CUSTOM_LEARNER, learner_config

@@ -131,7 +131,7 @@ def check_param_names(name: str, params: Dict[str, Any], wide: bool) -> None:
             return  # skipped with a message anyway
         known = list(make_algorithm(name, TeacherModel(), {}, wide).grid)
     else:
-        known = list(ALGORITHMS[variant_base(name)[0]]._hyperparameters)
+        known = list(ALGORITHMS[variant_base(name)[0]].hyperparameter_names())
     unknown = [key for key in params if key not in known]
     if unknown:
         raise UsageError(f'--params {name}: unknown hyperparameter '

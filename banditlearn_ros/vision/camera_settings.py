@@ -164,5 +164,4 @@ def replace_segmenter(extractor: GestureExtractor, values: Dict[str, Any]) -> No
     old = extractor.segmenter
     extractor.segmenter = make_segmenter(values)
     extractor.segmenter.skin = old.skin
-    extractor.segmenter.skin.threshold = values['skin_threshold']
-    extractor.segmenter.skin._build()
+    extractor.segmenter.skin.set_threshold(values['skin_threshold'])

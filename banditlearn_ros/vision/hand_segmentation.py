@@ -94,6 +94,11 @@ class SkinModel:
         self.adapted = False
         self._build()
 
+    def set_threshold(self, threshold: float) -> None:
+        """Use another skin threshold; what the model learned is kept (the table is rebuilt)."""
+        self.threshold = threshold
+        self._build()
+
     def _build(self) -> None:
         grid = np.arange(0, 256, 2, dtype=np.float64) + 0.5
         cr, cb = np.meshgrid(grid, grid, indexing='ij')
