@@ -194,6 +194,8 @@ def test_a_no_asks_again_until_every_label_is_rejected(ros):
         asked.append(json.loads(drive.details[-1].data))
         assert drive.predictions[-1].data == asked[-1]['label']
     assert [(d['id'], d['question']) for d in asked] == [(0, 1), (0, 2), (0, 3)]
+    # The inputs taken when each was asked: the gesture, then each "no" (replay's order).
+    assert [d['inputs'] for d in asked] == [{'features': 1, 'feedback': b} for b in (0, 1, 2)]
     assert sorted(d['label'] for d in asked) == sorted(LABELS)
     assert asked[2]['rejected'] == [asked[0]['label'], asked[1]['label']]
     assert [d['final'] for d in asked] == [False, False, True]

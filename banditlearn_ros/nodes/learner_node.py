@@ -192,8 +192,10 @@ class LearnerNode(common.GuardedNode):
         if item.questions.declined:  # rejected as never taught: gesture_unknown asks its name
             return
         self._prediction_pub.publish(String(data=item.prediction.label))
+        # The input counts let a replay take a recording's messages in this order.
+        inputs = (self.live.features_seen, self.interaction.counts['feedback_received'])
         self._details_pub.publish(String(data=details_json(item, self._now(),
-                                                           self._details_top)))
+                                                           self._details_top, inputs)))
 
     def _now(self) -> float:
         return self.get_clock().now().nanoseconds * 1e-9
