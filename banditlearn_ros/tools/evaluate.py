@@ -22,9 +22,7 @@ write ``summary.json``, ``results.md`` and figures to the output folder.  See
 """
 
 import argparse
-import concurrent.futures
 import json
-import multiprocessing
 import os
 import platform
 import sys
@@ -42,6 +40,7 @@ from banditlearn_ros.learning.evaluation import (
     variant_base, VARIANTS, WIDE_GRIDS)
 from banditlearn_ros.learning.feedback import TeacherModel
 from banditlearn_ros.learning.persistence import atomic_write_bytes
+from banditlearn_ros.learning.workers import pool as worker_pool
 from banditlearn_ros.shutdown import exit_status, sigterm_as_interrupt
 from banditlearn_ros.tools.question_figures import first_guess_figure, records_curves
 import numpy as np
@@ -383,6 +382,11 @@ def _task(args: Tuple) -> List[Record]:
 _DATA: Dict[str, Tuple[np.ndarray, np.ndarray, List[str]]] = {}
 
 
+def _keep_data(data: Dict[str, Tuple[np.ndarray, np.ndarray, List[str]]]) -> None:
+    """Give a worker process the parent's data sets (it was not forked from the parent)."""
+    _DATA.update(data)
+
+
 def replot(args) -> Dict[str, Any]:
     """Redraw figures and results.md from a summary.json (no learning)."""
     try:
@@ -504,8 +508,7 @@ def run(args) -> Dict[str, Any]:
                 if in_parent[i]:
                     done(i, _task(task))
             _PROGRESS = None
-            ctx = multiprocessing.get_context('fork')
-            with concurrent.futures.ProcessPoolExecutor(args.jobs, mp_context=ctx) as pool:
+            with worker_pool(args.jobs, _keep_data, (_DATA,)) as pool:  # not a fork
                 futures = {i: pool.submit(_task, task) for i, task in enumerate(tasks)
                            if not in_parent[i]}
                 for i, fut in futures.items():
