@@ -52,9 +52,10 @@ import time
 from banditlearn_ros.learning import TeacherModel, UCWL, ucwl_kernels
 from banditlearn_ros.learning.datasets import load_dataset
 from banditlearn_ros.learning.details import details_json
-from banditlearn_ros.learning.evaluation import grid_settings, GRIDS, make_stream, make_streams
+from banditlearn_ros.learning.evaluation_streams import make_stream, make_streams
+from banditlearn_ros.learning.evaluation_tuning import grid_settings, GRIDS
 from banditlearn_ros.learning.interaction import Interaction
-from banditlearn_ros.learning.ucwl_grid import choose_block, run_grid
+from banditlearn_ros.learning.ucwl_grid_run import choose_block, run_grid
 import numpy as np
 
 SHAPES = [(124, 6), (784, 10), (124, 1000)]

@@ -359,7 +359,8 @@ def test_simulated_teacher_answers_every_question_of_an_interaction():
 
 
 def test_offline_protocol_with_one_question_is_run_learner_exactly():
-    from banditlearn_ros.learning.evaluation import make_streams, run_learner, run_questions
+    from banditlearn_ros.learning.evaluation import run_learner, run_questions
+    from banditlearn_ros.learning.evaluation_streams import make_streams
     X, y, names = load_dataset('wine')
     teacher = TeacherModel(rho0=0.2, rho1=0.1, no_answer=0.1)
     for stream in make_streams(y, len(names), teacher, 3):

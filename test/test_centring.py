@@ -193,7 +193,8 @@ def test_replay_asks_what_the_live_learner_asks(mode):
 def test_the_evaluation_centres_each_stream_as_the_live_learner_would():
     from banditlearn_ros.learning.datasets import load_dataset
     from banditlearn_ros.learning.evaluation import (
-        centred_streams, core_algorithm, evaluate, make_streams, run_learner, TeacherModel)
+        core_algorithm, evaluate, run_learner, TeacherModel)
+    from banditlearn_ros.learning.evaluation_streams import centred_streams, make_streams
     X, y, labels = load_dataset('wine')
     teacher = TeacherModel(label_noise=0.1)
     streams = make_streams(y, 3, teacher, 2, seed=1)

@@ -19,7 +19,12 @@ import os
 import subprocess
 import sys
 
-from banditlearn_ros.tools import evaluate, vowpal
+from banditlearn_ros.learning.evaluation import count_runs
+from banditlearn_ros.tools import evaluate, evaluation_run, vowpal
+from banditlearn_ros.tools.evaluation_figures import slug
+from banditlearn_ros.tools.evaluation_options import expand_algorithms
+from banditlearn_ros.tools.evaluation_report import compare, terminal_table
+from banditlearn_ros.tools.evaluation_run import GRID_SHARE, task_rounds
 import numpy as np
 from PIL import Image
 import pytest
@@ -155,14 +160,14 @@ def test_tuning_permutations_are_recorded_and_used(tmp_path):
 
 
 def test_jobs_reach_the_tuning_grid_and_change_no_result(tmp_path, monkeypatch):
-    from banditlearn_ros.learning import ucwl_grid
+    from banditlearn_ros.learning import ucwl_grid_run
     jobs_seen = []
-    run_grid = ucwl_grid.run_grid
+    run_grid = ucwl_grid_run.run_grid
 
     def spy(*args, **kwargs):
         jobs_seen.append(kwargs.get('jobs'))
         return run_grid(*args, **kwargs)
-    monkeypatch.setattr(ucwl_grid, 'run_grid', spy)
+    monkeypatch.setattr(ucwl_grid_run, 'run_grid', spy)
     records = {}
     for jobs in (1, 2):
         out = tmp_path / f'j{jobs}'
@@ -224,36 +229,36 @@ def test_missing_vowpal_wabbit_is_skipped_with_a_message(tmp_path, monkeypatch, 
 
 
 def test_algorithm_groups_expand_in_order():
-    names = evaluate.expand_algorithms(['ucwl', 'bandit', 'vw-oaa'])
+    names = expand_algorithms(['ucwl', 'bandit', 'vw-oaa'])
     assert names[:6] == ['ucwl', 'ucwl-paper', 'confidit', 'banditron', 'rcnbf', 'rcine']
-    assert evaluate.expand_algorithms(['ucwl'], 'none') == ['ucwl']
+    assert expand_algorithms(['ucwl'], 'none') == ['ucwl']
     assert names[-1] == 'vw-oaa' and len(names) == len(set(names))
-    assert os.path.basename(evaluate._slug('/a/b/my data.csv')) == 'my_data'
+    assert os.path.basename(slug('/a/b/my data.csv')) == 'my_data'
 
 
 def test_comparison_sentence_names_the_gap_of_each_ucwl_reading():
     def rec(name, rate):
         return {'algorithm': name, 'mistake_rate_observed': {'mean': rate}}
 
-    text = evaluate.compare([rec('ucwl', 0.20), rec('ucwl-variance', 0.27),
-                             rec('vw-regcb', 0.25), rec('vw-oaa', 0.10), rec('mscw', 0.1)])
+    text = compare([rec('ucwl', 0.20), rec('ucwl-variance', 0.27),
+                    rec('vw-regcb', 0.25), rec('vw-oaa', 0.10), rec('mscw', 0.1)])
     assert text == ('UCWL 20.0 % vs best VW --cbify option vw-regcb 25.0 %: UCWL is 5.0 '
                     'points below it; ucwl-variance is 2.0 points above it (27.0 %).')
-    assert evaluate.compare([rec('ucwl', 0.2), rec('vw-oaa', 0.1)]) is None
-    assert 'ucwl-variance' in evaluate.expand_algorithms(['bandit'])
+    assert compare([rec('ucwl', 0.2), rec('vw-oaa', 0.1)]) is None
+    assert 'ucwl-variance' in expand_algorithms(['bandit'])
 
 
 def test_progress_counts_rounds_and_weighs_grid_runs():
     from banditlearn_ros.learning.evaluation import core_algorithm
     ucwl, mpa = core_algorithm('ucwl'), core_algorithm('mpa')
-    n_ucwl = evaluate.count_runs(ucwl, 0, True)
-    n_mpa = evaluate.count_runs(mpa, 0, True)
+    n_ucwl = count_runs(ucwl, 0, True)
+    n_mpa = count_runs(mpa, 0, True)
     assert ucwl.run_grid is not None and mpa.run_grid is None
     # 100 rounds per run: 20 reported runs + the tuning runs, grid runs at GRID_SHARE each.
-    assert evaluate.task_rounds(ucwl, 100, 20, True, 1) == pytest.approx(
-        100 * (20 + evaluate.GRID_SHARE * n_ucwl))
-    assert evaluate.task_rounds(mpa, 100, 20, True, 1) == 100 * (20 + n_mpa)
-    assert evaluate.task_rounds(ucwl, 100, 20, False, 1) == 100 * 20
+    assert task_rounds(ucwl, 100, 20, True, 1) == pytest.approx(
+        100 * (20 + GRID_SHARE * n_ucwl))
+    assert task_rounds(mpa, 100, 20, True, 1) == 100 * (20 + n_mpa)
+    assert task_rounds(ucwl, 100, 20, False, 1) == 100 * 20
 
 
 def test_terminal_table_flags_the_edge_of_the_grid():
@@ -265,7 +270,7 @@ def test_terminal_table_flags_the_edge_of_the_grid():
            'updates': {'mean': 7.0, 'std': 1.0}, 'seconds': {'mean': 0.5, 'std': 0.0},
            'params': {'eta': 0.95, 'k': 2.8}, 'tuned': True,
            'edge_of_grid': ['eta=0.95 is at the top of its grid [0.55, 0.95]']}
-    text = evaluate.terminal_table([rec])
+    text = terminal_table([rec])
     assert 'd, p=0.1: 4 permutations x 9 rounds' in text
     row = next(line for line in text.splitlines() if line.strip().startswith('ucwl'))
     assert row.split()[:2] == ['ucwl', '*'] and '25.0 ± 5.0' in row and '20.0 ± 1.0' in row
@@ -283,7 +288,7 @@ def test_seconds_per_pass_have_one_format_in_the_column():
     recs = [dict(base, algorithm=name, seconds={'mean': s, 'std': 0.0},
                  mistake_rate_observed={'mean': m, 'std': 0.0})
             for name, s, m in (('a', 0.0123456, 0.1), ('b', 12.5, 0.2), ('c', 1.0, 0.3))]
-    text = evaluate.terminal_table(recs)
+    text = terminal_table(recs)
     cells = [line.split()[9] for line in text.splitlines()
              if line.strip()[:1] in ('a', 'b', 'c') and 'bandit' in line]
     assert cells == ['0.012', '12.500', '1.000'], text
@@ -292,8 +297,8 @@ def test_seconds_per_pass_have_one_format_in_the_column():
 def test_a_redirected_run_draws_no_progress_frames_and_counts_records_in_words(
         tmp_path, monkeypatch, capsys):
     seen = []
-    real = evaluate._progress
-    monkeypatch.setattr(evaluate, '_progress',
+    real = evaluation_run.progress_bar
+    monkeypatch.setattr(evaluation_run, 'progress_bar',
                         lambda total, disabled: seen.append(disabled) or real(total, True))
     assert evaluate.main(['--datasets', 'iris', '--algorithms', 'perceptron', '--no-tune',
                           '--permutations', '1', '--out', str(tmp_path), '--no-figures']) == 0

@@ -18,11 +18,11 @@ from banditlearn_ros.vision import head_motion_synth as hs
 from banditlearn_ros.vision.face_select import FaceTracker
 from banditlearn_ros.vision.head_gesture import HeadGestureDetector
 from banditlearn_ros.vision.head_pose import (
-    euler_to_rotation, FaceMeshHeadPose, NeutralBaseline, PoseSolver, project_model,
-    rotation_to_euler)
+    euler_to_rotation, FaceMeshHeadPose, NeutralBaseline, PoseSolver, rotation_to_euler)
 import cv2
 import numpy as np
 import pytest
+from vision_helpers import project_model
 
 SIZE = (640, 480)
 

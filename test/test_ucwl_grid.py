@@ -17,9 +17,11 @@
 from banditlearn_ros.learning import TeacherModel, UCWL, ucwl_grid
 from banditlearn_ros.learning.base import HyperparameterError
 from banditlearn_ros.learning.datasets import load_dataset
-from banditlearn_ros.learning.evaluation import make_stream, run_learner
+from banditlearn_ros.learning.evaluation import run_learner
+from banditlearn_ros.learning.evaluation_streams import make_stream
 from banditlearn_ros.learning.synsep import make_synsep
-from banditlearn_ros.learning.ucwl_grid import run_grid, UCWLGrid
+from banditlearn_ros.learning.ucwl_grid import UCWLGrid
+from banditlearn_ros.learning.ucwl_grid_run import run_grid
 import numpy as np
 import pytest
 

@@ -14,9 +14,10 @@
 
 """UCWLGrid at hundreds of labels: ties over >= 256 labels, decisions equal to UCWL."""
 
-from banditlearn_ros.learning import TeacherModel, UCWL, ucwl_grid
-from banditlearn_ros.learning.evaluation import make_stream
-from banditlearn_ros.learning.ucwl_grid import choose_block, run_grid, UCWLGrid
+from banditlearn_ros.learning import TeacherModel, UCWL, ucwl_grid_run
+from banditlearn_ros.learning.evaluation_streams import make_stream
+from banditlearn_ros.learning.ucwl_grid import UCWLGrid
+from banditlearn_ros.learning.ucwl_grid_run import choose_block, run_grid
 import numpy as np
 import pytest
 
@@ -94,9 +95,9 @@ def test_block_follows_the_memory_budgets(K, d):
     cache, memory = 8 * 2 ** 20, 512 * 2 ** 20
     block = choose_block(K, d, cache, memory)
     per_setting = 2 * K * d * 8
-    assert 1 <= block <= ucwl_grid.MAX_BLOCK
+    assert 1 <= block <= ucwl_grid_run.MAX_BLOCK
     assert block * per_setting <= memory or block == 1
     if block * per_setting > cache:  # over the cache budget only to reach the minimum block
-        assert block == ucwl_grid.MIN_BLOCK or block == memory // per_setting
+        assert block == ucwl_grid_run.MIN_BLOCK or block == memory // per_setting
     else:  # within it: as large as fits, up to the cap
-        assert (block + 1) * per_setting > cache or block == ucwl_grid.MAX_BLOCK
+        assert (block + 1) * per_setting > cache or block == ucwl_grid_run.MAX_BLOCK

@@ -21,6 +21,7 @@ from banditlearn_ros.vision.hand_segmentation import HandSegmenter
 import cv2
 import numpy as np
 import pytest
+from vision_helpers import render_many
 
 # Rotation-invariant groups (the central moments and orientation terms keep direction).
 ROTATION_INVARIANT = [i for i, n in enumerate(FEATURE_NAMES)
@@ -34,7 +35,7 @@ COUNT_FREE = np.array([not n.startswith(('fingers_is_', 'finger_count', 'deep_de
 
 @pytest.fixture(scope='module')
 def hands():
-    return HandRenderer(seed=11).render_many(140, seed=5)
+    return render_many(HandRenderer(seed=11), 140, seed=5)
 
 
 def test_names_and_size():

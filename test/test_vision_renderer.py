@@ -17,12 +17,13 @@
 from banditlearn_ros.vision.hand_renderer import FINGER_COUNT, GESTURES, HandRenderer
 import numpy as np
 import pytest
+from vision_helpers import render_many
 
 
 def test_same_seed_same_images():
-    a = HandRenderer(seed=3).render_many(4, seed=9)
-    b = HandRenderer(seed=3).render_many(4, seed=9)
-    c = HandRenderer(seed=3).render_many(4, seed=10)
+    a = render_many(HandRenderer(seed=3), 4, seed=9)
+    b = render_many(HandRenderer(seed=3), 4, seed=9)
+    c = render_many(HandRenderer(seed=3), 4, seed=10)
     assert all(np.array_equal(x.image, y.image) for x, y in zip(a, b))
     assert not all(np.array_equal(x.image, y.image) for x, y in zip(a, c))
 
@@ -45,7 +46,7 @@ def test_ground_truth_is_consistent(gesture):
 
 
 def test_variation_in_pose_and_appearance():
-    hands = HandRenderer(seed=6).render_many(40, seed=1)
+    hands = render_many(HandRenderer(seed=6), 40, seed=1)
     assert len({h.gesture for h in hands}) == len(GESTURES)
     assert np.std([h.centre[0] for h in hands]) > 50
     assert np.ptp([h.scale for h in hands]) > 20

@@ -33,10 +33,8 @@ class Banditron(BanditLearner):
 
     Parameters
     ----------
-    labels : int or list of str
-        Number of labels, or their names.
-    n_features : int
-        Length of every feature vector.
+    labels, n_features : int or list of str, int
+        The labels (a number, or their names) and the length of every feature vector.
     gamma : float
         Exploration probability, in [0, 1).
     seed : int

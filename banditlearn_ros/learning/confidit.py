@@ -40,10 +40,8 @@ class Confidit(BanditLearner):
 
     Parameters
     ----------
-    labels : int or list of str
-        Number of labels, or their names.
-    n_features : int
-        Length of every feature vector.
+    labels, n_features : int or list of str, int
+        The labels (a number, or their names) and the length of every feature vector.
     eta : float
         Width multiplier of the confidence interval (> 0; 0 means no exploration).
     alpha : float

@@ -36,10 +36,13 @@ The ask-again protocol (``learning.ask_again``) runs through ``run_questions``: 
 each interaction is answered with the stream's own draws (so one question is the paper's
 protocol, decision for decision), later questions with draws of their own that every
 algorithm and every ``max_questions`` share; the mistakes are those of the first guess.
+
+The streams and what a run scores are in ``evaluation_streams``; the grids, the named
+variants and tuning in ``evaluation_tuning``; this module runs the algorithms and the
+whole protocol.
 """
 
 from dataclasses import dataclass, field
-import itertools
 import math
 import time
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
@@ -47,219 +50,12 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from .base import BanditLearner, HyperparameterError
-from .centring import Centring, CENTRING_MODES, DEFAULT_CENTRING
+from .centring import DEFAULT_CENTRING
+from .evaluation_streams import (
+    answer, centred_streams, make_streams, question_uniforms, run_result, RunResult, Stream,
+    TUNING_STREAM)
+from .evaluation_tuning import Algorithm, grid_settings, GRIDS, tune, variant_base, VARIANTS
 from .feedback import TeacherModel
-
-TUNING_STREAM = 1_000_000
-"""Stream index of the (first) tuning permutation; the reported ones are 0..n-1."""
-
-PAPER_C = [2.0 ** e for e in range(-5, 6)]
-PAPER_ETA = [round(0.5 + 0.05 * i, 2) for i in range(1, 10)]
-PAPER_K = [round(0.2 * i, 1) for i in range(1, 16)]
-
-GRIDS: Dict[str, Dict[str, List[Any]]] = {
-    # Seed 000 section 5: C in 2^-5..2^5, eta in 0.55..0.95, k in 0.2..3.0.
-    'ucwl': {'C': PAPER_C, 'eta': PAPER_ETA, 'k': PAPER_K},
-    # Confidit's eta multiplies the variance (eps^2 = eta x^T A^-1 x), so the paper's k
-    # grid enters squared.
-    'confidit': {'eta': [round(v * v, 2) for v in PAPER_K]},
-    'banditron': {'gamma': [0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.4]},
-    'rcnbf': {'gamma': [0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.4]},
-    'rcine': {'gamma': [0.01, 0.05, 0.1, 0.2, 0.4]},
-    'mscw': {'C': PAPER_C, 'eta': PAPER_ETA},
-    'marow': {'r': PAPER_C},
-    'mcw': {'eta': PAPER_ETA},
-    'mpa': {'C': PAPER_C},
-    'perceptron': {},
-}
-
-VARIANTS: Dict[str, Tuple[str, Dict[str, Any]]] = {
-    'ucwl-variance': ('ucwl', {'diagonal': 'variance'}),
-    'ucwl-paper': ('ucwl', {'centring': 'none'}),
-}
-"""Named variants run and reported beside their base algorithm: {name: (base, fixed)}.
-
-``ucwl-variance`` is UCWL with the other reading of Ngo et al. 2013's diagonalisation step (see
-``confidence_weighted``), so one command shows what that choice is worth.  ``ucwl-paper``
-is UCWL on the vectors as given (no centring): the papers' algorithm and protocol exactly,
-beside the package's default ``ucwl`` (centred, ``learning.centring``)."""
-
-
-def variant_base(name: str) -> Tuple[str, Dict[str, Any]]:
-    """Return (base algorithm, preset parameters) for an algorithm or a named variant."""
-    return VARIANTS.get(name, (name, {}))
-
-
-WIDE_GRIDS: Dict[str, Dict[str, List[Any]]] = {
-    'ucwl': {'C': [2.0 ** e for e in range(-7, 8)],
-             'eta': PAPER_ETA + [0.975, 0.99],
-             'k': PAPER_K + [3.5, 4.0, 5.0]},
-}
-"""Grids widened past the paper's edges, for ``--wide-grids``."""
-
-
-@dataclass
-class Stream:
-    """
-    One permutation of a data set with everything random about the person fixed.
-
-    Attributes
-    ----------
-    index : int
-        Stream number (``TUNING_STREAM`` for the tuning permutation).
-    order : numpy.ndarray
-        Example indices in presentation order.
-    y_true, y_obs : numpy.ndarray
-        True label and the label the person has in mind, per round.
-    u_silent, u_flip : numpy.ndarray
-        Uniform numbers per round: silence when ``u_silent < no_answer``; the answer is
-        flipped when ``u_flip`` is below the flip rate that applies.
-    seed : int
-        Seed for the learner's own randomness (exploration, tie-breaking).
-
-    """
-
-    index: int
-    order: np.ndarray
-    y_true: np.ndarray
-    y_obs: np.ndarray
-    u_silent: np.ndarray
-    u_flip: np.ndarray
-    seed: int
-
-    def __len__(self) -> int:
-        return len(self.order)
-
-
-def make_stream(y: np.ndarray, n_labels: int, teacher: TeacherModel, index: int,
-                seed: int = 0) -> Stream:
-    """
-    Build stream ``index``; the permutation depends only on (seed, index), not the noise.
-
-    So the same 20 orders are used at every noise level and by every algorithm.
-    """
-    y = np.asarray(y)
-    rng = np.random.default_rng([int(seed), int(index)])
-    order = rng.permutation(len(y))
-    y_true = y[order].astype(np.int64)
-    noise_rng = np.random.default_rng([int(seed), int(index), 1])
-    y_obs = teacher.observed_labels(y_true, n_labels, noise_rng).astype(np.int64)
-    u_silent = noise_rng.random(len(y))
-    u_flip = noise_rng.random(len(y))
-    learner_seed = int(rng.integers(2 ** 31))
-    return Stream(index, order, y_true, y_obs, u_silent, u_flip, learner_seed)
-
-
-def make_streams(y: np.ndarray, n_labels: int, teacher: TeacherModel, n_permutations: int,
-                 seed: int = 0) -> List[Stream]:
-    """Return the reported streams 0..n_permutations-1."""
-    return [make_stream(y, n_labels, teacher, p, seed) for p in range(n_permutations)]
-
-
-def tuning_streams(y: np.ndarray, n_labels: int, teacher: TeacherModel, n_tuning: int = 1,
-                   seed: int = 0) -> List[Stream]:
-    """
-    Return the tuning streams TUNING_STREAM, TUNING_STREAM+1, ... (n_tuning of them).
-
-    The first is the paper's single tuning permutation, so n_tuning=1 changes nothing.
-    """
-    if n_tuning < 1:
-        raise HyperparameterError(f'need at least one tuning permutation, got {n_tuning}')
-    return [make_stream(y, n_labels, teacher, TUNING_STREAM + j, seed) for j in range(n_tuning)]
-
-
-def answer(teacher: TeacherModel, stream: Stream, t: int, output: int) -> Optional[bool]:
-    """Return the person's answer in round t about ``output`` (None is silence)."""
-    if stream.u_silent[t] < teacher.no_answer:
-        return None
-    right = output == stream.y_obs[t]
-    flip = teacher.rho1 if right else teacher.rho0
-    return bool(right != (stream.u_flip[t] < flip))
-
-
-def answers(teacher: TeacherModel, stream: Stream, t: int,
-            outputs: np.ndarray) -> Tuple[bool, np.ndarray]:
-    """Vector form of ``answer`` for many outputs: (silent, said_right per output)."""
-    silent = bool(stream.u_silent[t] < teacher.no_answer)
-    right = outputs == stream.y_obs[t]
-    flip = stream.u_flip[t] < np.where(right, teacher.rho1, teacher.rho0)
-    return silent, right != flip
-
-
-@dataclass
-class RunResult:
-    """What one algorithm did on one stream."""
-
-    mistakes_observed: int
-    mistakes_true: int
-    updates: int
-    seconds: float
-    rounds: int
-    curve_observed: Optional[np.ndarray] = None
-    curve_true: Optional[np.ndarray] = None
-
-    @property
-    def rate_observed(self) -> float:
-        """Online mistake rate against the observed label."""
-        return self.mistakes_observed / max(self.rounds, 1)
-
-    @property
-    def rate_true(self) -> float:
-        """Online mistake rate against the true label."""
-        return self.mistakes_true / max(self.rounds, 1)
-
-
-Runner = Callable[[Dict[str, Any], np.ndarray, Stream, TeacherModel, int, bool], RunResult]
-GridRunner = Callable[..., List[List[RunResult]]]
-"""``(settings, X, streams, teacher, n_labels, progress=None, jobs=1) -> [setting][stream]``."""
-
-
-@dataclass
-class Algorithm:
-    """
-    An algorithm the protocol can run: its grid, fixed parameters and how to run it.
-
-    ``run(params, X, stream, teacher, n_labels, curves)`` does one pass; ``run_grid``, when
-    given, runs many parameter settings on several streams at once (used for tuning) and
-    returns one list of per-stream results per setting.
-    """
-
-    name: str
-    run: Runner
-    grid: Dict[str, List[Any]] = field(default_factory=dict)
-    fixed: Dict[str, Any] = field(default_factory=dict)
-    run_grid: Optional[GridRunner] = None
-    grid_jobs: int = 1
-    """Worker processes ``run_grid`` may use while tuning (``banditlearn_evaluate --jobs``)."""
-    feedback: str = 'bandit'
-    centring: str = 'none'
-    """Mean taken out of each stream's vectors before the algorithm sees them
-    (``centred_streams``)."""
-
-
-def centred_streams(X: np.ndarray, streams: Sequence[Stream],
-                    mode: str) -> Tuple[np.ndarray, List[Stream]]:
-    """
-    Return the vectors each stream shows, centred as ``Interaction`` centres them live.
-
-    The running mean depends on the order of the vectors only (never on answers), so a
-    centred stream is a fixed sequence: one block of rows per stream, in presentation
-    order, and copies of the streams that read their block in order.  Every runner
-    (``run_learner``, ``run_questions``, the UCWL grid) then sees the centred vectors
-    without knowing about centring.  ``none`` returns ``X`` and the streams unchanged.
-    """
-    if mode not in CENTRING_MODES:
-        raise HyperparameterError(f'centring={mode!r} is not one of {list(CENTRING_MODES)}')
-    if mode == 'none':
-        return X, list(streams)
-    blocks, out, start = [], [], 0
-    for stream in streams:
-        blocks.append(Centring(mode).centre_sequence(X[stream.order]))
-        out.append(Stream(stream.index, np.arange(start, start + len(stream)),
-                          stream.y_true, stream.y_obs, stream.u_silent, stream.u_flip,
-                          stream.seed))
-        start += len(stream)
-    return np.concatenate(blocks), out
 
 
 def run_learner(algorithm: str, params: Dict[str, Any], X: np.ndarray, stream: Stream,
@@ -285,19 +81,7 @@ def run_learner(algorithm: str, params: Dict[str, Any], X: np.ndarray, stream: S
                 learner.learn_true(x, int(stream.y_obs[t]))
         outputs[t] = out
     seconds = time.perf_counter() - start
-    return _result(outputs, stream, learner.n_updates, seconds, curves)
-
-
-def _result(outputs: np.ndarray, stream: Stream, updates: int, seconds: float,
-            curves: bool) -> RunResult:
-    wrong_obs = outputs != stream.y_obs
-    wrong_true = outputs != stream.y_true
-    res = RunResult(int(wrong_obs.sum()), int(wrong_true.sum()), int(updates), seconds,
-                    len(outputs))
-    if curves:
-        res.curve_observed = np.cumsum(wrong_obs).astype(np.int32)
-        res.curve_true = np.cumsum(wrong_true).astype(np.int32)
-    return res
+    return run_result(outputs, stream, learner.n_updates, seconds, curves)
 
 
 @dataclass
@@ -321,19 +105,6 @@ class QuestionsResult(RunResult):
         sl = slice(start - 1, stop)
         return (float(np.mean(self.first_wrong_true[sl])),
                 float(np.mean(self.questions_per[sl])))
-
-
-def question_uniforms(stream: Stream, n_labels: int) -> Tuple[np.ndarray, np.ndarray]:
-    """
-    Return uniforms for questions 2..K of every interaction: (silence, flip), n x (K-1).
-
-    Drawn from their own generator, so question 1 keeps the stream's numbers (the
-    one-question protocol is unchanged) and question q of interaction t gets the same
-    numbers for every algorithm and every ``max_questions`` (common random numbers).
-    """
-    rng = np.random.default_rng([int(stream.seed), int(stream.index), 2])
-    shape = (len(stream), max(n_labels - 1, 0))
-    return rng.random(shape), rng.random(shape)
 
 
 def run_questions(algorithm: str, params: Dict[str, Any], X: np.ndarray, stream: Stream,
@@ -376,7 +147,7 @@ def run_questions(algorithm: str, params: Dict[str, Any], X: np.ndarray, stream:
         answers += q.answers
         outcomes[q.outcome] = outcomes.get(q.outcome, 0) + 1
     seconds = time.perf_counter() - start
-    base = _result(outputs, stream, learner.n_updates, seconds, curves)
+    base = run_result(outputs, stream, learner.n_updates, seconds, curves)
     return QuestionsResult(**vars(base), questions=int(questions_per.sum()), answers=answers,
                            outcomes=outcomes, first_wrong_true=outputs != stream.y_true,
                            questions_per=questions_per)
@@ -425,9 +196,9 @@ def run_ucwl_streams(settings: List[Dict[str, Any]], X: np.ndarray, streams: Seq
     Run many UCWL settings on many streams in one ``UCWLGrid`` call; [setting][stream].
 
     ``progress`` is called with the number of (setting, stream) runs finished, block by block;
-    the blocks run in ``jobs`` worker processes (``ucwl_grid.run_grid``).
+    the blocks run in ``jobs`` worker processes (``ucwl_grid_run.run_grid``).
     """
-    from .ucwl_grid import run_grid
+    from .ucwl_grid_run import run_grid
     variant = {s.get('variant', 'scw1') for s in settings}
     diagonal = {s.get('diagonal', 'precision') for s in settings}
     no_weight = {s.get('no_weight', 'equal') for s in settings}
@@ -480,77 +251,6 @@ def core_algorithm(name: str, teacher: Optional[TeacherModel] = None,
         name=name, run=run, grid=dict(GRIDS.get(base, {}) if grid is None else grid),
         fixed=fixed, run_grid=run_ucwl_streams if base == 'ucwl' else None,
         feedback='full' if base in FULL_FEEDBACK_ALGORITHMS else 'bandit', centring=centring)
-
-
-@dataclass
-class Tuning:
-    """Result of tuning one algorithm on the tuning permutation(s)."""
-
-    params: Dict[str, Any]
-    rate: float
-    edges: List[str]
-    tried: int
-    seconds: float
-    rates: Optional[np.ndarray] = None
-    """Observed-label mistake rate per setting (grid order) and tuning stream."""
-
-
-def grid_settings(grid: Dict[str, List[Any]], fixed: Dict[str, Any]) -> List[Dict[str, Any]]:
-    """Every combination of the grid (in grid order) merged with the fixed parameters."""
-    names = [n for n in grid if n not in fixed]
-    combos = itertools.product(*[grid[n] for n in names]) if names else [()]
-    return [{**fixed, **dict(zip(names, combo))} for combo in combos]
-
-
-def edge_notes(grid: Dict[str, List[Any]], best: Dict[str, Any],
-               fixed: Dict[str, Any]) -> List[str]:
-    """Say which tuned numeric values sit on the edge of their grid."""
-    notes = []
-    for name, values in grid.items():
-        if name in fixed or len(values) < 3:
-            continue
-        try:
-            lo, hi = min(values), max(values)
-        except TypeError:
-            continue
-        if best[name] == hi:
-            notes.append(f'{name}={best[name]:g} is at the top of its grid [{lo:g}, {hi:g}]')
-        elif best[name] == lo:
-            notes.append(f'{name}={best[name]:g} is at the bottom of its grid [{lo:g}, {hi:g}]')
-    return notes
-
-
-def tune(algorithm: Algorithm, X: np.ndarray, y: np.ndarray, n_labels: int,
-         teacher: TeacherModel, seed: int = 0,
-         progress: Optional[Callable[[int], None]] = None, n_tuning: int = 1) -> Tuning:
-    """
-    Pick the grid setting with the lowest mean observed-label mistake rate.
-
-    The mean is over the ``n_tuning`` tuning streams (one in the paper).  Ties go to the
-    earlier setting in grid order, so the choice is reproducible.
-    """
-    settings = grid_settings(algorithm.grid, algorithm.fixed)
-    X, streams = centred_streams(X, tuning_streams(y, n_labels, teacher, n_tuning, seed),
-                                 algorithm.centring)
-    start = time.perf_counter()
-    if algorithm.run_grid is not None and len(settings) > 1:
-        results = algorithm.run_grid(settings, X, streams, teacher, n_labels,
-                                     progress=progress, jobs=algorithm.grid_jobs)
-    else:
-        results = []
-        for s in settings:
-            row = []
-            for stream in streams:
-                row.append(algorithm.run(s, X, stream, teacher, n_labels, False))
-                if progress:
-                    progress(1)
-            results.append(row)
-    table = np.array([[r.rate_observed for r in row] for row in results])
-    means = table.mean(axis=1)
-    best = int(np.argmin(means))
-    return Tuning(settings[best], float(means[best]),
-                  edge_notes(algorithm.grid, settings[best], algorithm.fixed),
-                  len(settings), time.perf_counter() - start, table)
 
 
 @dataclass

@@ -90,22 +90,18 @@ class MulticlassSCW(_GaussianTop1):
 
     Parameters
     ----------
-    labels : int or list of str
-        Number of labels, or their names.
-    n_features : int
-        Length of every feature vector.
+    labels, n_features : int or list of str, int
+        The labels (a number, or their names) and the length of every feature vector.
     eta : float
         Confidence, in (0.5, 1).
     C : float
         Aggressiveness cap (> 0).
     variant : {'scw1', 'scw2'}
         Step-size rule.
-    covariance : {'diag', 'full'}
-        Shape of Sigma.
+    covariance, diagonal : {'diag', 'full'}, {'precision', 'variance'}
+        Shape of Sigma; the diagonalisation step of a diagonal one (as in ``UCWL``).
     seed : int
         Seed of tie-breaking.
-    diagonal : {'precision', 'variance'}
-        Diagonalisation step of a diagonal Sigma (as in ``UCWL``).
 
     """
 
@@ -142,10 +138,8 @@ class MulticlassCW(_GaussianTop1):
 
     Parameters
     ----------
-    labels : int or list of str
-        Number of labels, or their names.
-    n_features : int
-        Length of every feature vector.
+    labels, n_features : int or list of str, int
+        The labels (a number, or their names) and the length of every feature vector.
     eta : float
         Confidence, in (0.5, 1).
     covariance : {'diag', 'full'}
@@ -184,18 +178,14 @@ class MulticlassAROW(_GaussianTop1):
 
     Parameters
     ----------
-    labels : int or list of str
-        Number of labels, or their names.
-    n_features : int
-        Length of every feature vector.
+    labels, n_features : int or list of str, int
+        The labels (a number, or their names) and the length of every feature vector.
     r : float
         Regularisation trade-off (the paper's rho, > 0).
-    covariance : {'diag', 'full'}
-        Shape of Sigma.
+    covariance, diagonal : {'diag', 'full'}, {'precision', 'variance'}
+        Shape of Sigma; the diagonalisation step of a diagonal one (as in ``UCWL``).
     seed : int
         Seed of tie-breaking.
-    diagonal : {'precision', 'variance'}
-        Diagonalisation step of a diagonal Sigma (as in ``UCWL``).
 
     """
 
@@ -219,7 +209,20 @@ class MulticlassAROW(_GaussianTop1):
         return 1.0 / self.r
 
 
-class MulticlassPA(FullFeedbackLearner):
+class _LinearRows(FullFeedbackLearner):
+    """A weight row per label, zero at first; scores are the margins ``w_i . x``."""
+
+    _array_names = ('w',)
+
+    def _init_rows(self, name: str, n: int) -> np.ndarray:
+        return np.zeros((n, self.n_features))
+
+    def scores(self, x: Any) -> np.ndarray:
+        """Margins ``w_i . x``."""
+        return row_dots(self._w, self.check_x(x))
+
+
+class MulticlassPA(_LinearRows):
     """
     mPA-I / mPA-II: multiclass Passive-Aggressive (Crammer et al. 2006).
 
@@ -230,10 +233,8 @@ class MulticlassPA(FullFeedbackLearner):
 
     Parameters
     ----------
-    labels : int or list of str
-        Number of labels, or their names.
-    n_features : int
-        Length of every feature vector.
+    labels, n_features : int or list of str, int
+        The labels (a number, or their names) and the length of every feature vector.
     C : float
         Aggressiveness (> 0).
     variant : {'pa1', 'pa2'}
@@ -245,7 +246,6 @@ class MulticlassPA(FullFeedbackLearner):
 
     name = 'mpa'
     _hyperparameters = ('C', 'variant')
-    _array_names = ('w',)
 
     def __init__(self, labels, n_features: int, C: float = 1.0, variant: str = 'pa1',
                  seed: int = 0):
@@ -255,13 +255,6 @@ class MulticlassPA(FullFeedbackLearner):
     def _validate(self) -> None:
         self.C = check_range('C', self.C, 0.0, None, low_open=True)
         check_choice('variant', self.variant, ('pa1', 'pa2'))
-
-    def _init_rows(self, name: str, n: int) -> np.ndarray:
-        return np.zeros((n, self.n_features))
-
-    def scores(self, x: Any) -> np.ndarray:
-        """Margins ``w_i . x``."""
-        return row_dots(self._w, self.check_x(x))
 
     def learn_true(self, x: Any, y: Label) -> bool:
         """One PA step on the true label against the best-scoring wrong label."""
@@ -284,7 +277,7 @@ class MulticlassPA(FullFeedbackLearner):
         return True
 
 
-class MulticlassPerceptron(FullFeedbackLearner):
+class MulticlassPerceptron(_LinearRows):
     """
     Multiclass Perceptron (Agarwal and Manwani 2021 eq. (2); Rosenblatt 1958).
 
@@ -292,24 +285,14 @@ class MulticlassPerceptron(FullFeedbackLearner):
 
     Parameters
     ----------
-    labels : int or list of str
-        Number of labels, or their names.
-    n_features : int
-        Length of every feature vector.
+    labels, n_features : int or list of str, int
+        The labels (a number, or their names) and the length of every feature vector.
     seed : int
         Seed of tie-breaking.
 
     """
 
     name = 'perceptron'
-    _array_names = ('w',)
-
-    def _init_rows(self, name: str, n: int) -> np.ndarray:
-        return np.zeros((n, self.n_features))
-
-    def scores(self, x: Any) -> np.ndarray:
-        """Margins ``w_i . x``."""
-        return row_dots(self._w, self.check_x(x))
 
     def learn_true(self, x: Any, y: Label) -> bool:
         """``W += U`` with ``U_rj = (1[y = r] - 1[y_hat = r]) x_j``."""

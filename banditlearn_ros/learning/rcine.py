@@ -35,10 +35,8 @@ class RCINE(RCNBF):
 
     Parameters
     ----------
-    labels : int or list of str
-        Number of labels, or their names.
-    n_features : int
-        Length of every feature vector.
+    labels, n_features : int or list of str, int
+        The labels (a number, or their names) and the length of every feature vector.
     gamma : float
         Exploration probability, in (0, 0.5).
     n_s : int

@@ -43,10 +43,8 @@ class RCNBF(Banditron):
 
     Parameters
     ----------
-    labels : int or list of str
-        Number of labels, or their names.
-    n_features : int
-        Length of every feature vector.
+    labels, n_features : int or list of str, int
+        The labels (a number, or their names) and the length of every feature vector.
     gamma : float
         Exploration probability, in (0, 0.5) as Algorithm 1 requires.
     rho0, rho1 : float

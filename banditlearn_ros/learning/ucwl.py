@@ -65,10 +65,8 @@ class UCWL(BanditLearner):
 
     Parameters
     ----------
-    labels : int or list of str
-        Number of labels, or their names.
-    n_features : int
-        Length of every feature vector.
+    labels, n_features : int or list of str, int
+        The labels (a number, or their names) and the length of every feature vector.
     eta : float
         Confidence parameter, in (0.5, 1).
     C : float

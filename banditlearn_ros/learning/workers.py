@@ -30,7 +30,8 @@ START_METHOD = 'forkserver'
 """How workers start: 'forkserver' (default), 'spawn', or 'fork' (only for a benchmark's
 comparison: unsafe in a threaded process)."""
 
-PRELOAD = ('numpy', 'banditlearn_ros.learning.ucwl_grid', 'banditlearn_ros.learning.evaluation')
+PRELOAD = ('numpy', 'banditlearn_ros.learning.ucwl_grid_run',
+           'banditlearn_ros.learning.evaluation')
 """Modules the fork server imports once, before any worker is forked from it."""
 
 

@@ -21,6 +21,7 @@ from a one-frame slot, so a slow extractor drops stale frames instead of falling
 Segmentation, features and episodes live in ``banditlearn_ros.vision``.
 """
 
+from operator import methodcaller
 import threading
 import time
 from typing import Any, Dict, Optional
@@ -124,17 +125,11 @@ class CameraNode(ManagedNode):
 
     def deactivate(self) -> None:
         """Drop the subscription or source, stop the worker, release MediaPipe."""
-        if self._image_sub is not None:
-            self.destroy_subscription(self._image_sub)
-            self._image_sub = None
-        if self._video is not None:
-            self._video.close()
-            self._video = None
-        if self._worker is not None:
-            self._worker.stop()
-        self._worker = self._slot = None
-        if self.extractor is not None:
-            self.extractor.close()
+        self.release('_image_sub', self.destroy_subscription)
+        self.release('_video', methodcaller('close'))
+        self.release('_worker', methodcaller('stop'))
+        self._slot = None
+        self.release('extractor', methodcaller('close'), forget=False)
 
     def cleanup(self) -> None:
         """Forget the extractor (configure makes it again of the parameters)."""

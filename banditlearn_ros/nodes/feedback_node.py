@@ -29,6 +29,7 @@ std_msgs/Bool topics listed in ``bool_topics``. The vision work is in
 """
 
 import math
+from operator import methodcaller
 import time
 from typing import Any, Dict
 
@@ -125,14 +126,10 @@ class FeedbackNode(ManagedNode):
         for sub in self._taken:
             self.destroy_subscription(sub)
         self._taken = []
-        if self._timer is not None:
-            self.destroy_timer(self._timer)
-            self._timer = None
-        if self._keyboard is not None:
-            self._keyboard.stop()
+        self.release('_timer', self.destroy_timer)
+        self.release('_keyboard', methodcaller('stop'), forget=False)
         self._keyboard_thread = None
-        if self.head is not None:
-            self.head.close()
+        self.release('head', methodcaller('close'), forget=False)
 
     def cleanup(self) -> None:
         """Forget the detector (configure makes it again of the parameters)."""

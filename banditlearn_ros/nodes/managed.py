@@ -26,7 +26,7 @@ activates itself once built, as ``ros2 run`` users expect; the launch file sets 
 drives the transitions itself, and ``banditlearn_bringup`` does the same (``bring_up``).
 """
 
-from typing import Iterable
+from typing import Any, Callable, Iterable
 
 from banditlearn_ros.nodes.callback_guard import GuardedNode
 from rcl_interfaces.msg import ParameterDescriptor
@@ -71,6 +71,19 @@ class ManagedNode(GuardedNode, LifecycleNode):
 
     def cleanup(self) -> None:
         """Drop what ``configure`` made (inactive -> unconfigured)."""
+
+    def release(self, name: str, how: Callable[[Any], Any], forget: bool = True) -> None:
+        """
+        Release ``self.<name>`` with ``how`` when it is set, then forget it (unless not to).
+
+        For ``deactivate``: what ``activate`` took goes the same way, and a second call
+        finds nothing to release.  ``forget=False`` keeps what ``configure`` made.
+        """
+        taken = getattr(self, name)
+        if taken is not None:
+            how(taken)
+        if forget:
+            setattr(self, name, None)
 
     # -- rclpy's transition callbacks -----------------------------------------------------
     def on_configure(self, state: LifecycleState) -> TransitionCallbackReturn:

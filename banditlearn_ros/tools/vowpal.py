@@ -39,7 +39,8 @@ number of examples VW learned from.
 import time
 from typing import Any, Dict, List, Optional
 
-from banditlearn_ros.learning.evaluation import _result, Algorithm, RunResult, Stream
+from banditlearn_ros.learning.evaluation_streams import run_result, RunResult, Stream
+from banditlearn_ros.learning.evaluation_tuning import Algorithm
 from banditlearn_ros.learning.feedback import TeacherModel
 import numpy as np
 
@@ -188,7 +189,7 @@ def run_cbify(option: str, params: Dict[str, Any], X: np.ndarray, stream: Stream
             learned += 1
     seconds = time.perf_counter() - start
     vw.finish()
-    return _result(outputs, stream, learned, seconds, curves)
+    return run_result(outputs, stream, learned, seconds, curves)
 
 
 def run_oaa(params: Dict[str, Any], X: np.ndarray, stream: Stream, teacher: TeacherModel,
@@ -210,7 +211,7 @@ def run_oaa(params: Dict[str, Any], X: np.ndarray, stream: Stream, teacher: Teac
         learned += 1
     seconds = time.perf_counter() - start
     vw.finish()
-    return _result(outputs, stream, learned, seconds, curves)
+    return run_result(outputs, stream, learned, seconds, curves)
 
 
 def vw_algorithm(name: str, fixed: Optional[Dict[str, Any]] = None,

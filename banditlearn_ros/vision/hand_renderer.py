@@ -23,7 +23,7 @@ MediaPipe's order (wrist; thumb CMC..tip; index, middle, ring, little MCP..tip).
 """
 
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, Optional, Sequence, Tuple
 
 import cv2
 import numpy as np
@@ -160,11 +160,6 @@ class HandRenderer:
                             finger_count=FINGER_COUNT[gesture], landmarks=lm,
                             centre=(float(centre[0]), float(centre[1])), scale=float(scale),
                             angle=float(angle), skin_bgr=tuple(int(c) for c in skin))
-
-    def render_many(self, n: int, seed: int = 0) -> List[RenderedHand]:
-        """Render n random gestures from their own seeded generator."""
-        rng = np.random.default_rng(seed)
-        return [self.render(rng=rng) for _ in range(n)]
 
     def background(self, rng: Optional[np.random.Generator] = None) -> np.ndarray:
         """Return a scene without a hand: the backgrounds ``render`` draws hands on."""

@@ -120,16 +120,6 @@ class PoseSolver:
         return rotation_to_euler(rot)
 
 
-def project_model(yaw: float, pitch: float, roll: float, image_size: Tuple[int, int],
-                  distance: float = 600.0, focal: Optional[float] = None) -> np.ndarray:
-    """Return the pixels of the generic face turned by the given angles (for tests)."""
-    rot = euler_to_rotation(yaw, pitch, roll)
-    pts = MODEL_POINTS @ rot.T + np.array([0.0, 0.0, distance])
-    cam = camera_matrix(image_size[0], image_size[1], focal)
-    uv = pts @ cam.T
-    return uv[:, :2] / uv[:, 2:3]
-
-
 class NeutralBaseline:
     """
     Learn one person's neutral head pose and express angles relative to it.
