@@ -37,6 +37,9 @@ Run: ``.venv/bin/python benchmarks/bench_learning.py [--jobs 2] [--permutations 
    have held.
 4. ``--evaluate-grid`` (alone): the digits grid through ``banditlearn_evaluate --jobs N``
    against one job on the numpy grid, wall and CPU seconds, results compared.
+5. ``--start-methods`` (alone): the digits grid through ``run_grid(jobs=N)`` with workers
+   from the fork server (``learning/workers``, the fork server started in this run) and
+   forked from this process as before, wall seconds, results compared.
 """
 
 import argparse
@@ -211,7 +214,13 @@ def main() -> None:
     parser.add_argument('--evaluate-grid', action='store_true',
                         help='only time the digits grid through banditlearn_evaluate (--jobs, '
                              '--permutations), against one job on the numpy grid')
+    parser.add_argument('--start-methods', action='store_true',
+                        help='only time the digits grid through run_grid (--jobs, '
+                             '--permutations) with workers from the fork server and forked')
     args = parser.parse_args()
+    if args.start_methods:
+        start_methods(args.jobs, args.permutations)
+        return
     if args.evaluate_grid:
         evaluate_grid(args.jobs, args.permutations)
         return
@@ -248,6 +257,35 @@ def main() -> None:
     print(f'best in-sample setting {settings[best]}: '
           f'{100 * out["mistakes_observed"][best].mean() / len(y):.1f} % (not a tuned '
           f'result: tuning uses a separate permutation)')
+
+
+def start_methods(jobs: int, permutations: int) -> None:
+    """
+    Print the digits grid's wall seconds with each way of starting workers (part 5).
+
+    The fork server goes first, so its time includes starting the server and its imports;
+    'fork' is how workers started before (a fork of this process).
+    """
+    from banditlearn_ros.learning import workers
+    X, y, labels = load_dataset('digits')
+    K = len(labels)
+    settings = grid_settings(GRIDS['ucwl'], {})
+    streams = make_streams(y, K, TeacherModel(), permutations, seed=0)
+    grid = ([s['eta'] for s in settings], [s['C'] for s in settings],
+            [s['k'] for s in settings])
+    run_grid(X, streams[:1], TeacherModel(), K, *(v[:8] for v in grid))  # compiled here
+    print(f'\nrun_grid, digits, 1485 settings x {permutations} permutations, {jobs} jobs')
+    outs, walls = [], []
+    for method in ('forkserver', 'fork'):
+        workers.START_METHOD = method
+        wall = time.perf_counter()
+        outs.append(run_grid(X, streams, TeacherModel(), K, *grid, jobs=jobs))
+        walls.append(time.perf_counter() - wall)
+        print(f'  {method:<11} wall {walls[-1]:6.1f} s  (load average now '
+              f'{os.getloadavg()[0]:.1f})', flush=True)
+    same = all(np.array_equal(outs[0][key], outs[1][key]) for key in outs[0])
+    print(f'  fork server / fork: wall {walls[0] / walls[1]:.3f}x; every count identical: '
+          f'{same}')
 
 
 def evaluate_grid(jobs: int, permutations: int) -> None:

@@ -23,6 +23,10 @@ from rclpy.context import Context
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 
+BOUND = 30.0
+"""Default wait for a condition: a bound for a loaded 2-core machine (two suites at once,
+load 20 and more), not a speed; a wait ends as soon as its condition holds."""
+
 
 class Ros:
     """A private context with one executor; nodes added here spin in the test's thread."""
@@ -53,7 +57,7 @@ class Ros:
         self.probe.create_subscription(msg_type, topic, box.append, qos)
         return box
 
-    def spin_until(self, condition: Callable[[], bool], timeout: float = 5.0) -> bool:
+    def spin_until(self, condition: Callable[[], bool], timeout: float = BOUND) -> bool:
         """Spin until ``condition()`` holds or ``timeout`` seconds pass; return whether it held."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -66,12 +70,12 @@ class Ros:
         """Spin for a fixed time (to show that something does NOT happen)."""
         self.spin_until(lambda: False, seconds)
 
-    def connect(self, publisher, subscribers: int = 1, timeout: float = 5.0) -> None:
+    def connect(self, publisher, subscribers: int = 1, timeout: float = BOUND) -> None:
         """Wait until ``publisher`` has matched its subscribers."""
         assert self.spin_until(lambda: publisher.get_subscription_count() >= subscribers,
                                timeout), f'no subscriber on {publisher.topic_name}'
 
-    def call(self, client, request, timeout: float = 5.0):
+    def call(self, client, request, timeout: float = BOUND):
         """Call a service and return its response (fails the test on timeout)."""
         assert self.spin_until(client.service_is_ready, timeout), \
             f'service {client.srv_name} not available'

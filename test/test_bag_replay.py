@@ -221,3 +221,99 @@ def test_replay_follows_the_ask_again_protocol_of_a_session(tmp_path):
     teacher = replay_figures(str(tmp_path / 'ask'), 0.0, 2)
     assert teacher['questions'] == recorded['questions']
     assert teacher['figures']['updates'] == figures['updates']
+
+
+def _copy_with_stamps(source, target, move):
+    """Copy a bag, each message stamped ``move(topic, index_in_topic, stamp_ns)``."""
+    from banditlearn_ros.tools.bagio.recording import Recording
+    recording = Recording(target, storage='mcap')
+    seen = {}
+    with bagio.open_bag(source) as bag:
+        for name, info in bag.topics.items():
+            recording.add_topic(name, info.msgtype, info.qos)
+        recording.custom_data.update(bag.custom_data)
+        items = [(move(m.topic, seen.setdefault(m.topic, [0]), m.stamp_ns), m.topic, m.raw)
+                 for m in bag.messages(decode=False)]
+    for stamp, topic, raw in sorted(items, key=lambda item: item[0]):
+        recording.write(topic, stamp, raw)
+    recording.close()
+
+
+def test_replay_takes_the_learners_order_when_answers_were_recorded_before_their_question(
+        tmp_path):
+    """
+    A loaded recorder stores an answer before the gesture it answers: replay still agrees.
+
+    Every answer to a first question is stamped 1 ms before its gesture's features, as a
+    recorder that received the two topics out of their published order stores it; the
+    details' input counts put them back (a bag without them replays in recorded order).
+    """
+    from banditlearn_ros.tools.bag_sample import make_sample, replay_figures
+    make_sample(str(tmp_path / 'ask'), gestures=30, seed=4, noise=0.1, max_questions=3,
+                say=lambda line: None)
+    with bagio.open_bag(tmp_path / 'ask') as bag:
+        feature_ns = [m.stamp_ns for m in bag.messages(['gesture_features'])]
+        asked = [json.loads(m.msg.data) for m in bag.messages(['gesture_prediction_details'])]
+    assert all('inputs' in d for d in asked) and max(d['question'] for d in asked) > 1
+    # The answer to gesture g's first question: the first after its first question.
+    first_answers = {d['inputs']['feedback'] for d in asked if d['question'] == 1}
+
+    def early(topic, index, stamp):
+        index[0] += 1
+        if topic == '/gesture_feedback' and index[0] - 1 in first_answers:
+            gesture = next(d['inputs']['features'] for d in asked
+                           if d['question'] == 1 and d['inputs']['feedback'] == index[0] - 1)
+            return feature_ns[gesture - 1] - 10 ** 6
+        return stamp
+    _copy_with_stamps(tmp_path / 'ask', tmp_path / 'shuffled', early)
+    with bagio.open_bag(tmp_path / 'shuffled') as bag:
+        recorded = [(m.topic, m.stamp_ns) for m in bag.messages(
+            ['gesture_features', 'gesture_feedback'])]
+    assert recorded[0][0] == '/gesture_feedback'  # the first answer came before anything
+    want = replay_figures(str(tmp_path / 'ask'))
+    got = replay_figures(str(tmp_path / 'shuffled'))
+    assert got['questions'] == want['questions'] == [d['label'] for d in asked]
+    assert got['figures']['questions_as_recorded'] == len(asked)
+    assert got['figures']['feedback_matched'] == want['figures']['feedback_matched']
+    assert got['figures']['updates'] == want['figures']['updates']
+
+
+def test_a_bag_without_input_counts_replays_in_recorded_order():
+    """Details recorded before they carried ``inputs`` leave the order as recorded."""
+    from banditlearn_ros.learning.input_order import learner_order, usable_marks
+    from banditlearn_ros.tools.bag_replay import read_events, recorded_marks
+    with bagio.open_bag(SAMPLE) as bag:
+        marks = recorded_marks(bag)
+        events, counts = read_events(bag)
+        stamps = [m.stamp_ns for m in bag.messages(['gesture_features', 'gesture_feedback'])]
+    assert marks and set(marks) == {None}
+    assert usable_marks(marks, counts['features'], counts['feedback']) == []
+    assert learner_order(events, []) == events
+    kept = [round(e.stamp * 1e9) for e in events if e.kind in (FEATURES, FEEDBACK)]
+    assert kept == stamps
+
+
+def test_learner_order_moves_only_what_the_marks_place():
+    """Each question's inputs come before it, the one that made it ask last; labels stay."""
+    from banditlearn_ros.learning.input_order import learner_order, usable_marks
+    from banditlearn_ros.learning.replay import PREDICTION
+    events = [Event(1.0, LABEL, 'a'), Event(1.1, FEEDBACK, True),  # answers question 1
+              Event(1.2, FEATURES, [1.0]), Event(1.3, PREDICTION, 'a'),
+              Event(2.0, FEEDBACK, False),  # answers question 2, asks question 3
+              Event(2.1, LABEL, 'b'), Event(2.2, FEATURES, [2.0]),
+              Event(2.3, PREDICTION, 'b'), Event(2.4, PREDICTION, 'a'),
+              Event(3.0, FEATURES, [3.0])]  # after the last counted question: as recorded
+    marks = [(1, 1, 0), (1, 2, 1), (2, 2, 2)]
+    assert usable_marks(marks, 3, 2) == marks
+    got = learner_order(events, marks)
+    assert [(e.kind, e.value) for e in got] == [
+        (LABEL, 'a'), (FEATURES, [1.0]), (PREDICTION, 'a'), (FEEDBACK, True),
+        (LABEL, 'b'), (FEATURES, [2.0]), (PREDICTION, 'b'), (FEEDBACK, False),
+        (PREDICTION, 'a'), (FEATURES, [3.0])]
+    stamps = [e.stamp for e in got]
+    assert stamps == sorted(stamps) and stamps[3] == 1.3  # the early answer: at its question
+    # Counts past the recording (a late recorder), a restart, a mark that takes nothing new.
+    assert usable_marks([(1, 4, 0)], 3, 2) == []
+    assert usable_marks([(1, 2, 0), (1, 1, 0)], 3, 2) == [(1, 2, 0)]
+    assert usable_marks([(1, 1, 0), (2, 2, 0)], 3, 2) == [(1, 1, 0)]
+    assert usable_marks([None, (1, 1, 0)], 3, 2) == []

@@ -96,6 +96,10 @@ def test_details_json_says_what_json_dumps_says(case, orjson, monkeypatch):
     text = details_json(item, 7.25, top)
     expected = json.dumps(prediction_details(item, 7.25, top))
     assert json.loads(text) == json.loads(expected)
+    counted = json.loads(details_json(item, 7.25, top, (7, 3)))
+    assert counted == json.loads(json.dumps(prediction_details(item, 7.25, top, (7, 3))))
+    assert counted['inputs'] == {'features': 7, 'feedback': 3}
+    assert {k: v for k, v in counted.items() if k != 'inputs'} == json.loads(expected)
     if case == 'again':
         assert json.loads(text)['question'] == 2 and len(json.loads(text)['rejected']) == 1
     if case == 'not_finite':

@@ -40,7 +40,7 @@ from rcl_interfaces.msg import ParameterType, ParameterValue
 from rcl_interfaces.srv import SetParameters
 from rclpy.impl.implementation_singleton import rclpy_implementation
 from rclpy.parameter import Parameter
-from ros_harness import diagnostic_values
+from ros_harness import BOUND, diagnostic_values
 from std_msgs.msg import Bool, Float32MultiArray, String
 from std_srvs.srv import Trigger
 
@@ -67,7 +67,7 @@ def learner(ros, **params):
 class Driver:
     """Publishes features and feedback to a learner and collects what it says."""
 
-    def __init__(self, ros, expect_learner=True, timeout=5.0):
+    def __init__(self, ros, expect_learner=True, timeout=BOUND):
         self.ros = ros
         self.features = ros.probe.create_publisher(Float32MultiArray, 'gesture_features', 10)
         self.feedback = ros.probe.create_publisher(Bool, 'gesture_feedback', 10)
@@ -83,7 +83,7 @@ class Driver:
         msg.data = array.array('f', np.asarray(x, dtype=np.float32).tobytes())
         self.features.publish(msg)
 
-    def ask(self, x, timeout=5.0):
+    def ask(self, x, timeout=BOUND):
         """Send one vector and return the details of its prediction."""
         n = len(self.details)
         self.send(x)
@@ -97,7 +97,7 @@ class Driver:
             assert self.ros.spin_until(
                 lambda: node.live.interaction.counts['feedback_received'] > before)
 
-    def diag(self, condition=lambda v: True, timeout=5.0):
+    def diag(self, condition=lambda v: True, timeout=BOUND):
         """Return the newest learner diagnostics satisfying ``condition``."""
         def ok():
             v = diagnostic_values(self.diagnostics, DIAG)
@@ -115,8 +115,9 @@ def test_features_in_prediction_out(ros):
     assert details['id'] == 0 and details['label'] == LABELS[details['index']]
     assert len(details['scores']) == len(details['bounds']) == 3
     assert set(details) == {'id', 'question', 'final', 'label', 'index', 'scores', 'bounds',
-                            'explored', 'greedy', 'probability', 'rejected', 'stamp'}
+                            'explored', 'greedy', 'probability', 'rejected', 'stamp', 'inputs'}
     assert details['question'] == 1 and details['final'] and details['rejected'] == []
+    assert details['inputs'] == {'features': 1, 'feedback': 0}
     assert node.live.interaction.n_features == 4
 
 
@@ -158,7 +159,7 @@ def test_digits_with_noisy_teacher_matches_the_offline_core(ros):
     dataset = ros.add(DatasetNode(context=ros.context, parameter_overrides=[
         Parameter('max_examples', value=n_rounds), Parameter('seed', value=5)]))
     said = ros.listen(String, 'gesture_prediction', 1000)
-    assert ros.spin_until(lambda: dataset.finished, 60.0)
+    assert ros.spin_until(lambda: dataset.finished, 20 * BOUND)  # 600 rounds, at load 30
     assert len(said) == n_rounds
     # The learning core alone on the same sequence, with the same teacher draws.
     core = make_learner('ucwl', names, X.shape[1], seed=0)
@@ -195,6 +196,8 @@ def test_a_no_asks_again_until_every_label_is_rejected(ros):
         asked.append(json.loads(drive.details[-1].data))
         assert drive.predictions[-1].data == asked[-1]['label']
     assert [(d['id'], d['question']) for d in asked] == [(0, 1), (0, 2), (0, 3)]
+    # The inputs taken when each was asked: the gesture, then each "no" (replay's order).
+    assert [d['inputs'] for d in asked] == [{'features': 1, 'feedback': b} for b in (0, 1, 2)]
     assert sorted(d['label'] for d in asked) == sorted(LABELS)
     assert asked[2]['rejected'] == [asked[0]['label'], asked[1]['label']]
     assert [d['final'] for d in asked] == [False, False, True]
@@ -447,7 +450,7 @@ def test_a_stray_vector_cannot_fix_a_huge_size_and_refusals_turn_diagnostics_red
     def red():
         status = [m.status[0] for m in drive.diagnostics if m.status[0].name == DIAG][-1]
         return status.level == b'\x02' and 'refused 20 of the last 20 inputs' in status.message
-    assert ros.spin_until(red, 5.0)  # ERROR: everything refused
+    assert ros.spin_until(red)  # ERROR: everything refused
 
 
 def test_a_full_covariance_too_large_for_memory_is_refused_not_allocated(ros, monkeypatch):
@@ -550,14 +553,14 @@ def test_killed_process_loses_at_most_the_updates_since_the_last_autosave(ros, t
         drive = Driver(ros, timeout=30.0)
         rng = np.random.default_rng(5)
         for i in range(40):
-            drive.ask(rng.random(6), timeout=10.0)
+            drive.ask(rng.random(6))
             drive.feedback.publish(Bool(data=bool(rng.integers(2))))
             # Features and feedback travel on two topics; wait until this answer has arrived
             # so that a loaded machine cannot reorder it behind the next gesture.
-            drive.diag(lambda v, n=i + 1: v['feedback_received'] == str(n), timeout=10.0)
+            drive.diag(lambda v, n=i + 1: v['feedback_received'] == str(n))
         # The writer thread saves after the answer: wait until it has written every save due.
         values = drive.diag(lambda v: v['feedback_matched'] == '40'
-                            and int(v['autosaves']) == int(v['updates']) // 7, timeout=10.0)
+                            and int(v['autosaves']) == int(v['updates']) // 7)
         updates = int(values['updates'])
         assert updates >= 14 and values['autosave_failures'] == '0'
         os.kill(process.pid, signal.SIGKILL)  # mid-run: no chance to save on shutdown
@@ -599,7 +602,7 @@ def test_bad_input_storm_and_burst_keep_the_node_running_and_bounded(ros, tmp_pa
             drive.feedback.publish(Bool(data=bool(i % 2)))
         # (DDS keeps the last 10 per reader, so not all 2000 arrive; every one that does is
         # counted.)
-        values = drive.diag(lambda v: int(v['feedback_received']) >= 10, timeout=15.0)
+        values = drive.diag(lambda v: int(v['feedback_received']) >= 10)
         values = settled(drive, 'feedback_received')
         assert 10 <= int(values['feedback_received']) <= 2000
         assert values['feedback_matched'] == '0' and values['updates'] == '0'
@@ -613,7 +616,7 @@ def test_bad_input_storm_and_burst_keep_the_node_running_and_bounded(ros, tmp_pa
         values = drive.diag(lambda v: (v['features_bad_size'], v['features_not_finite'],
                                        v['features_empty']) == ('1', '1', '1'))
         assert values['predictions'] == '0'
-        drive.ask(np.full(d, 0.5), timeout=10.0)
+        drive.ask(np.full(d, 0.5))
         if importlib.util.find_spec('numba') and os.environ.get(ENV_SWITCH, '1') != '0':
             # numba loads once, in a thread after the start: not the queue's growth.
             drive.diag(lambda v: v['compiled_steps'] == 'True', timeout=120.0)
@@ -663,9 +666,9 @@ def test_bad_input_storm_and_burst_keep_the_node_running_and_bounded(ros, tmp_pa
         assert growth_mib < allowed, growth_mib
         # Still answering, and the last prediction is matched.
         matched = int(values['feedback_matched'])
-        drive.ask(np.full(d, 0.25), timeout=10.0)
+        drive.ask(np.full(d, 0.25))
         drive.feedback.publish(Bool(data=True))
-        values = drive.diag(lambda v: v['feedback_matched'] == str(matched + 1), timeout=10.0)
+        values = drive.diag(lambda v: v['feedback_matched'] == str(matched + 1))
         print(f'storm/burst: predictions {predictions} in {burst_s:.1f} s '
               f'({refused_by_writer} sends refused by the writer), '
               f'RSS growth {growth_mib:.1f} MiB')

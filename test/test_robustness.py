@@ -525,3 +525,34 @@ def test_a_start_that_hangs_still_ends_on_ctrl_c(tmp_path):
         code, out = node.end(timeout=120)
     assert code == 0, out
     assert 'Traceback' not in out, out
+
+
+@pytest.mark.ros
+def test_a_flood_of_refused_names_is_logged_once_per_throttle_period(ros):
+    """A sender repeating bad names gets one warning per 5 s, not one per name (item 8)."""
+    import time
+    from diagnostic_msgs.msg import DiagnosticArray
+    from ros_harness import BOUND, diagnostic_values
+    from std_msgs.msg import String
+    node = _Process([_script('learner_node'), '--ros-args', '-p', "model_path:=''",
+                     '-p', 'diagnostics_period:=0.2'])
+    try:
+        assert node.wait_for('learner ready'), ''.join(node.lines)
+        names = ros.probe.create_publisher(String, 'gesture_name', 100)
+        diagnostics = ros.listen(DiagnosticArray, '/diagnostics')
+        ros.connect(names)
+        start = time.monotonic()
+        for i in range(200):
+            names.publish(String(data=f'bad\nname {i}'))
+            ros.spin_for(0.002)
+
+        def refused():
+            values = diagnostic_values(diagnostics, 'banditlearn_ros: learner_node')
+            return int(values['names_refused']) if values else 0
+        assert ros.spin_until(lambda: refused() >= 100, 4 * BOUND), refused()
+        seconds = time.monotonic() - start
+        os.killpg(node.process.pid, signal.SIGINT)
+    finally:
+        code, out = node.end()
+    warned = sum('refused' in line for line in out.splitlines())
+    assert 1 <= warned <= 1 + seconds / 5.0, (refused(), warned, out[-2000:])

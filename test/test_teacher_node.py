@@ -137,14 +137,15 @@ def test_dataset_node_sends_label_then_features_and_waits_in_lockstep(ros):
     labels = ros.listen(String, 'gesture_label')
     node = ros.add(DatasetNode(context=ros.context, parameter_overrides=[
         Parameter('dataset', value='iris'), Parameter('max_examples', value=3),
-        Parameter('answer_wait', value=0.3), Parameter('prediction_wait', value=0.5),
+        # Waits the test's own messages must beat on a loaded machine: bounds, not speeds.
+        Parameter('answer_wait', value=5.0), Parameter('prediction_wait', value=2.0),
         Parameter('start_delay', value=0.2)]))
     ros.spin_for(0.5)
     assert node.sent == 0  # no learner yet
     prediction = ros.probe.create_publisher(String, 'gesture_prediction', 10)
     feedback = ros.probe.create_publisher(Bool, 'gesture_feedback', 10)
     features = ros.listen(Float32MultiArray, 'gesture_features')
-    assert ros.spin_until(lambda: len(features) == 1, 5.0)
+    assert ros.spin_until(lambda: len(features) == 1)
     assert len(labels) == 1 and labels[0].data in node.label_names
     dim = features[0].layout.dim[0]
     assert (dim.label, dim.size, dim.stride, len(features[0].data)) == ('iris', 4, 4, 4)
@@ -153,9 +154,9 @@ def test_dataset_node_sends_label_then_features_and_waits_in_lockstep(ros):
     prediction.publish(String(data='x'))
     ros.spin_for(0.1)
     feedback.publish(Bool(data=True))
-    assert ros.spin_until(lambda: len(features) == 2, 2.0)
+    assert ros.spin_until(lambda: len(features) == 2)
     # No prediction for the second: it moves on after prediction_wait; then stops at 3.
-    assert ros.spin_until(lambda: node.finished, 5.0)
+    assert ros.spin_until(lambda: node.finished)
     assert len(features) == 3 and len(labels) == 3
     counts = node.counters.snapshot()
     assert counts['answered'] == 1 and counts['no_prediction'] == 2

@@ -103,6 +103,16 @@ def test_run_grid_counts_equal_reference_runs(diagonal):
             assert out['updates'][s, p] == ref.updates
 
 
+def test_workers_are_not_forked_from_this_process():
+    """A fork of a process holding DDS threads can hang: workers come from a fork server."""
+    import os
+
+    from banditlearn_ros.learning import workers
+    with workers.pool(1) as pool:
+        parent = pool.submit(os.getppid).result(timeout=600)
+    assert parent != os.getpid()
+
+
 def test_worker_processes_give_the_same_numbers():
     X, y, labels = load_dataset('iris')
     teacher = TeacherModel()

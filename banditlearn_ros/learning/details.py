@@ -28,7 +28,7 @@ differently (a non-finite float) may be present, it is ``json.dumps``.
 """
 
 import json
-from typing import Any, Dict
+from typing import Any, Dict, Optional, Tuple
 
 import numpy as np
 
@@ -46,7 +46,8 @@ DETAILS_TOP = 32
 """Most labels whose scores and bounds a details message carries."""
 
 
-def prediction_details(item: Any, stamp: float, top: int = DETAILS_TOP) -> Dict[str, Any]:
+def prediction_details(item: Any, stamp: float, top: int = DETAILS_TOP,
+                       inputs: Optional[Tuple[int, int]] = None) -> Dict[str, Any]:
     """
     Return the JSON-able details of one prediction.
 
@@ -62,25 +63,31 @@ def prediction_details(item: Any, stamp: float, top: int = DETAILS_TOP) -> Dict[
         in label order, and ``indices`` names them (``n_labels`` says how many exist);
         with fewer, every label in label order, as ``scores[i]`` of label ``i``.
         0 = always every label.
+    inputs : (int, int), optional
+        Feature and yes/no messages the learner had taken when it asked (refused ones
+        too): ``inputs`` ``{features, feedback}``, so that a replay takes a recording's
+        messages in the learner's order (``input_order``).
 
     Returns
     -------
     dict
         ``id, question, final, label, index, scores, bounds, explored, greedy, probability,
-        rejected, stamp`` (+ ``indices, n_labels`` when cut).  ``id`` is the interaction's
-        id, ``question`` the question's number in it (1 = the first guess), ``final``
-        whether a "no" ends the interaction, ``rejected`` the labels already answered "no"
-        in it.  Questions after the first carry question 1's ``scores`` and ``bounds``
-        (``ask_again.Questions``: those of the labels not yet rejected are unchanged).
+        rejected, stamp`` (+ ``indices, n_labels`` when cut, ``inputs`` when given).
+        ``id`` is the interaction's id, ``question`` the question's number in it (1 = the
+        first guess), ``final`` whether a "no" ends the interaction, ``rejected`` the
+        labels already answered "no" in it.  Questions after the first carry question 1's
+        ``scores`` and ``bounds`` (``ask_again.Questions``: those of the labels not yet
+        rejected are unchanged).
         With rejection of never-taught gestures on (``learning.open_set``), ``unknown``
         holds ``score, threshold, armed, rejected`` (None for an infinite score or
         threshold); ``rejected`` True means the label was not said: its name is wanted.
 
     """
-    return _details(item, stamp, top, True)
+    return _details(item, stamp, top, True, inputs)
 
 
-def _details(item: Any, stamp: float, top: int, lists: bool) -> Dict[str, Any]:
+def _details(item: Any, stamp: float, top: int, lists: bool,
+             inputs: Optional[Tuple[int, int]] = None) -> Dict[str, Any]:
     """Build ``prediction_details``; ``lists`` False leaves scores and bounds as arrays."""
     p = item.prediction
     scores, bounds = p.scores, p.bounds
@@ -117,6 +124,7 @@ def _details(item: Any, stamp: float, top: int, lists: bool) -> Dict[str, Any]:
     out['probability'] = float(p.probability)
     out['rejected'] = rejected
     out['stamp'] = stamp
+    out.update(_inputs(inputs))
     verdict = getattr(item, 'verdict', None)
     if verdict is not None:
         out['unknown'] = {'score': finite_or_none(verdict.score),
@@ -125,7 +133,8 @@ def _details(item: Any, stamp: float, top: int, lists: bool) -> Dict[str, Any]:
     return out
 
 
-def details_json(item: Any, stamp: float, top: int = DETAILS_TOP) -> str:
+def details_json(item: Any, stamp: float, top: int = DETAILS_TOP,
+                 inputs: Optional[Tuple[int, int]] = None) -> str:
     """
     Return the details message of one prediction as JSON text (``prediction_details``).
 
@@ -155,11 +164,18 @@ def details_json(item: Any, stamp: float, top: int = DETAILS_TOP) -> str:
                     'label': p.label, 'index': p.index, 'scores': scores, 'bounds': bounds,
                     'explored': bool(p.explored), 'greedy': int(p.greedy),
                     'probability': float(p.probability), 'rejected': rejected or [],
-                    'stamp': stamp}, option=_NUMPY)
+                    'stamp': stamp, **_inputs(inputs)}, option=_NUMPY)
             else:
-                text = _dumps(_details(item, stamp, top, False), option=_NUMPY)
+                text = _dumps(_details(item, stamp, top, False, inputs), option=_NUMPY)
         except orjson.JSONEncodeError:  # e.g. an array orjson does not take (not contiguous)
             text = b'null'
         if b'null' not in text:
             return text.decode()
-    return json.dumps(prediction_details(item, stamp, top))
+    return json.dumps(prediction_details(item, stamp, top, inputs))
+
+
+def _inputs(inputs: Optional[Tuple[int, int]]) -> Dict[str, Any]:
+    """Return the ``inputs`` entry of a details message ({} without counts)."""
+    if inputs is None:
+        return {}
+    return {'inputs': {'features': int(inputs[0]), 'feedback': int(inputs[1])}}

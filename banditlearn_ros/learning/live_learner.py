@@ -338,6 +338,11 @@ class LiveLearner:
             self.counts.add('resets')
             self.note_change(session_config.RESET, stamp)
 
+    def inputs(self) -> Tuple[int, int]:
+        """Return the feature and yes/no messages taken so far (a replay's order marks)."""
+        with self.lock:
+            return self.features_seen, int(self.interaction.counts['feedback_received'])
+
     def progress(self) -> Progress:
         """Return what a bring-up reports of this learner now."""
         with self.lock:

@@ -140,7 +140,7 @@ def run_grid(X: np.ndarray, streams: Sequence, teacher, n_labels: int,
             per_stream = -(-4 * jobs // P)
             block = min(block, max(MIN_BLOCK, -(-S // per_stream)))
     block = max(int(block), 1)
-    grid_kernels()  # compiled once here, before worker processes are forked
+    grid_kernels()  # compiled (or cached) once here; each worker loads the cache
     tasks, where = [], []
     for p, stream in enumerate(streams):
         for lo in range(0, S, block):
@@ -163,9 +163,8 @@ def run_grid(X: np.ndarray, streams: Sequence, teacher, n_labels: int,
             store(i, run_block(task))
     else:
         import concurrent.futures
-        import multiprocessing
-        ctx = multiprocessing.get_context('fork')
-        with concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
+        from .workers import pool as worker_pool
+        with worker_pool(jobs) as pool:  # forked from a fork server, not from this process
             futures = {pool.submit(run_block, task): i for i, task in enumerate(tasks)}
             for fut in concurrent.futures.as_completed(futures):
                 store(futures[fut], fut.result())

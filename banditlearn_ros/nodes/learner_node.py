@@ -137,8 +137,8 @@ class LearnerNode(common.GuardedNode):
         if item.questions.declined:  # rejected as never taught: gesture_unknown asks its name
             return
         self._pubs['prediction'].publish(String(data=item.prediction.label))
-        self._pubs['prediction_details'].publish(
-            String(data=details_json(item, self._now(), self._details_top)))
+        self._pubs['prediction_details'].publish(String(data=details_json(
+            item, self._now(), self._details_top, self.live.inputs())))
 
     def _now(self) -> float:
         return self.get_clock().now().nanoseconds * 1e-9  # the node's clock, in seconds

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from banditlearn_ros.learning import learner_parameters as lp, session_config
+from banditlearn_ros.learning.input_order import learner_order, Mark, mark_of, usable_marks
 from banditlearn_ros.learning.replay import (Event, FEATURES, FEEDBACK, LABEL, LearnerConfig,
                                              PREDICTION)
 from banditlearn_ros.tools import bagio
@@ -243,10 +244,13 @@ def late_start(bag: bagio.Bag) -> int:
 def read_events(bag: bagio.Bag, topics: Optional[Dict[str, str]] = None
                 ) -> Tuple[List[Event], Dict[str, int]]:
     """
-    Return a bag's session events in recorded order, and how many of each were read.
+    Return a bag's session events in the learner's order, and how many of each were read.
 
     Topics missing from the bag are left out (a bag without answers can still be replayed
     with the simulated teacher); labels sort before features stamped at the same time.
+    Where the recorded questions carry the learner's input counts, features and answers
+    are taken in the order the learner took them (``input_order``), whatever order the
+    recorder received them in; else, and after the last counted question, recorded order.
     """
     names = dict(TOPICS)
     names.update(topics or {})
@@ -273,7 +277,32 @@ def read_events(bag: bagio.Bag, topics: Optional[Dict[str, str]] = None
             value = item.msg.data
         events.append(Event(item.stamp_ns / 1e9, kind, value))
         counts[kind] += 1
-    return events, counts
+    marks = usable_marks(recorded_marks(bag), counts[FEATURES], counts[FEEDBACK])
+    return learner_order(events, marks), counts
+
+
+def recorded_marks(bag: bagio.Bag) -> List[Optional[Mark]]:
+    """
+    Return the input counts of every recorded question (``input_order.mark_of``).
+
+    Empty for a bag without details; None for a message without counts (recorded before
+    the learner published them, or unreadable): such a bag replays in recorded order.
+    """
+    try:
+        topic = bag.resolve_topic('gesture_prediction_details')
+    except bagio.BagError:
+        return []
+    marks: List[Optional[Mark]] = []
+    try:
+        for item in bag.messages([topic]):
+            try:
+                details = json.loads(item.msg.data)
+            except ValueError:
+                details = None
+            marks.append(mark_of(details) if isinstance(details, dict) else None)
+    finally:
+        bag.reset_counts()
+    return marks
 
 
 def figures_text(figures: Dict[str, Any]) -> str:

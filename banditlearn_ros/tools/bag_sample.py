@@ -25,7 +25,7 @@ and each answer.  The session is seeded, so the same command writes the same mes
 """
 
 import json
-from typing import Any, Dict, Optional
+from typing import Any, Dict, Optional, Tuple
 
 from banditlearn_ros.learning import session_config, TeacherModel
 from banditlearn_ros.learning.simulated_teacher import SimulatedTeacher
@@ -171,7 +171,8 @@ def make_sample(output: str, gestures: int = 100, seed: int = 0, noise: float = 
             item, _ = interaction.predict(x.astype(np.float64), now=now / 1e9)
             while item is not None:
                 now += QUESTION_DELAY * ms
-                _write_question(recording, item, now)
+                _write_question(recording, item, now,
+                                (shown, interaction.counts['feedback_received']))
                 said = teacher.answer(item.prediction.label, question=item.question,
                                       interaction=item.id)
                 if said.answer is None:
@@ -195,7 +196,8 @@ def make_sample(output: str, gestures: int = 100, seed: int = 0, noise: float = 
             'counts': counts}
 
 
-def _write_question(recording: Recording, item, stamp_ns: int) -> None:
+def _write_question(recording: Recording, item, stamp_ns: int,
+                    inputs: Tuple[int, int]) -> None:
     p = item.prediction
     recording.write('/gesture_prediction', stamp_ns,
                     _serialize('std_msgs/msg/String', _text(p.label)))
@@ -203,7 +205,8 @@ def _write_question(recording: Recording, item, stamp_ns: int) -> None:
                'index': int(p.index), 'scores': [round(float(v), 6) for v in p.scores],
                'bounds': [round(float(v), 6) for v in p.bounds], 'explored': bool(p.explored),
                'greedy': int(p.greedy), 'probability': round(float(p.probability), 6),
-               'stamp': stamp_ns / 1e9}
+               'stamp': stamp_ns / 1e9,
+               'inputs': {'features': inputs[0], 'feedback': inputs[1]}}
     recording.write('/gesture_prediction_details', stamp_ns,
                     _serialize('std_msgs/msg/String', _text(json.dumps(details))))
 

@@ -22,10 +22,8 @@ and the figures are written as records come in.  The protocol itself is
 records on disk.
 """
 
-import concurrent.futures
 from dataclasses import dataclass
 import json
-import multiprocessing
 import os
 import platform
 import sys
@@ -39,6 +37,7 @@ from banditlearn_ros.learning.evaluation_streams import TUNING_STREAM
 from banditlearn_ros.learning.evaluation_tuning import Algorithm, variant_base
 from banditlearn_ros.learning.feedback import TeacherModel
 from banditlearn_ros.learning.persistence import atomic_write_bytes
+from banditlearn_ros.learning.workers import pool as worker_pool
 from banditlearn_ros.tools.evaluation_figures import figures, question_figures
 from banditlearn_ros.tools.evaluation_options import (
     check_dataset_name, check_fixed_params, Data, drop_unavailable, expand_algorithms,
@@ -270,8 +269,7 @@ def run(args) -> Dict[str, Any]:
                 done(i, run_task(task, data[task.dataset], bar.update))
         if args.jobs > 1:
             # A worker is sent its task's data set with the task: no state shared by module.
-            ctx = multiprocessing.get_context('fork')
-            with concurrent.futures.ProcessPoolExecutor(args.jobs, mp_context=ctx) as pool:
+            with worker_pool(args.jobs) as pool:  # not a fork of this (threaded) process
                 futures = {i: pool.submit(run_task, task, data[task.dataset])
                            for i, task in enumerate(tasks) if not in_parent[i]}
                 for i, fut in futures.items():
