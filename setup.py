@@ -31,8 +31,8 @@ vision = ['mediapipe==0.10.21', 'opencv-contrib-python==4.11.0.86', 'numpy<2']
 bags = ['rosbags', 'mcap-ros2-support']
 evaluation = ['scikit-learn', 'matplotlib', 'tqdm']
 vowpal = ['vowpalwabbit']
-# Optional compiled UCWL steps (learning/ucwl_kernels.py) and the details JSON written by
-# orjson (learning/details.py); without them the numpy code and json.dumps run.
+# Optional compiled UCWL steps (learning/algorithms/ucwl_kernels.py) and the details JSON
+# written by orjson (learning/protocol/details.py); without them numpy and json.dumps run.
 fast = ['numba', 'orjson']
 test = [
     'pytest', 'pytest-xdist', 'hypothesis', 'flake8', 'pydocstyle', 'catkin_pkg',
@@ -82,10 +82,10 @@ setup(
             'gesture_show_node = banditlearn_ros.nodes.gesture_show_node:main',
             'face_show_node = banditlearn_ros.nodes.face_show_node:main',
             'image_source_node = banditlearn_ros.nodes.image_source_node:main',
-            'banditlearn_bringup = banditlearn_ros.nodes.bringup:main',
+            'banditlearn_bringup = banditlearn_ros.bringup.main:main',
             'banditlearn_evaluate = banditlearn_ros.tools.evaluate:main',
-            'banditlearn_bag = banditlearn_ros.tools.bag:main',
-            'bag_player = banditlearn_ros.tools.bag_player:main',
+            'banditlearn_bag = banditlearn_ros.bags.cli:main',
+            'bag_player = banditlearn_ros.nodes.bag_player:main',
             'banditlearn_render = banditlearn_ros.tools.render_dataset:main',
         ],
     },

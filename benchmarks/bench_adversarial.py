@@ -91,7 +91,8 @@ def tiny_image_flood() -> None:
 
 def zip_bomb() -> None:
     """Print the time and peak memory of refusing a model file with a 2 GiB member."""
-    from banditlearn_ros.learning import ModelFileError, persistence
+    from banditlearn_ros.learning import ModelFileError
+    from banditlearn_ros.learning.storage import persistence
     folder = tempfile.mkdtemp(prefix='bench_adversarial-')
     path = os.path.join(folder, 'bomb.npz')
     header = {'descr': '<f8', 'fortran_order': False, 'shape': (2 ** 28,)}

@@ -36,11 +36,12 @@ import sys
 import time
 
 from banditlearn_ros.learning import FULL_FEEDBACK_ALGORITHMS, TeacherModel
-from banditlearn_ros.learning.ask_again import DEFAULT_REVEAL_STEP, REVEAL_STEPS
-from banditlearn_ros.learning.datasets import load_dataset
-from banditlearn_ros.learning.evaluation import core_algorithm, evaluate, run_questions
-from banditlearn_ros.learning.evaluation_streams import make_stream, make_streams, TUNING_STREAM
-from banditlearn_ros.learning.evaluation_tuning import grid_settings, tune
+from banditlearn_ros.learning.offline.datasets import load_dataset
+from banditlearn_ros.learning.offline.evaluation import core_algorithm, evaluate, run_questions
+from banditlearn_ros.learning.offline.evaluation_streams import (make_stream, make_streams,
+                                                                 TUNING_STREAM)
+from banditlearn_ros.learning.offline.evaluation_tuning import grid_settings, tune
+from banditlearn_ros.learning.protocol.ask_again import DEFAULT_REVEAL_STEP, REVEAL_STEPS
 from banditlearn_ros.tools.question_figures import first_guess_figure
 from banditlearn_ros.vision.hand_renderer import GESTURES
 from banditlearn_ros.vision.synthetic_dataset import render_features

@@ -44,11 +44,11 @@ the vector times 5, to see what an outlier does to each mean.
 import argparse
 import time
 
-from banditlearn_ros.learning.centring import Centring
-from banditlearn_ros.learning.datasets import load_dataset
-from banditlearn_ros.learning.evaluation_streams import make_streams, Stream
-from banditlearn_ros.learning.feedback import TeacherModel
-from banditlearn_ros.learning.ucwl_grid_run import run_grid
+from banditlearn_ros.learning.algorithms.centring import Centring
+from banditlearn_ros.learning.offline.datasets import load_dataset
+from banditlearn_ros.learning.offline.evaluation_streams import make_streams, Stream
+from banditlearn_ros.learning.offline.ucwl_grid_run import run_grid
+from banditlearn_ros.learning.protocol.feedback import TeacherModel
 import numpy as np
 
 GRID = [(eta, C, k) for C in [2.0 ** e for e in (-5, -3, -1, 1, 3, 5)]

@@ -24,7 +24,7 @@ Run: ``.venv/bin/python benchmarks/bench_learning.py [--jobs 2] [--permutations 
    ``--repeats``, microseconds per round (one feature vector and its yes/no):
    Vowpal Wabbit ``--cbify K --epsilon 0.05`` from Python (``parse`` + ``learn``);
    UCWL through the public API (``select`` + ``learn``), with the compiled steps
-   (``learning/ucwl_kernels``, when numba is installed) and with the numpy code; the
+   (``learning/algorithms/ucwl_kernels``, when numba is installed) and with the numpy code; the
    learner node's path without ROS (``Interaction.predict`` on the float32 array a
    Float32MultiArray carries, the details message as JSON, ``Interaction.feedback``), and
    the same without the details message ("no details").
@@ -38,7 +38,7 @@ Run: ``.venv/bin/python benchmarks/bench_learning.py [--jobs 2] [--permutations 
 4. ``--evaluate-grid`` (alone): the digits grid through ``banditlearn_evaluate --jobs N``
    against one job on the numpy grid, wall and CPU seconds, results compared.
 5. ``--start-methods`` (alone): the digits grid through ``run_grid(jobs=N)`` with workers
-   from the fork server (``learning/workers``, the fork server started in this run) and
+   from the fork server (``learning/offline/workers``, the fork server started in this run) and
    forked from this process as before, wall seconds, results compared.
 """
 
@@ -49,13 +49,14 @@ import platform
 import resource
 import time
 
-from banditlearn_ros.learning import TeacherModel, UCWL, ucwl_kernels
-from banditlearn_ros.learning.datasets import load_dataset
-from banditlearn_ros.learning.details import details_json
-from banditlearn_ros.learning.evaluation_streams import make_stream, make_streams
-from banditlearn_ros.learning.evaluation_tuning import grid_settings, GRIDS
-from banditlearn_ros.learning.interaction import Interaction
-from banditlearn_ros.learning.ucwl_grid_run import choose_block, run_grid
+from banditlearn_ros.learning import TeacherModel, UCWL
+from banditlearn_ros.learning.algorithms import ucwl_kernels
+from banditlearn_ros.learning.offline.datasets import load_dataset
+from banditlearn_ros.learning.offline.evaluation_streams import make_stream, make_streams
+from banditlearn_ros.learning.offline.evaluation_tuning import grid_settings, GRIDS
+from banditlearn_ros.learning.offline.ucwl_grid_run import choose_block, run_grid
+from banditlearn_ros.learning.protocol.details import details_json
+from banditlearn_ros.learning.protocol.interaction import Interaction
 import numpy as np
 
 SHAPES = [(124, 6), (784, 10), (124, 1000)]
@@ -266,7 +267,7 @@ def start_methods(jobs: int, permutations: int) -> None:
     The fork server goes first, so its time includes starting the server and its imports;
     'fork' is how workers started before (a fork of this process).
     """
-    from banditlearn_ros.learning import workers
+    from banditlearn_ros.learning.offline import workers
     X, y, labels = load_dataset('digits')
     K = len(labels)
     settings = grid_settings(GRIDS['ucwl'], {})

@@ -50,10 +50,10 @@ import time
 from typing import Dict, List, Sequence
 
 from banditlearn_ros.learning import TeacherModel, UCWL
-from banditlearn_ros.learning.ask_again import (
+from banditlearn_ros.learning.algorithms.ucwl import ADDED_LABEL_PRIORS
+from banditlearn_ros.learning.offline.datasets import load_dataset
+from banditlearn_ros.learning.protocol.ask_again import (
     DEFAULT_PROBATION, DEFAULT_REVEAL_STEP, REVEAL_STEPS, run_interaction)
-from banditlearn_ros.learning.datasets import load_dataset
-from banditlearn_ros.learning.ucwl import ADDED_LABEL_PRIORS
 import numpy as np
 from rendered import scaled_landmarks, session_features, session_hands
 

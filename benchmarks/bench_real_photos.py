@@ -68,7 +68,7 @@ class _Quiet:
 def run_live(X: np.ndarray, y: np.ndarray, order: Sequence[int], noise: float, seed: int,
              system: str = 'camera', **learner) -> Dict[str, np.ndarray]:
     """Return per interaction: first guess right (0/1) and questions asked, LiveLearner."""
-    from banditlearn_ros.learning.live_learner import LiveLearner
+    from banditlearn_ros.learning.protocol.live_learner import LiveLearner
     values = learner_values(system, seed=seed, **learner)
     live = LiveLearner(values.__getitem__, '', _Quiet())
     rng = np.random.default_rng(seed + 1)
@@ -94,7 +94,7 @@ def run_full(X: np.ndarray, y: np.ndarray, order: Sequence[int], noise: float, s
              centring: str) -> Dict[str, np.ndarray]:
     """Return first guess right per interaction for mSCW told the label (wrong at ``noise``)."""
     from banditlearn_ros.learning import make_learner
-    from banditlearn_ros.learning.centring import Centring
+    from banditlearn_ros.learning.algorithms.centring import Centring
     values = learner_values()
     learner = make_learner('mscw', list(LABELS), X.shape[1], eta=values['eta'],
                            C=values['C'])

@@ -33,8 +33,8 @@ and standard deviation per feature; the bias stays 1) on renders of other seeds:
 import argparse
 import time
 
-from banditlearn_ros.learning.ask_again import DEFAULT_REVEAL_STEP, run_interaction
-from banditlearn_ros.learning.ucwl import UCWL
+from banditlearn_ros.learning.algorithms.ucwl import UCWL
+from banditlearn_ros.learning.protocol.ask_again import DEFAULT_REVEAL_STEP, run_interaction
 from banditlearn_ros.vision.contour_features import ContourFeatures
 from banditlearn_ros.vision.extractors import FeatureScaling
 from banditlearn_ros.vision.hand_renderer import GESTURES

@@ -48,10 +48,10 @@ import platform
 import sys
 import time
 
-from banditlearn_ros.learning.centring import CENTRING_MODES, DEFAULT_CENTRING
-from banditlearn_ros.learning.datasets import load_dataset
-from banditlearn_ros.learning.open_set import DEFAULTS
-from banditlearn_ros.learning.open_set_eval import open_set_figures, report
+from banditlearn_ros.learning.algorithms.centring import CENTRING_MODES, DEFAULT_CENTRING
+from banditlearn_ros.learning.algorithms.open_set import DEFAULTS
+from banditlearn_ros.learning.offline.datasets import load_dataset
+from banditlearn_ros.learning.offline.open_set_eval import open_set_figures, report
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -32,9 +32,10 @@ import sys
 import time
 
 from banditlearn_ros.learning import TeacherModel
-from banditlearn_ros.learning.evaluation import run_learner, run_ucwl_settings
-from banditlearn_ros.learning.evaluation_streams import make_stream, make_streams, TUNING_STREAM
-from banditlearn_ros.learning.evaluation_tuning import grid_settings, GRIDS
+from banditlearn_ros.learning.offline.evaluation import run_learner, run_ucwl_settings
+from banditlearn_ros.learning.offline.evaluation_streams import (make_stream, make_streams,
+                                                                 TUNING_STREAM)
+from banditlearn_ros.learning.offline.evaluation_tuning import grid_settings, GRIDS
 from banditlearn_ros.vision.contour_features import ContourFeatures
 from banditlearn_ros.vision.hand_renderer import HandRenderer
 from banditlearn_ros.vision.hand_segmentation import HandSegmenter

@@ -86,7 +86,7 @@ def learner_values(system: str = 'camera', **changes) -> Dict[str, object]:
     config/<system>.system.yaml in order ('' = params.yaml alone), then that system's
     learner overrides, then ``changes``.
     """
-    from banditlearn_ros.learning import learner_parameters as lp
+    from banditlearn_ros.learning.protocol import learner_parameters as lp
     specs = lp.HEAD_SPECS + tuple(lp.hyperparameter_specs()) + lp.TAIL_SPECS
     values = {spec.name: spec.default for spec in specs}
     config = ROOT / 'config'

@@ -85,7 +85,7 @@ def generate_launch_description():
 def bag_labels(bag: str):
     """Return the label names a bag stores (custom_data), or None when it cannot be read."""
     try:
-        from banditlearn_ros.tools import bagio
+        from banditlearn_ros import bags as bagio
         with bagio.open_bag(bag) as opened:
             names = json.loads(opened.custom_data.get(bagio.CUSTOM_LABELS, 'null'))
     except Exception:  # rosbags missing on this robot, or an unreadable bag: use the files
@@ -101,7 +101,7 @@ def rosbag2_installed() -> bool:
 def recorded_parameters(bag: str):
     """Return the learner parameters the bag recorded (``learner_config``), or None."""
     try:
-        from banditlearn_ros.tools.bag_replay import recorded_learner
+        from banditlearn_ros.bags.replay import recorded_learner
         return recorded_learner(bag)[0]
     except Exception:  # rosbags missing on this robot, or an unreadable bag: use the files
         return None

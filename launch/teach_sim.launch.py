@@ -50,7 +50,7 @@ def generate_launch_description():
 
 def nodes(context):
     """Return the three nodes, with the label names read from the data set to be played."""
-    from banditlearn_ros.learning.datasets import load_dataset
+    from banditlearn_ros.learning.offline.datasets import load_dataset
 
     arg = Values(context)
     dataset = arg('dataset')

@@ -15,12 +15,12 @@
 """Ask again after a "no": the question sequence, its learning steps and its ids, no ROS."""
 
 from banditlearn_ros.learning import HyperparameterError, make_learner, TeacherModel
-from banditlearn_ros.learning.ask_again import (
+from banditlearn_ros.learning.offline.datasets import load_dataset
+from banditlearn_ros.learning.protocol.ask_again import (
     check_probation, check_protocol, Questions, REVEAL_STEPS, run_interaction)
-from banditlearn_ros.learning.datasets import load_dataset
-from banditlearn_ros.learning.interaction import Interaction
-from banditlearn_ros.learning.persistence import load_model, save_model
-from banditlearn_ros.learning.simulated_teacher import SimulatedTeacher
+from banditlearn_ros.learning.protocol.interaction import Interaction
+from banditlearn_ros.learning.protocol.simulated_teacher import SimulatedTeacher
+from banditlearn_ros.learning.storage.persistence import load_model, save_model
 from hypothesis import given, settings
 from hypothesis import strategies as st
 import numpy as np
@@ -365,8 +365,8 @@ def test_simulated_teacher_answers_every_question_of_an_interaction():
 
 
 def test_offline_protocol_with_one_question_is_run_learner_exactly():
-    from banditlearn_ros.learning.evaluation import run_learner, run_questions
-    from banditlearn_ros.learning.evaluation_streams import make_streams
+    from banditlearn_ros.learning.offline.evaluation import run_learner, run_questions
+    from banditlearn_ros.learning.offline.evaluation_streams import make_streams
     X, y, names = load_dataset('wine')
     teacher = TeacherModel(rho0=0.2, rho1=0.1, no_answer=0.1)
     for stream in make_streams(y, len(names), teacher, 3):
@@ -411,7 +411,7 @@ def test_evaluate_cli_reports_the_protocol_beside_one_question(tmp_path):
 
 def test_a_protocol_is_checked_whole_when_made_and_never_changed_in_place():
     from dataclasses import FrozenInstanceError
-    from banditlearn_ros.learning.ask_again import Protocol
+    from banditlearn_ros.learning.protocol.ask_again import Protocol
     protocol = Protocol(3, 'top1', 2)
     assert protocol.changed(max_questions=0) == Protocol(0, 'top1', 2)
     assert protocol == Protocol(3, 'top1', 2)  # the old value is untouched

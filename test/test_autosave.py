@@ -20,9 +20,10 @@ import subprocess
 import sys
 import threading
 
-from banditlearn_ros.learning import load_model, model_store
-from banditlearn_ros.learning.autosave import BackgroundSaves
-from banditlearn_ros.learning.persistence import TEMP_SUFFIX
+from banditlearn_ros.learning import load_model
+from banditlearn_ros.learning.storage import model_store
+from banditlearn_ros.learning.storage.autosave import BackgroundSaves
+from banditlearn_ros.learning.storage.persistence import TEMP_SUFFIX
 import numpy as np
 import pytest
 from test_live_learner import live, Log
@@ -151,8 +152,8 @@ def test_close_writes_what_was_asked_for_before_it_returns():
 START = """
 import sys, threading
 import banditlearn_ros.nodes.learner_node
-from banditlearn_ros.learning import ucwl_kernels
-from banditlearn_ros.learning.live_learner import LiveLearner
+from banditlearn_ros.learning.algorithms import ucwl_kernels
+from banditlearn_ros.learning.protocol.live_learner import LiveLearner
 sys.path.insert(0, {test!r})
 from test_live_learner import parameters, Log
 import numpy as np
@@ -190,8 +191,9 @@ def test_a_learner_starts_without_scipy_stats_and_numba_then_moves_to_the_kernel
 
 WAITING = """
 import sys
-from banditlearn_ros.learning import ucwl_kernels, UCWL
-from banditlearn_ros.learning.live_learner import LiveLearner
+from banditlearn_ros.learning import UCWL
+from banditlearn_ros.learning.algorithms import ucwl_kernels
+from banditlearn_ros.learning.protocol.live_learner import LiveLearner
 sys.path.insert(0, {test!r})
 from test_live_learner import parameters, Log
 import numpy as np

@@ -22,11 +22,11 @@ import subprocess
 import sys
 import time
 
+from banditlearn_ros import bags as bagio
+from banditlearn_ros.bags.replay import learner_config, read_events
 from banditlearn_ros.learning import TeacherModel
-from banditlearn_ros.learning.replay import replay
-from banditlearn_ros.learning.simulated_teacher import SimulatedTeacher
-from banditlearn_ros.tools import bagio
-from banditlearn_ros.tools.bag_replay import learner_config, read_events
+from banditlearn_ros.learning.offline.replay import replay
+from banditlearn_ros.learning.protocol.simulated_teacher import SimulatedTeacher
 import numpy as np
 import pytest
 
@@ -41,8 +41,8 @@ def _command(tool: str):
     script = Path(sys.executable).with_name(tool)
     if script.exists():
         return [str(script)]
-    module = {'banditlearn_bag': 'banditlearn_ros.tools.bag',
-              'banditlearn_bringup': 'banditlearn_ros.nodes.bringup'}[tool]
+    module = {'banditlearn_bag': 'banditlearn_ros.bags.cli',
+              'banditlearn_bringup': 'banditlearn_ros.bringup.main'}[tool]
     return [sys.executable, '-m', module]
 
 
@@ -66,7 +66,7 @@ def _stop(process, sig=signal.SIGINT):
 
 
 def _recorded_messages(folder: Path) -> int:
-    from banditlearn_ros.tools.bagio.mcap import scan_mcap
+    from banditlearn_ros.bags.mcap import scan_mcap
     files = list(folder.glob('*.mcap'))
     try:
         return sum(len(scan_mcap(f).messages) for f in files)
@@ -208,8 +208,8 @@ def test_a_killed_recorder_keeps_the_session_and_replay_reproduces_it(tmp_path):
 def test_dds_lockstep_replay_gives_the_deterministic_figures(answers):
     from banditlearn_ros.nodes.learner_node import LearnerNode
     from banditlearn_ros.nodes.teacher_node import TeacherNode
-    from banditlearn_ros.tools.bag_player import BagPlayerNode
-    from banditlearn_ros.tools.bag_sample import replay_figures
+    from banditlearn_ros.nodes.bag_player import BagPlayerNode
+    from banditlearn_ros.bags.sample import replay_figures
     from rclpy.parameter import Parameter
     from std_msgs.msg import String
     from ros_harness import Ros

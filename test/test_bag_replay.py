@@ -20,10 +20,10 @@ from pathlib import Path
 import subprocess
 import sys
 
-from banditlearn_ros.learning.replay import Event, FEATURES, FEEDBACK, LABEL, LearnerConfig
-from banditlearn_ros.learning.replay import replay
-from banditlearn_ros.tools import bag as cli
-from banditlearn_ros.tools import bagio
+from banditlearn_ros import bags as bagio
+from banditlearn_ros.bags import cli as cli
+from banditlearn_ros.learning.offline.replay import Event, FEATURES, FEEDBACK, LABEL, LearnerConfig
+from banditlearn_ros.learning.offline.replay import replay
 import numpy as np
 import pytest
 
@@ -64,7 +64,7 @@ def test_sample_session_is_small_and_whole():
 
 
 def test_sample_session_replays_to_the_figures_stored_beside_it():
-    from banditlearn_ros.tools.bag_sample import replay_figures
+    from banditlearn_ros.bags.sample import replay_figures
     stored = json.loads(FIGURES.read_text())
     _same(replay_figures(str(SAMPLE)), stored['recorded'], 'recorded')
     teacher = dict(stored['teacher'])
@@ -106,7 +106,7 @@ def test_replay_applies_the_learner_nodes_matching_rule():
 
 def test_replay_with_the_simulated_teacher_learns_the_true_labels():
     from banditlearn_ros.learning import TeacherModel
-    from banditlearn_ros.learning.simulated_teacher import SimulatedTeacher
+    from banditlearn_ros.learning.protocol.simulated_teacher import SimulatedTeacher
     rng = np.random.default_rng(3)
     events = []
     for i in range(200):
@@ -170,8 +170,8 @@ def test_help_shows_defaults(capsys):
 
 
 def test_info_into_a_closed_pipe_ends_quietly(tmp_path):
-    from banditlearn_ros.tools.bagio.qos import qos_dict, recorded_qos
-    from banditlearn_ros.tools.bagio.recording import Recording
+    from banditlearn_ros.bags.qos import qos_dict, recorded_qos
+    from banditlearn_ros.bags.recording import Recording
     # Enough topics that the report overflows the pipe's buffer after the reader has gone.
     rec = Recording(tmp_path / 'many')
     store = bagio.builtin_typestore()
@@ -180,7 +180,7 @@ def test_info_into_a_closed_pipe_ends_quietly(tmp_path):
         rec.add_topic(f'/topic_{i}', 'std_msgs/msg/Bool', [qos_dict(recorded_qos())])
         rec.write(f'/topic_{i}', 10 ** 9 + i, data)
     rec.close()
-    command = [sys.executable, '-m', 'banditlearn_ros.tools.bag', 'info',
+    command = [sys.executable, '-m', 'banditlearn_ros.bags.cli', 'info',
                str(tmp_path / 'many'), '--json']
     with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as proc:
         proc.stdout.readline()
@@ -205,7 +205,7 @@ def test_write_limit_takes_a_shuffled_class_balanced_sample(tmp_path, capsys):
 
 def test_replay_follows_the_ask_again_protocol_of_a_session(tmp_path):
     """A session asking up to three questions per gesture replays question for question."""
-    from banditlearn_ros.tools.bag_sample import make_sample, replay_figures
+    from banditlearn_ros.bags.sample import make_sample, replay_figures
     make_sample(str(tmp_path / 'ask'), gestures=25, seed=2, noise=0.0, max_questions=3,
                 say=lambda line: None)
     with bagio.open_bag(tmp_path / 'ask') as bag:
@@ -225,7 +225,7 @@ def test_replay_follows_the_ask_again_protocol_of_a_session(tmp_path):
 
 def _copy_with_stamps(source, target, move):
     """Copy a bag, each message stamped ``move(topic, index_in_topic, stamp_ns)``."""
-    from banditlearn_ros.tools.bagio.recording import Recording
+    from banditlearn_ros.bags.recording import Recording
     recording = Recording(target, storage='mcap')
     seen = {}
     with bagio.open_bag(source) as bag:
@@ -248,7 +248,7 @@ def test_replay_takes_the_learners_order_when_answers_were_recorded_before_their
     recorder that received the two topics out of their published order stores it; the
     details' input counts put them back (a bag without them replays in recorded order).
     """
-    from banditlearn_ros.tools.bag_sample import make_sample, replay_figures
+    from banditlearn_ros.bags.sample import make_sample, replay_figures
     make_sample(str(tmp_path / 'ask'), gestures=30, seed=4, noise=0.1, max_questions=3,
                 say=lambda line: None)
     with bagio.open_bag(tmp_path / 'ask') as bag:
@@ -280,8 +280,8 @@ def test_replay_takes_the_learners_order_when_answers_were_recorded_before_their
 
 def test_a_bag_without_input_counts_replays_in_recorded_order():
     """Details recorded before they carried ``inputs`` leave the order as recorded."""
-    from banditlearn_ros.learning.input_order import learner_order, usable_marks
-    from banditlearn_ros.tools.bag_replay import read_events, recorded_marks
+    from banditlearn_ros.learning.offline.input_order import learner_order, usable_marks
+    from banditlearn_ros.bags.replay import read_events, recorded_marks
     with bagio.open_bag(SAMPLE) as bag:
         marks = recorded_marks(bag)
         events, counts = read_events(bag)
@@ -295,8 +295,8 @@ def test_a_bag_without_input_counts_replays_in_recorded_order():
 
 def test_learner_order_moves_only_what_the_marks_place():
     """Each question's inputs come before it, the one that made it ask last; labels stay."""
-    from banditlearn_ros.learning.input_order import learner_order, usable_marks
-    from banditlearn_ros.learning.replay import PREDICTION
+    from banditlearn_ros.learning.offline.input_order import learner_order, usable_marks
+    from banditlearn_ros.learning.offline.replay import PREDICTION
     events = [Event(1.0, LABEL, 'a'), Event(1.1, FEEDBACK, True),  # answers question 1
               Event(1.2, FEATURES, [1.0]), Event(1.3, PREDICTION, 'a'),
               Event(2.0, FEEDBACK, False),  # answers question 2, asks question 3

@@ -18,12 +18,12 @@ import json
 import os
 from pathlib import Path
 
-from banditlearn_ros.tools import bag as cli
-from banditlearn_ros.tools import bagio
-from banditlearn_ros.tools.bagio.mcap import McapFileWriter, scan_mcap
-from banditlearn_ros.tools.bagio.qos import qos_dict, recorded_qos
-from banditlearn_ros.tools.bagio.recording import Recording
-from banditlearn_ros.tools.bagio.salvage import reindex
+from banditlearn_ros import bags as bagio
+from banditlearn_ros.bags import cli as cli
+from banditlearn_ros.bags.mcap import McapFileWriter, scan_mcap
+from banditlearn_ros.bags.qos import qos_dict, recorded_qos
+from banditlearn_ros.bags.recording import Recording
+from banditlearn_ros.bags.salvage import reindex
 import pytest
 
 pytest.importorskip('rosbags')

@@ -20,8 +20,8 @@ import shutil
 import sqlite3
 import sys
 
-from banditlearn_ros.learning.datasets import load_bundled, load_file
-from banditlearn_ros.tools import bagio
+from banditlearn_ros import bags as bagio
+from banditlearn_ros.learning.offline.datasets import load_bundled, load_file
 import numpy as np
 import pytest
 import yaml
@@ -403,7 +403,7 @@ def test_export_without_pairs_says_why(shared_data, tmp_path):
 
 
 def test_export_uses_stored_label_order_only_when_it_covers_the_labels():
-    from banditlearn_ros.tools.bagio.export import _label_order
+    from banditlearn_ros.bags.export import _label_order
     assert _label_order(['b', 'a'], json.dumps(['b', 'a', 'c'])) == ['b', 'a', 'c']
     assert _label_order(['b', 'z'], json.dumps(['b', 'a'])) == ['b', 'z']
     assert _label_order(['10', '9', 'x'], None) == ['9', '10', 'x']

@@ -19,10 +19,10 @@ import signal
 import subprocess
 import sys
 
-from banditlearn_ros.bringup_options import apply_options, build_parser
-from banditlearn_ros.nodes import bringup
-from banditlearn_ros.nodes.system import node_class, start, System
-from banditlearn_ros.system_file import (
+from banditlearn_ros.bringup import main as bringup
+from banditlearn_ros.bringup.options import apply_options, build_parser
+from banditlearn_ros.bringup.system import node_class, start, System
+from banditlearn_ros.bringup.system_file import (
     BringupError, config_dirs, find_system, list_systems, load_system)
 import pytest
 from rclpy.node import Node
@@ -32,7 +32,7 @@ LINE = re.compile(r'^\s*(\d+)\s+([\d.]+)%\s+([\d.]+)%\s+([\d.]+)%\s+([\d.]+)%\s+
 
 
 def run(*args, timeout=120):
-    return subprocess.run([sys.executable, '-m', 'banditlearn_ros.nodes.bringup', *args],
+    return subprocess.run([sys.executable, '-m', 'banditlearn_ros.bringup.main', *args],
                           capture_output=True, text=True, timeout=timeout)
 
 
@@ -112,7 +112,7 @@ def test_a_signal_prints_the_summary_and_saves_the_model(tmp_path, sig):
     from banditlearn_ros.learning import load_model
     path = tmp_path / 'model.npz'
     process = subprocess.Popen(
-        [sys.executable, '-m', 'banditlearn_ros.nodes.bringup', '--system', 'teach_sim',
+        [sys.executable, '-m', 'banditlearn_ros.bringup.main', '--system', 'teach_sim',
          '--every', '10',
          '--set', f'learner_node.model_path={path}', '--set', 'learner_node.autosave_every=0',
          '--set', 'dataset_node.rate=40.0'],

@@ -17,10 +17,10 @@
 import dataclasses
 
 from banditlearn_ros.learning import load_model, make_learner, save_model
-from banditlearn_ros.learning.centring import Centring
-from banditlearn_ros.learning.interaction import Interaction
-from banditlearn_ros.learning.replay import (
+from banditlearn_ros.learning.algorithms.centring import Centring
+from banditlearn_ros.learning.offline.replay import (
     Event, FEATURES, FEEDBACK, LABEL, LearnerConfig, replay)
+from banditlearn_ros.learning.protocol.interaction import Interaction
 import numpy as np
 import pytest
 from test_live_learner import live, Log
@@ -191,10 +191,10 @@ def test_replay_asks_what_the_live_learner_asks(mode):
 
 
 def test_the_evaluation_centres_each_stream_as_the_live_learner_would():
-    from banditlearn_ros.learning.datasets import load_dataset
-    from banditlearn_ros.learning.evaluation import (
+    from banditlearn_ros.learning.offline.datasets import load_dataset
+    from banditlearn_ros.learning.offline.evaluation import (
         core_algorithm, evaluate, run_learner, TeacherModel)
-    from banditlearn_ros.learning.evaluation_streams import centred_streams, make_streams
+    from banditlearn_ros.learning.offline.evaluation_streams import centred_streams, make_streams
     X, y, labels = load_dataset('wine')
     teacher = TeacherModel(label_noise=0.1)
     streams = make_streams(y, 3, teacher, 2, seed=1)
@@ -217,7 +217,7 @@ def test_the_evaluation_centres_each_stream_as_the_live_learner_would():
 
 
 def test_learning_check_warns_at_chance_and_not_before_enough_rounds():
-    from banditlearn_ros.learning.live_progress import learning_check
+    from banditlearn_ros.learning.protocol.live_progress import learning_check
     assert learning_check(2, 10, 3) == ''  # too few first guesses to judge
     warning = learning_check(33, 100, 3)  # 33 % with 3 labels: chance
     assert 'not learning' in warning and '33 of the last 100' in warning
@@ -251,10 +251,10 @@ def _teach_sim_iris(centring):
     """
     from pathlib import Path
 
-    from banditlearn_ros.learning.datasets import load_dataset
-    from banditlearn_ros.learning.feedback import TeacherModel
-    from banditlearn_ros.learning.simulated_teacher import SimulatedTeacher, stream_order
-    from banditlearn_ros.tools.bag_replay import learner_section
+    from banditlearn_ros.learning.offline.datasets import load_dataset
+    from banditlearn_ros.learning.protocol.feedback import TeacherModel
+    from banditlearn_ros.learning.protocol.simulated_teacher import SimulatedTeacher, stream_order
+    from banditlearn_ros.bags.replay import learner_section
     config_dir = Path(__file__).resolve().parent.parent / 'config'
     X, y, names = load_dataset('iris')
     params = learner_section(config_dir / 'params.yaml')

@@ -19,7 +19,7 @@ from pathlib import Path
 import subprocess
 import sys
 
-from banditlearn_ros.learning import compiler_memory
+from banditlearn_ros.learning.algorithms import compiler_memory
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -37,7 +37,7 @@ MAPS = """\
 # again, and check the steps against numpy.
 CHILD = """
 import numpy as np
-from banditlearn_ros.learning import compiler_memory, ucwl_kernels
+from banditlearn_ros.learning.algorithms import compiler_memory, ucwl_kernels
 
 def llvm_kb():
     total, current = 0, False

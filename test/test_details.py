@@ -16,10 +16,10 @@
 
 import json
 
-from banditlearn_ros.learning import details as details_module
 from banditlearn_ros.learning import UCWL
-from banditlearn_ros.learning.details import details_json, DETAILS_TOP, prediction_details
-from banditlearn_ros.learning.interaction import Interaction
+from banditlearn_ros.learning.protocol import details as details_module
+from banditlearn_ros.learning.protocol.details import details_json, DETAILS_TOP, prediction_details
+from banditlearn_ros.learning.protocol.interaction import Interaction
 import numpy as np
 import pytest
 

@@ -19,8 +19,9 @@ import os
 import subprocess
 import sys
 
-from banditlearn_ros.learning.evaluation import count_runs
-from banditlearn_ros.tools import evaluate, evaluation_run, vowpal
+from banditlearn_ros.learning.offline import vowpal
+from banditlearn_ros.learning.offline.evaluation import count_runs
+from banditlearn_ros.tools import evaluate, evaluation_run
 from banditlearn_ros.tools.evaluation_figures import slug
 from banditlearn_ros.tools.evaluation_options import expand_algorithms
 from banditlearn_ros.tools.evaluation_report import compare, terminal_table
@@ -160,7 +161,7 @@ def test_tuning_permutations_are_recorded_and_used(tmp_path):
 
 
 def test_jobs_reach_the_tuning_grid_and_change_no_result(tmp_path, monkeypatch):
-    from banditlearn_ros.learning import ucwl_grid_run
+    from banditlearn_ros.learning.offline import ucwl_grid_run
     jobs_seen = []
     run_grid = ucwl_grid_run.run_grid
 
@@ -249,7 +250,7 @@ def test_comparison_sentence_names_the_gap_of_each_ucwl_reading():
 
 
 def test_progress_counts_rounds_and_weighs_grid_runs():
-    from banditlearn_ros.learning.evaluation import core_algorithm
+    from banditlearn_ros.learning.offline.evaluation import core_algorithm
     ucwl, mpa = core_algorithm('ucwl'), core_algorithm('mpa')
     n_ucwl = count_runs(ucwl, 0, True)
     n_mpa = count_runs(mpa, 0, True)

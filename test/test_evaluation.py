@@ -15,13 +15,14 @@
 """The evaluation protocol: shared streams, feedback model, tuning, records."""
 
 from banditlearn_ros.learning import TeacherModel
-from banditlearn_ros.learning.base import HyperparameterError
-from banditlearn_ros.learning.datasets import load_dataset
-from banditlearn_ros.learning.evaluation import core_algorithm, evaluate, run_learner
-from banditlearn_ros.learning.evaluation_streams import (
+from banditlearn_ros.learning.algorithms.base import HyperparameterError
+from banditlearn_ros.learning.offline.datasets import load_dataset
+from banditlearn_ros.learning.offline.evaluation import core_algorithm, evaluate, run_learner
+from banditlearn_ros.learning.offline.evaluation_streams import (
     answer, answers, make_stream, make_streams, RunResult, TUNING_STREAM, tuning_streams)
-from banditlearn_ros.learning.evaluation_tuning import Algorithm, edge_notes, grid_settings, tune
-from banditlearn_ros.learning.synsep import make_synsep, separating_weights
+from banditlearn_ros.learning.offline.evaluation_tuning import (Algorithm, edge_notes,
+                                                                grid_settings, tune)
+from banditlearn_ros.learning.offline.synsep import make_synsep, separating_weights
 import numpy as np
 import pytest
 

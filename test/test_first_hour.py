@@ -18,11 +18,11 @@ import re
 import subprocess
 import sys
 
-from banditlearn_ros.bringup_options import build_parser
-from banditlearn_ros.system_file import find_system, load_system
+from banditlearn_ros.bringup.options import build_parser
+from banditlearn_ros.bringup.system_file import find_system, load_system
 import pytest
 
-BRINGUP = [sys.executable, '-m', 'banditlearn_ros.nodes.bringup']
+BRINGUP = [sys.executable, '-m', 'banditlearn_ros.bringup.main']
 
 
 def run(*args, timeout=300):

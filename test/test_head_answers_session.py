@@ -31,7 +31,7 @@ from banditlearn_ros.vision.head_gesture import HeadGestureDetector
 import numpy as np
 import pytest
 
-BRINGUP = [sys.executable, '-m', 'banditlearn_ros.nodes.bringup']
+BRINGUP = [sys.executable, '-m', 'banditlearn_ros.bringup.main']
 HAS_MEDIAPIPE = importlib.util.find_spec('mediapipe') is not None
 
 

@@ -25,14 +25,15 @@ The layers, lowest first (a module imports only from its own layer or lower ones
    parameter is described), which every layer may use;
 1. core: ``learning/`` and ``vision/``, plain Python on numpy/scipy/OpenCV; neither imports
    the other (``test_layers`` checks that they never import rclpy);
-2. library: what the nodes and the command-line tools share: the bags (``tools/bagio/`` and
-   the recorder, player, replay and sample modules beside it), the image bridge, the
-   bring-up options and system files, shutdown, the session view and report, the log
-   filter, the question figures, the Vowpal Wabbit baseline and what ``tools/evaluate``
-   runs (``tools/evaluation_*``: options, runs, report, figures);
-3. nodes: ``nodes/`` and the bag-replay node ``tools/bag_player``;
-4. tools: the command-line programs ``tools/bag`` (its commands in ``tools/bag_commands``),
-   ``tools/evaluate``, ``tools/render_dataset``.
+2. library: what the nodes and the command-line tools share: the bags (``bags/``: reading,
+   writing, recording, playing and replaying rosbag2 folders), the image bridge, shutdown,
+   the bring-up's options, system files, session view, report and log filter, the
+   question figures and what ``tools/evaluate`` runs (``tools/evaluation_*``);
+3. nodes: ``nodes/``;
+4. tools: the programs a user runs: ``bags/cli`` (``banditlearn_bag``, its commands in
+   ``bags/commands``), the bring-up
+   (``bringup/main``, ``system``, ``session``), ``tools/evaluate`` and
+   ``tools/render_dataset``.
 
 A new module must be placed in ``LAYERS`` (the test says so), which is the moment to
 decide where it belongs.  Outside ``learning/``, no module uses another module's
@@ -56,31 +57,28 @@ LAYERS: Dict[str, int] = {
     f'{PACKAGE}.learning.*': CORE,
     f'{PACKAGE}.vision.*': CORE,
     f'{PACKAGE}.answers': LIBRARY,
-    f'{PACKAGE}.bringup_options': LIBRARY,
     f'{PACKAGE}.image_bridge': LIBRARY,
     f'{PACKAGE}.launch_arguments': LIBRARY,
     f'{PACKAGE}.shutdown': LIBRARY,
-    f'{PACKAGE}.system_file': LIBRARY,
+    f'{PACKAGE}.bags.*': LIBRARY,
+    f'{PACKAGE}.bags.cli': TOOLS,
+    f'{PACKAGE}.bags.commands': TOOLS,
+    f'{PACKAGE}.bringup': LIBRARY,
+    f'{PACKAGE}.bringup.options': LIBRARY,
+    f'{PACKAGE}.bringup.system_file': LIBRARY,
+    f'{PACKAGE}.bringup.view': LIBRARY,
+    f'{PACKAGE}.bringup.report': LIBRARY,
+    f'{PACKAGE}.bringup.log_filter': LIBRARY,
+    f'{PACKAGE}.bringup.main': TOOLS,
+    f'{PACKAGE}.bringup.system': TOOLS,
+    f'{PACKAGE}.bringup.session': TOOLS,
     f'{PACKAGE}.tools': LIBRARY,
-    f'{PACKAGE}.tools.bagio.*': LIBRARY,
-    f'{PACKAGE}.tools.bag_changes': LIBRARY,
-    f'{PACKAGE}.tools.bag_play': LIBRARY,
-    f'{PACKAGE}.tools.bag_record': LIBRARY,
-    f'{PACKAGE}.tools.bag_replay': LIBRARY,
-    f'{PACKAGE}.tools.bag_sample': LIBRARY,
+    f'{PACKAGE}.tools.question_figures': LIBRARY,
     f'{PACKAGE}.tools.evaluation_figures': LIBRARY,
     f'{PACKAGE}.tools.evaluation_options': LIBRARY,
     f'{PACKAGE}.tools.evaluation_report': LIBRARY,
     f'{PACKAGE}.tools.evaluation_run': LIBRARY,
-    f'{PACKAGE}.tools.log_filter': LIBRARY,
-    f'{PACKAGE}.tools.question_figures': LIBRARY,
-    f'{PACKAGE}.tools.session_report': LIBRARY,
-    f'{PACKAGE}.tools.session_view': LIBRARY,
-    f'{PACKAGE}.tools.vowpal': LIBRARY,
     f'{PACKAGE}.nodes.*': NODES,
-    f'{PACKAGE}.tools.bag_player': NODES,
-    f'{PACKAGE}.tools.bag': TOOLS,
-    f'{PACKAGE}.tools.bag_commands': TOOLS,
     f'{PACKAGE}.tools.evaluate': TOOLS,
     f'{PACKAGE}.tools.render_dataset': TOOLS,
 }
@@ -277,11 +275,12 @@ def test_every_module_has_a_layer():
 
 def test_the_scan_sees_function_level_and_relative_imports():
     # The scan must count what a module-level-only scan would miss, or it proves nothing.
-    assert f'{PACKAGE}.tools.bag_record' in GRAPH[f'{PACKAGE}.tools.bag_commands']  # cmd_record
-    assert f'{PACKAGE}.learning.registry' in GRAPH[f'{PACKAGE}.learning.persistence']
-    assert PACKAGE in GRAPH[f'{PACKAGE}.learning.persistence']  # from .. import __version__
+    assert f'{PACKAGE}.bags.record' in GRAPH[f'{PACKAGE}.bags.commands']  # in cmd_record
+    persistence = f'{PACKAGE}.learning.storage.persistence'
+    assert f'{PACKAGE}.learning.algorithms.registry' in GRAPH[persistence]
+    assert PACKAGE in GRAPH[persistence]  # from ... import __version__
     assert GRAPH[f'{PACKAGE}.learning'].keys() >= {
-        f'{PACKAGE}.learning.persistence', f'{PACKAGE}.learning.registry'}
+        persistence, f'{PACKAGE}.learning.algorithms.registry'}
 
 
 def test_the_circle_finder_finds_circles():
@@ -331,12 +330,12 @@ def test_no_module_uses_another_modules_private_names():
 
 
 def test_the_private_scan_sees_a_reach_through():
-    probe = f'{PACKAGE}.learning.probe'
+    probe = f'{PACKAGE}.learning.algorithms.probe'
     source = ('import os\nfrom . import ucwl_kernels as kernels\nfrom y import _z\n'
               '_dot = None\n\nclass A:\n    _table = {}\n\n'
               'def f(a):\n    _tail = a._tail\n    self._own = a._lock\n'
               '    return a._own, a._table, a._dot, kernels._dot, super()._p, os._exit\n')
-    MODULES[probe] = (SOURCE / 'learning' / 'probe.py', False)
+    MODULES[probe] = (SOURCE / 'learning' / 'algorithms' / 'probe.py', False)
     TREES[probe] = ast.parse(source)
     try:
         found = sorted((n, code) for n, _, code in _private_uses(probe))

@@ -22,9 +22,9 @@ import shutil
 import sys
 import types
 
-from banditlearn_ros import system_file
-from banditlearn_ros.learning.datasets import DatasetError, load_dataset
-from banditlearn_ros.nodes import system
+from banditlearn_ros.bringup import system
+from banditlearn_ros.bringup import system_file
+from banditlearn_ros.learning.offline.datasets import DatasetError, load_dataset
 import pytest
 import rclpy
 from rclpy.context import Context
@@ -206,7 +206,7 @@ def declared():
     rclpy.init(context=context, args=['--ros-args', '--log-level', 'error'])
     out = {}
     try:
-        from banditlearn_ros.tools.bag_player import BagPlayerNode
+        from banditlearn_ros.nodes.bag_player import BagPlayerNode
         for section in sorted(sections | {'bag_player'}):
             cls = BagPlayerNode if section == 'bag_player' else system.node_class(section)
             node = cls(context=context)
@@ -516,7 +516,7 @@ def test_replay_without_rosbag2_uses_the_packages_player(share, monkeypatch):
 
 
 def test_replay_params_are_declared_by_their_nodes():
-    from banditlearn_ros.tools.bag_player import BagPlayerNode
+    from banditlearn_ros.nodes.bag_player import BagPlayerNode
     path = ROOT / 'config' / 'replay.params.yaml'
     context = Context()
     rclpy.init(context=context, args=['--ros-args', '--log-level', 'error'])

@@ -24,11 +24,11 @@ import sys
 import time
 
 from banditlearn_ros.learning import load_model, make_learner, ModelFileError, TeacherModel
-from banditlearn_ros.learning.centring import Centring
-from banditlearn_ros.learning.datasets import load_dataset
-from banditlearn_ros.learning.interaction import Interaction
-from banditlearn_ros.learning.simulated_teacher import SimulatedTeacher, stream_order
-from banditlearn_ros.learning.ucwl_kernels import ENV_SWITCH
+from banditlearn_ros.learning.algorithms.centring import Centring
+from banditlearn_ros.learning.algorithms.ucwl_kernels import ENV_SWITCH
+from banditlearn_ros.learning.offline.datasets import load_dataset
+from banditlearn_ros.learning.protocol.interaction import Interaction
+from banditlearn_ros.learning.protocol.simulated_teacher import SimulatedTeacher, stream_order
 from banditlearn_ros.nodes.dataset_node import DatasetNode
 from banditlearn_ros.nodes.learner_node import LearnerNode
 from banditlearn_ros.nodes.teacher_node import TeacherNode
@@ -454,7 +454,7 @@ def test_a_stray_vector_cannot_fix_a_huge_size_and_refusals_turn_diagnostics_red
 
 
 def test_a_full_covariance_too_large_for_memory_is_refused_not_allocated(ros, monkeypatch):
-    from banditlearn_ros.learning import model_store
+    from banditlearn_ros.learning.storage import model_store
     monkeypatch.setattr(model_store, 'available_memory', lambda: 2 ** 20)  # 1 MiB left
     node = learner(ros, covariance='full', max_feature_size=100_000)
     drive = Driver(ros)

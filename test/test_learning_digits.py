@@ -23,7 +23,7 @@ behind it.
 """
 
 from banditlearn_ros.learning import make_learner
-from banditlearn_ros.learning.datasets import load_dataset
+from banditlearn_ros.learning.offline.datasets import load_dataset
 import numpy as np
 import pytest
 

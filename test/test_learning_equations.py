@@ -25,9 +25,9 @@ independently of the code under test.
 from banditlearn_ros.learning import (
     Banditron, Confidit, make_learner, MulticlassAROW, MulticlassCW, MulticlassPA,
     MulticlassPerceptron, MulticlassSCW, Prediction, RCNBF, UCWL)
-from banditlearn_ros.learning.base import HyperparameterError
-from banditlearn_ros.learning.confidence_weighted import confidence_constants
-from banditlearn_ros.learning.rcnbf import unbiased_feedback
+from banditlearn_ros.learning.algorithms.base import HyperparameterError
+from banditlearn_ros.learning.algorithms.confidence_weighted import confidence_constants
+from banditlearn_ros.learning.algorithms.rcnbf import unbiased_feedback
 import numpy as np
 import pytest
 

@@ -16,8 +16,9 @@
 
 from banditlearn_ros.learning import (
     HyperparameterError, make_learner, ModelFileError, save_model)
-from banditlearn_ros.learning import learner_parameters as lp, model_store
-from banditlearn_ros.learning.live_learner import LiveLearner
+from banditlearn_ros.learning.protocol import learner_parameters as lp
+from banditlearn_ros.learning.protocol.live_learner import LiveLearner
+from banditlearn_ros.learning.storage import model_store
 import pytest
 
 LABELS = ['fist', 'palm']

@@ -25,7 +25,7 @@ import time
 import zipfile
 
 from banditlearn_ros.learning import load_model, make_learner, ModelFileError, save_model
-from banditlearn_ros.learning.persistence import FORMAT_VERSION
+from banditlearn_ros.learning.storage.persistence import FORMAT_VERSION
 import numpy as np
 import pytest
 

@@ -18,9 +18,9 @@ import array
 import json
 
 from banditlearn_ros.learning import TeacherModel, UCWL
-from banditlearn_ros.learning.ask_again import (
+from banditlearn_ros.learning.algorithms.centring import Centring
+from banditlearn_ros.learning.protocol.ask_again import (
     DEFAULT_PROBATION, DEFAULT_REVEAL_STEP, run_interaction)
-from banditlearn_ros.learning.centring import Centring
 from banditlearn_ros.nodes.learner_node import LearnerNode
 from banditlearn_ros.nodes.session_node import SessionNode
 from banditlearn_ros.nodes.teacher_node import TeacherNode

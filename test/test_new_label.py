@@ -16,8 +16,8 @@
 
 from banditlearn_ros.learning import (
     HyperparameterError, LearnerInputError, load_model, make_learner, save_model, UCWL)
-from banditlearn_ros.learning.confidence_weighted import mixture_gaussian
-from banditlearn_ros.learning.interaction import Interaction
+from banditlearn_ros.learning.algorithms.confidence_weighted import mixture_gaussian
+from banditlearn_ros.learning.protocol.interaction import Interaction
 import numpy as np
 import pytest
 

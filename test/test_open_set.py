@@ -18,10 +18,10 @@ import json
 import math
 
 from banditlearn_ros.learning import HyperparameterError, LearnerInputError, UCWL
-from banditlearn_ros.learning.centring import Centring
-from banditlearn_ros.learning.interaction import Interaction
-from banditlearn_ros.learning.open_set import LabelGaussians, OpenSet, SCORES, Verdict
-from banditlearn_ros.learning.persistence import load_model, ModelFileError, save_model
+from banditlearn_ros.learning.algorithms.centring import Centring
+from banditlearn_ros.learning.algorithms.open_set import LabelGaussians, OpenSet, SCORES, Verdict
+from banditlearn_ros.learning.protocol.interaction import Interaction
+from banditlearn_ros.learning.storage.persistence import load_model, ModelFileError, save_model
 import numpy as np
 import pytest
 
@@ -92,7 +92,7 @@ def test_adaptive_threshold_holds_the_target_rate():
 
 def _prediction(lcb: float):
     """Return a prediction whose best lower bound is ``lcb`` (widths 1)."""
-    from banditlearn_ros.learning.base import Prediction
+    from banditlearn_ros.learning.algorithms.base import Prediction
     scores = np.array([lcb + 1.0, lcb - 5.0])
     return Prediction(0, 'a', scores, scores + 1.0, False, 0)
 
@@ -279,8 +279,8 @@ def test_a_bad_calibration_in_a_file_is_refused_with_the_reason(tmp_path):
 
 
 def test_live_learner_turns_rejection_on_and_refuses_bad_settings():
-    from banditlearn_ros.learning import learner_parameters as lp
-    from banditlearn_ros.learning.live_learner import LiveLearner
+    from banditlearn_ros.learning.protocol import learner_parameters as lp
+    from banditlearn_ros.learning.protocol.live_learner import LiveLearner
     specs = lp.HEAD_SPECS + tuple(lp.hyperparameter_specs()) + lp.TAIL_SPECS
     values = {spec.name: spec.default for spec in specs}
     values['labels'] = list(LABELS)
@@ -299,9 +299,9 @@ def test_live_learner_turns_rejection_on_and_refuses_bad_settings():
 
 
 def test_replay_takes_the_unknown_parameters_and_counts_rejections():
-    from banditlearn_ros.learning.feedback import TeacherModel
-    from banditlearn_ros.learning.simulated_teacher import SimulatedTeacher
-    from banditlearn_ros.learning.replay import Event, LearnerConfig, replay
+    from banditlearn_ros.learning.protocol.feedback import TeacherModel
+    from banditlearn_ros.learning.protocol.simulated_teacher import SimulatedTeacher
+    from banditlearn_ros.learning.offline.replay import Event, LearnerConfig, replay
     rng = np.random.default_rng(3)
     centres = {'fist': [1.0, 0.0, 0.0], 'palm': [0.0, 1.0, 0.0], 'point': [0.0, 0.0, 1.0]}
     events, stamp = [], 0.0
@@ -344,8 +344,8 @@ def test_evaluate_open_set_mode_writes_figures_and_refuses_bad_settings(tmp_path
 
 def test_bringup_never_taught_leaves_labels_out_and_turns_rejection_on(tmp_path):
     from types import SimpleNamespace
-    from banditlearn_ros.nodes.session_bringup import prepare
-    from banditlearn_ros.system_file import BringupError
+    from banditlearn_ros.bringup.session import prepare
+    from banditlearn_ros.bringup.system_file import BringupError
 
     def system(show=True):
         nodes = [{'name': 'session_node', 'parameters': {'interactions': 10}},

@@ -116,7 +116,7 @@ def _values(**changes):
 @pytest.mark.ros
 def test_camera_node_to_learner_on_real_photos():
     """Real photos through camera_node: landmark vectors out, centred and learned."""
-    from banditlearn_ros.learning.live_learner import LiveLearner
+    from banditlearn_ros.learning.protocol.live_learner import LiveLearner
     from banditlearn_ros.nodes.bridge import array_to_image
     from banditlearn_ros.nodes.camera_node import CameraNode
     from rclpy.qos import qos_profile_sensor_data

@@ -22,7 +22,7 @@ import subprocess
 import sys
 import textwrap
 
-from banditlearn_ros.learning import reductions, ucwl_kernels
+from banditlearn_ros.learning.algorithms import reductions, ucwl_kernels
 import numpy as np
 import pytest
 

@@ -100,8 +100,8 @@ class _Log:
 
 
 def _live(model_path='', **given):
-    from banditlearn_ros.learning import learner_parameters as lp
-    from banditlearn_ros.learning.live_learner import LiveLearner
+    from banditlearn_ros.learning.protocol import learner_parameters as lp
+    from banditlearn_ros.learning.protocol.live_learner import LiveLearner
     specs = lp.HEAD_SPECS + tuple(lp.hyperparameter_specs()) + lp.TAIL_SPECS
     values = {spec.name: spec.default for spec in specs}
     values.update(given)
@@ -110,7 +110,7 @@ def _live(model_path='', **given):
 
 def test_a_restart_without_labels_keeps_the_files_labels(tmp_path):
     from banditlearn_ros.learning import load_model
-    from banditlearn_ros.learning.learner_parameters import DEFAULT_LABELS
+    from banditlearn_ros.learning.protocol.learner_parameters import DEFAULT_LABELS
     path = str(tmp_path / 'model.npz')
     first = _live(path, labels=['fist', 'two', 'five'])
     assert first.interaction.predict([0.5, 0.25])[0] is not None
@@ -145,8 +145,8 @@ def test_a_spoken_name_is_bounded_printable_and_on_one_line(name, words):
 
 
 def test_labels_are_strings_of_bounded_length_and_number():
-    from banditlearn_ros.learning import learner_parameters as lp
-    from banditlearn_ros.learning.labels import MAX_LABELS
+    from banditlearn_ros.learning.protocol import learner_parameters as lp
+    from banditlearn_ros.learning.protocol.labels import MAX_LABELS
     with pytest.raises(ValueError, match='not a string'):
         lp.appended_labels(['fist'], ['fist', False])
     with pytest.raises(ValueError, match='more than the limit'):
@@ -176,7 +176,7 @@ def test_a_session_whose_model_cannot_be_saved_exits_1(tmp_path):
     blocker.write_text('not a folder')  # the model's folder cannot be made, even by root
     model = blocker / 'model.npz'
     result = subprocess.run(
-        [sys.executable, '-m', 'banditlearn_ros.nodes.bringup', '--rounds', '6',
+        [sys.executable, '-m', 'banditlearn_ros.bringup.main', '--rounds', '6',
          '--out', str(tmp_path / 'out'), '--labels', 'fist,two',
          '--set', 'gesture_show_node.gestures=[fist,two]',
          '--set', f'learner_node.model_path={model}'],
@@ -189,14 +189,14 @@ def test_a_session_whose_model_cannot_be_saved_exits_1(tmp_path):
 
 
 def _system(name):
-    from banditlearn_ros.system_file import find_system, load_system
+    from banditlearn_ros.bringup.system_file import find_system, load_system
     return load_system(find_system(name))
 
 
 @pytest.mark.parametrize('text, names', [
     ('[fist,no]', ['fist', 'no']), ('[yes,no]', ['yes', 'no']), ('[on, 1.50]', ['on', '1.50'])])
 def test_set_labels_are_names_as_typed_never_yaml_booleans(text, names):
-    from banditlearn_ros.bringup_options import apply_options, build_parser, in_declared_type
+    from banditlearn_ros.bringup.options import apply_options, build_parser, in_declared_type
     system = _system('full')
     apply_options(system, build_parser().parse_args(['--set', f'learner_node.labels={text}']))
     given = next(e for e in system['nodes'] if e['name'] == 'learner_node')['parameters']
@@ -207,8 +207,8 @@ def test_set_labels_are_names_as_typed_never_yaml_booleans(text, names):
 
 
 def test_labels_option_reaches_the_learner_of_any_system():
-    from banditlearn_ros.bringup_options import apply_options, build_parser
-    from banditlearn_ros.system_file import BringupError
+    from banditlearn_ros.bringup.options import apply_options, build_parser
+    from banditlearn_ros.bringup.system_file import BringupError
     system = _system('full')
     apply_options(system, build_parser().parse_args(['--labels', 'fist,no,yes']))
     given = next(e for e in system['nodes'] if e['name'] == 'learner_node')['parameters']
@@ -250,7 +250,8 @@ def _zip_with(path, members):
 
 
 def test_a_member_inflating_past_the_limit_is_refused_before_it_is_read(tmp_path):
-    from banditlearn_ros.learning import ModelFileError, persistence
+    from banditlearn_ros.learning import ModelFileError
+    from banditlearn_ros.learning.storage import persistence
     path = tmp_path / 'bomb.npz'
     # 64 MiB of zeros, a few kB compressed, with a limit of 16 MiB: refused unread.
     array = np.lib.format.header_data_from_array_1_0(np.zeros(2 ** 23))
@@ -269,7 +270,8 @@ def test_a_member_inflating_past_the_limit_is_refused_before_it_is_read(tmp_path
 
 
 def test_an_array_header_declaring_more_than_its_member_holds_is_refused(tmp_path):
-    from banditlearn_ros.learning import ModelFileError, persistence
+    from banditlearn_ros.learning import ModelFileError
+    from banditlearn_ros.learning.storage import persistence
     path = tmp_path / 'liar.npz'
     buffer = io.BytesIO()
     np.lib.format.write_array_header_1_0(buffer, {
@@ -280,7 +282,8 @@ def test_an_array_header_declaring_more_than_its_member_holds_is_refused(tmp_pat
 
 
 def test_a_deeply_nested_header_is_an_error_naming_the_file(tmp_path):
-    from banditlearn_ros.learning import make_learner, ModelFileError, persistence, save_model
+    from banditlearn_ros.learning import make_learner, ModelFileError, save_model
+    from banditlearn_ros.learning.storage import persistence
     path = tmp_path / 'deep.npz'
     save_model(make_learner('ucwl', ['a', 'b'], 2), path)
     with np.load(path) as archive:
@@ -441,7 +444,7 @@ def test_the_bringup_saves_and_sums_up_once_whatever_signals_follow(tmp_path, fi
     from banditlearn_ros.learning import load_model
     path = tmp_path / 'model.npz'
     bringup = _Process(
-        [sys.executable, '-m', 'banditlearn_ros.nodes.bringup', '--system', 'teach_sim',
+        [sys.executable, '-m', 'banditlearn_ros.bringup.main', '--system', 'teach_sim',
          '--every', '10', '--set', f'learner_node.model_path={path}',
          '--set', 'learner_node.autosave_every=0', '--set', 'dataset_node.rate=40.0'])
     try:

@@ -51,7 +51,7 @@ WAIT = 60.0  # seconds; waits end as soon as their condition holds, so a loaded 
 @pytest.mark.slow
 def test_bringup_under_a_namespace_with_feedback_remapped_learns():
     result = subprocess.run(
-        [sys.executable, '-m', 'banditlearn_ros.nodes.bringup', '--system', 'teach_sim',
+        [sys.executable, '-m', 'banditlearn_ros.bringup.main', '--system', 'teach_sim',
          '--rounds', '400', '--namespace', 'robot1', '--remap', 'gesture_feedback:=yes_no',
          '--log-level', 'info'],
         capture_output=True, text=True, timeout=300)
@@ -255,7 +255,7 @@ def test_every_node_counts_accepted_and_refused_changes_in_diagnostics(ros):
 @pytest.mark.parametrize('node_name', ['learner_node', 'teacher_node', 'dataset_node',
                                        'camera_node', 'feedback_node'])
 def test_every_numeric_parameter_has_a_range(ros, node_name):
-    from banditlearn_ros.nodes import system
+    from banditlearn_ros.bringup import system
     node = system.node_class(node_name)(context=ros.context)
     try:
         numeric = (Parameter.Type.DOUBLE.value, Parameter.Type.INTEGER.value)

@@ -39,7 +39,7 @@ GESTURES = ['fist', 'two', 'five']
 # The rendered session's features (config/gestures.system.yaml): learn fast on rendered hands.
 FEATURES = ['bias'] + [f'fingers_is_{i}' for i in range(6)] + [
     'solidity', 'convexity', 'deep_defects', 'defect_depth_max', 'bbox_aspect']
-BRINGUP = [sys.executable, '-m', 'banditlearn_ros.nodes.bringup']
+BRINGUP = [sys.executable, '-m', 'banditlearn_ros.bringup.main']
 
 
 def camera_session(video, tmp_path, *options):
@@ -202,7 +202,7 @@ def test_camera_session_ends_with_its_video_and_keeps_mediapipe_lines_out(tmp_pa
     assert summary['curve'] is None and not (tmp_path / 'learning_curve.png').exists()
     assert 'no learning curve: no interaction was judged' in result.stdout
     # The feedback node's Face Mesh logs from C++; those lines went to a file, not the view.
-    from banditlearn_ros.tools.log_filter import is_third_party
+    from banditlearn_ros.bringup.log_filter import is_third_party
     assert not [line for line in result.stderr.splitlines() if is_third_party(line)]
     kept = tmp_path / 'third_party.log'
     if kept.exists():

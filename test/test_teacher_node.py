@@ -18,7 +18,7 @@ import json
 import time
 
 from banditlearn_ros.learning import TeacherModel
-from banditlearn_ros.learning.simulated_teacher import SimulatedTeacher
+from banditlearn_ros.learning.protocol.simulated_teacher import SimulatedTeacher
 from banditlearn_ros.nodes.dataset_node import DatasetNode
 from banditlearn_ros.nodes.teacher_node import TeacherNode
 import numpy as np

@@ -99,7 +99,7 @@ def _wait(condition, timeout: float, what: str, processes=(), poll: float = 0.2)
 
 
 def _truth_table():
-    from banditlearn_ros.learning.datasets import load_dataset
+    from banditlearn_ros.learning.offline.datasets import load_dataset
     X, y, names = load_dataset('digits')
     table = {}
     for row, label in zip(X.astype(np.float32), y):

@@ -14,14 +14,15 @@
 
 """UCWLGrid must take exactly the decisions of the reference UCWL, setting by setting."""
 
-from banditlearn_ros.learning import TeacherModel, UCWL, ucwl_grid
-from banditlearn_ros.learning.base import HyperparameterError
-from banditlearn_ros.learning.datasets import load_dataset
-from banditlearn_ros.learning.evaluation import run_learner
-from banditlearn_ros.learning.evaluation_streams import make_stream
-from banditlearn_ros.learning.synsep import make_synsep
-from banditlearn_ros.learning.ucwl_grid import UCWLGrid
-from banditlearn_ros.learning.ucwl_grid_run import run_grid
+from banditlearn_ros.learning import TeacherModel, UCWL
+from banditlearn_ros.learning.algorithms.base import HyperparameterError
+from banditlearn_ros.learning.offline import ucwl_grid
+from banditlearn_ros.learning.offline.datasets import load_dataset
+from banditlearn_ros.learning.offline.evaluation import run_learner
+from banditlearn_ros.learning.offline.evaluation_streams import make_stream
+from banditlearn_ros.learning.offline.synsep import make_synsep
+from banditlearn_ros.learning.offline.ucwl_grid import UCWLGrid
+from banditlearn_ros.learning.offline.ucwl_grid_run import run_grid
 import numpy as np
 import pytest
 
@@ -107,7 +108,7 @@ def test_workers_are_not_forked_from_this_process():
     """A fork of a process holding DDS threads can hang: workers come from a fork server."""
     import os
 
-    from banditlearn_ros.learning import workers
+    from banditlearn_ros.learning.offline import workers
     with workers.pool(1) as pool:
         parent = pool.submit(os.getppid).result(timeout=600)
     assert parent != os.getpid()

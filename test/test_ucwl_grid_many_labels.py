@@ -14,10 +14,11 @@
 
 """UCWLGrid at hundreds of labels: ties over >= 256 labels, decisions equal to UCWL."""
 
-from banditlearn_ros.learning import TeacherModel, UCWL, ucwl_grid_run
-from banditlearn_ros.learning.evaluation_streams import make_stream
-from banditlearn_ros.learning.ucwl_grid import UCWLGrid
-from banditlearn_ros.learning.ucwl_grid_run import choose_block, run_grid
+from banditlearn_ros.learning import TeacherModel, UCWL
+from banditlearn_ros.learning.offline import ucwl_grid_run
+from banditlearn_ros.learning.offline.evaluation_streams import make_stream
+from banditlearn_ros.learning.offline.ucwl_grid import UCWLGrid
+from banditlearn_ros.learning.offline.ucwl_grid_run import choose_block, run_grid
 import numpy as np
 import pytest
 

@@ -14,7 +14,8 @@
 
 """The compiled UCWL steps take the decisions of the numpy code, over long random streams."""
 
-from banditlearn_ros.learning import LearnerInputError, reductions, UCWL, ucwl_kernels
+from banditlearn_ros.learning import LearnerInputError, UCWL
+from banditlearn_ros.learning.algorithms import reductions, ucwl_kernels
 import numpy as np
 import pytest
 

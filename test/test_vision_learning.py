@@ -15,8 +15,8 @@
 """UCWL learns rendered gestures from yes/no alone (contour features, 10 % flipped answers)."""
 
 from banditlearn_ros.learning import TeacherModel
-from banditlearn_ros.learning.evaluation import run_learner
-from banditlearn_ros.learning.evaluation_streams import make_streams
+from banditlearn_ros.learning.offline.evaluation import run_learner
+from banditlearn_ros.learning.offline.evaluation_streams import make_streams
 from banditlearn_ros.vision.synthetic_dataset import render_features, SIX_GESTURES
 import numpy as np
 import pytest

@@ -17,7 +17,7 @@
 import subprocess
 import sys
 
-from banditlearn_ros.learning.datasets import load_file
+from banditlearn_ros.learning.offline.datasets import load_file
 from banditlearn_ros.tools.render_dataset import main
 from banditlearn_ros.vision.contour_features import FEATURE_NAMES as CONTOUR
 from banditlearn_ros.vision.landmark_features import FEATURE_NAMES as LANDMARKS

@@ -19,20 +19,20 @@ Nothing here imports rclpy, OpenCV or MediaPipe, so every algorithm can be teste
 benchmarked without DDS.
 """
 
-from .banditron import Banditron
-from .base import (
+from .algorithms.banditron import Banditron
+from .algorithms.base import (
     BanditLearner, FullFeedbackLearner, HyperparameterError, LearnerInputError,
     OnlineClassifier, Prediction)
-from .confidit import Confidit
-from .feedback import TeacherModel
-from .full_feedback import (
+from .algorithms.confidit import Confidit
+from .algorithms.full_feedback import (
     MulticlassAROW, MulticlassCW, MulticlassPA, MulticlassPerceptron, MulticlassSCW)
-from .persistence import load_model, ModelFileError, save_model
-from .rcine import RCINE
-from .rcnbf import RCNBF
-from .registry import (
+from .algorithms.rcine import RCINE
+from .algorithms.rcnbf import RCNBF
+from .algorithms.registry import (
     ALGORITHMS, BANDIT_ALGORITHMS, FULL_FEEDBACK_ALGORITHMS, make_learner)
-from .ucwl import UCWL
+from .algorithms.ucwl import UCWL
+from .protocol.feedback import TeacherModel
+from .storage.persistence import load_model, ModelFileError, save_model
 
 __all__ = [
     'ALGORITHMS', 'BANDIT_ALGORITHMS', 'FULL_FEEDBACK_ALGORITHMS', 'BanditLearner',

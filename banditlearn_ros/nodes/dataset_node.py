@@ -25,8 +25,8 @@ until the interaction is over, every question of it answered.
 import os
 import time
 
-from banditlearn_ros.learning.datasets import load_dataset
-from banditlearn_ros.learning.simulated_teacher import stream_order
+from banditlearn_ros.learning.offline.datasets import load_dataset
+from banditlearn_ros.learning.protocol.simulated_teacher import stream_order
 from banditlearn_ros.nodes import common, qos
 from banditlearn_ros.nodes.events import read_event
 import numpy as np

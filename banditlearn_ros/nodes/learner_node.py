@@ -27,10 +27,10 @@ import os
 import time
 
 from banditlearn_ros.learning import HyperparameterError, ModelFileError
-from banditlearn_ros.learning import learner_parameters as lp, session_config
-from banditlearn_ros.learning.details import details_json
-from banditlearn_ros.learning.labels import clipped
-from banditlearn_ros.learning.live_learner import LiveLearner, Progress, SIZE_REASONS
+from banditlearn_ros.learning.protocol import learner_parameters as lp, session_config
+from banditlearn_ros.learning.protocol.details import details_json
+from banditlearn_ros.learning.protocol.labels import clipped
+from banditlearn_ros.learning.protocol.live_learner import LiveLearner, Progress, SIZE_REASONS
 from banditlearn_ros.nodes import common, qos
 from banditlearn_ros.nodes.namesake import NamesakeWatch
 from rclpy.parameter import Parameter

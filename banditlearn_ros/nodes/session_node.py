@@ -35,10 +35,10 @@ import threading
 import time
 from typing import Dict, List, Optional
 
-from banditlearn_ros.learning.session import SessionLog
+from banditlearn_ros.bringup.view import why_no_answer
+from banditlearn_ros.learning.protocol.session import SessionLog
 from banditlearn_ros.nodes import common, qos
 from banditlearn_ros.nodes.events import read_event
-from banditlearn_ros.tools.session_view import why_no_answer
 from diagnostic_msgs.msg import DiagnosticArray
 from rclpy.parameter import Parameter
 from rclpy.parameter_client import AsyncParameterClient

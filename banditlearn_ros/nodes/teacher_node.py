@@ -26,7 +26,7 @@ messages.
 from typing import Any, Dict, List
 
 from banditlearn_ros.learning import HyperparameterError, TeacherModel
-from banditlearn_ros.learning.simulated_teacher import SimulatedTeacher, TeacherProgress
+from banditlearn_ros.learning.protocol.simulated_teacher import SimulatedTeacher, TeacherProgress
 from banditlearn_ros.nodes import common, qos
 from banditlearn_ros.nodes.events import read_event
 from rclpy.parameter import Parameter

@@ -12,4 +12,4 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""Command-line tools: offline evaluation, bag reading and writing."""
+"""Command-line tools: the offline evaluation and the rendered data sets."""

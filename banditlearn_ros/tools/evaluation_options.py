@@ -24,13 +24,13 @@ import sys
 from typing import Any, Dict, List, Sequence, Tuple
 
 from banditlearn_ros.learning import ALGORITHMS, BANDIT_ALGORITHMS, FULL_FEEDBACK_ALGORITHMS
-from banditlearn_ros.learning.base import HyperparameterError
-from banditlearn_ros.learning.centring import DEFAULT_CENTRING
-from banditlearn_ros.learning.datasets import BUNDLED, DatasetError, load_dataset
-from banditlearn_ros.learning.evaluation import core_algorithm
-from banditlearn_ros.learning.evaluation_tuning import (
+from banditlearn_ros.learning.algorithms.base import HyperparameterError
+from banditlearn_ros.learning.algorithms.centring import DEFAULT_CENTRING
+from banditlearn_ros.learning.offline.datasets import BUNDLED, DatasetError, load_dataset
+from banditlearn_ros.learning.offline.evaluation import core_algorithm
+from banditlearn_ros.learning.offline.evaluation_tuning import (
     Algorithm, variant_base, VARIANTS, WIDE_GRIDS)
-from banditlearn_ros.learning.feedback import TeacherModel
+from banditlearn_ros.learning.protocol.feedback import TeacherModel
 import numpy as np
 
 
@@ -91,7 +91,7 @@ def expand_algorithms(names: Sequence[str], centring: str = DEFAULT_CENTRING) ->
     With centring, ``ucwl`` brings ``ucwl-paper`` (the papers' exact UCWL) beside it, so
     every table shows both.
     """
-    from banditlearn_ros.tools.vowpal import NAMES as VW_NAMES
+    from banditlearn_ros.learning.offline.vowpal import NAMES as VW_NAMES
     groups = {
         'core': list(BANDIT_ALGORITHMS) + list(VARIANTS) + list(FULL_FEEDBACK_ALGORITHMS),
         'bandit': list(BANDIT_ALGORITHMS) + list(VARIANTS),
@@ -126,7 +126,7 @@ def check_dataset_name(name: str) -> None:
 def check_param_names(name: str, params: Dict[str, Any], wide: bool) -> None:
     """Refuse ``--params`` keys the algorithm does not have, naming the ones it has."""
     if name.startswith('vw-'):
-        from banditlearn_ros.tools import vowpal
+        from banditlearn_ros.learning.offline import vowpal
         if not vowpal.available():
             return  # skipped with a message anyway
         known = list(make_algorithm(name, TeacherModel(), {}, wide).grid)
@@ -142,7 +142,7 @@ def make_algorithm(name: str, teacher: TeacherModel, fixed: Dict[str, Any],
                    wide: bool, centring: str = DEFAULT_CENTRING) -> Algorithm:
     """Return the protocol Algorithm for a core or Vowpal Wabbit name."""
     if name.startswith('vw-'):
-        from banditlearn_ros.tools.vowpal import vw_algorithm
+        from banditlearn_ros.learning.offline.vowpal import vw_algorithm
         return vw_algorithm(name, fixed, wide)
     grid = WIDE_GRIDS.get(variant_base(name)[0]) if wide else None
     return core_algorithm(name, teacher, fixed, grid, centring)
@@ -183,7 +183,7 @@ def check_fixed_params(fixed: Dict[str, Dict[str, Any]], wide: bool) -> None:
 
 def drop_unavailable(names: List[str]) -> List[str]:
     """Return the names without the Vowpal Wabbit ones when vowpalwabbit is not installed."""
-    from banditlearn_ros.tools import vowpal
+    from banditlearn_ros.learning.offline import vowpal
     if any(n.startswith('vw-') for n in names) and not vowpal.available():
         print('banditlearn_evaluate: vowpalwabbit is not installed; skipping the Vowpal '
               "Wabbit baselines (pip install 'banditlearn_ros[vowpal]')", file=sys.stderr)

@@ -18,7 +18,7 @@ Run banditlearn_evaluate: one task per data set x noise setting x algorithm, sha
 
 Tasks run in this process or in worker processes (``--jobs``); summary.json, results.md
 and the figures are written as records come in.  The protocol itself is
-``learning/evaluation.py``; this module plans the work, counts progress and keeps finished
+``learning/offline/evaluation.py``; this module plans the work, counts progress and keeps finished
 records on disk.
 """
 
@@ -30,14 +30,15 @@ import sys
 import time
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
-from banditlearn_ros.learning.ask_again import ASK_AGAIN_ALGORITHMS
-from banditlearn_ros.learning.datasets import load_dataset
-from banditlearn_ros.learning.evaluation import count_runs, evaluate, questions_algorithm, Record
-from banditlearn_ros.learning.evaluation_streams import TUNING_STREAM
-from banditlearn_ros.learning.evaluation_tuning import Algorithm, variant_base
-from banditlearn_ros.learning.feedback import TeacherModel
-from banditlearn_ros.learning.persistence import atomic_write_bytes
-from banditlearn_ros.learning.workers import pool as worker_pool
+from banditlearn_ros.learning.offline.datasets import load_dataset
+from banditlearn_ros.learning.offline.evaluation import (count_runs, evaluate, questions_algorithm,
+                                                         Record)
+from banditlearn_ros.learning.offline.evaluation_streams import TUNING_STREAM
+from banditlearn_ros.learning.offline.evaluation_tuning import Algorithm, variant_base
+from banditlearn_ros.learning.offline.workers import pool as worker_pool
+from banditlearn_ros.learning.protocol.ask_again import ASK_AGAIN_ALGORITHMS
+from banditlearn_ros.learning.protocol.feedback import TeacherModel
+from banditlearn_ros.learning.storage.persistence import atomic_write_bytes
 from banditlearn_ros.tools.evaluation_figures import figures, question_figures
 from banditlearn_ros.tools.evaluation_options import (
     check_dataset_name, check_fixed_params, Data, drop_unavailable, expand_algorithms,
@@ -48,8 +49,8 @@ import numpy as np
 
 def run_open_set(args) -> Dict[str, Any]:
     """Run ``--open-set``: figures per data set into summary.json and results.md."""
-    from banditlearn_ros.learning.open_set import check_open_set, DEFAULTS
-    from banditlearn_ros.learning.open_set_eval import open_set_figures, report
+    from banditlearn_ros.learning.algorithms.open_set import check_open_set, DEFAULTS
+    from banditlearn_ros.learning.offline.open_set_eval import open_set_figures, report
     settings = dict(DEFAULTS)
     for item in args.unknown:
         key, _, value = item.partition('=')

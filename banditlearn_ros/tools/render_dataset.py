@@ -26,7 +26,7 @@ import sys
 
 import numpy as np
 
-from ..learning.persistence import atomic_write_bytes
+from ..learning.storage.persistence import atomic_write_bytes
 from ..vision.hand_renderer import GESTURES
 
 

@@ -129,10 +129,8 @@ def time_swing(ts: Sequence[float], vals: Sequence[Tuple[float, float]], axis: i
 
     Parameters
     ----------
-    ts, vals : sequence
-        Sample times (s) and filtered (yaw, pitch) angles (deg), oldest first.
-    axis : int
-        0 for yaw, 1 for pitch.
+    ts, vals, axis : sequence, sequence, int
+        The filtered history, as ``background_spread`` takes it (``head_context``).
     swing : Swing
         The swing between two turning points; changed in place and returned.
     longest : float

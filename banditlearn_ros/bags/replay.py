@@ -1,0 +1,379 @@
+# Copyright 2026 banditlearn_ros contributors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+``banditlearn_bag replay``: a recorded session through the learning layer, deterministically.
+
+Reads a bag's labels, features, answers (and the predictions, to compare) in recorded
+order and hands them to ``learning.replay``; the learner is configured like learner_node,
+from the same parameter files.  Nothing here needs rclpy.
+"""
+
+import json
+import os
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from banditlearn_ros import bags as bagio
+from banditlearn_ros.bags.export import time_groups
+from banditlearn_ros.learning.offline.input_order import learner_order, Mark, mark_of, usable_marks
+from banditlearn_ros.learning.offline.replay import (Event, FEATURES, FEEDBACK, LABEL,
+                                                     LearnerConfig, PREDICTION)
+from banditlearn_ros.learning.protocol import learner_parameters as lp, session_config
+import yaml
+
+# metadata.yaml custom_data key: the learner_node parameters a recording was made with.
+CUSTOM_LEARNER = 'banditlearn_ros.learner'
+
+TOPICS = {LABEL: 'gesture_label', FEATURES: 'gesture_features',
+          FEEDBACK: 'gesture_feedback', PREDICTION: 'gesture_prediction'}
+
+
+def package_config_dir() -> Path:
+    """Return the package's config folder (source tree or installed share)."""
+    from banditlearn_ros.bringup.system_file import config_dirs
+    dirs = config_dirs()
+    if not dirs:
+        raise bagio.BagError('the package config folder (params.yaml) cannot be found')
+    return dirs[0]
+
+
+def sample_session_path() -> str:
+    """Return the bundled sample session's folder (source tree or installed share)."""
+    return str(package_config_dir().parent / 'bags' / 'sample_session')
+
+
+def learner_section(path: Path, node: str = 'learner_node') -> Dict[str, Any]:
+    """Return the ros__parameters a params file gives ``node`` (plain, /node or /**/node)."""
+    try:
+        data = yaml.safe_load(Path(path).read_text(encoding='utf-8')) or {}
+    except (OSError, yaml.YAMLError) as err:
+        raise bagio.BagError(f'{path}: cannot read parameters ({bagio.short_error(err)})') \
+            from None
+    out: Dict[str, Any] = {}
+    if not isinstance(data, dict):
+        raise bagio.BagError(f'{path}: not a ROS 2 parameter file')
+    for key, section in data.items():
+        name = str(key).rstrip('/').split('/')[-1]
+        if name in (node, '**') and isinstance(section, dict):
+            out.update(section.get('ros__parameters') or {})
+    return out
+
+
+def recorded_config(bag: bagio.Bag, notes: Optional[List[str]] = None
+                    ) -> Optional[Dict[str, Any]]:
+    """
+    Return the learner's configuration the bag holds, or None (recorded without it).
+
+    Every message holds the history so far, so the last one of the learner's start is
+    taken; a bag holding a second start (the learner restarted) is replayed from the first
+    and ``notes`` says so.  An unreadable message raises BagError saying why.
+    """
+    try:
+        topic = bag.resolve_topic(session_config.TOPIC)
+    except bagio.BagError:
+        return None
+    docs = []
+    try:
+        for item in bag.messages([topic]):
+            docs.append(session_config.parse(item.msg.data))
+    except ValueError as err:
+        raise bagio.BagError(f'{bag.path}: {err}') from None
+    finally:
+        bag.reset_counts()
+    if not docs:
+        return None
+    first = [d for d in docs if d['start'] == docs[0]['start']]
+    if len(first) < len(docs) and notes is not None:
+        notes.append('the learner started again during the recording: replaying from its '
+                     'first start, so the questions after the restart will differ')
+    return first[-1]
+
+
+def labels_from_details(bag: bagio.Bag) -> Optional[List[str]]:
+    """
+    Return the label order the recorded questions show (details' label and index), or None.
+
+    Only a complete order counts: every index from 0 to the largest asked, each one name.
+    """
+    try:
+        topic = bag.resolve_topic('gesture_prediction_details')
+    except bagio.BagError:
+        return None
+    names: Dict[int, str] = {}
+    for item in bag.messages([topic]):
+        try:
+            details = json.loads(item.msg.data)
+            index, label = int(details['index']), str(details['label'])
+        except (ValueError, KeyError, TypeError):
+            continue
+        if names.setdefault(index, label) != label:
+            bag.reset_counts()
+            return None
+    bag.reset_counts()
+    if not names or sorted(names) != list(range(len(names))):
+        return None
+    return [names[i] for i in range(len(names))]
+
+
+def _asked_parameters(params_files: Sequence[str],
+                      overrides: Optional[Dict[str, Any]]) -> Dict[str, Any]:
+    """Return what the files and ``overrides`` set; a name the node lacks is refused."""
+    params: Dict[str, Any] = {}
+    for path in params_files:
+        params.update(learner_section(Path(path)))
+    params.update(overrides or {})
+    known = lp.defaults()
+    unknown = sorted(set(params) - set(known))
+    if unknown:
+        import difflib
+        near = difflib.get_close_matches(unknown[0], list(known), n=1)
+        hint = f'; did you mean {near[0]!r}?' if near else ''
+        raise bagio.BagError(f'learner_node has no parameter {", ".join(map(repr, unknown))}'
+                             + hint)
+    return params
+
+
+def learner_config(bag: Optional[bagio.Bag] = None, params_files: Sequence[str] = (),
+                   overrides: Optional[Dict[str, Any]] = None, model_file: str = '',
+                   notes: Optional[List[str]] = None) -> LearnerConfig:
+    """
+    Return the learner a replay uses; ``notes`` gets where it differs from the recording.
+
+    With the learner's configuration recorded (``learner_config``), that is the base: its
+    start parameters, start model and changes.  Else (older bags) the package's
+    params.yaml, the parameters in metadata.yaml's custom_data (written by ``sample``) and
+    labels from the bag (custom_data, or the recorded questions).  The given params files
+    and ``overrides`` win over either; a name learner_node does not have is refused.
+    """
+    notes = notes if notes is not None else []
+    asked = _asked_parameters(params_files, overrides)
+    recorded = recorded_config(bag, notes) if bag is not None else None
+    model = None
+    changes: List[Dict[str, Any]] = []
+    if recorded is not None:
+        start = recorded['start']
+        params = dict(start['parameters'])
+        if start.get('model'):
+            try:
+                model = session_config.model_bytes(start['model'], model_file)
+            except (OSError, ValueError) as err:
+                raise bagio.BagError(str(err)) from None
+        changes = recorded['changes']
+        for name, value in asked.items():
+            if name in params and params[name] != value and name != 'model_path':
+                notes.append(f'the recorded learner had {name}={params[name]!r}; replaying '
+                             f'with {name}={value!r} as asked')
+        if changes and asked:
+            notes.append(f'{len(changes)} change(s) recorded during the session are made '
+                         'again on top of what was asked')
+    else:
+        params = _params_of_old_bag(bag, notes)
+        if model_file:
+            model = Path(model_file).read_bytes()
+    params.update(asked)
+    try:
+        return LearnerConfig.from_parameters(params, model, changes,
+                                             recorded=recorded is not None)
+    except ValueError as err:
+        raise bagio.BagError(str(err)) from None
+
+
+def _params_of_old_bag(bag: Optional[bagio.Bag], notes: List[str]) -> Dict[str, Any]:
+    """Return the parameters of a bag without ``learner_config``: files, then the bag."""
+    params = learner_section(package_config_dir() / 'params.yaml')
+    if bag is None:
+        return params
+    # A bag from before learner_config was learned on raw vectors: centring came later.
+    params['centring'] = 'none'
+    stored = bag.custom_data.get(CUSTOM_LEARNER)
+    if stored:
+        try:
+            recorded = json.loads(stored)
+        except ValueError:
+            recorded = None
+        if isinstance(recorded, dict):
+            params.update(recorded)
+            return params
+        notes.append(f'metadata.yaml custom_data {CUSTOM_LEARNER} is not a JSON mapping: '
+                     'ignored')
+    try:
+        labels = json.loads(bag.custom_data.get(bagio.CUSTOM_LABELS, 'null'))
+    except ValueError:
+        labels = None
+    labels = labels if isinstance(labels, list) and labels else labels_from_details(bag)
+    if labels:
+        params['labels'] = [str(v) for v in labels]
+        notes.append('the bag holds no learner configuration (recorded before learner_config '
+                     f'existed): labels {params["labels"]} from the bag, the other parameters '
+                     "from the package's params.yaml")
+    else:
+        notes.append('the bag holds no learner configuration and no label names: labels and '
+                     "parameters from the package's params.yaml (--set labels=[...] to change)")
+    return params
+
+
+def late_start(bag: bagio.Bag) -> int:
+    """Return the interaction id of the first recorded question (> 0: the recorder was late)."""
+    try:
+        topic = bag.resolve_topic('gesture_prediction_details')
+    except bagio.BagError:
+        return 0
+    try:
+        for item in bag.messages([topic]):
+            try:
+                return int(json.loads(item.msg.data)['id'])
+            except (ValueError, KeyError, TypeError):
+                return 0
+    finally:
+        bag.reset_counts()
+    return 0
+
+
+def read_events(bag: bagio.Bag, topics: Optional[Dict[str, str]] = None
+                ) -> Tuple[List[Event], Dict[str, int]]:
+    """
+    Return a bag's session events in the learner's order, and how many of each were read.
+
+    Topics missing from the bag are left out (a bag without answers can still be replayed
+    with the simulated teacher); labels sort before features stamped at the same time.
+    Where the recorded questions carry the learner's input counts, features and answers
+    are taken in the order the learner took them (``input_order``), whatever order the
+    recorder received them in; else, and after the last counted question, recorded order.
+    """
+    names = dict(TOPICS)
+    names.update(topics or {})
+    found: Dict[str, str] = {}
+    for kind, name in names.items():
+        try:
+            found[bag.resolve_topic(name)] = kind
+        except bagio.BagError:
+            continue
+    if not any(kind == FEATURES for kind in found.values()):
+        raise bagio.BagError(f'{bag.path}: no {names[FEATURES]} topic to replay '
+                             f'(topics: {", ".join(sorted(bag.topics)) or "none"})')
+    label_topic = next((t for t, k in found.items() if k == LABEL), '')
+    events: List[Event] = []
+    counts = dict.fromkeys((LABEL, FEATURES, FEEDBACK, PREDICTION), 0)
+    bag.reset_counts()
+    for item in time_groups(bag.messages(list(found)), label_topic):
+        kind = found[item.topic]
+        if kind == FEATURES:
+            msg = item.msg
+            offset = int(msg.layout.data_offset or 0)
+            value = list(msg.data[offset:])
+        else:
+            value = item.msg.data
+        events.append(Event(item.stamp_ns / 1e9, kind, value))
+        counts[kind] += 1
+    marks = usable_marks(recorded_marks(bag), counts[FEATURES], counts[FEEDBACK])
+    return learner_order(events, marks), counts
+
+
+def recorded_marks(bag: bagio.Bag) -> List[Optional[Mark]]:
+    """
+    Return the input counts of every recorded question (``input_order.mark_of``).
+
+    Empty for a bag without details; None for a message without counts (recorded before
+    the learner published them, or unreadable): such a bag replays in recorded order.
+    """
+    try:
+        topic = bag.resolve_topic('gesture_prediction_details')
+    except bagio.BagError:
+        return []
+    marks: List[Optional[Mark]] = []
+    try:
+        for item in bag.messages([topic]):
+            try:
+                details = json.loads(item.msg.data)
+            except ValueError:
+                details = None
+            marks.append(mark_of(details) if isinstance(details, dict) else None)
+    finally:
+        bag.reset_counts()
+    return marks
+
+
+def figures_text(figures: Dict[str, Any]) -> str:
+    """Return the figures as aligned lines."""
+    width = max(len(k) for k in figures)
+    return '\n'.join(f'{k:<{width}}  {v}' for k, v in figures.items())
+
+
+PLAYER_MODULE = 'banditlearn_ros.nodes.bag_player'
+
+
+def recorded_learner(path: str) -> Tuple[Optional[Dict[str, Any]], List[str]]:
+    """
+    Return learner_node parameters that make the learner a bag recorded, and notes.
+
+    The bag's ``learner_config`` start parameters, and its start model (when there is one)
+    in a temporary file the learner reads and never writes (removed at exit); None for a
+    bag recorded without ``learner_config``.
+    """
+    import atexit
+    import shutil
+    import tempfile
+
+    with bagio.open_bag(path) as bag:
+        recorded = recorded_config(bag)
+    if recorded is None:
+        return None, [f'{path} holds no learner configuration (recorded before '
+                      'learner_config): the learner takes the parameter files']
+    start = recorded['start']
+    known = lp.defaults()
+    params = {k: v for k, v in start['parameters'].items() if k in known}
+    params.update(model_path='', autosave_every=0, save_on_shutdown=False)
+    if start.get('model'):
+        folder = tempfile.mkdtemp(prefix='banditlearn_replay_model_')
+        atexit.register(shutil.rmtree, folder, True)
+        params['model_path'] = os.path.join(folder, 'start_model.npz')
+        with open(params['model_path'], 'wb') as handle:
+            handle.write(session_config.model_bytes(start['model']))
+    notes = []
+    if recorded['changes']:
+        notes.append(f'{len(recorded["changes"])} change(s) recorded during the session: '
+                     'bag_player makes them again in lock-step, ros2 bag play cannot')
+    return params, notes
+
+
+def configure_learner(system: Dict[str, Any]) -> List[str]:
+    """
+    Give a bring-up system's learner_node what the played bag recorded; return notes.
+
+    ``recorded_learner`` fills every learner parameter the system entry (its file,
+    ``--set``, ``--labels``, ``--seed``) does not set, over the parameter files.  A system
+    without bag_player, or a bag without ``learner_config``, is left as is.
+    """
+    from banditlearn_ros.bringup.system_file import file_value
+    entries = {e['name']: e for e in system['nodes']}
+    player = next((e for e in system['nodes']
+                   if e['node'].split(':')[0] == PLAYER_MODULE), None)
+    learner = entries.get('learner_node')
+    if player is None or learner is None:
+        return []
+    path = player['parameters'].get('bag') or file_value(
+        system['params_files'], player['name'], 'bag', '') or sample_session_path()
+    params, notes = recorded_learner(path)
+    if params is None:
+        return notes
+    given = learner['parameters']
+    notes = [f'{name}={value!r} as asked (the recording had {params[name]!r})'
+             for name, value in given.items()
+             if name in params and params[name] != value and name != 'model_path'] + notes
+    if 'model_path' in given:
+        for name in ('model_path', 'autosave_every', 'save_on_shutdown'):
+            params.pop(name)
+    given.update({k: v for k, v in params.items() if k not in given})
+    return notes
