@@ -24,17 +24,29 @@ import pytest
 
 def _domain_id() -> int:
     """
-    Return a ROS domain (1-200) of this test process's own.
+    Return a ROS domain (1-200) that no other test process on this machine holds.
 
-    pytest-xdist workers are children of one controller: they take consecutive domains from a
-    block chosen by the controller's pid, so the workers of one run never share a domain.
+    Each test process (an xdist worker, or a run without workers) takes the first domain whose
+    lock file it can lock and keeps the lock while it lives, so two suites run side by side
+    never share a domain; the kernel drops the lock when the process ends, however it ends.
     """
-    worker = os.environ.get('PYTEST_XDIST_WORKER', '')
-    if worker.startswith('gw') and worker[2:].isdigit():
-        count = max(1, int(os.environ.get('PYTEST_XDIST_WORKER_COUNT', '1')))
-        index = int(worker[2:]) % count
-        return 1 + (os.getppid() % max(1, 200 // count)) * count + index
-    return 1 + os.getpid() % 200
+    folder = Path(tempfile.gettempdir()) / 'banditlearn-test-domains'
+    folder.mkdir(exist_ok=True)
+    start = os.getpid() % 200
+    for step in range(200):
+        domain = 1 + (start + step) % 200
+        handle = open(folder / f'{domain}.lock', 'a')
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            handle.close()
+            continue
+        _DOMAIN_LOCKS.append(handle)  # held until this process ends
+        return domain
+    raise RuntimeError('no free ROS domain: 200 test processes hold one each')
+
+
+_DOMAIN_LOCKS = []
 
 
 # Every test process gets its own ROS domain so parallel runs never hear each other, and

@@ -42,9 +42,18 @@ class _GaussianTop1(FullFeedbackLearner):
     _positive_arrays = ('sigma',)
     _hyperparameters_before = {'diagonal': 'variance'}
 
-    def _validate_covariance(self) -> None:
+    def __init__(self, labels, n_features: int, seed: int, covariance: str, diagonal: str):
+        self.covariance, self.diagonal = covariance, diagonal
+        super().__init__(labels, n_features, seed)
+
+    def _validate(self) -> None:
+        self._validate_own()
         check_choice('covariance', self.covariance, ('diag', 'full'))
         check_choice('diagonal', self.diagonal, DIAGONALS)
+
+    def _validate_own(self) -> None:
+        """Check (and coerce) the subclass's own hyperparameters."""
+        raise NotImplementedError
 
     def _init_rows(self, name: str, n: int) -> np.ndarray:
         return initial_gaussian(name, n, self.n_features, self.covariance)
@@ -111,15 +120,13 @@ class MulticlassSCW(_GaussianTop1):
     def __init__(self, labels, n_features: int, eta: float = 0.95, C: float = 1.0,
                  variant: str = 'scw1', covariance: str = 'diag', seed: int = 0,
                  diagonal: str = 'precision'):
-        self.eta, self.C, self.variant, self.covariance = eta, C, variant, covariance
-        self.diagonal = diagonal
-        super().__init__(labels, n_features, seed)
+        self.eta, self.C, self.variant = eta, C, variant
+        super().__init__(labels, n_features, seed, covariance, diagonal)
 
-    def _validate(self) -> None:
+    def _validate_own(self) -> None:
         self.eta = check_range('eta', self.eta, 0.5, 1.0, low_open=True, high_open=True)
         self.C = check_range('C', self.C, 0.0, None, low_open=True)
         check_choice('variant', self.variant, ('scw1', 'scw2'))
-        self._validate_covariance()
         self._phi, self._psi, self._xi = confidence_constants(self.eta)
 
     def _coefficients(self, m, v):
@@ -159,12 +166,11 @@ class MulticlassCW(_GaussianTop1):
 
     def __init__(self, labels, n_features: int, eta: float = 0.95, covariance: str = 'diag',
                  seed: int = 0, diagonal: str = 'variance'):
-        self.eta, self.covariance, self.diagonal = eta, covariance, diagonal
-        super().__init__(labels, n_features, seed)
+        self.eta = eta
+        super().__init__(labels, n_features, seed, covariance, diagonal)
 
-    def _validate(self) -> None:
+    def _validate_own(self) -> None:
         self.eta = check_range('eta', self.eta, 0.5, 1.0, low_open=True, high_open=True)
-        self._validate_covariance()
         self._phi, self._psi, self._xi = confidence_constants(self.eta)
 
     def _coefficients(self, m, v):
@@ -194,12 +200,11 @@ class MulticlassAROW(_GaussianTop1):
 
     def __init__(self, labels, n_features: int, r: float = 1.0, covariance: str = 'diag',
                  seed: int = 0, diagonal: str = 'precision'):
-        self.r, self.covariance, self.diagonal = r, covariance, diagonal
-        super().__init__(labels, n_features, seed)
+        self.r = r
+        super().__init__(labels, n_features, seed, covariance, diagonal)
 
-    def _validate(self) -> None:
+    def _validate_own(self) -> None:
         self.r = check_range('r', self.r, 0.0, None, low_open=True)
-        self._validate_covariance()
 
     def _coefficients(self, m, v):
         return arow_coefficients(m, v, self.r)
