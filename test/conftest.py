@@ -17,6 +17,7 @@
 import fcntl
 import os
 from pathlib import Path
+import signal
 import tempfile
 
 import pytest
@@ -136,6 +137,16 @@ class _RunLock:
 
 _NEXT = pytest.StashKey()
 _LOCK = _RunLock()
+
+
+@pytest.fixture(autouse=True)
+def _signal_handlers_restored():
+    """Restore the signal handlers a test changed (a main() run in-process holds signals)."""
+    kept = {signum: signal.getsignal(signum) for signum in (signal.SIGINT, signal.SIGTERM)}
+    yield
+    for signum, handler in kept.items():
+        if handler is not None and signal.getsignal(signum) is not handler:
+            signal.signal(signum, handler)
 
 
 @pytest.fixture(autouse=True)

@@ -275,15 +275,20 @@ def test_sigterm_raises_what_ctrl_c_raises_and_tools_exit_143():
 def test_a_second_signal_during_the_save_on_shutdown_is_held_back():
     """Ctrl-C reaches the whole process group (and ros2 launch forwards one more)."""
     from banditlearn_ros.shutdown import signals_held
-    before = signal.getsignal(signal.SIGINT)
-    arrived = []
-    with signals_held():
-        # Both would end the save with a KeyboardInterrupt (or the process) if not held.
-        os.kill(os.getpid(), signal.SIGINT)
-        os.kill(os.getpid(), signal.SIGTERM)
-        arrived.append('save finished')
-    assert arrived == ['save finished']
-    assert signal.getsignal(signal.SIGINT) is before
-    with pytest.raises(KeyboardInterrupt):
-        os.kill(os.getpid(), signal.SIGINT)
-        time.sleep(1.0)  # the handler runs at the next bytecode; sleep is interrupted at once
+    # Python's own Ctrl-C handler, whatever an earlier test in this worker left (rclpy.init
+    # installs its own, which raises nothing).
+    inherited = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        arrived = []
+        with signals_held():
+            # Both would end the save with a KeyboardInterrupt (or the process) if not held.
+            os.kill(os.getpid(), signal.SIGINT)
+            os.kill(os.getpid(), signal.SIGTERM)
+            arrived.append('save finished')
+        assert arrived == ['save finished']
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+        with pytest.raises(KeyboardInterrupt):
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(1.0)  # the handler runs at the next bytecode; sleep ends at once
+    finally:
+        signal.signal(signal.SIGINT, inherited)
