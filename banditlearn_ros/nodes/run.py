@@ -172,6 +172,8 @@ def _spin(node: Node, executor, until: Optional[Callable[[Node], bool]]) -> None
             except (KeyboardInterrupt, ExternalShutdownException):
                 raise
             except Exception as exc:  # noqa: B902 - a callback never ends a node
+                if not rclpy.ok():  # the context ended under spin_once (a signal): not a fault
+                    break
                 guard.record('executor', exc)
     finally:
         executor.remove_node(node)
