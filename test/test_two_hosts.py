@@ -221,11 +221,7 @@ def test_learning_survives_outages_and_a_learner_restart(hosts, tmp_path):
         'answers after the learner restart', others + [learner]), 1)
     _wait(lambda: station.values(LEARNER), 30, 'the restarted learner', others + [learner])
     assert station.get(LEARNER, 'updates') >= updates_before  # it loaded its model
-    # The last window is read after 300 answers to the restarted learner (about round 550 of
-    # digits).  After 100 (about round 350) it sat at 0.25-0.26 in two of eight runs on a busy
-    # machine, against 0.44-0.45 for the first 100: online UCWL is still learning there, and
-    # the comparison below measured where the run stood, not whether it learned.
-    _wait(lambda: answers() >= 300, 300, '300 answers after the restart', others + [learner])
+    _wait(lambda: answers() >= 100, 120, '100 answers after the restart', others + [learner])
     last_window = robot.get('teacher_node', 'true_mistake_rate_window')
     for proc in others + [learner]:
         assert proc.poll() is None, f'{proc.args[3:6]} ended'
