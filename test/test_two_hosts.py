@@ -38,6 +38,10 @@ pytestmark = [pytest.mark.ros, pytest.mark.slow]
 HERE = Path(__file__).resolve().parent
 LEARNER = 'learner_node'
 CHANCE_MISTAKES = 0.9  # digits: ten labels
+LAST_ROUNDS = 300
+"""Rounds in the last mistake rate. Past its first 150 rounds this stream's learner (offline,
+the same order) is wrong in 8-24 % of any 100 rounds but 11-20 % of any 300: a 100-round
+window read the learning as noise one run in five."""
 SLACK = 3.0
 """Every wait's bound is this many times what an idle machine needs: 2 cores shared with a
 second test suite run several times slower, and a bound is never a target."""
@@ -125,6 +129,7 @@ def _start_system(hosts, tmp_path):
                               '-p', 'prediction_wait:=3.0', '-p', 'answer_wait:=3.0',
                               '-p', 'diagnostics_period:=0.5'], env, stdout=subprocess.DEVNULL),
         hosts.start('robot', [*py, '-m', 'banditlearn_ros.nodes.teacher_node', '--ros-args',
+                              '-p', f'stats_window:={LAST_ROUNDS}',
                               '-p', 'diagnostics_period:=0.5'], env, stdout=subprocess.DEVNULL)]
 
     def start_learner():
@@ -221,14 +226,16 @@ def test_learning_survives_outages_and_a_learner_restart(hosts, tmp_path):
         'answers after the learner restart', others + [learner]), 1)
     _wait(lambda: station.values(LEARNER), 30, 'the restarted learner', others + [learner])
     assert station.get(LEARNER, 'updates') >= updates_before  # it loaded its model
-    _wait(lambda: answers() >= 100, 120, '100 answers after the restart', others + [learner])
+    _wait(lambda: answers() >= LAST_ROUNDS, 360, f'{LAST_ROUNDS} answers after the restart',
+          others + [learner])
     last_window = robot.get('teacher_node', 'true_mistake_rate_window')
     for proc in others + [learner]:
         assert proc.poll() is None, f'{proc.args[3:6]} ended'
     print('\ntwo hosts:', figures, f'true mistake rate: first 100 rounds {first_window}, '
-          f'last 100 {last_window}')
+          f'last {LAST_ROUNDS} {last_window}')
 
-    # It learned: the last 100 rounds are far better than the first 100 and than chance.
+    # It learned, and kept it through the restart: the last rounds (all after the restart) are
+    # far better than the first 100 and than chance.
     assert last_window < first_window - 0.2
     assert last_window < CHANCE_MISTAKES - 0.4
 

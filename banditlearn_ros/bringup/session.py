@@ -105,6 +105,23 @@ def _finished_video(source, session, since: Optional[float]) -> bool:
     return session.quiet() >= (session.answer_warning if waiting else session.settle)
 
 
+HEARD_COUNTERS = ('predictions', 'frames', 'frames_skipped', 'frames_no_face', 'pose_errors',
+                  'nods', 'shakes', 'gestures_ignored', 'windows_timed_out')
+"""The feedback node's counters that say why a head answer was or was not heard."""
+
+
+def _listener(running) -> dict:
+    """Return what the feedback node saw of the face, and whether Face Mesh loaded."""
+    from banditlearn_ros.nodes.feedback_node import FeedbackNode
+    node = running.find(FeedbackNode)
+    if node is None:
+        return {}
+    counts = node.counters.snapshot()
+    out = {key: counts.get(key, 0) for key in HEARD_COUNTERS}
+    out['face_mesh'] = node.head.state if node.head is not None else 'not configured'
+    return out
+
+
 LAST_MESSAGES_GRACE = 3.0
 """Seconds the session may wait, after the last presentation, for its last messages."""
 
@@ -180,6 +197,7 @@ def run_session(running, options, out_dir: str, out) -> int:
         model = os.path.expanduser(learner.get_parameter('model_path').value) or None
         not_learning = learner.progress().learning_problem
         labels = list(learner.get_parameter('labels').value)
+    listener = _listener(running) if face is not None else {}
     name = os.path.basename(str(running.system['path'])).replace('.system.yaml', '')
     failed = []
     try:
@@ -212,7 +230,7 @@ def run_session(running, options, out_dir: str, out) -> int:
     if show is not None:  # gestures the camera never took (segmentation missed the hand)
         extra['presentations_missed'] = show.schedule.missed
     if face is not None:  # answers given with the head, and how the feedback node heard them
-        extra['head_answers'] = face.stats()
+        extra['head_answers'] = dict(face.stats(), listener=listener)
     summary = session_summary(session.log, model, curve, labels=labels, updates=final_updates,
                               system=name, interrupted=interrupted, **extra)
     with open(os.path.join(out_dir, 'summary.json'), 'w', encoding='utf-8') as handle:

@@ -20,6 +20,7 @@ line, Ctrl-C and SIGTERM end it cleanly once the node has saved, and a callback'
 never does.
 """
 
+import gc
 from typing import Callable, Optional
 
 from banditlearn_ros import shutdown
@@ -134,7 +135,9 @@ def run_node(node_factory: Callable[..., Node], args=None, name: str = '',
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
     except errors as exc:
-        failure = exc
+        # The message, not the exception: its traceback holds the half-made node, whose
+        # handles would then be freed only as the interpreter ends, after the context.
+        failure = str(exc)
     finally:
         # One way out, whatever signals arrive and how often: from here on they are
         # swallowed, then ignored for good (Python's default handler, back as the
@@ -145,6 +148,8 @@ def run_node(node_factory: Callable[..., Node], args=None, name: str = '',
             if close is not None:
                 closed = close() is not False
             node.destroy_node()
+        elif failure is not None:
+            gc.collect()  # free a half-made node's handles while its context still lives
         if rclpy.ok():
             rclpy.shutdown()
         shutdown.ignore_signals()

@@ -105,6 +105,15 @@ class HeadAnswers:
         """Return True while ``start_loading``'s thread runs."""
         return self._loader is not None and self._loader.is_alive()
 
+    @property
+    def state(self) -> str:
+        """Return 'loading', 'loaded', 'not loaded' or why loading failed (a session's summary)."""
+        if self.loading:
+            return 'loading'
+        if self.load_error is not None:
+            return f'failed: {self.load_error}'
+        return 'loaded' if self._estimator is not None else 'not loaded'
+
     def pose(self, frame, stamp: float):
         """Return the head pose of a frame (raises what the estimator raises)."""
         start = time.perf_counter()

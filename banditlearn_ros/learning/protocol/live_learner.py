@@ -73,8 +73,6 @@ class LiveLearner:
         self.lock = threading.RLock()
         self.algorithm = value('algorithm')
         self._up = threading.Event()
-        if self.algorithm == 'ucwl':
-            ucwl_kernels.compile_in_background(self._use_compiled, self._up)
         self.labels: List[str] = list(value('labels'))
         self.seed = value('seed')
         self.centring = value('centring')
@@ -116,6 +114,10 @@ class LiveLearner:
         """Feature messages received (refused ones too): where a change happened."""
         self.counts = Counts(LIVE_COUNTS)
         self.config: Optional[session_config.ConfigLog] = None
+        # Only once nothing can refuse the start: a process that ends while numba compiles
+        # in its daemon thread can crash as the interpreter goes down.
+        if self.algorithm == 'ucwl':
+            ucwl_kernels.compile_in_background(self._use_compiled, self._up)
 
     def started(self) -> None:
         """Say the node is up: the compiled UCWL steps may load now (``ucwl_kernels``)."""
