@@ -281,6 +281,10 @@ def test_no_answer_message_names_every_missing_source():
     text = why_no_answer(6, keyboard=True, face_frames=0, faces_seen=0, joysticks=1,
                          teachers=0, camera_frames=0)
     assert 'received no image' in text and 'type y or n' in text and 'joy' not in text
+    # Frames skipped while Face Mesh loads are no missing camera.
+    text = why_no_answer(6, keyboard=False, face_frames=0, faces_seen=0, joysticks=0,
+                         teachers=0, camera_frames=40, face_loading=True)
+    assert 'still loading Face Mesh' in text and 'no camera frames' not in text
 
 
 def test_schedule_shows_scene_then_hand_until_taken_then_waits_for_answers():

@@ -182,7 +182,10 @@ def test_camera_session_says_why_no_answer_comes(tmp_path):
     assert result.returncode == 0, result.stderr
     notes = [line for line in result.stdout.splitlines() if line.startswith('no answer for')]
     assert notes, result.stdout
-    assert 'sees no face' in notes[0] and 'keyboard off' in notes[0], notes[0]
+    # Face Mesh loads in a thread; on a busy machine it can still be loading at the first
+    # note, which then says so (its frames are skipped, not missing).
+    assert 'sees no face' in notes[0] or 'still loading Face Mesh' in notes[0], notes[0]
+    assert 'keyboard off' in notes[0], notes[0]
     summary = last_json(result.stdout)
     assert summary['interactions'] > 0 and summary['updates'] == 0
 

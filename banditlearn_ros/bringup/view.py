@@ -54,7 +54,7 @@ def describe(rec: Optional[InteractionRecord]) -> str:
 
 def why_no_answer(waited: float, *, keyboard: bool, face_frames: Optional[int],
                   faces_seen: Optional[int], joysticks: int, teachers: int,
-                  camera_frames: Optional[int]) -> str:
+                  camera_frames: Optional[int], face_loading: bool = False) -> str:
     """
     Return the sentence the session prints when a question waits too long for its answer.
 
@@ -73,6 +73,8 @@ def why_no_answer(waited: float, *, keyboard: bool, face_frames: Optional[int],
         Other publishers on the feedback topic (a simulated teacher, a button).
     camera_frames : int or None
         Frames the camera node received (None: no camera node reports).
+    face_loading : bool
+        Whether the feedback node is still loading Face Mesh (it skips frames meanwhile).
 
     """
     reasons: List[str] = []
@@ -81,7 +83,9 @@ def why_no_answer(waited: float, *, keyboard: bool, face_frames: Optional[int],
     if face_frames is None:
         reasons.append('no feedback node reports (no nod/shake)')
     elif face_frames == 0:
-        reasons.append('the feedback node gets no camera frames (no nod/shake)')
+        reasons.append('the feedback node is still loading Face Mesh (no nod/shake yet)'
+                       if face_loading else
+                       'the feedback node gets no camera frames (no nod/shake)')
     elif not faces_seen:
         reasons.append(f'the feedback node sees no face in {face_frames} frames')
     reasons.append('keyboard: type y or n and Enter' if keyboard

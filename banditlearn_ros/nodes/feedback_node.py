@@ -266,6 +266,7 @@ class FeedbackNode(ManagedNode):
         values['frame_rate'] = self._rate.rate()
         values['pose_ms'] = self.head.pose_ms
         values['faces_in_view'] = self.head.faces
+        values['face_mesh'] = self.head.state
         decision = self._last_decision
         if decision is not None:
             values['last_gesture'] = decision.kind

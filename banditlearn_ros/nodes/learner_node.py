@@ -26,6 +26,7 @@ import json
 import os
 import time
 
+from banditlearn_ros import shutdown
 from banditlearn_ros.learning import HyperparameterError, ModelFileError
 from banditlearn_ros.learning.protocol import learner_parameters as lp, session_config
 from banditlearn_ros.learning.protocol.details import details_json
@@ -82,6 +83,7 @@ class LearnerNode(common.GuardedNode):
         self.diagnostics = common.Diagnostics(self, 'banditlearn_ros: learner_node', self._collect,
                                               self.get_parameter('diagnostics_period').value)
         self.live.started()  # the compiled UCWL steps load from now
+        shutdown.raise_on_signal(False)  # ready: a signal now asks, and close() saves
         for line in self.live.start_lines(common.topics_line(self)):
             self.get_logger().info(line)
 
