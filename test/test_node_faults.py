@@ -89,6 +89,23 @@ def test_guard_counts_by_kind_and_logs_each_kind_once_per_period():
     assert guard.recent_problem() == ''
 
 
+def test_a_callback_cut_short_by_the_shutdown_is_no_fault():
+    # After a signal shut the context down, a callback's publish fails ("publisher's context
+    # is invalid"): the node is going down, and that is not logged as an error.
+    ended = [False]
+    log = FakeLogger()
+    guard = common.CallbackGuard(log, ended=lambda: ended[0])
+
+    def on_features(x):
+        raise RuntimeError("Failed to publish: publisher's context is invalid")
+
+    guarded = guard.wrap(on_features)
+    assert guarded(1) is None and guard.counts() == {'on_features.RuntimeError': 1}
+    ended[0] = True
+    assert guarded(2) is None
+    assert guard.counts() == {'on_features.RuntimeError': 1} and len(log.lines) == 1
+
+
 def test_a_failing_service_answers_instead_of_raising():
     guard = common.CallbackGuard(FakeLogger())
 

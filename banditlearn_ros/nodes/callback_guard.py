@@ -37,12 +37,16 @@ class CallbackGuard:
     Each exception is counted under ``<callback>.<ExceptionType>``. The first of a kind is
     logged with its reason and the line that raised it; later ones of that kind at most once
     every ``log_period`` seconds, with how many came since. /diagnostics shows the counts and
-    turns WARN for ``hold`` seconds after each one.
+    turns WARN for ``hold`` seconds after each one. Once ``ended()`` is true (the node's
+    context was shut down by a signal) a failing callback is no fault: its publish failed
+    because the node is going down, and nothing is counted or logged.
     """
 
     def __init__(self, logger, log_period: float = 30.0, hold: float = 60.0,
-                 clock: Callable[[], float] = time.monotonic):
+                 clock: Callable[[], float] = time.monotonic,
+                 ended: Callable[[], bool] = lambda: False):
         self._logger = logger
+        self._ended = ended
         self.log_period = float(log_period)
         self.hold = float(hold)
         self._clock = clock
@@ -84,6 +88,8 @@ class CallbackGuard:
 
     def record(self, where: str, exc: BaseException) -> int:
         """Count one exception of ``where``; log it if its kind is due; return its count."""
+        if self._ended():
+            return 0
         kind = f'{where}.{type(exc).__name__}'
         now = self._clock()
         with self._lock:
@@ -144,7 +150,8 @@ class GuardedNode(Node):
         """Return the node's guard (made on first use: Node's own services come first)."""
         guard = self.__dict__.get('_callback_guard')
         if guard is None:
-            guard = self.__dict__['_callback_guard'] = CallbackGuard(self.get_logger())
+            guard = self.__dict__['_callback_guard'] = CallbackGuard(
+                self.get_logger(), ended=lambda: not self.context.ok())
         return guard
 
     def create_subscription(self, msg_type, topic, callback, *args, **kwargs):
