@@ -60,7 +60,7 @@ model.  A file saved without one (older, or rejection off) starts a fresh calibr
 """
 
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 import math
 from typing import Any, Deque, Dict, Optional, Tuple
 
@@ -72,7 +72,8 @@ SCORES = ('likelihood_full', 'likelihood_full_max', 'likelihood', 'likelihood_ma
 """Observation scores; the first is the default."""
 
 DEFAULTS: Dict[str, Any] = {'target': 0.05, 'rate': 0.01, 'window': 100, 'warmup': 50,
-                            'min_yes': 5, 'score': 'likelihood_full', 'variance_floor': 0.1}
+                            'min_yes': 5, 'score': 'likelihood_full', 'variance_floor': 0.1,
+                            'recheck': False, 'first_share': 1.0, 'shrinkage': 0.0}
 """Chosen by measurement (docs/benchmarks.md, bench_unknown.py)."""
 
 
@@ -86,6 +87,10 @@ class Verdict:
     reject: bool
     label: int
     """The label the learner would ask first (whose Gaussian gave the likelihood score)."""
+    first_score: float = math.nan
+    """The score before question 1: what joins the window of taught scores (``score`` if nan)."""
+    question: int = 1
+    """The question the rejection replaced (1 = before any; more after a recheck)."""
 
 
 class LabelGaussians:
@@ -126,22 +131,33 @@ class LabelGaussians:
         return float(total / self.count[seen].sum() / self.n_features)
 
     def log_likelihood(self, index: int, x: np.ndarray, floor: float,
-                       full: bool = False) -> float:
+                       full: bool = False, shrinkage: float = 0.0) -> float:
         """
         Return log N(x; mean, cov + floor * pooled * I) of a label, up to a constant.
 
         ``cov`` is the label's covariance (its diagonal unless ``full``); ``pooled`` is the
-        mean variance over all labels; -inf for a label not seen yet.
+        mean variance over all labels; -inf for a label not seen yet.  With ``shrinkage``
+        tau > 0, ``cov`` is ``(n cov + tau pooled_cov) / (n + tau)`` for a label with n
+        examples: the covariance pooled over the labels stands in for what a label with few
+        examples cannot yet estimate (shrinkage toward a common target, as Ledoit and Wolf,
+        "A well-conditioned estimator for large-dimensional covariance matrices", 2004,
+        with a fixed weight).
         """
         n = self.yes_count(index)
         if n == 0:
             return -math.inf
         ridge = floor * self._pooled() + 1e-12
         diff = x - self.mean[index]
+        m2 = self.m2[index]
+        if shrinkage > 0.0:
+            seen = self.count > 0
+            pooled = self.m2[seen].sum(axis=0) / self.count[seen].sum()
+            m2 = m2 + shrinkage * pooled
+            n = n + shrinkage
         if not full:
-            var = np.diagonal(self.m2[index]) / n + ridge
+            var = np.diagonal(m2) / n + ridge
             return float(-0.5 * (diff * diff / var + np.log(var)).sum())
-        cov = self.m2[index] / n
+        cov = m2 / n
         cov = 0.5 * (cov + cov.T)  # the sums are symmetric up to rounding
         cov[np.diag_indices_from(cov)] += ridge
         # scipy's LAPACK calls, not numpy's: numpy's threaded ones took 10-20 x longer on
@@ -151,7 +167,7 @@ class LabelGaussians:
         try:
             chol = scipy.linalg.cholesky(cov, lower=True, check_finite=False)
         except np.linalg.LinAlgError:  # rounding made it indefinite: the diagonal only
-            return self.log_likelihood(index, x, floor, False)
+            return self.log_likelihood(index, x, floor, False, shrinkage)
         z = scipy.linalg.solve_triangular(chol, diff, lower=True, check_finite=False)
         return float(-0.5 * (z @ z) - np.log(np.diagonal(chol)).sum())
 
@@ -227,7 +243,9 @@ class Calibration:
 
 
 def check_open_set(target: float, rate: float, window: int, warmup: int, min_yes: int,
-                   score: str, variance_floor: float) -> None:
+                   score: str, variance_floor: float, recheck: bool = DEFAULTS['recheck'],
+                   first_share: float = DEFAULTS['first_share'],
+                   shrinkage: float = DEFAULTS['shrinkage']) -> None:
     """Raise HyperparameterError for a setting ``OpenSet`` cannot take."""
     if not 0.0 < float(target) < 0.5:
         raise HyperparameterError(f'unknown_target must be in (0, 0.5), got {target!r}')
@@ -241,6 +259,12 @@ def check_open_set(target: float, rate: float, window: int, warmup: int, min_yes
     check_choice('unknown_score', score, SCORES)
     if not float(variance_floor) > 0.0:
         raise HyperparameterError(f'unknown_variance_floor must be > 0, got {variance_floor!r}')
+    if not isinstance(recheck, (bool, np.bool_)):
+        raise HyperparameterError(f'unknown_recheck must be true or false, got {recheck!r}')
+    if not 0.0 < float(first_share) <= 1.0:
+        raise HyperparameterError(f'unknown_first_share must be in (0, 1], got {first_share!r}')
+    if not 0.0 <= float(shrinkage) < math.inf:
+        raise HyperparameterError(f'unknown_shrinkage must be >= 0, got {shrinkage!r}')
 
 
 class OpenSet:
@@ -265,6 +289,12 @@ class OpenSet:
         One of ``SCORES``.
     variance_floor : float
         Floor of the likelihood score's variances, as a fraction of the mean variance.
+    recheck : bool
+        After each "no", score the gesture again for the next label asked (``recheck``).
+    first_share : float
+        Quantile level before question 1 as a share of ``alpha_t`` (the level of a recheck).
+    shrinkage : float
+        Likelihood scores: pseudo-count of the pooled covariance in each label's.
 
     """
 
@@ -272,20 +302,30 @@ class OpenSet:
                  rate: float = DEFAULTS['rate'], window: int = DEFAULTS['window'],
                  warmup: int = DEFAULTS['warmup'], min_yes: int = DEFAULTS['min_yes'],
                  score: str = DEFAULTS['score'],
-                 variance_floor: float = DEFAULTS['variance_floor']):
+                 variance_floor: float = DEFAULTS['variance_floor'],
+                 recheck: bool = DEFAULTS['recheck'],
+                 first_share: float = DEFAULTS['first_share'],
+                 shrinkage: float = DEFAULTS['shrinkage']):
         self.enabled = False
         self.target, self.window = float(target), max(1, int(window))
         self.reset()
-        self.configure(enabled, target, rate, window, warmup, min_yes, score, variance_floor)
+        self.configure(enabled, target, rate, window, warmup, min_yes, score, variance_floor,
+                       recheck, first_share, shrinkage)
 
     def configure(self, enabled: bool, target: float, rate: float, window: int, warmup: int,
-                  min_yes: int, score: str, variance_floor: float) -> None:
+                  min_yes: int, score: str, variance_floor: float,
+                  recheck: bool = DEFAULTS['recheck'],
+                  first_share: float = DEFAULTS['first_share'],
+                  shrinkage: float = DEFAULTS['shrinkage']) -> None:
         """Change the settings (a bad one changes nothing); switching on starts afresh."""
-        check_open_set(target, rate, window, warmup, min_yes, score, variance_floor)
+        check_open_set(target, rate, window, warmup, min_yes, score, variance_floor, recheck,
+                       first_share, shrinkage)
         start = bool(enabled) and not self.enabled
         self.target, self.rate = float(target), float(rate)
         self.warmup, self.min_yes = int(warmup), int(min_yes)
         self.score_name, self.variance_floor = score, float(variance_floor)
+        self.recheck_on, self.first_share = bool(recheck), float(first_share)
+        self.shrinkage = float(shrinkage)
         self.window = int(window)
         self._fit_window()
         self.enabled = bool(enabled)
@@ -301,7 +341,9 @@ class OpenSet:
         """Return the settings as ``configure`` takes them."""
         return {'enabled': self.enabled, 'target': self.target, 'rate': self.rate,
                 'window': self.window, 'warmup': self.warmup, 'min_yes': self.min_yes,
-                'score': self.score_name, 'variance_floor': self.variance_floor}
+                'score': self.score_name, 'variance_floor': self.variance_floor,
+                'recheck': self.recheck_on, 'first_share': self.first_share,
+                'shrinkage': self.shrinkage}
 
     def reset(self) -> None:
         """Forget the calibration and the Gaussians (a fresh model)."""
@@ -339,18 +381,24 @@ class OpenSet:
             return -math.inf
         full = self.score_name.startswith('likelihood_full')
         if self.score_name.endswith('_max'):
-            return max(gaussians.log_likelihood(i, x, self.variance_floor, full)
+            return max(gaussians.log_likelihood(i, x, self.variance_floor, full, self.shrinkage)
                        for i in range(gaussians.count.size))
-        return gaussians.log_likelihood(prediction.index, x, self.variance_floor, full)
+        return gaussians.log_likelihood(prediction.index, x, self.variance_floor, full,
+                                        self.shrinkage)
 
-    def threshold(self) -> float:
-        """Return the current threshold: the ``alpha_t`` quantile of the taught scores."""
+    def threshold(self, share: float = 1.0) -> float:
+        """Return the ``share * alpha_t`` quantile of the taught scores (a recheck's: 1)."""
         cal = self.calibration
-        if not cal.scores or cal.alpha <= 0.0:
+        level = share * cal.alpha
+        if not cal.scores or level <= 0.0:
             return -math.inf
-        if cal.alpha >= 1.0:
+        if level >= 1.0:
             return math.inf
-        return float(np.quantile(np.fromiter(cal.scores, float), cal.alpha))
+        return float(np.quantile(np.fromiter(cal.scores, float), level))
+
+    def _cap(self) -> float:
+        """Return the most ``alpha_t`` may reach: twice the target before question 1."""
+        return min(0.5, 2.0 * self.target / self.first_share)
 
     def decide(self, x: np.ndarray, prediction: Prediction) -> Optional[Verdict]:
         """Return the verdict on ``x`` whose first question would be ``prediction`` (or None)."""
@@ -363,10 +411,35 @@ class OpenSet:
         yes = gaussians.yes_count(prediction.index) if gaussians is not None else 0
         armed = (cal.seen > self.warmup and yes >= self.min_yes
                  and len(cal.scores) * self.target >= 1.0)
-        threshold = self.threshold()
+        threshold = self.threshold(self.first_share)
         reject = armed and score < threshold
         cal.counts['rejected'] += int(reject)
-        return Verdict(score, threshold, armed, reject, prediction.index)
+        return Verdict(score, threshold, armed, reject, prediction.index, score)
+
+    def recheck(self, verdict: Optional[Verdict], x: np.ndarray, prediction: Prediction,
+                question: int) -> Optional[Verdict]:
+        """
+        Return the verdict on ``x`` after a "no", before asking ``prediction`` (question n).
+
+        A gesture that passed before question 1 and was then told "no" is more likely never
+        taught than one not yet asked about, and a rejection now costs the first guess
+        nothing: with ``recheck`` on, its score for the label about to be asked is compared
+        with the ``alpha_t`` quantile (``first_share`` x it before question 1).  Armed as
+        before question 1, and only when that label has ``min_yes`` "yes" answers.
+        Returns ``verdict`` itself when nothing changes.
+        """
+        if not (self.enabled and self.recheck_on and verdict is not None and verdict.armed
+                and not verdict.reject):
+            return verdict
+        gaussians = self.calibration.gaussians
+        if gaussians is None or gaussians.yes_count(prediction.index) < self.min_yes:
+            return verdict
+        score, threshold = self.score(x, prediction), self.threshold()
+        if not score < threshold:
+            return verdict
+        self.calibration.counts['rejected'] += 1
+        return replace(verdict, score=score, threshold=threshold, reject=True,
+                       question=int(question))
 
     # -- what the answers teach ---------------------------------------------------------
     def taught(self, verdict: Optional[Verdict], index: int, x: np.ndarray) -> None:
@@ -379,23 +452,43 @@ class OpenSet:
         if not self.enabled:
             return
         cal = self.calibration
-        if verdict is not None and math.isfinite(verdict.score):
-            cal.scores.append(verdict.score)
+        first = self._own_score(verdict, index, x)
+        if verdict is not None and math.isfinite(first):
+            cal.scores.append(first)
             if verdict.armed:
                 cal.counts['taught_armed'] += 1
                 cal.counts['false_rejections'] += int(verdict.reject)
-                cal.alpha = min(2.0 * self.target,
+                cal.alpha = min(self._cap(),
                                 cal.alpha + self.rate * (self.target - float(verdict.reject)))
         if cal.gaussians is None:
             cal.gaussians = LabelGaussians(x.size)
         cal.gaussians.add(index, x)
+
+    def _own_score(self, verdict: Optional[Verdict], index: int, x: np.ndarray) -> float:
+        """
+        Return the score of a taught gesture under its own label ``index``, for the window.
+
+        The threshold asks how low a taught gesture scores under the label it is; a first
+        guess that was wrong scored it under another label, so a likelihood score is taken
+        again under ``index`` (before ``x`` joins that label's Gaussian).
+        """
+        if verdict is None:
+            return math.nan
+        first = verdict.first_score if not math.isnan(verdict.first_score) else verdict.score
+        gaussians = self.calibration.gaussians
+        if index == verdict.label or self.score_name in ('lcb', 'likelihood_full_max',
+                                                         'likelihood_max') or gaussians is None:
+            return first
+        return gaussians.log_likelihood(index, x, self.variance_floor,
+                                        self.score_name == 'likelihood_full', self.shrinkage)
 
     def stats(self) -> Dict[str, float]:
         """Return counts, the threshold and ``alpha_t`` (for /diagnostics)."""
         counts = self.calibration.counts
         armed = counts['taught_armed']
         out: Dict[str, float] = {'unknown_' + k: v for k, v in counts.items()}
-        out['unknown_threshold'] = self.threshold() if self.enabled else float('nan')
+        out['unknown_threshold'] = (self.threshold(self.first_share) if self.enabled
+                                    else float('nan'))
         out['unknown_alpha'] = self.calibration.alpha
         out['unknown_false_rejection_rate'] = (
             counts['false_rejections'] / armed if armed else float('nan'))
