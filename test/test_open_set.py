@@ -19,7 +19,8 @@ import math
 
 from banditlearn_ros.learning import HyperparameterError, LearnerInputError, UCWL
 from banditlearn_ros.learning.algorithms.centring import Centring
-from banditlearn_ros.learning.algorithms.open_set import LabelGaussians, OpenSet, SCORES, Verdict
+from banditlearn_ros.learning.algorithms.open_set import (
+    DEFAULTS, LabelGaussians, OpenSet, SCORES, Verdict)
 from banditlearn_ros.learning.protocol.interaction import Interaction
 from banditlearn_ros.learning.storage.persistence import load_model, ModelFileError, save_model
 import numpy as np
@@ -387,7 +388,7 @@ def test_shrinkage_mixes_the_pooled_covariance_in():
 def test_new_settings_are_checked():
     open_set = OpenSet(True)
     before = open_set.settings()
-    assert (before['recheck'], before['first_share'], before['shrinkage']) == (False, 1.0, 0.0)
+    assert before == {'enabled': True, **DEFAULTS}
     for bad in ({'first_share': 0.0}, {'first_share': 1.5}, {'shrinkage': -1.0},
                 {'shrinkage': math.inf}, {'recheck': 'yes'}):
         with pytest.raises(HyperparameterError):
@@ -444,7 +445,8 @@ def test_the_window_takes_a_taught_gesture_under_its_own_label():
     open_set = _two_label_open_set()
     x = np.array([9.5, 10.5])
     verdict = open_set.decide(x, _label_prediction(0))  # asked label 0 first: a poor fit
-    own = open_set.calibration.gaussians.log_likelihood(1, x, open_set.variance_floor)
+    own = open_set.calibration.gaussians.log_likelihood(1, x, open_set.variance_floor, False,
+                                                        open_set.shrinkage)
     assert own > verdict.score
     open_set.taught(verdict, 1, x)  # it was label 1
     assert open_set.calibration.scores[-1] == own
@@ -454,7 +456,7 @@ def test_the_window_takes_a_taught_gesture_under_its_own_label():
 
 
 def test_a_recheck_after_a_no_ends_the_interaction_and_asks_the_name():
-    open_set = OpenSet(True, warmup=10, min_yes=3, recheck=True)
+    open_set = OpenSet(True, warmup=10, min_yes=3)  # recheck: on by default
     inter = _taught_interaction(open_set)
     inter.take_ended()
     fist = np.array([1.0, 0.0, 0.0, 1.0])
@@ -471,6 +473,6 @@ def test_a_recheck_after_a_no_ends_the_interaction_and_asks_the_name():
     assert inter.name_unknown('wave') == 3  # a new gesture: no false rejection
     assert (open_set.counts['false_rejections'], open_set.alpha) == (errors, alpha)
     # the same with the recheck off: the next label is asked
-    off = _taught_interaction(OpenSet(True, warmup=10, min_yes=3))
+    off = _taught_interaction(OpenSet(True, warmup=10, min_yes=3, recheck=False))
     item, _ = off.predict(fist, now=0.0)
     assert off.feedback(False, now=0.0).next_round is not None

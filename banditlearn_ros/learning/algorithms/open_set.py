@@ -71,9 +71,9 @@ from .base import check_choice, HyperparameterError, Prediction
 SCORES = ('likelihood_full', 'likelihood_full_max', 'likelihood', 'likelihood_max', 'lcb')
 """Observation scores; the first is the default."""
 
-DEFAULTS: Dict[str, Any] = {'target': 0.05, 'rate': 0.01, 'window': 100, 'warmup': 50,
+DEFAULTS: Dict[str, Any] = {'target': 0.05, 'rate': 0.03, 'window': 100, 'warmup': 50,
                             'min_yes': 5, 'score': 'likelihood_full', 'variance_floor': 0.1,
-                            'recheck': False, 'first_share': 1.0, 'shrinkage': 0.0}
+                            'recheck': True, 'first_share': 0.2, 'shrinkage': 20.0}
 """Chosen by measurement (docs/benchmarks.md, bench_unknown.py)."""
 
 
