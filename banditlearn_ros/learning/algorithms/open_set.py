@@ -29,7 +29,9 @@ Scores (``SCORES``; docs/benchmarks.md, bench_unknown.py, measures them):
   Out-of-Distribution Samples and Adversarial Attacks" (NeurIPS 2018, section 2, eq. 2);
   here one covariance per label (theirs is tied), learned online from the answers.  The
   covariance gets ``variance_floor`` times the mean variance over the labels added to its
-  diagonal, so a label with fewer examples than features is not infinitely sure.
+  diagonal, so a label with fewer examples than features is not infinitely sure, and with
+  ``shrinkage`` tau the covariance pooled over the labels counts as tau examples in each
+  label's (a label with few examples borrows the shape all labels share).
 - ``'likelihood'``: the same with a diagonal covariance (the variances, each with that floor).
 - ``'likelihood_full_max'`` and ``'likelihood_max'``: the full or diagonal log-density under
   the label whose Gaussian fits x best.
@@ -37,16 +39,25 @@ Scores (``SCORES``; docs/benchmarks.md, bench_unknown.py, measures them):
   learner itself (the mirror of UCWL's selection bound, Ngo et al., "Upper Confidence
   Weighted Learning ...", Algorithm 1, line 9), read from the prediction's scores and bounds.
 
+*Recheck* (``recheck``): a rejection before question 1 takes the first guess from a taught
+gesture the learner would often have got right; after a "no" that guess is spent, and a
+gesture that was not the label it fitted is more often never taught.  So after each "no" the
+gesture is scored again for the label about to be asked, and rejected then if that score is
+below the threshold: a never-taught gesture costs one question, a taught one no first guess.
+
 The threshold is calibrated online to a target rate of *false rejection* of taught gestures
-by adaptive conformal inference (Gibbs and Candes, "Adaptive Conformal Inference Under
-Distribution Shift", NeurIPS 2021, section 2): the threshold is the ``alpha_t``
-quantile of the scores of the last ``window`` gestures that turned out to be taught (a "yes",
-or a person naming a known label), and after each such gesture that rejection could have
-hit, ``alpha_t += rate * (target - err_t)`` with ``err_t = 1`` when it was rejected.  The
+(before question 1 or at a recheck) by adaptive conformal inference (Gibbs and Candes,
+"Adaptive Conformal Inference Under Distribution Shift", NeurIPS 2021, section 2): a
+recheck's threshold is the ``alpha_t`` quantile, and the one before question 1 the stricter
+``first_share * alpha_t`` quantile, of the scores of the last ``window`` gestures that turned
+out to be taught (a "yes", or a person naming a known label), each under its own label; after
+each such gesture that rejection could have hit,
+``alpha_t += rate * (target - err_t)`` with ``err_t = 1`` when it was rejected.  The
 long-run false-rejection rate then tends to ``target`` whatever the drift of the scores as
 the model learns (their long-run bound, section 4).  A false rejection is only seen when the person
 names the rejected gesture; one who never does would drive ``alpha_t`` up without bound,
-so it is capped at ``2 * target`` (a departure from the paper, where it is not bounded).
+so it is capped where the level before question 1 is ``2 * target`` (a departure from the
+paper, where it is not bounded).
 Scores are learned from every answer; only the threshold decides.
 
 Rejection is not *armed* (the learner asks as usual) during the first ``warmup``
@@ -397,7 +408,7 @@ class OpenSet:
         return float(np.quantile(np.fromiter(cal.scores, float), level))
 
     def _cap(self) -> float:
-        """Return the most ``alpha_t`` may reach: twice the target before question 1."""
+        """Return the most ``alpha_t`` may reach: 2 x target before question 1, 0.5 at most."""
         return min(0.5, 2.0 * self.target / self.first_share)
 
     def decide(self, x: np.ndarray, prediction: Prediction) -> Optional[Verdict]:
@@ -421,12 +432,9 @@ class OpenSet:
         """
         Return the verdict on ``x`` after a "no", before asking ``prediction`` (question n).
 
-        A gesture that passed before question 1 and was then told "no" is more likely never
-        taught than one not yet asked about, and a rejection now costs the first guess
-        nothing: with ``recheck`` on, its score for the label about to be asked is compared
-        with the ``alpha_t`` quantile (``first_share`` x it before question 1).  Armed as
-        before question 1, and only when that label has ``min_yes`` "yes" answers.
-        Returns ``verdict`` itself when nothing changes.
+        With ``recheck`` on (see the module text): its score for the label about to be asked
+        against the ``alpha_t`` quantile, when the verdict was armed and that label has
+        ``min_yes`` "yes" answers.  Returns ``verdict`` itself when nothing changes.
         """
         if not (self.enabled and self.recheck_on and verdict is not None and verdict.armed
                 and not verdict.reject):
@@ -468,16 +476,13 @@ class OpenSet:
         """
         Return the score of a taught gesture under its own label ``index``, for the window.
 
-        The threshold asks how low a taught gesture scores under the label it is; a first
-        guess that was wrong scored it under another label, so a likelihood score is taken
-        again under ``index`` (before ``x`` joins that label's Gaussian).
+        A wrong first guess scored it under another label: taken again (before ``x`` joins).
         """
         if verdict is None:
             return math.nan
         first = verdict.first_score if not math.isnan(verdict.first_score) else verdict.score
         gaussians = self.calibration.gaussians
-        if index == verdict.label or self.score_name in ('lcb', 'likelihood_full_max',
-                                                         'likelihood_max') or gaussians is None:
+        if index == verdict.label or gaussians is None or self.score_name.endswith(('lcb', 'max')):
             return first
         return gaussians.log_likelihood(index, x, self.variance_floor,
                                         self.score_name == 'likelihood_full', self.shrinkage)
