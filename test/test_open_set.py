@@ -338,7 +338,8 @@ def test_evaluate_open_set_mode_writes_figures_and_refuses_bad_settings(tmp_path
     assert summary['meta']['open_set']['warmup'] == 0
     assert 'AUROC' in (out / 'results.md').read_text()
     for bad in (['--open-set', '2', '--unknown', 'score=ucb'],
-                ['--open-set', '2', '--unknown', 'warmup=x'], ['--open-set', '10']):
+                ['--open-set', '2', '--unknown', 'warmup=x'], ['--open-set', '10'],
+                ['--open-set', '2', '--unknown', 'recheck=no']):
         assert main(bad + ['--out', str(out)]) == 2
         assert 'banditlearn_evaluate: error:' in capsys.readouterr().err
 
