@@ -477,3 +477,28 @@ def test_a_recheck_after_a_no_ends_the_interaction_and_asks_the_name():
     off = _taught_interaction(OpenSet(True, warmup=10, min_yes=3, recheck=False))
     item, _ = off.predict(fist, now=0.0)
     assert off.feedback(False, now=0.0).next_round is not None
+
+
+def test_replay_names_a_known_gesture_rejected_after_a_no():
+    """The simulated person names a known gesture rejected at a recheck, as one at once."""
+    from banditlearn_ros.learning.protocol.feedback import TeacherModel
+    from banditlearn_ros.learning.protocol.simulated_teacher import SimulatedTeacher
+    from banditlearn_ros.learning.offline.replay import Event, LearnerConfig, replay
+    rng = np.random.default_rng(3)
+    centres = {'fist': [1.0, 0.0, 0.0], 'palm': [0.0, 1.0, 0.0], 'point': [0.0, 0.0, 1.0]}
+    events, stamp = [], 0.0
+    for t in range(120):
+        truth = list(centres)[t % 3]
+        x = np.array(centres[truth]) + rng.normal(0, 0.05, 3)
+        events += [Event(stamp, 'label', truth), Event(stamp + 0.1, 'features', x.tolist())]
+        stamp += 1.0
+    # a fist said to be a palm: "no" to fist, then rejected before palm or point is asked
+    odd = [Event(stamp, 'label', 'palm'), Event(stamp + 0.1, 'features', centres['fist'])]
+    config = LearnerConfig.from_parameters({
+        'labels': list(centres), 'max_questions': 3, 'unknown_rejection': True,
+        'unknown_warmup': 10, 'unknown_min_yes': 3})
+    runs = [replay(e, config, teacher=SimulatedTeacher(TeacherModel(), seed=0)).figures
+            for e in (events, events + odd)]
+    assert runs[1]['interactions_unknown'] == runs[0]['interactions_unknown'] + 1
+    assert runs[1]['unknown_false_rejections'] == runs[0]['unknown_false_rejections'] + 1
+    assert runs[1]['questions_asked'] == runs[0]['questions_asked'] + 1
