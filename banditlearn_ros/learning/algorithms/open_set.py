@@ -83,7 +83,7 @@ SCORES = ('likelihood_full', 'likelihood_full_max', 'likelihood', 'likelihood_ma
 """Observation scores; the first is the default."""
 
 DEFAULTS: Dict[str, Any] = {'target': 0.05, 'rate': 0.03, 'window': 100, 'warmup': 50,
-                            'min_yes': 5, 'score': 'likelihood_full', 'variance_floor': 0.1,
+                            'min_yes': 5, 'score': 'likelihood_full', 'variance_floor': 0.3,
                             'recheck': True, 'first_share': 0.2, 'shrinkage': 20.0}
 """Chosen by measurement (docs/benchmarks.md, bench_unknown.py)."""
 
