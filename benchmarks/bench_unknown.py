@@ -128,6 +128,13 @@ def load(name: str, n_rendered: int):
     return sign_digits()
 
 
+def _true(text: str) -> bool:
+    """Return a command line's true / false (``--recheck true``)."""
+    if text.lower() not in ('true', 'false'):
+        raise argparse.ArgumentTypeError(f'true or false, not {text!r}')
+    return text.lower() == 'true'
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[1])
     parser.add_argument('--data', nargs='+', default=['digits', 'rendered', 'sign_digits'],
@@ -137,7 +144,8 @@ def main(argv=None) -> int:
     parser.add_argument('--unknown-share', type=float, default=0.2)
     parser.add_argument('--rendered', type=int, default=700, help='renders in the pool')
     for key, value in DEFAULTS.items():
-        parser.add_argument('--' + key.replace('_', '-'), type=type(value), default=value)
+        parser.add_argument('--' + key.replace('_', '-'), default=value,
+                            type=_true if isinstance(value, bool) else type(value))
     parser.add_argument('--skip-separation', action='store_true')
     parser.add_argument('--centring', choices=CENTRING_MODES, default=DEFAULT_CENTRING,
                         help="the learner's centring (none = the papers' algorithm)")

@@ -19,7 +19,8 @@ import math
 
 from banditlearn_ros.learning import HyperparameterError, LearnerInputError, UCWL
 from banditlearn_ros.learning.algorithms.centring import Centring
-from banditlearn_ros.learning.algorithms.open_set import LabelGaussians, OpenSet, SCORES, Verdict
+from banditlearn_ros.learning.algorithms.open_set import (
+    DEFAULTS, LabelGaussians, OpenSet, SCORES, Verdict)
 from banditlearn_ros.learning.protocol.interaction import Interaction
 from banditlearn_ros.learning.storage.persistence import load_model, ModelFileError, save_model
 import numpy as np
@@ -337,7 +338,8 @@ def test_evaluate_open_set_mode_writes_figures_and_refuses_bad_settings(tmp_path
     assert summary['meta']['open_set']['warmup'] == 0
     assert 'AUROC' in (out / 'results.md').read_text()
     for bad in (['--open-set', '2', '--unknown', 'score=ucb'],
-                ['--open-set', '2', '--unknown', 'warmup=x'], ['--open-set', '10']):
+                ['--open-set', '2', '--unknown', 'warmup=x'], ['--open-set', '10'],
+                ['--open-set', '2', '--unknown', 'recheck=no']):
         assert main(bad + ['--out', str(out)]) == 2
         assert 'banditlearn_evaluate: error:' in capsys.readouterr().err
 
@@ -360,3 +362,143 @@ def test_bringup_never_taught_leaves_labels_out_and_turns_rejection_on(tmp_path)
     for bad, n in ((system(show=False), 1), (system(), 4)):
         with pytest.raises(BringupError, match='--never-taught'):
             prepare(bad, SimpleNamespace(never_taught=n, out=str(tmp_path)))
+
+
+def test_shrinkage_mixes_the_pooled_covariance_in():
+    """Shrinkage tau: cov = (n cov_label + tau pooled cov) / (n + tau), then the ridge."""
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(30, 3)) @ np.array([[1.0, 0.6, 0.0], [0.0, 1.0, 0.3], [0, 0, 0.5]])
+    y = np.array([0] * 6 + [1] * 24)
+    g = LabelGaussians(3)
+    for x, c in zip(X, y):
+        g.add(int(c), x)
+    pooled_cov = sum(np.cov(X[y == c].T, bias=True) * (y == c).sum() for c in range(2)) / 30
+    ridge = 0.1 * np.trace(pooled_cov) / 3 + 1e-12
+    x = np.array([0.3, -0.2, 0.4])
+    for full in (True, False):
+        rows = X[y == 0]
+        cov = (6 * np.cov(rows.T, bias=True) + 20.0 * pooled_cov) / 26
+        cov = (cov if full else np.diag(np.diag(cov))) + ridge * np.eye(3)
+        diff = x - rows.mean(0)
+        expected = -0.5 * diff @ np.linalg.solve(cov, diff) - 0.5 * np.linalg.slogdet(cov)[1]
+        assert g.log_likelihood(0, x, 0.1, full, 20.0) == pytest.approx(expected, rel=1e-9)
+    # 0 is the label's own covariance exactly
+    assert g.log_likelihood(0, x, 0.1, True, 0.0) == g.log_likelihood(0, x, 0.1, True)
+
+
+def test_new_settings_are_checked():
+    open_set = OpenSet(True)
+    before = open_set.settings()
+    assert before == {'enabled': True, **DEFAULTS}
+    for bad in ({'first_share': 0.0}, {'first_share': 1.5}, {'shrinkage': -1.0},
+                {'shrinkage': math.inf}, {'recheck': 'yes'}):
+        with pytest.raises(HyperparameterError):
+            open_set.configure(**{**before, **bad})
+        assert open_set.settings() == before
+
+
+def _two_label_open_set(**settings):
+    """Return an open set armed, whose labels 0 and 1 are Gaussians at 0 and at 10."""
+    open_set = OpenSet(True, warmup=0, min_yes=3, score='likelihood', **settings)
+    rng = np.random.default_rng(5)
+    for t in range(60):
+        label = t % 2
+        x = 10.0 * label + rng.normal(0, 1.0, 2)
+        verdict = open_set.decide(x, _label_prediction(label))
+        open_set.taught(verdict, label, x)
+    return open_set
+
+
+def _label_prediction(index):
+    from banditlearn_ros.learning.algorithms.base import Prediction
+    scores = np.zeros(2)
+    return Prediction(index, 'ab'[index], scores, scores + 1.0, False, index)
+
+
+def test_recheck_rejects_for_the_next_label_only_when_on():
+    open_set = _two_label_open_set(recheck=True)
+    near_0 = np.array([0.1, -0.1])
+    verdict = open_set.decide(near_0, _label_prediction(0))
+    assert verdict.armed and not verdict.reject  # fits label 0
+    rejected = open_set.counts['rejected']
+    # after a "no" to label 0, label 1 is asked next: x does not fit it
+    again = open_set.recheck(verdict, near_0, _label_prediction(1), 2)
+    assert again.reject and again.question == 2 and again.score < again.threshold
+    assert again.first_score == verdict.score and again.label == 0
+    assert open_set.counts['rejected'] == rejected + 1
+    # near label 1's Gaussian: nothing changes (the same verdict)
+    near_10 = np.array([10.0, 10.0])
+    v10 = open_set.decide(near_10, _label_prediction(0))
+    assert open_set.recheck(v10, near_10, _label_prediction(1), 2) is v10
+    # off: the verdict stands
+    off = _two_label_open_set(recheck=False)
+    v = off.decide(near_0, _label_prediction(0))
+    assert off.recheck(v, near_0, _label_prediction(1), 2) is v
+    # the recheck's level is alpha_t, before question 1 first_share x alpha_t
+    shared = _two_label_open_set(recheck=True, first_share=0.5)
+    assert shared.threshold(0.5) == pytest.approx(
+        np.quantile(list(shared.calibration.scores), 0.5 * shared.alpha))
+    assert shared.decide(near_0, _label_prediction(0)).threshold == shared.threshold(0.5)
+
+
+def test_the_window_takes_a_taught_gesture_under_its_own_label():
+    """A wrong first guess scored x under another label; the window wants x under its own."""
+    open_set = _two_label_open_set()
+    x = np.array([9.5, 10.5])
+    verdict = open_set.decide(x, _label_prediction(0))  # asked label 0 first: a poor fit
+    own = open_set.calibration.gaussians.log_likelihood(1, x, open_set.variance_floor, False,
+                                                        open_set.shrinkage)
+    assert own > verdict.score
+    open_set.taught(verdict, 1, x)  # it was label 1
+    assert open_set.calibration.scores[-1] == own
+    right = open_set.decide(x, _label_prediction(1))
+    open_set.taught(right, 1, x)
+    assert open_set.calibration.scores[-1] == right.score
+
+
+def test_a_recheck_after_a_no_ends_the_interaction_and_asks_the_name():
+    open_set = OpenSet(True, warmup=10, min_yes=3)  # recheck: on by default
+    inter = _taught_interaction(open_set)
+    inter.take_ended()
+    fist = np.array([1.0, 0.0, 0.0, 1.0])
+    item, _ = inter.predict(fist, now=0.0)
+    assert item.prediction.label == 'fist' and not item.verdict.reject
+    asked = inter.counts['questions_asked']
+    result = inter.feedback(False, now=0.0)  # "no": it looks like a fist but is not one
+    assert result.next_round is None and result.ended.outcome == 'unknown'
+    assert result.ended.questions == 1 and inter.counts['questions_asked'] == asked
+    assert item.questions.rejected == [0] and item.verdict.reject
+    assert item.verdict.question == 2
+    assert inter.feedback(True, now=0.0).outcome == 'duplicate'
+    errors, alpha = open_set.counts['false_rejections'], open_set.alpha
+    assert inter.name_unknown('wave') == 3  # a new gesture: no false rejection
+    assert (open_set.counts['false_rejections'], open_set.alpha) == (errors, alpha)
+    # the same with the recheck off: the next label is asked
+    off = _taught_interaction(OpenSet(True, warmup=10, min_yes=3, recheck=False))
+    item, _ = off.predict(fist, now=0.0)
+    assert off.feedback(False, now=0.0).next_round is not None
+
+
+def test_replay_names_a_known_gesture_rejected_after_a_no():
+    """The simulated person names a known gesture rejected at a recheck, as one at once."""
+    from banditlearn_ros.learning.protocol.feedback import TeacherModel
+    from banditlearn_ros.learning.protocol.simulated_teacher import SimulatedTeacher
+    from banditlearn_ros.learning.offline.replay import Event, LearnerConfig, replay
+    rng = np.random.default_rng(3)
+    centres = {'fist': [1.0, 0.0, 0.0], 'palm': [0.0, 1.0, 0.0], 'point': [0.0, 0.0, 1.0]}
+    events, stamp = [], 0.0
+    for t in range(120):
+        truth = list(centres)[t % 3]
+        x = np.array(centres[truth]) + rng.normal(0, 0.05, 3)
+        events += [Event(stamp, 'label', truth), Event(stamp + 0.1, 'features', x.tolist())]
+        stamp += 1.0
+    # a fist said to be a palm: "no" to fist, then rejected before palm or point is asked
+    odd = [Event(stamp, 'label', 'palm'), Event(stamp + 0.1, 'features', centres['fist'])]
+    config = LearnerConfig.from_parameters({
+        'labels': list(centres), 'max_questions': 3, 'unknown_rejection': True,
+        'unknown_warmup': 10, 'unknown_min_yes': 3})
+    runs = [replay(e, config, teacher=SimulatedTeacher(TeacherModel(), seed=0)).figures
+            for e in (events, events + odd)]
+    assert runs[1]['interactions_unknown'] == runs[0]['interactions_unknown'] + 1
+    assert runs[1]['unknown_false_rejections'] == runs[0]['unknown_false_rejections'] + 1
+    assert runs[1]['questions_asked'] == runs[0]['questions_asked'] + 1

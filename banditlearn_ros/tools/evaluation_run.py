@@ -57,7 +57,12 @@ def run_open_set(args) -> Dict[str, Any]:
         if key not in DEFAULTS:
             raise UsageError(f'--unknown {item!r}: not one of {sorted(DEFAULTS)}')
         try:
-            settings[key] = type(DEFAULTS[key])(parse_value(value))
+            if isinstance(DEFAULTS[key], bool):  # bool('no') is True: only true / false
+                if value.lower() not in ('true', 'false'):
+                    raise ValueError(value)
+                settings[key] = value.lower() == 'true'
+            else:
+                settings[key] = type(DEFAULTS[key])(parse_value(value))
         except (TypeError, ValueError):
             raise UsageError(f'--unknown {item!r}: {key} must be a {type(DEFAULTS[key]).__name__}'
                              ) from None

@@ -29,7 +29,9 @@ Scores (``SCORES``; docs/benchmarks.md, bench_unknown.py, measures them):
   Out-of-Distribution Samples and Adversarial Attacks" (NeurIPS 2018, section 2, eq. 2);
   here one covariance per label (theirs is tied), learned online from the answers.  The
   covariance gets ``variance_floor`` times the mean variance over the labels added to its
-  diagonal, so a label with fewer examples than features is not infinitely sure.
+  diagonal, so a label with fewer examples than features is not infinitely sure, and with
+  ``shrinkage`` tau the covariance pooled over the labels counts as tau examples in each
+  label's (a label with few examples borrows the shape all labels share).
 - ``'likelihood'``: the same with a diagonal covariance (the variances, each with that floor).
 - ``'likelihood_full_max'`` and ``'likelihood_max'``: the full or diagonal log-density under
   the label whose Gaussian fits x best.
@@ -37,16 +39,25 @@ Scores (``SCORES``; docs/benchmarks.md, bench_unknown.py, measures them):
   learner itself (the mirror of UCWL's selection bound, Ngo et al., "Upper Confidence
   Weighted Learning ...", Algorithm 1, line 9), read from the prediction's scores and bounds.
 
+*Recheck* (``recheck``): a rejection before question 1 takes the first guess from a taught
+gesture the learner would often have got right; after a "no" that guess is spent, and a
+gesture that was not the label it fitted is more often never taught.  So after each "no" the
+gesture is scored again for the label about to be asked, and rejected then if that score is
+below the threshold: a never-taught gesture costs one question, a taught one no first guess.
+
 The threshold is calibrated online to a target rate of *false rejection* of taught gestures
-by adaptive conformal inference (Gibbs and Candes, "Adaptive Conformal Inference Under
-Distribution Shift", NeurIPS 2021, section 2): the threshold is the ``alpha_t``
-quantile of the scores of the last ``window`` gestures that turned out to be taught (a "yes",
-or a person naming a known label), and after each such gesture that rejection could have
-hit, ``alpha_t += rate * (target - err_t)`` with ``err_t = 1`` when it was rejected.  The
+(before question 1 or at a recheck) by adaptive conformal inference (Gibbs and Candes,
+"Adaptive Conformal Inference Under Distribution Shift", NeurIPS 2021, section 2): a
+recheck's threshold is the ``alpha_t`` quantile, and the one before question 1 the stricter
+``first_share * alpha_t`` quantile, of the scores of the last ``window`` gestures that turned
+out to be taught (a "yes", or a person naming a known label), each under its own label; after
+each such gesture that rejection could have hit,
+``alpha_t += rate * (target - err_t)`` with ``err_t = 1`` when it was rejected.  The
 long-run false-rejection rate then tends to ``target`` whatever the drift of the scores as
 the model learns (their long-run bound, section 4).  A false rejection is only seen when the person
 names the rejected gesture; one who never does would drive ``alpha_t`` up without bound,
-so it is capped at ``2 * target`` (a departure from the paper, where it is not bounded).
+so it is capped where the level before question 1 is ``2 * target`` (a departure from the
+paper, where it is not bounded).
 Scores are learned from every answer; only the threshold decides.
 
 Rejection is not *armed* (the learner asks as usual) during the first ``warmup``
@@ -60,7 +71,7 @@ model.  A file saved without one (older, or rejection off) starts a fresh calibr
 """
 
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 import math
 from typing import Any, Deque, Dict, Optional, Tuple
 
@@ -71,8 +82,9 @@ from .base import check_choice, HyperparameterError, Prediction
 SCORES = ('likelihood_full', 'likelihood_full_max', 'likelihood', 'likelihood_max', 'lcb')
 """Observation scores; the first is the default."""
 
-DEFAULTS: Dict[str, Any] = {'target': 0.05, 'rate': 0.01, 'window': 100, 'warmup': 50,
-                            'min_yes': 5, 'score': 'likelihood_full', 'variance_floor': 0.1}
+DEFAULTS: Dict[str, Any] = {'target': 0.05, 'rate': 0.03, 'window': 100, 'warmup': 50,
+                            'min_yes': 5, 'score': 'likelihood_full', 'variance_floor': 0.3,
+                            'recheck': True, 'first_share': 0.2, 'shrinkage': 20.0}
 """Chosen by measurement (docs/benchmarks.md, bench_unknown.py)."""
 
 
@@ -86,6 +98,10 @@ class Verdict:
     reject: bool
     label: int
     """The label the learner would ask first (whose Gaussian gave the likelihood score)."""
+    first_score: float = math.nan
+    """The score before question 1: what joins the window of taught scores (``score`` if nan)."""
+    question: int = 1
+    """The question the rejection replaced (1 = before any; more after a recheck)."""
 
 
 class LabelGaussians:
@@ -126,22 +142,33 @@ class LabelGaussians:
         return float(total / self.count[seen].sum() / self.n_features)
 
     def log_likelihood(self, index: int, x: np.ndarray, floor: float,
-                       full: bool = False) -> float:
+                       full: bool = False, shrinkage: float = 0.0) -> float:
         """
         Return log N(x; mean, cov + floor * pooled * I) of a label, up to a constant.
 
         ``cov`` is the label's covariance (its diagonal unless ``full``); ``pooled`` is the
-        mean variance over all labels; -inf for a label not seen yet.
+        mean variance over all labels; -inf for a label not seen yet.  With ``shrinkage``
+        tau > 0, ``cov`` is ``(n cov + tau pooled_cov) / (n + tau)`` for a label with n
+        examples: the covariance pooled over the labels stands in for what a label with few
+        examples cannot yet estimate (shrinkage toward a common target, as Ledoit and Wolf,
+        "A well-conditioned estimator for large-dimensional covariance matrices", 2004,
+        with a fixed weight).
         """
         n = self.yes_count(index)
         if n == 0:
             return -math.inf
         ridge = floor * self._pooled() + 1e-12
         diff = x - self.mean[index]
+        m2 = self.m2[index]
+        if shrinkage > 0.0:
+            seen = self.count > 0
+            pooled = self.m2[seen].sum(axis=0) / self.count[seen].sum()
+            m2 = m2 + shrinkage * pooled
+            n = n + shrinkage
         if not full:
-            var = np.diagonal(self.m2[index]) / n + ridge
+            var = np.diagonal(m2) / n + ridge
             return float(-0.5 * (diff * diff / var + np.log(var)).sum())
-        cov = self.m2[index] / n
+        cov = m2 / n
         cov = 0.5 * (cov + cov.T)  # the sums are symmetric up to rounding
         cov[np.diag_indices_from(cov)] += ridge
         # scipy's LAPACK calls, not numpy's: numpy's threaded ones took 10-20 x longer on
@@ -151,7 +178,7 @@ class LabelGaussians:
         try:
             chol = scipy.linalg.cholesky(cov, lower=True, check_finite=False)
         except np.linalg.LinAlgError:  # rounding made it indefinite: the diagonal only
-            return self.log_likelihood(index, x, floor, False)
+            return self.log_likelihood(index, x, floor, False, shrinkage)
         z = scipy.linalg.solve_triangular(chol, diff, lower=True, check_finite=False)
         return float(-0.5 * (z @ z) - np.log(np.diagonal(chol)).sum())
 
@@ -227,7 +254,9 @@ class Calibration:
 
 
 def check_open_set(target: float, rate: float, window: int, warmup: int, min_yes: int,
-                   score: str, variance_floor: float) -> None:
+                   score: str, variance_floor: float, recheck: bool = DEFAULTS['recheck'],
+                   first_share: float = DEFAULTS['first_share'],
+                   shrinkage: float = DEFAULTS['shrinkage']) -> None:
     """Raise HyperparameterError for a setting ``OpenSet`` cannot take."""
     if not 0.0 < float(target) < 0.5:
         raise HyperparameterError(f'unknown_target must be in (0, 0.5), got {target!r}')
@@ -241,6 +270,12 @@ def check_open_set(target: float, rate: float, window: int, warmup: int, min_yes
     check_choice('unknown_score', score, SCORES)
     if not float(variance_floor) > 0.0:
         raise HyperparameterError(f'unknown_variance_floor must be > 0, got {variance_floor!r}')
+    if not isinstance(recheck, (bool, np.bool_)):
+        raise HyperparameterError(f'unknown_recheck must be true or false, got {recheck!r}')
+    if not 0.0 < float(first_share) <= 1.0:
+        raise HyperparameterError(f'unknown_first_share must be in (0, 1], got {first_share!r}')
+    if not 0.0 <= float(shrinkage) < math.inf:
+        raise HyperparameterError(f'unknown_shrinkage must be >= 0, got {shrinkage!r}')
 
 
 class OpenSet:
@@ -265,6 +300,12 @@ class OpenSet:
         One of ``SCORES``.
     variance_floor : float
         Floor of the likelihood score's variances, as a fraction of the mean variance.
+    recheck : bool
+        After each "no", score the gesture again for the next label asked (``recheck``).
+    first_share : float
+        Quantile level before question 1 as a share of ``alpha_t`` (the level of a recheck).
+    shrinkage : float
+        Likelihood scores: pseudo-count of the pooled covariance in each label's.
 
     """
 
@@ -272,20 +313,30 @@ class OpenSet:
                  rate: float = DEFAULTS['rate'], window: int = DEFAULTS['window'],
                  warmup: int = DEFAULTS['warmup'], min_yes: int = DEFAULTS['min_yes'],
                  score: str = DEFAULTS['score'],
-                 variance_floor: float = DEFAULTS['variance_floor']):
+                 variance_floor: float = DEFAULTS['variance_floor'],
+                 recheck: bool = DEFAULTS['recheck'],
+                 first_share: float = DEFAULTS['first_share'],
+                 shrinkage: float = DEFAULTS['shrinkage']):
         self.enabled = False
         self.target, self.window = float(target), max(1, int(window))
         self.reset()
-        self.configure(enabled, target, rate, window, warmup, min_yes, score, variance_floor)
+        self.configure(enabled, target, rate, window, warmup, min_yes, score, variance_floor,
+                       recheck, first_share, shrinkage)
 
     def configure(self, enabled: bool, target: float, rate: float, window: int, warmup: int,
-                  min_yes: int, score: str, variance_floor: float) -> None:
+                  min_yes: int, score: str, variance_floor: float,
+                  recheck: bool = DEFAULTS['recheck'],
+                  first_share: float = DEFAULTS['first_share'],
+                  shrinkage: float = DEFAULTS['shrinkage']) -> None:
         """Change the settings (a bad one changes nothing); switching on starts afresh."""
-        check_open_set(target, rate, window, warmup, min_yes, score, variance_floor)
+        check_open_set(target, rate, window, warmup, min_yes, score, variance_floor, recheck,
+                       first_share, shrinkage)
         start = bool(enabled) and not self.enabled
         self.target, self.rate = float(target), float(rate)
         self.warmup, self.min_yes = int(warmup), int(min_yes)
         self.score_name, self.variance_floor = score, float(variance_floor)
+        self.recheck_on, self.first_share = bool(recheck), float(first_share)
+        self.shrinkage = float(shrinkage)
         self.window = int(window)
         self._fit_window()
         self.enabled = bool(enabled)
@@ -301,7 +352,9 @@ class OpenSet:
         """Return the settings as ``configure`` takes them."""
         return {'enabled': self.enabled, 'target': self.target, 'rate': self.rate,
                 'window': self.window, 'warmup': self.warmup, 'min_yes': self.min_yes,
-                'score': self.score_name, 'variance_floor': self.variance_floor}
+                'score': self.score_name, 'variance_floor': self.variance_floor,
+                'recheck': self.recheck_on, 'first_share': self.first_share,
+                'shrinkage': self.shrinkage}
 
     def reset(self) -> None:
         """Forget the calibration and the Gaussians (a fresh model)."""
@@ -339,18 +392,24 @@ class OpenSet:
             return -math.inf
         full = self.score_name.startswith('likelihood_full')
         if self.score_name.endswith('_max'):
-            return max(gaussians.log_likelihood(i, x, self.variance_floor, full)
+            return max(gaussians.log_likelihood(i, x, self.variance_floor, full, self.shrinkage)
                        for i in range(gaussians.count.size))
-        return gaussians.log_likelihood(prediction.index, x, self.variance_floor, full)
+        return gaussians.log_likelihood(prediction.index, x, self.variance_floor, full,
+                                        self.shrinkage)
 
-    def threshold(self) -> float:
-        """Return the current threshold: the ``alpha_t`` quantile of the taught scores."""
+    def threshold(self, share: float = 1.0) -> float:
+        """Return the ``share * alpha_t`` quantile of the taught scores (a recheck's: 1)."""
         cal = self.calibration
-        if not cal.scores or cal.alpha <= 0.0:
+        level = share * cal.alpha
+        if not cal.scores or level <= 0.0:
             return -math.inf
-        if cal.alpha >= 1.0:
+        if level >= 1.0:
             return math.inf
-        return float(np.quantile(np.fromiter(cal.scores, float), cal.alpha))
+        return float(np.quantile(np.fromiter(cal.scores, float), level))
+
+    def _cap(self) -> float:
+        """Return the most ``alpha_t`` may reach: 2 x target before question 1, 0.5 at most."""
+        return min(0.5, 2.0 * self.target / self.first_share)
 
     def decide(self, x: np.ndarray, prediction: Prediction) -> Optional[Verdict]:
         """Return the verdict on ``x`` whose first question would be ``prediction`` (or None)."""
@@ -363,10 +422,32 @@ class OpenSet:
         yes = gaussians.yes_count(prediction.index) if gaussians is not None else 0
         armed = (cal.seen > self.warmup and yes >= self.min_yes
                  and len(cal.scores) * self.target >= 1.0)
-        threshold = self.threshold()
+        threshold = self.threshold(self.first_share)
         reject = armed and score < threshold
         cal.counts['rejected'] += int(reject)
-        return Verdict(score, threshold, armed, reject, prediction.index)
+        return Verdict(score, threshold, armed, reject, prediction.index, score)
+
+    def recheck(self, verdict: Optional[Verdict], x: np.ndarray, prediction: Prediction,
+                question: int) -> Optional[Verdict]:
+        """
+        Return the verdict on ``x`` after a "no", before asking ``prediction`` (question n).
+
+        With ``recheck`` on (see the module text): its score for the label about to be asked
+        against the ``alpha_t`` quantile, when the verdict was armed and that label has
+        ``min_yes`` "yes" answers.  Returns ``verdict`` itself when nothing changes.
+        """
+        if not (self.enabled and self.recheck_on and verdict is not None and verdict.armed
+                and not verdict.reject):
+            return verdict
+        gaussians = self.calibration.gaussians
+        if gaussians is None or gaussians.yes_count(prediction.index) < self.min_yes:
+            return verdict
+        score, threshold = self.score(x, prediction), self.threshold()
+        if not score < threshold:
+            return verdict
+        self.calibration.counts['rejected'] += 1
+        return replace(verdict, score=score, threshold=threshold, reject=True,
+                       question=int(question))
 
     # -- what the answers teach ---------------------------------------------------------
     def taught(self, verdict: Optional[Verdict], index: int, x: np.ndarray) -> None:
@@ -379,23 +460,40 @@ class OpenSet:
         if not self.enabled:
             return
         cal = self.calibration
-        if verdict is not None and math.isfinite(verdict.score):
-            cal.scores.append(verdict.score)
+        first = self._own_score(verdict, index, x)
+        if verdict is not None and math.isfinite(first):
+            cal.scores.append(first)
             if verdict.armed:
                 cal.counts['taught_armed'] += 1
                 cal.counts['false_rejections'] += int(verdict.reject)
-                cal.alpha = min(2.0 * self.target,
+                cal.alpha = min(self._cap(),
                                 cal.alpha + self.rate * (self.target - float(verdict.reject)))
         if cal.gaussians is None:
             cal.gaussians = LabelGaussians(x.size)
         cal.gaussians.add(index, x)
+
+    def _own_score(self, verdict: Optional[Verdict], index: int, x: np.ndarray) -> float:
+        """
+        Return the score of a taught gesture under its own label ``index``, for the window.
+
+        A wrong first guess scored it under another label: taken again (before ``x`` joins).
+        """
+        if verdict is None:
+            return math.nan
+        first = verdict.first_score if not math.isnan(verdict.first_score) else verdict.score
+        gaussians = self.calibration.gaussians
+        if index == verdict.label or gaussians is None or self.score_name.endswith(('lcb', 'max')):
+            return first
+        return gaussians.log_likelihood(index, x, self.variance_floor,
+                                        self.score_name == 'likelihood_full', self.shrinkage)
 
     def stats(self) -> Dict[str, float]:
         """Return counts, the threshold and ``alpha_t`` (for /diagnostics)."""
         counts = self.calibration.counts
         armed = counts['taught_armed']
         out: Dict[str, float] = {'unknown_' + k: v for k, v in counts.items()}
-        out['unknown_threshold'] = self.threshold() if self.enabled else float('nan')
+        out['unknown_threshold'] = (self.threshold(self.first_share) if self.enabled
+                                    else float('nan'))
         out['unknown_alpha'] = self.calibration.alpha
         out['unknown_false_rejection_rate'] = (
             counts['false_rejections'] / armed if armed else float('nan'))

@@ -82,10 +82,10 @@ class FaultlessPerson:
         questions = item.questions
         if truth in self.names and questions.revealed is None:
             inter.name_unknown(truth)
-        if record:
+        if record:  # declined: rejected at any question; early: before question 1
             self.rows.append({
-                'known': truth in self.names, 'declined': declined,
-                'armed': bool(verdict is not None and verdict.armed),
+                'known': truth in self.names, 'declined': questions.outcome == 'unknown',
+                'early': declined, 'armed': bool(verdict is not None and verdict.armed),
                 'first_right': (not declined) and first == truth,
                 'questions': questions.n_asked})
 
@@ -162,6 +162,7 @@ def summarise(rows: List[Dict], warmup: int) -> Dict[str, float]:
     taught = [r for r in rows if r['known']]
     return {
         'false_rejection_armed': mean([r['declined'] for r in taught if r['armed']]),
+        'false_rejection_first': mean([r['early'] for r in taught if r['armed']]),
         'false_rejection_late': mean([r['declined'] for r in late if r['known']]),
         'unknown_rejected_late': mean([r['declined'] for r in late if not r['known']]),
         'unknown_rejected': mean([r['declined'] for r in rows if not r['known']]),
@@ -244,7 +245,8 @@ def report(figures: Dict[str, Dict], settings: Dict, splits: int, interactions: 
         f'Sessions ({splits} x {interactions} gestures; "late" = after the first '
         f"{settings['warmup']}), score {settings['score']}, target {pct(settings['target'])}:",
         '',
-        f"- false rejection of taught gestures where armed: {pct(on['false_rejection_armed'])};"
+        f"- false rejection of taught gestures where armed: {pct(on['false_rejection_armed'])}"
+        f" (before question 1: {pct(on['false_rejection_first'])});"
         f" of all taught after the warm-up: {pct(on['false_rejection_late'])}",
         f"- never-taught rejected: {pct(on['unknown_rejected'])} "
         f"(late {pct(on['unknown_rejected_late'])})",

@@ -288,9 +288,12 @@ def replay(events: Iterable[Event], config: LearnerConfig,
             if truth is not None:
                 judged += 1
                 true_mistakes += int(item.prediction.label != truth)
-            truth = None
+            shown, truth = truth, None
             if teacher is not None:
                 _teacher_rounds(interaction, teacher, item, event.stamp, asked, session)
+                # Rejected after a "no" (open_set's recheck): named as when rejected at once.
+                if item.questions.outcome == 'unknown' and shown in interaction.learner.labels:
+                    interaction.name_unknown(shown)
         elif event.kind == FEEDBACK and teacher is None:
             changes_due()
             seen[FEEDBACK] += 1

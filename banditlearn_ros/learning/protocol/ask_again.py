@@ -76,7 +76,7 @@ DEFAULT_PROBATION = 3
 docs/benchmarks.md, bench_new_gesture.py)."""
 
 OUTCOMES = ('yes', 'all_rejected', 'out_of_questions', 'timed_out', 'unknown')
-"""How an interaction ended ('unknown': rejected before any question, ``learning.open_set``)."""
+"""How an interaction ended ('unknown': rejected as never taught, ``learning.open_set``)."""
 
 NAMEABLE = ('all_rejected', 'out_of_questions', 'unknown')
 """Endings after which a person may say what the gesture was (``Interaction.name_unknown``)."""
@@ -312,10 +312,19 @@ class Questions:
         return changed
 
     def decline(self) -> None:
-        """End the interaction before question 1: the gesture looks never taught (no learning)."""
-        if self.outcome is None and not self.answers:
-            self.outcome = 'unknown'
+        """
+        End the interaction unasked: the gesture looks never taught (no more learning).
+
+        Before question 1 nothing was asked (``declined``); after a "no" (a recheck,
+        ``learning.open_set``) the next question, made but not yet asked, is taken back.
+        """
+        if self.outcome is not None:
+            return
+        if not self.answers:
             self.declined = True
+        elif len(self.asked) > len(self.rejected):
+            self.asked.pop()
+        self.outcome = 'unknown'
 
     @property
     def n_asked(self) -> int:

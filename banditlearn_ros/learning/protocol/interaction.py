@@ -311,10 +311,18 @@ class Interaction:
                 self._mistakes.add(not correct)
             result = FeedbackResult('matched', latest.id, updated=updates > 0,
                                     question=latest.question, updates=updates)
+            if nxt is not None and latest.verdict is not None:
+                # After a "no": the gesture may be rejected now, before the next question.
+                latest.verdict = self.open_set.recheck(latest.verdict, latest.raw, nxt,
+                                                       questions.number)
+                if latest.verdict.reject:
+                    questions.decline()
+                    nxt = None
             if nxt is not None:
                 result.next_round = self._ask(Round(
                     id=latest.id, x=latest.x, raw=latest.raw, prediction=nxt, stamp=now,
-                    question=questions.number, final=questions.final, questions=questions))
+                    question=questions.number, final=questions.final, questions=questions,
+                    verdict=latest.verdict))
             else:
                 result.ended = self._end(latest)
                 if questions.revealed is not None and self.open_set.enabled:

@@ -179,6 +179,13 @@ TAIL_SPECS = (
          constraints='one of ' + ', '.join(SCORES)),
     Spec('unknown_variance_floor', OPEN_SET['variance_floor'], 'likelihood scores: added to '
          'each variance, as a fraction of the mean variance', low=1e-9, high=1e9),
+    Spec('unknown_recheck', OPEN_SET['recheck'], 'after each "no", score the gesture again '
+         'for the next label and reject it then if it looks never taught'),
+    Spec('unknown_first_share', OPEN_SET['first_share'], 'the threshold before question 1 as '
+         'a share of the quantile level of a recheck (1 = the same)', low=0.01, high=1.0),
+    Spec('unknown_shrinkage', OPEN_SET['shrinkage'], 'likelihood scores: the covariance '
+         'pooled over the labels, worth this many examples, in that of each label '
+         '(0 = none)', low=0.0, high=1e6),
     Spec('max_unanswered', 100, 'most unanswered predictions kept', read_only=True,
          low=1, high=100_000),
     Spec('stats_window', 100, 'rounds in the windowed rates', read_only=True,
