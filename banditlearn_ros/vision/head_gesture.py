@@ -28,9 +28,8 @@ An answer belongs to its question, and one gesture answers once: after a decisio
 new question is asked (:meth:`HeadGestureDetector.question`), each axis gets a *floor*, a time
 before which no swing counts, and the motion going on at that moment is followed swing by
 swing (each swing starting where the last ended, with no hold longer than ``max_pause``)
-and raises the floor as it goes, for at most ``max_duration``. So the rest of a shake that is
-still going when the next question comes never answers it; a gesture that starts after the
-question (a nod during the shake's last swings included, as it is on the other axis) does.
+and raises the floor as it goes, for at most ``max_duration``. So the rest of a shake still
+going when the next question comes never answers it; a gesture begun after the question does.
 A refractory period after a decision is a second guard; a new question lifts it.
 """
 
@@ -103,11 +102,18 @@ class HeadGestureDetector:
         A gap in the samples longer than this (face lost) restarts the trackers.
     max_pause : float
         A hold longer than this (s) between two swings splits them into separate movements.
+    hold_ends_follow : bool
+        Such a hold ends motion followed after an answer or question also when it shows up
+        inside a swing that grows (False: only between swings, the rule before).
     context, min_contrast : float
         The largest swing must be ``min_contrast`` times the spread of the angle in the
         ``context`` seconds before the oscillation for full confidence (1x gives 0): a nod
         stands out from a still head, while the same swing inside ongoing motion (talking)
         is likely part of that motion.
+    contrast_per_reversal : float
+        Each reversal beyond ``min_reversals`` multiplies the contrast above 1x needed for
+        full confidence by this (1: all alike). Speech beats are single down-ups, so a small
+        nod of more swings right after talking is not lost in that talk.
     nod_down_first : bool
         Halve the confidence of a pitch oscillation whose first swing goes up: an answering
         nod starts downward, while speech-related head motion often rises first.
@@ -132,11 +138,11 @@ class HeadGestureDetector:
                  max_gap: float = 0.4, max_pause: float = 0.35,
                  context: float = 4.0, min_contrast: float = 4.0,
                  nod_down_first: bool = True, detrend_yaw: float = 1.0,
-                 detrend_pitch: float = 2.0):
-        if min_reversals < 1:
-            raise ValueError('min_reversals must be at least 1')
-        if not 0 < max_cross_ratio:
-            raise ValueError('max_cross_ratio must be positive')
+                 detrend_pitch: float = 2.0, contrast_per_reversal: float = 0.6,
+                 hold_ends_follow: bool = True):
+        if min_reversals < 1 or not 0 < max_cross_ratio or not 0 < contrast_per_reversal <= 1:
+            raise ValueError('need min_reversals >= 1, max_cross_ratio > 0 and '
+                             'contrast_per_reversal in (0, 1]')
         self.min_swing = float(min_swing)
         self.min_speed = float(min_speed)
         self.max_swing_duration = float(max_swing_duration)
@@ -158,6 +164,8 @@ class HeadGestureDetector:
         self.nod_down_first = bool(nod_down_first)
         self.detrend_yaw = float(detrend_yaw)
         self.detrend_pitch = float(detrend_pitch)
+        self.contrast_per_reversal = float(contrast_per_reversal)
+        self.hold_ends_follow = bool(hold_ends_follow)
         keep = self.max_duration + 1.0
         self._axes = {'yaw': AxisTracker(self.hysteresis, keep),
                       'pitch': AxisTracker(self.hysteresis, keep)}
@@ -289,7 +297,8 @@ class HeadGestureDetector:
                         and before.amplitude >= 0.5 * self.min_swing
                         and self._qualifies(self._core(name, before), edge=True)
                         and swing.t0 - before.tb <= self.max_pause):
-                    self._chains[name] = Chain(turn, swing.t1, swing.tb, until, keep)
+                    self._chains[name] = Chain(turn, swing.t1, swing.tb, until, keep, before.tb,
+                                               self._floor[name])
                     self._floor[name] = max(self._floor[name], swing.t1)
                 break
         if span is not None:
@@ -315,8 +324,12 @@ class HeadGestureDetector:
                     continue
                 if turn == chain.turn:  # the swing taken last, grown since
                     if swing.t1 > chain.end:
-                        if not self._qualifies(self._core(name, swing), edge=True):
-                            self._chains[name] = None  # grown into other motion
+                        moved = self._qualifies(self._core(name, swing), edge=True)
+                        if self.hold_ends_follow and swing.t0 - chain.before > self.max_pause:
+                            self._floor[name] = chain.floor  # a hold in it: what moves is new
+                            moved = False
+                        if not moved:
+                            self._chains[name] = None  # grown into other motion, or a hold
                             break
                         chain.end, chain.tb = swing.t1, swing.tb
                 elif turn == chain.end and swing.amplitude >= 0.5 * self.min_swing:
@@ -325,7 +338,8 @@ class HeadGestureDetector:
                             or not self._qualifies(swing, edge=True):
                         self._chains[name] = None  # a hold, or other motion: what comes is new
                         break
-                    chain.turn, chain.end, chain.tb = turn, swing.t1, swing.tb
+                    chain.turn, chain.end, chain.before = turn, swing.t1, chain.tb
+                    chain.tb, chain.floor = swing.tb, self._floor[name]
                 else:
                     break
                 self._floor[name] = max(self._floor[name], chain.end)
@@ -340,12 +354,8 @@ class HeadGestureDetector:
     def run(self, t: Sequence[float], yaw: Sequence[float],
             pitch: Sequence[float]) -> List[GestureDecision]:
         """Feed a whole series; return every decision made."""
-        out = []
-        for ti, yi, pi in zip(t, yaw, pitch):
-            decision = self.update(ti, yi, pi)
-            if decision is not None:
-                out.append(decision)
-        return out
+        decisions = [self.update(ti, yi, pi) for ti, yi, pi in zip(t, yaw, pitch)]
+        return [d for d in decisions if d is not None]
 
     # -- decision ----------------------------------------------------------------------
     def _qualifies(self, swing: Swing, edge: bool = False, timed: bool = False) -> bool:
@@ -394,7 +404,7 @@ class HeadGestureDetector:
             if swing.amplitude < 0.5 * self.min_swing:
                 if run:
                     break
-                continue
+                continue  # tiny trailing swings (jitter after the gesture)
             self._core(name, swing)
             if swing.t0 < oldest or swing.t0 < self._floor[name]:
                 break  # too old, or motion from before the last answer or question
@@ -415,15 +425,7 @@ class HeadGestureDetector:
         run.reverse()
         if not run:
             return run, -math.inf
-        # The last reversal: the start of the final swing (a turning point after it that the
-        # jitter confirmed does not count).
-        return run, run[-1].turn
-
-    def _background(self, axis: int, start: float) -> float:
-        """Return the spread of the angle before ``start``, earlier answers left out."""
-        detrend = self.detrend_yaw if axis == 0 else self.detrend_pitch
-        return background_spread(self._ts, self._vals, axis, start, self.context, detrend,
-                                 self._spans)
+        return run, run[-1].turn  # the last reversal: the start of the final swing
 
     def _went_down_first(self, first: Swing) -> bool:
         """Return whether a pitch oscillation began with the head going down."""
@@ -447,23 +449,23 @@ class HeadGestureDetector:
         s_amp = min(1.0, float(np.median(amplitudes)) / (2.0 * self.min_swing))
         s_speed = min(1.0, float(np.median(speeds)) / (2.0 * self.min_speed))
         s_cross = min(1.0, max(0.0, (self.max_cross_ratio - cross) / (0.5 * self.max_cross_ratio)))
-        background = self._background(own, run[0].t0)
+        background = background_spread(  # earlier answers left out
+            self._ts, self._vals, own, run[0].t0, self.context,
+            self.detrend_yaw if own == 0 else self.detrend_pitch, self._spans)
         contrast = float(amplitudes.max()) / max(background, 1e-9)
-        s_ctx = min(1.0, max(0.0, (contrast - 1.0) / max(self.min_contrast - 1.0, 1e-9)))
+        need = (self.min_contrast - 1.0) * self.contrast_per_reversal ** (
+            reversals - self.min_reversals)
+        s_ctx = min(1.0, max(0.0, (contrast - 1.0) / max(need, 1e-9)))
         confidence = (s_osc * s_amp * s_speed) ** (1.0 / 3.0) * s_cross * s_ctx
         if own == 1 and self.nod_down_first and not self._went_down_first(run[0]):
             confidence *= 0.5  # a "yes" nod starts downward; up first is likely other motion
         return float(confidence), reversals, float(np.median(amplitudes))
 
-    def _resting(self, now: float) -> bool:
-        """Return whether the head stayed still (``rest_speed``) over the last ``settle`` s."""
-        return held_still(self._ts, self._vals, now, self.settle,
-                          self.rest_speed * self.settle)
-
     def _decide(self, now: float) -> Optional[GestureDecision]:
         runs = {}
         ready = False
-        resting = self._resting(now)
+        # Still (``rest_speed``) over the last ``settle`` s.
+        resting = held_still(self._ts, self._vals, now, self.settle, self.rest_speed * self.settle)
         for name in self._axes:
             run, last_turn = self._run(name, now)
             runs[name] = run

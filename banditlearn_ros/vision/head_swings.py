@@ -23,6 +23,7 @@ about what makes a gesture.
 import bisect
 from collections import deque
 from dataclasses import dataclass
+import math
 from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -74,6 +75,8 @@ class Chain:
     tb: float
     until: float
     span: Optional[list] = None  # [start, end] of an answered gesture, end kept up to date
+    before: float = -math.inf  # core end of the swing before the one taken last
+    floor: float = -math.inf  # the floor before the swing taken last raised it
 
 
 class AxisTracker:
