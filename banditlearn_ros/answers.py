@@ -46,6 +46,9 @@ DETECTOR_PARAMETERS = {
                          'max_pause that shows up inside a growing swing ends the motion followed '
                          'there, so a gesture that starts out of it counts; false = the rule '
                          'before'),
+    'follow_growth': (2.0, 0.0, 100.0, 'a swing followed after an answer or question that is '
+                      'more than this many times the largest one followed before starts a new '
+                      'gesture; 0 = never, the rule before'),
     'refractory': (1.0, 0.0, 30.0, 'seconds after a decision before the next one'),
 }
 

@@ -337,6 +337,28 @@ def test_a_hold_inside_a_followed_swing_ends_the_following(creep):
     assert found == {True: ['shake', 'nod'], False: ['shake']}
 
 
+def test_a_followed_swing_twice_the_size_starts_a_new_gesture():
+    # A small 4-cycle shake answers; the question comes while it goes on. It fades out over
+    # 0.25 s as a big one-cycle shake starts at 3.2 s, with no hold between them.
+    t = np.arange(0, 9, 1 / 30)
+    yaw = (hs.oscillation(t, 1.0, 1.4, 4.0, 7.0, -1.0) * np.clip((3.2 - t) / 0.25, 0, 1)
+           + hs.oscillation(t, 3.2, 2.2, 1.0, 24.0, -1.0))
+    found = {}
+    for growth in (2.0, 0.0):
+        det, out, asked = HeadGestureDetector(follow_growth=growth), [], None
+        for ti, y in zip(t, yaw):
+            d = det.update(ti, y, 0.0)
+            out += [d] if d is not None else []
+            asked = out[0].stamp + 0.6 if out and asked is None else asked
+            if asked is not None and ti >= asked > 0:
+                det.question()
+                asked = -1.0
+        found[growth] = [d.kind for d in out]
+        if growth:
+            assert out[1].start >= 3.2 - 0.15  # from the big shake, not the small one
+    assert found == {2.0: ['shake', 'shake'], 0.0: ['shake']}
+
+
 def test_the_head_modules_stay_within_500_lines():
     # Issue 28: the detector and the synthetic motion are split by responsibility.
     vision = Path(hs.__file__).resolve().parent

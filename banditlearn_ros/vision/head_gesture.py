@@ -41,7 +41,8 @@ from typing import List, Optional, Sequence, Tuple
 
 from banditlearn_ros.vision.head_context import (
     background_spread, came_down_into, extent, held_still)
-from banditlearn_ros.vision.head_swings import AxisTracker, Chain, Swing, time_swing
+from banditlearn_ros.vision.head_follow import Floors
+from banditlearn_ros.vision.head_swings import AxisTracker, Swing, time_swing
 import numpy as np
 
 
@@ -66,7 +67,7 @@ class GestureDecision:
     amplitude: float
 
 
-class HeadGestureDetector:
+class HeadGestureDetector(Floors):
     """
     Turn relative (yaw, pitch) samples into nod/shake decisions with a confidence.
 
@@ -105,6 +106,10 @@ class HeadGestureDetector:
     hold_ends_follow : bool
         Such a hold ends motion followed after an answer or question also when it shows up
         inside a swing that grows (False: only between swings, the rule before).
+    follow_growth : float
+        ... and a followed swing more than this many times the largest one followed before
+        is a new, bigger gesture, counted from the swing before it if that one grew too (0:
+        never, the rule before).
     context, min_contrast : float
         The largest swing must be ``min_contrast`` times the spread of the angle in the
         ``context`` seconds before the oscillation for full confidence (1x gives 0): a nod
@@ -139,7 +144,7 @@ class HeadGestureDetector:
                  context: float = 4.0, min_contrast: float = 4.0,
                  nod_down_first: bool = True, detrend_yaw: float = 1.0,
                  detrend_pitch: float = 2.0, contrast_per_reversal: float = 0.6,
-                 hold_ends_follow: bool = True):
+                 hold_ends_follow: bool = True, follow_growth: float = 2.0):
         if min_reversals < 1 or not 0 < max_cross_ratio or not 0 < contrast_per_reversal <= 1:
             raise ValueError('need min_reversals >= 1, max_cross_ratio > 0 and '
                              'contrast_per_reversal in (0, 1]')
@@ -166,6 +171,7 @@ class HeadGestureDetector:
         self.detrend_pitch = float(detrend_pitch)
         self.contrast_per_reversal = float(contrast_per_reversal)
         self.hold_ends_follow = bool(hold_ends_follow)
+        self.follow_growth = float(follow_growth)
         keep = self.max_duration + 1.0
         self._axes = {'yaw': AxisTracker(self.hysteresis, keep),
                       'pitch': AxisTracker(self.hysteresis, keep)}
@@ -262,89 +268,6 @@ class HeadGestureDetector:
         if t < self._blocked_until:
             return None
         return self._decide(t)
-
-    # -- floors: what came before an answer or a question ------------------------------
-    def _cut(self, at: float, until: float, span: Optional[list] = None) -> None:
-        """
-        Raise every axis' floor to ``at`` and follow the motion going on then until ``until``.
-
-        The motion going on is the last swing whose core began before ``at``, that ended no
-        more than ``max_pause`` before it, and that continues an oscillation: it and the
-        swing before it could both be part of a nod or shake (an edge swing's size, speed
-        and duration, no hold between them). A look-around is no answer, and following it
-        would swallow an answer that starts as it ends.
-        """
-        for name, axis in self._axes.items():
-            self._floor[name] = max(self._floor[name], at)
-            old = self._chains[name]
-            self._chains[name] = None
-            # An answer's tail followed into a question stays out of the context.
-            keep = span if span is not None else (old.span if old is not None else None)
-            swings = axis.swings()
-            for j in range(len(swings) - 1, 0, -1):
-                swing = swings[j]
-                if swing.t1 < at - self.max_pause:
-                    break
-                turn = swing.turn
-                if swing.amplitude < 0.5 * self.min_swing:
-                    continue
-                self._core(name, swing)
-                if swing.t0 >= at:
-                    continue
-                before = swings[j - 1]
-                if (self._qualifies(swing, edge=True)
-                        and at - swing.tb <= self.max_pause + self.quiet
-                        and before.amplitude >= 0.5 * self.min_swing
-                        and self._qualifies(self._core(name, before), edge=True)
-                        and swing.t0 - before.tb <= self.max_pause):
-                    self._chains[name] = Chain(turn, swing.t1, swing.tb, until, keep, before.tb,
-                                               self._floor[name])
-                    self._floor[name] = max(self._floor[name], swing.t1)
-                break
-        if span is not None:
-            span[1] = max([span[1]] + [self._floor[name] for name in self._axes])
-
-    def _follow(self, now: float) -> None:
-        """
-        Raise the floors while the motion followed since the last cut goes on.
-
-        It has stopped when no swing got past its core for ``max_pause + quiet`` (an
-        extreme that only creeps with the pose jitter is no motion).
-        """
-        for name, axis in self._axes.items():
-            chain = self._chains[name]
-            if chain is None:
-                continue
-            if now > chain.until or now - chain.tb > self.max_pause + self.quiet:
-                self._chains[name] = None  # the longest gesture, or the motion stopped
-                continue
-            for swing in axis.swings():
-                turn = swing.turn
-                if turn < chain.turn:
-                    continue
-                if turn == chain.turn:  # the swing taken last, grown since
-                    if swing.t1 > chain.end:
-                        moved = self._qualifies(self._core(name, swing), edge=True)
-                        if self.hold_ends_follow and swing.t0 - chain.before > self.max_pause:
-                            self._floor[name] = chain.floor  # a hold in it: what moves is new
-                            moved = False
-                        if not moved:
-                            self._chains[name] = None  # grown into other motion, or a hold
-                            break
-                        chain.end, chain.tb = swing.t1, swing.tb
-                elif turn == chain.end and swing.amplitude >= 0.5 * self.min_swing:
-                    self._core(name, swing)
-                    if swing.t0 - chain.tb > self.max_pause \
-                            or not self._qualifies(swing, edge=True):
-                        self._chains[name] = None  # a hold, or other motion: what comes is new
-                        break
-                    chain.turn, chain.end, chain.before = turn, swing.t1, chain.tb
-                    chain.tb, chain.floor = swing.tb, self._floor[name]
-                else:
-                    break
-                self._floor[name] = max(self._floor[name], chain.end)
-                if chain.span is not None:
-                    chain.span[1] = max(chain.span[1], chain.end)
 
     def lost(self, t: float) -> None:
         """Note that no face was seen at time ``t``; a long gap restarts the trackers."""

@@ -77,6 +77,9 @@ class Chain:
     span: Optional[list] = None  # [start, end] of an answered gesture, end kept up to date
     before: float = -math.inf  # core end of the swing before the one taken last
     floor: float = -math.inf  # the floor before the swing taken last raised it
+    largest: float = 0.0  # the largest whole swing followed (deg)
+    size: float = 0.0  # the size of the swing taken last, so far (deg)
+    back: float = math.inf  # the floor before the swing before it, if that one outgrew the rest
 
 
 class AxisTracker:
