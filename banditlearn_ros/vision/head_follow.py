@@ -71,7 +71,7 @@ class Floors:
                         and swing.t0 - before.tb <= self.max_pause):
                     self._chains[name] = Chain(turn, swing.t1, swing.tb, until, keep, before.tb,
                                                self._floor[name], before.amplitude,
-                                               swing.amplitude)
+                                               swing.amplitude, grows=span is None)
                     self._floor[name] = max(self._floor[name], swing.t1)
                 break
         if span is not None:
@@ -127,5 +127,10 @@ class Floors:
                     chain.span[1] = max(chain.span[1], chain.end)
 
     def _grew(self, chain: Chain, swing: Swing) -> bool:
-        """Return whether a followed swing outgrew the motion followed: a new gesture."""
-        return 0 < self.follow_growth * chain.largest < swing.amplitude
+        """
+        Return whether a followed swing outgrew the motion followed: a new gesture.
+
+        Only in motion followed from a question: a gesture answered early, in its first small
+        swings, grows on after the answer into its full size.
+        """
+        return chain.grows and 0 < self.follow_growth * chain.largest < swing.amplitude

@@ -80,6 +80,7 @@ class Chain:
     largest: float = 0.0  # the largest whole swing followed (deg)
     size: float = 0.0  # the size of the swing taken last, so far (deg)
     back: float = math.inf  # the floor before the swing before it, if that one outgrew the rest
+    grows: bool = False  # a bigger swing may start a new gesture (followed from a question)
 
 
 class AxisTracker:
