@@ -27,7 +27,8 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from banditlearn_ros.parameter_spec import Spec
 
-# Detector parameters that may change at runtime: name -> (default, low, high, description).
+# Detector parameters that may change at runtime: name -> (default, low, high, description);
+# a bool has no range (None).
 DETECTOR_PARAMETERS = {
     'min_swing': (5.0, 1.0, 60.0, 'smallest counted head swing, extreme to extreme (deg)'),
     'min_speed': (12.0, 1.0, 500.0, 'smallest mean angular speed of a counted swing (deg/s)'),
@@ -39,6 +40,15 @@ DETECTOR_PARAMETERS = {
     'min_confidence': (0.5, 0.0, 1.0, 'decisions below this confidence are dropped'),
     'min_contrast': (4.0, 1.01, 100.0, "how many times the head's motion spread in the "
                      'previous 4 s the largest swing must be for full confidence'),
+    'contrast_per_reversal': (0.6, 0.05, 1.0, 'factor on that contrast (above 1x) for each '
+                              'reversal beyond min_reversals; 1 = the same for all'),
+    'hold_ends_follow': (True, None, None, 'after an answer or question, a hold longer than '
+                         'max_pause that shows up inside a growing swing ends the motion followed '
+                         'there, so a gesture that starts out of it counts; false = the rule '
+                         'before'),
+    'follow_growth': (2.0, 0.0, 100.0, 'a swing followed after an answer or question that is '
+                      'more than this many times the largest one followed before starts a new '
+                      'gesture; 0 = never, the rule before'),
     'refractory': (1.0, 0.0, 30.0, 'seconds after a decision before the next one'),
 }
 
@@ -93,7 +103,7 @@ def refusal(values: Dict[str, Any], right: int, wrong: int) -> str:
     for name, value in values.items():
         if name in DETECTOR_PARAMETERS:
             low, high = DETECTOR_PARAMETERS[name][1:3]
-            if value is None or not low <= value <= high:
+            if value is None or (low is not None and not low <= value <= high):
                 return f'{name} must be in [{low}, {high}]'
     return ''
 

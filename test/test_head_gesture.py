@@ -289,6 +289,76 @@ def test_a_nod_that_starts_out_of_a_slow_drift_is_heard():
     assert 1.5 <= decisions[0].stamp <= 1.5 + 1.0 / 1.6 + 0.3
 
 
+def test_a_nod_of_several_swings_right_after_talking_needs_less_contrast():
+    # 3.5 s of beat-like pitch motion, then a 6-degree nod of three cycles 0.5 s later.
+    t = np.arange(0, 8, 1 / 30)
+    talk = np.where(t < 3.5, 2.5 * np.sin(2 * np.pi * 0.8 * t) ** 3, 0.0)
+    pitch = talk + hs.oscillation(t, 4.0, 2.5, 3.0, 6.0)
+    flat = np.zeros_like(t)
+    (d,) = HeadGestureDetector().run(t, flat, pitch)
+    assert d.kind == 'nod' and d.reversals >= 3
+    # Every oscillation held to the same contrast (the rule before): lost in the talk.
+    assert HeadGestureDetector(contrast_per_reversal=1.0).run(t, flat, pitch) == []
+    # Without the talk both hear it.
+    quiet = hs.oscillation(t, 4.0, 2.5, 3.0, 6.0)
+    for factor in (0.6, 1.0):
+        kinds = [x.kind for x in HeadGestureDetector(contrast_per_reversal=factor).run(
+            t, flat, quiet)]
+        assert kinds == ['nod']
+    for bad in (0.0, 1.5):
+        with pytest.raises(ValueError, match='contrast_per_reversal'):
+            HeadGestureDetector(contrast_per_reversal=bad)
+
+
+@pytest.mark.parametrize('creep', [1.8, 2.4])
+def test_a_hold_inside_a_followed_swing_ends_the_following(creep):
+    # A shake with pitch coupled to it answers; the question comes while it goes on, so its
+    # motion is followed. The pitch stops at an extreme and creeps on (by less than the
+    # hysteresis, no turning point) for 0.4 s, a hold longer than max_pause, then a nod
+    # starts the same way: its first swing grows out of the swing followed last.
+    t = np.arange(0, 9, 1 / 30)
+    end = 1.0 + 3.75 / 2.1
+    yaw = hs.oscillation(t, 1.0, 2.1, 4.0, 12.0)
+    pitch = (3.0 * np.sin(2 * np.pi * 2.1 * np.clip(t - 1.0, 0, 3.75 / 2.1))
+             + creep * np.clip((t - end) / 0.4, 0, 1) + _nod(t, end + 0.4, 2.5, 8.0, 1.0))
+    found = {}
+    for rule in (True, False):
+        det, out, asked = HeadGestureDetector(hold_ends_follow=rule), [], None
+        for ti, y, p in zip(t, yaw, pitch):
+            d = det.update(ti, y, p)
+            out += [d] if d is not None else []
+            asked = out[0].stamp + 0.5 if out and asked is None else asked
+            if asked is not None and ti >= asked > 0:
+                det.question()
+                asked = -1.0
+        found[rule] = [d.kind for d in out]
+        if rule:
+            assert out[1].start >= end + 0.4 - 0.15  # from the nod, not the shake
+    assert found == {True: ['shake', 'nod'], False: ['shake']}
+
+
+def test_a_followed_swing_twice_the_size_starts_a_new_gesture():
+    # A small 4-cycle shake answers; the question comes while it goes on. It fades out over
+    # 0.25 s as a big one-cycle shake starts at 3.2 s, with no hold between them.
+    t = np.arange(0, 9, 1 / 30)
+    yaw = (hs.oscillation(t, 1.0, 1.4, 4.0, 7.0, -1.0) * np.clip((3.2 - t) / 0.25, 0, 1)
+           + hs.oscillation(t, 3.2, 2.2, 1.0, 24.0, -1.0))
+    found = {}
+    for growth in (2.0, 0.0):
+        det, out, asked = HeadGestureDetector(follow_growth=growth), [], None
+        for ti, y in zip(t, yaw):
+            d = det.update(ti, y, 0.0)
+            out += [d] if d is not None else []
+            asked = out[0].stamp + 0.6 if out and asked is None else asked
+            if asked is not None and ti >= asked > 0:
+                det.question()
+                asked = -1.0
+        found[growth] = [d.kind for d in out]
+        if growth:
+            assert out[1].start >= 3.2 - 0.15  # from the big shake, not the small one
+    assert found == {2.0: ['shake', 'shake'], 0.0: ['shake']}
+
+
 def test_the_head_modules_stay_within_500_lines():
     # Issue 28: the detector and the synthetic motion are split by responsibility.
     vision = Path(hs.__file__).resolve().parent

@@ -28,9 +28,8 @@ An answer belongs to its question, and one gesture answers once: after a decisio
 new question is asked (:meth:`HeadGestureDetector.question`), each axis gets a *floor*, a time
 before which no swing counts, and the motion going on at that moment is followed swing by
 swing (each swing starting where the last ended, with no hold longer than ``max_pause``)
-and raises the floor as it goes, for at most ``max_duration``. So the rest of a shake that is
-still going when the next question comes never answers it; a gesture that starts after the
-question (a nod during the shake's last swings included, as it is on the other axis) does.
+and raises the floor as it goes, for at most ``max_duration``. So the rest of a shake still
+going when the next question comes never answers it; a gesture begun after the question does.
 A refractory period after a decision is a second guard; a new question lifts it.
 """
 
@@ -42,7 +41,8 @@ from typing import List, Optional, Sequence, Tuple
 
 from banditlearn_ros.vision.head_context import (
     background_spread, came_down_into, extent, held_still)
-from banditlearn_ros.vision.head_swings import AxisTracker, Chain, Swing, time_swing
+from banditlearn_ros.vision.head_follow import Floors
+from banditlearn_ros.vision.head_swings import AxisTracker, Swing, time_swing
 import numpy as np
 
 
@@ -67,7 +67,7 @@ class GestureDecision:
     amplitude: float
 
 
-class HeadGestureDetector:
+class HeadGestureDetector(Floors):
     """
     Turn relative (yaw, pitch) samples into nod/shake decisions with a confidence.
 
@@ -103,11 +103,22 @@ class HeadGestureDetector:
         A gap in the samples longer than this (face lost) restarts the trackers.
     max_pause : float
         A hold longer than this (s) between two swings splits them into separate movements.
+    hold_ends_follow : bool
+        Such a hold ends motion followed after an answer or question also when it shows up
+        inside a swing that grows (False: only between swings, the rule before).
+    follow_growth : float
+        ... and a followed swing more than this many times the largest one followed before
+        is a new, bigger gesture, counted from the swing before it if that one grew too (0:
+        never, the rule before).
     context, min_contrast : float
         The largest swing must be ``min_contrast`` times the spread of the angle in the
         ``context`` seconds before the oscillation for full confidence (1x gives 0): a nod
         stands out from a still head, while the same swing inside ongoing motion (talking)
         is likely part of that motion.
+    contrast_per_reversal : float
+        Each reversal beyond ``min_reversals`` multiplies the contrast above 1x needed for
+        full confidence by this (1: all alike). Speech beats are single down-ups, so a small
+        nod of more swings right after talking is not lost in that talk.
     nod_down_first : bool
         Halve the confidence of a pitch oscillation whose first swing goes up: an answering
         nod starts downward, while speech-related head motion often rises first.
@@ -132,11 +143,11 @@ class HeadGestureDetector:
                  max_gap: float = 0.4, max_pause: float = 0.35,
                  context: float = 4.0, min_contrast: float = 4.0,
                  nod_down_first: bool = True, detrend_yaw: float = 1.0,
-                 detrend_pitch: float = 2.0):
-        if min_reversals < 1:
-            raise ValueError('min_reversals must be at least 1')
-        if not 0 < max_cross_ratio:
-            raise ValueError('max_cross_ratio must be positive')
+                 detrend_pitch: float = 2.0, contrast_per_reversal: float = 0.6,
+                 hold_ends_follow: bool = True, follow_growth: float = 2.0):
+        if min_reversals < 1 or not 0 < max_cross_ratio or not 0 < contrast_per_reversal <= 1:
+            raise ValueError('need min_reversals >= 1, max_cross_ratio > 0 and '
+                             'contrast_per_reversal in (0, 1]')
         self.min_swing = float(min_swing)
         self.min_speed = float(min_speed)
         self.max_swing_duration = float(max_swing_duration)
@@ -158,6 +169,9 @@ class HeadGestureDetector:
         self.nod_down_first = bool(nod_down_first)
         self.detrend_yaw = float(detrend_yaw)
         self.detrend_pitch = float(detrend_pitch)
+        self.contrast_per_reversal = float(contrast_per_reversal)
+        self.hold_ends_follow = bool(hold_ends_follow)
+        self.follow_growth = float(follow_growth)
         keep = self.max_duration + 1.0
         self._axes = {'yaw': AxisTracker(self.hysteresis, keep),
                       'pitch': AxisTracker(self.hysteresis, keep)}
@@ -255,83 +269,6 @@ class HeadGestureDetector:
             return None
         return self._decide(t)
 
-    # -- floors: what came before an answer or a question ------------------------------
-    def _cut(self, at: float, until: float, span: Optional[list] = None) -> None:
-        """
-        Raise every axis' floor to ``at`` and follow the motion going on then until ``until``.
-
-        The motion going on is the last swing whose core began before ``at``, that ended no
-        more than ``max_pause`` before it, and that continues an oscillation: it and the
-        swing before it could both be part of a nod or shake (an edge swing's size, speed
-        and duration, no hold between them). A look-around is no answer, and following it
-        would swallow an answer that starts as it ends.
-        """
-        for name, axis in self._axes.items():
-            self._floor[name] = max(self._floor[name], at)
-            old = self._chains[name]
-            self._chains[name] = None
-            # An answer's tail followed into a question stays out of the context.
-            keep = span if span is not None else (old.span if old is not None else None)
-            swings = axis.swings()
-            for j in range(len(swings) - 1, 0, -1):
-                swing = swings[j]
-                if swing.t1 < at - self.max_pause:
-                    break
-                turn = swing.turn
-                if swing.amplitude < 0.5 * self.min_swing:
-                    continue
-                self._core(name, swing)
-                if swing.t0 >= at:
-                    continue
-                before = swings[j - 1]
-                if (self._qualifies(swing, edge=True)
-                        and at - swing.tb <= self.max_pause + self.quiet
-                        and before.amplitude >= 0.5 * self.min_swing
-                        and self._qualifies(self._core(name, before), edge=True)
-                        and swing.t0 - before.tb <= self.max_pause):
-                    self._chains[name] = Chain(turn, swing.t1, swing.tb, until, keep)
-                    self._floor[name] = max(self._floor[name], swing.t1)
-                break
-        if span is not None:
-            span[1] = max([span[1]] + [self._floor[name] for name in self._axes])
-
-    def _follow(self, now: float) -> None:
-        """
-        Raise the floors while the motion followed since the last cut goes on.
-
-        It has stopped when no swing got past its core for ``max_pause + quiet`` (an
-        extreme that only creeps with the pose jitter is no motion).
-        """
-        for name, axis in self._axes.items():
-            chain = self._chains[name]
-            if chain is None:
-                continue
-            if now > chain.until or now - chain.tb > self.max_pause + self.quiet:
-                self._chains[name] = None  # the longest gesture, or the motion stopped
-                continue
-            for swing in axis.swings():
-                turn = swing.turn
-                if turn < chain.turn:
-                    continue
-                if turn == chain.turn:  # the swing taken last, grown since
-                    if swing.t1 > chain.end:
-                        if not self._qualifies(self._core(name, swing), edge=True):
-                            self._chains[name] = None  # grown into other motion
-                            break
-                        chain.end, chain.tb = swing.t1, swing.tb
-                elif turn == chain.end and swing.amplitude >= 0.5 * self.min_swing:
-                    self._core(name, swing)
-                    if swing.t0 - chain.tb > self.max_pause \
-                            or not self._qualifies(swing, edge=True):
-                        self._chains[name] = None  # a hold, or other motion: what comes is new
-                        break
-                    chain.turn, chain.end, chain.tb = turn, swing.t1, swing.tb
-                else:
-                    break
-                self._floor[name] = max(self._floor[name], chain.end)
-                if chain.span is not None:
-                    chain.span[1] = max(chain.span[1], chain.end)
-
     def lost(self, t: float) -> None:
         """Note that no face was seen at time ``t``; a long gap restarts the trackers."""
         if self._last_t is not None and t - self._last_t > self.max_gap:
@@ -340,12 +277,8 @@ class HeadGestureDetector:
     def run(self, t: Sequence[float], yaw: Sequence[float],
             pitch: Sequence[float]) -> List[GestureDecision]:
         """Feed a whole series; return every decision made."""
-        out = []
-        for ti, yi, pi in zip(t, yaw, pitch):
-            decision = self.update(ti, yi, pi)
-            if decision is not None:
-                out.append(decision)
-        return out
+        decisions = [self.update(ti, yi, pi) for ti, yi, pi in zip(t, yaw, pitch)]
+        return [d for d in decisions if d is not None]
 
     # -- decision ----------------------------------------------------------------------
     def _qualifies(self, swing: Swing, edge: bool = False, timed: bool = False) -> bool:
@@ -394,7 +327,7 @@ class HeadGestureDetector:
             if swing.amplitude < 0.5 * self.min_swing:
                 if run:
                     break
-                continue
+                continue  # tiny trailing swings (jitter after the gesture)
             self._core(name, swing)
             if swing.t0 < oldest or swing.t0 < self._floor[name]:
                 break  # too old, or motion from before the last answer or question
@@ -415,15 +348,7 @@ class HeadGestureDetector:
         run.reverse()
         if not run:
             return run, -math.inf
-        # The last reversal: the start of the final swing (a turning point after it that the
-        # jitter confirmed does not count).
-        return run, run[-1].turn
-
-    def _background(self, axis: int, start: float) -> float:
-        """Return the spread of the angle before ``start``, earlier answers left out."""
-        detrend = self.detrend_yaw if axis == 0 else self.detrend_pitch
-        return background_spread(self._ts, self._vals, axis, start, self.context, detrend,
-                                 self._spans)
+        return run, run[-1].turn  # the last reversal: the start of the final swing
 
     def _went_down_first(self, first: Swing) -> bool:
         """Return whether a pitch oscillation began with the head going down."""
@@ -447,23 +372,23 @@ class HeadGestureDetector:
         s_amp = min(1.0, float(np.median(amplitudes)) / (2.0 * self.min_swing))
         s_speed = min(1.0, float(np.median(speeds)) / (2.0 * self.min_speed))
         s_cross = min(1.0, max(0.0, (self.max_cross_ratio - cross) / (0.5 * self.max_cross_ratio)))
-        background = self._background(own, run[0].t0)
+        background = background_spread(  # earlier answers left out
+            self._ts, self._vals, own, run[0].t0, self.context,
+            self.detrend_yaw if own == 0 else self.detrend_pitch, self._spans)
         contrast = float(amplitudes.max()) / max(background, 1e-9)
-        s_ctx = min(1.0, max(0.0, (contrast - 1.0) / max(self.min_contrast - 1.0, 1e-9)))
+        need = (self.min_contrast - 1.0) * self.contrast_per_reversal ** (
+            reversals - self.min_reversals)
+        s_ctx = min(1.0, max(0.0, (contrast - 1.0) / max(need, 1e-9)))
         confidence = (s_osc * s_amp * s_speed) ** (1.0 / 3.0) * s_cross * s_ctx
         if own == 1 and self.nod_down_first and not self._went_down_first(run[0]):
             confidence *= 0.5  # a "yes" nod starts downward; up first is likely other motion
         return float(confidence), reversals, float(np.median(amplitudes))
 
-    def _resting(self, now: float) -> bool:
-        """Return whether the head stayed still (``rest_speed``) over the last ``settle`` s."""
-        return held_still(self._ts, self._vals, now, self.settle,
-                          self.rest_speed * self.settle)
-
     def _decide(self, now: float) -> Optional[GestureDecision]:
         runs = {}
         ready = False
-        resting = self._resting(now)
+        # Still (``rest_speed``) over the last ``settle`` s.
+        resting = held_still(self._ts, self._vals, now, self.settle, self.rest_speed * self.settle)
         for name in self._axes:
             run, last_turn = self._run(name, now)
             runs[name] = run

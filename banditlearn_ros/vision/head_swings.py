@@ -23,6 +23,7 @@ about what makes a gesture.
 import bisect
 from collections import deque
 from dataclasses import dataclass
+import math
 from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -74,6 +75,12 @@ class Chain:
     tb: float
     until: float
     span: Optional[list] = None  # [start, end] of an answered gesture, end kept up to date
+    before: float = -math.inf  # core end of the swing before the one taken last
+    floor: float = -math.inf  # the floor before the swing taken last raised it
+    largest: float = 0.0  # the largest whole swing followed (deg)
+    size: float = 0.0  # the size of the swing taken last, so far (deg)
+    back: float = math.inf  # the floor before the swing before it, if that one outgrew the rest
+    grows: bool = False  # a bigger swing may start a new gesture (followed from a question)
 
 
 class AxisTracker:

@@ -1,0 +1,136 @@
+# Copyright 2026 banditlearn_ros contributors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+What came before an answer or a question: per-axis floors and the motion followed past them.
+
+An answer belongs to its question, and one gesture answers once. The nod/shake detector
+(:mod:`banditlearn_ros.vision.head_gesture`) takes these rules from :class:`Floors`: after a
+decision, and when a new question is asked, each axis gets a *floor*, a time before which no
+swing counts, and the motion going on then is followed swing by swing, raising the floor, until
+it holds still, grows into a bigger gesture or ``max_duration`` has passed.
+"""
+
+import math
+from typing import Optional
+
+from banditlearn_ros.vision.head_swings import Chain, Swing
+
+
+class Floors:
+    """
+    The floor rules of :class:`~banditlearn_ros.vision.head_gesture.HeadGestureDetector`.
+
+    A mixin: it uses the detector's trackers (``_axes``), floors, chains, swing timing
+    (``_core``, ``_qualifies``) and parameters.
+    """
+
+    def _cut(self, at: float, until: float, span: Optional[list] = None) -> None:
+        """
+        Raise every axis' floor to ``at`` and follow the motion going on then until ``until``.
+
+        The motion going on is the last swing whose core began before ``at``, that ended no
+        more than ``max_pause`` before it, and that continues an oscillation: it and the
+        swing before it could both be part of a nod or shake (an edge swing's size, speed
+        and duration, no hold between them). A look-around is no answer, and following it
+        would swallow an answer that starts as it ends.
+        """
+        for name, axis in self._axes.items():
+            self._floor[name] = max(self._floor[name], at)
+            old = self._chains[name]
+            self._chains[name] = None
+            # An answer's tail followed into a question stays out of the context.
+            keep = span if span is not None else (old.span if old is not None else None)
+            swings = axis.swings()
+            for j in range(len(swings) - 1, 0, -1):
+                swing = swings[j]
+                if swing.t1 < at - self.max_pause:
+                    break
+                turn = swing.turn
+                if swing.amplitude < 0.5 * self.min_swing:
+                    continue
+                self._core(name, swing)
+                if swing.t0 >= at:
+                    continue
+                before = swings[j - 1]
+                if (self._qualifies(swing, edge=True)
+                        and at - swing.tb <= self.max_pause + self.quiet
+                        and before.amplitude >= 0.5 * self.min_swing
+                        and self._qualifies(self._core(name, before), edge=True)
+                        and swing.t0 - before.tb <= self.max_pause):
+                    self._chains[name] = Chain(turn, swing.t1, swing.tb, until, keep, before.tb,
+                                               self._floor[name], before.amplitude,
+                                               swing.amplitude, grows=span is None)
+                    self._floor[name] = max(self._floor[name], swing.t1)
+                break
+        if span is not None:
+            span[1] = max([span[1]] + [self._floor[name] for name in self._axes])
+
+    def _follow(self, now: float) -> None:
+        """
+        Raise the floors while the motion followed since the last cut goes on.
+
+        It has stopped when no swing got past its core for ``max_pause + quiet`` (an
+        extreme that only creeps with the pose jitter is no motion).
+        """
+        for name, axis in self._axes.items():
+            chain = self._chains[name]
+            if chain is None:
+                continue
+            if now > chain.until or now - chain.tb > self.max_pause + self.quiet:
+                self._chains[name] = None  # the longest gesture, or the motion stopped
+                continue
+            for swing in axis.swings():
+                turn = swing.turn
+                if turn < chain.turn:
+                    continue
+                if turn == chain.turn:  # the swing taken last, grown since
+                    if swing.t1 > chain.end:
+                        moved = self._qualifies(self._core(name, swing), edge=True)
+                        held = self.hold_ends_follow and swing.t0 - chain.before > self.max_pause
+                        if held or self._grew(chain, swing):
+                            # A hold in it, or a bigger gesture (from the swing before if
+                            # that one began to grow): what moves is new.
+                            self._floor[name] = chain.floor if held else min(chain.floor,
+                                                                             chain.back)
+                            moved = False
+                        if not moved:
+                            self._chains[name] = None  # grown into other motion: it is new
+                            break
+                        chain.end, chain.tb, chain.size = swing.t1, swing.tb, swing.amplitude
+                elif turn == chain.end and swing.amplitude >= 0.5 * self.min_swing:
+                    self._core(name, swing)
+                    chain.back = chain.floor if chain.size > chain.largest else math.inf
+                    chain.largest = max(chain.largest, chain.size)
+                    if swing.t0 - chain.tb > self.max_pause or self._grew(chain, swing) \
+                            or not self._qualifies(swing, edge=True):
+                        self._chains[name] = None  # a hold, or other motion: what comes is new
+                        break
+                    chain.turn, chain.end, chain.before = turn, swing.t1, chain.tb
+                    chain.tb, chain.floor = swing.tb, self._floor[name]
+                    chain.size = swing.amplitude
+                else:
+                    break
+                self._floor[name] = max(self._floor[name], chain.end)
+                if chain.span is not None:
+                    chain.span[1] = max(chain.span[1], chain.end)
+
+    def _grew(self, chain: Chain, swing: Swing) -> bool:
+        """
+        Return whether a followed swing outgrew the motion followed: a new gesture.
+
+        Only in motion followed from a question: a gesture answered early, in its first small
+        swings, grows on after the answer into its full size.
+        """
+        return chain.grows and 0 < self.follow_growth * chain.largest < swing.amplitude
