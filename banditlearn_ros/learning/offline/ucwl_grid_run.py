@@ -26,6 +26,7 @@ from typing import Dict, Optional, Sequence
 import numpy as np
 
 from .ucwl_grid import grid_kernels, UCWLGrid
+from .ucwl_grid_rounds import round_kernels, run_stream, sub_block
 
 
 CACHE_BUDGET = 8 * 2 ** 20
@@ -59,6 +60,14 @@ def run_block(args) -> Dict[str, np.ndarray]:
     rho0, rho1, no_answer = rates
     grid = UCWLGrid(n_labels, X.shape[1], eta, C, k, [stream.seed] * len(eta), variant,
                     diagonal, no_weight)
+    kernels = round_kernels(X.shape[1]) if grid.compiled else None
+    if kernels is not None:  # the same counts, the settings innermost (ucwl_grid_rounds)
+        params, sub = grid.setting_params(), sub_block(n_labels, X.shape[1])
+        parts = [run_stream(kernels, X, stream.order, stream.y_obs, stream.y_true,
+                            stream.u_silent, stream.u_flip, rates, stream.seed,
+                            grid.k[lo:lo + sub], params[lo:lo + sub], n_labels)
+                 for lo in range(0, len(eta), sub)]
+        return {name: np.concatenate([part[name] for part in parts]) for name in parts[0]}
     n = len(stream.order)
     wrong_obs = np.zeros(len(eta), dtype=np.int64)
     wrong_true = np.zeros(len(eta), dtype=np.int64)
@@ -141,6 +150,7 @@ def run_grid(X: np.ndarray, streams: Sequence, teacher, n_labels: int,
             block = min(block, max(MIN_BLOCK, -(-S // per_stream)))
     block = max(int(block), 1)
     grid_kernels()  # compiled (or cached) once here; each worker loads the cache
+    round_kernels(X.shape[1])
     tasks, where = [], []
     for p, stream in enumerate(streams):
         for lo in range(0, S, block):

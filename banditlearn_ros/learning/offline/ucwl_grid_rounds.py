@@ -1,0 +1,360 @@
+# Copyright 2026 banditlearn_ros contributors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+A block of UCWL settings over a whole stream in one compiled loop, the settings innermost.
+
+``UCWLGrid`` keeps its state as settings x labels x features and sums one row after the
+other, one Python call per round.  Here ``mu`` and ``sigma`` are labels x features x
+settings: each multiply-add of a dot product is done for every setting of the block by one
+loop over contiguous memory, which the compiler turns into vector instructions.  Each
+setting's sum keeps its own order of additions (the 8 running sums and the rest left to
+right of ``reductions.block_dot``, numpy's pairwise order), because the vector lanes are
+different settings, never parts of one sum: the values are ``UCWLGrid``'s bit for bit.
+The rounds run inside the compiled loop too; Python sees a round only when a setting's
+largest bound or score is shared, and draws it with that setting's own generator as
+``UCWLGrid`` does.  The learned row's step is ``ucwl_kernels.learn_diag`` itself.
+
+Used by ``ucwl_grid_run.run_block`` when numba is there, for up to ``reductions.BLOCK``
+features (longer vectors are summed in halves: ``UCWLGrid`` steps them), and only after
+``disagreement`` found it equal to the numpy grid.
+"""
+
+import math
+from typing import Callable, Dict, NamedTuple, Optional, Sequence
+import warnings
+
+import numpy as np
+
+from ..algorithms import ucwl_kernels
+from ..algorithms.reductions import BLOCK
+
+LANES = 8
+"""Settings per vector of float64 on AVX-512; blocks are cut in multiples of it."""
+
+WORK_ROWS = 22
+"""Scratch rows of ``run_rounds``: 16 running sums, x^2, the largest bounds, a gathered row."""
+
+SUB_BUDGET = 2 ** 20
+"""Bytes of ``mu`` and ``sigma`` a sub-block keeps, so that a round's pass stays in cache."""
+
+
+def sums(x, xx, nz, n_nz, mu, sigma, acc, scores, variances) -> None:
+    """
+    Fill ``scores = mu_i . x`` and ``variances = sigma_i . x^2`` for every label and setting.
+
+    ``mu`` and ``sigma`` are labels x features x settings; ``acc`` holds 16 running sums per
+    setting; ``nz[:n_nz]`` are the features where x is not 0, in increasing order.  Each
+    sum is ``reductions.block_dot``'s, then ``0.0 +`` as ``pairwise_dot``.  A feature where
+    x is 0 adds a product of 0 (``mu`` and ``sigma`` are finite), which leaves a running
+    sum unchanged but for the sign of a zero, and ``0.0 +`` makes every zero +0.0: leaving
+    those features out gives the same bits and halves the work on sparse vectors.
+    """
+    n_labels, d, n = mu.shape
+    end = d - d % 8 if d >= 8 else 0
+    split = 0
+    while split < n_nz and nz[split] < end:
+        split += 1
+    for i in range(n_labels):
+        score, variance = scores[i], variances[i]
+        for r in range(16):
+            row = acc[r]
+            for s in range(n):
+                row[s] = 0.0
+        for jj in range(split):  # the 8 running sums, sum j taking the features j mod 8
+            j = nz[jj]
+            a, b, row_mu, row_sigma = acc[j % 8], acc[8 + j % 8], mu[i, j], sigma[i, j]
+            xj, qj = x[j], xx[j]
+            for s in range(n):
+                a[s] += row_mu[s] * xj
+                b[s] += row_sigma[s] * qj
+        if d >= 8:
+            for s in range(n):
+                score[s] = ((acc[0, s] + acc[1, s]) + (acc[2, s] + acc[3, s])) + (
+                    (acc[4, s] + acc[5, s]) + (acc[6, s] + acc[7, s]))
+                variance[s] = ((acc[8, s] + acc[9, s]) + (acc[10, s] + acc[11, s])) + (
+                    (acc[12, s] + acc[13, s]) + (acc[14, s] + acc[15, s]))
+        else:
+            for s in range(n):
+                score[s] = 0.0
+                variance[s] = 0.0
+        for jj in range(split, n_nz):  # the rest, left to right
+            j = nz[jj]
+            row_mu, row_sigma = mu[i, j], sigma[i, j]
+            xj, qj = x[j], xx[j]
+            for s in range(n):
+                score[s] += row_mu[s] * xj
+                variance[s] += row_sigma[s] * qj
+        for s in range(n):
+            score[s] = 0.0 + score[s]
+            variance[s] = 0.0 + variance[s]
+
+
+def choose(scores, variances, k, bounds, chosen, top, n_top, greedy, top_score,
+           n_greedy) -> bool:
+    """
+    Fill the bounds and each setting's first largest one; True when any setting has a tie.
+
+    ``ucwl_kernels.select_diag`` per setting (labels x settings here), the largest bound
+    and score kept in ``top`` and ``top_score``: a tie of the bounds or of the scores is
+    left to the caller, which draws it.
+    """
+    n_labels, n = scores.shape
+    for i in range(n_labels):
+        score, variance, bound = scores[i], variances[i], bounds[i]
+        for s in range(n):
+            bound[s] = score[s] + k[s] * math.sqrt(max(variance[s], 0.0))
+    for s in range(n):
+        chosen[s] = 0
+        greedy[s] = 0
+        top[s] = bounds[0, s]
+        top_score[s] = scores[0, s]
+    for i in range(1, n_labels):
+        score, bound = scores[i], bounds[i]
+        for s in range(n):
+            if bound[s] > top[s]:
+                chosen[s] = i
+                top[s] = bound[s]
+            if score[s] > top_score[s]:
+                greedy[s] = i
+                top_score[s] = score[s]
+    for s in range(n):
+        n_top[s] = 0
+        n_greedy[s] = 0
+    for i in range(n_labels):
+        score, bound = scores[i], bounds[i]
+        for s in range(n):
+            n_top[s] += bound[s] == top[s]
+            n_greedy[s] += score[s] == top_score[s]
+    tied = False
+    for s in range(n):
+        tied |= n_top[s] > 1 or n_greedy[s] > 1
+    return tied
+
+
+def run_rounds(X, order, y_obs, y_true, u_silent, u_flip, rates, t, resume, mu, sigma, k,
+               params, work, ints, scores, variances, bounds, counts) -> int:
+    """
+    Run rounds from ``t`` to the stream's end; return the first round with a tie, or its end.
+
+    ``resume`` continues round ``t`` after the caller drew its ties into ``ints[0]``
+    (``chosen``).  ``rates`` = (rho0, rho1, no_answer); ``counts`` = (mistakes observed,
+    mistakes true, updates) per setting; ``work`` (``WORK_ROWS`` rows) and ``ints`` (5)
+    are scratch.  Each round is ``ucwl_grid_run.run_block``'s: select, count, the person's
+    answer, and ``learn_diag`` on the chosen row's features where x is not 0 (gathered:
+    where x is 0 the step leaves ``mu`` and ``sigma`` as they are, bit for bit).
+    """
+    n_rounds, d, n = order.shape[0], X.shape[1], k.shape[0]
+    acc, xx, top, top_score = work[:16], work[16, :d], work[17, :n], work[21, :n]
+    row_mu, row_sigma, x_nz = work[18], work[19], work[20]
+    chosen, greedy, n_top, n_greedy, nz = ints[0], ints[1], ints[2], ints[3], ints[4]
+    rho0, rho1, no_answer = rates[0], rates[1], rates[2]
+    while t < n_rounds:
+        x = X[order[t]]
+        n_nz = 0
+        for j in range(d):
+            xx[j] = x[j] * x[j]
+            if x[j] != 0.0:
+                nz[n_nz] = j
+                x_nz[n_nz] = x[j]
+                n_nz += 1
+        if not resume:
+            _sums(x, xx, nz, n_nz, mu, sigma, acc, scores, variances)
+            if _choose(scores, variances, k, bounds, chosen, top, n_top, greedy, top_score,
+                       n_greedy):
+                return t
+        resume = False
+        label, truth = y_obs[t], y_true[t]
+        learn = not u_silent[t] < no_answer
+        u = u_flip[t]
+        for s in range(n):
+            c = chosen[s]
+            right = c == label
+            if not right:
+                counts[0, s] += 1
+            if c != truth:
+                counts[1, s] += 1
+            if not learn:
+                continue
+            said = right
+            if rho0 != 0.0 or rho1 != 0.0:
+                said = right != (u < (rho1 if right else rho0))
+            z = 1.0 if said else -1.0
+            m, v = z * scores[c, s], variances[c, s]
+            if not m < params[s, 0] * math.sqrt(max(v, 0.0)):
+                continue  # learn_diag's first test (phi = params[s, 0]): no step, no gather
+            for jj in range(n_nz):
+                row_mu[jj] = mu[c, nz[jj], s]
+                row_sigma[jj] = sigma[c, nz[jj], s]
+            if _learn_tail(row_mu[:n_nz], row_sigma[:n_nz], x_nz[:n_nz], z, m, v,
+                           params[s]) == 1:
+                for jj in range(n_nz):
+                    mu[c, nz[jj], s] = row_mu[jj]
+                    sigma[c, nz[jj], s] = row_sigma[jj]
+                counts[2, s] += 1
+        t += 1
+    return n_rounds
+
+
+class RoundKernels(NamedTuple):
+    """``run_rounds``, compiled."""
+
+    run: Callable
+
+
+# What run_rounds calls: these functions, or compiled (``round_kernels``).
+_sums, _choose, _learn_tail = sums, choose, ucwl_kernels.learn_diag
+
+_KERNELS: Optional[RoundKernels] = None
+_TRIED = False
+
+
+def sub_block(n_labels: int, n_features: int, budget: int = SUB_BUDGET) -> int:
+    """Return how many settings one pass over the stream steps: a multiple of ``LANES``."""
+    per_setting = 2 * int(n_labels) * int(n_features) * 8
+    return max(LANES, budget // per_setting // LANES * LANES)
+
+
+def run_stream(kernels: RoundKernels, X: np.ndarray, order, y_obs, y_true, u_silent, u_flip,
+               rates: Sequence[float], seed: int, k: np.ndarray, params: np.ndarray,
+               n_labels: int, state: bool = False) -> Dict[str, np.ndarray]:
+    """
+    Run one block of settings (``params`` rows: ``ucwl_kernels.learn_params``) over a stream.
+
+    Returns ``mistakes_observed``, ``mistakes_true`` and ``updates`` per setting, those of
+    ``ucwl_grid_run.run_block`` on the same block; with ``state``, also ``mu`` and ``sigma``
+    laid out as ``UCWLGrid``'s (settings x labels x features).
+    """
+    n, d = len(k), X.shape[1]
+    mu = np.zeros((n_labels, d, n))
+    sigma = np.ones((n_labels, d, n))
+    work = np.empty((WORK_ROWS, max(n, d)))
+    ints = np.empty((5, max(n, d)), dtype=np.int64)
+    scores, variances, bounds = (np.empty((n_labels, n)) for _ in range(3))
+    counts = np.zeros((3, n), dtype=np.int64)
+    rates = np.asarray(rates, dtype=np.float64)
+    k = np.ascontiguousarray(k, dtype=np.float64)
+    rngs: Dict[int, np.random.Generator] = {}
+    arrays = (np.ascontiguousarray(order, dtype=np.int64), np.asarray(y_obs, dtype=np.int64),
+              np.asarray(y_true, dtype=np.int64), np.asarray(u_silent, dtype=np.float64),
+              np.asarray(u_flip, dtype=np.float64))
+    t, resume = 0, False
+    while True:
+        t = kernels.run(X, *arrays, rates, t, resume, mu, sigma, k, params, work, ints,
+                        scores, variances, bounds, counts)
+        if t >= len(order):
+            break
+        chosen = ints[0]
+        for s in np.flatnonzero((ints[2, :n] > 1) | (ints[3, :n] > 1)).tolist():
+            # UCWLGrid._select_compiled's draws, in its order, by the setting's generator.
+            rng = rngs.get(s)
+            if rng is None:
+                rng = rngs[s] = np.random.default_rng(seed)
+            column, score = bounds[:, s], scores[:, s]
+            best = np.flatnonzero(column == column.max())
+            if best.size > 1:
+                chosen[s] = best[rng.integers(best.size)]
+            tied = np.count_nonzero(score == score.max())
+            if tied > 1:
+                rng.integers(tied)
+        resume = True
+    out = {'mistakes_observed': counts[0], 'mistakes_true': counts[1], 'updates': counts[2]}
+    if state:
+        out['mu'], out['sigma'] = mu.transpose(2, 0, 1), sigma.transpose(2, 0, 1)
+    return out
+
+
+def round_kernels(n_features: int = BLOCK) -> Optional[RoundKernels]:
+    """
+    Return the compiled rounds loop, or None (no numba, not bit for bit the numpy grid, or
+    more than ``reductions.BLOCK`` features, which numpy sums in halves).
+
+    Built on ``ucwl_kernels.compiled()`` when its dot products are the fused, checked ones;
+    ``disagreement`` compares it with the numpy ``UCWLGrid`` before it is used.
+    """
+    global _KERNELS, _TRIED, _sums, _choose, _learn_tail
+    if n_features > BLOCK:
+        return None
+    kernels = ucwl_kernels.compiled()  # None also when BANDITLEARN_COMPILED=0
+    if kernels is None or not kernels.fused:
+        return None
+    if _TRIED:
+        return _KERNELS
+    _TRIED = True
+    try:
+        import numba
+
+        def jit(function):
+            try:
+                return numba.njit(cache=True, nogil=True)(function)
+            except Exception:  # noqa: B902 (a cache location numba refuses: no disk cache)
+                return numba.njit(nogil=True)(function)
+        _learn_tail = ucwl_kernels._learn_tail
+        _sums, _choose = jit(sums), jit(choose)
+        candidate = RoundKernels(jit(run_rounds))
+        problem = disagreement(candidate)
+    except Exception as exc:  # noqa: B902 (any numba failure: the numpy grid is exact)
+        problem = str(exc)
+    if problem:
+        warnings.warn(f'the compiled UCWL rounds do not match the numpy grid ({problem}); '
+                      'using the grid')
+        return None
+    _KERNELS = candidate
+    return _KERNELS
+
+
+def disagreement(kernels: RoundKernels, seed: int = 0) -> str:
+    """
+    Return '' when ``kernels`` count what the numpy ``UCWLGrid`` counts, bit for bit.
+
+    Random streams with noisy and silent answers: SCW-I and SCW-II, both diagonals, ties
+    at the start and with k = 0, one label, 1..128 features, blocks not a multiple of
+    ``LANES``; mistakes and updates per setting, and the learned state.
+    """
+    from .ucwl_grid import UCWLGrid
+    rng = np.random.default_rng(seed)
+    eta = [0.95, 0.55, 0.75, 0.6, 0.9, 0.8, 0.7, 0.65, 0.85]
+    C = [1.0, 2.0 ** -5, 32.0, 4.0, 0.5, 2.0, 8.0, 0.25, 16.0]
+    k = [2.8, 0.2, 1.4, 0.0, 3.0, 1.0, 2.0, 0.6, 0.0]
+    cases = ((3, 7, 'scw1', 'precision'), (5, 128, 'scw2', 'variance'),
+             (1, 20, 'scw1', 'variance'), (4, 33, 'scw2', 'precision'),
+             (10, 64, 'scw1', 'precision'), (2, 8, 'scw1', 'variance'))
+    rates = (0.1, 0.2, 0.1)
+    for n_labels, d, variant, diagonal in cases:
+        X = rng.random((40, d)) * (rng.random((40, d)) < 0.6)
+        order = rng.permutation(np.repeat(np.arange(40), 2))
+        y_true = rng.integers(n_labels, size=len(order))
+        y_obs = np.where(rng.random(len(order)) < 0.1, rng.integers(n_labels), y_true)
+        u_silent, u_flip = rng.random(len(order)), rng.random(len(order))
+        grid = UCWLGrid(n_labels, d, eta, C, k, [seed] * len(eta), variant, diagonal,
+                        compiled=False)
+        expected = np.zeros((3, len(eta)), dtype=np.int64)
+        for t, row in enumerate(order):
+            chosen = grid.select(X[row])
+            expected[0] += chosen != y_obs[t]
+            expected[1] += chosen != y_true[t]
+            if u_silent[t] < rates[2]:
+                continue
+            right = chosen == y_obs[t]
+            grid.learn(X[row], chosen, right != (u_flip[t] < np.where(right, rates[1],
+                                                                      rates[0])))
+        got = run_stream(kernels, X, order, y_obs, y_true, u_silent, u_flip, rates, seed,
+                         np.array(k), grid.setting_params(), n_labels, state=True)
+        expected[2] = grid.n_updates
+        if not np.array_equal(expected, np.array([got['mistakes_observed'],
+                                                  got['mistakes_true'], got['updates']])):
+            return f'counts at K={n_labels}, d={d}'
+        if not (np.array_equal(got['mu'], grid.mu) and np.array_equal(got['sigma'], grid.sigma)):
+            return f'state at K={n_labels}, d={d}'
+    return ''
