@@ -24,7 +24,9 @@ right of ``reductions.block_dot``, numpy's pairwise order), because the vector l
 different settings, never parts of one sum: the values are ``UCWLGrid``'s bit for bit.
 The rounds run inside the compiled loop too; Python sees a round only when a setting's
 largest bound or score is shared, and draws it with that setting's own generator as
-``UCWLGrid`` does.  The learned row's step is ``ucwl_kernels.learn_diag`` itself.
+``UCWLGrid`` does.  The learned rows' steps are ``ucwl_kernels.learn_diag``'s, its step
+size and entries (``step_size``, ``sigma_step``) taken for every setting of the block at
+once.
 
 Used by ``ucwl_grid_run.run_block`` when numba is there, for up to ``reductions.BLOCK``
 features (longer vectors are summed in halves: ``UCWLGrid`` steps them), and only after
@@ -43,8 +45,8 @@ from ..algorithms.reductions import BLOCK
 LANES = 8
 """Settings per vector of float64 on AVX-512; blocks are cut in multiples of it."""
 
-WORK_ROWS = 22
-"""Scratch rows of ``run_rounds``: 16 running sums, x^2, the largest bounds, a gathered row."""
+WORK_ROWS = 21
+"""Scratch rows of ``run_rounds``: 16 running sums, x^2, the largest bounds and scores, steps."""
 
 SUB_BUDGET = 2 ** 20
 """Bytes of ``mu`` and ``sigma`` a sub-block keeps, so that a round's pass stays in cache."""
@@ -152,14 +154,17 @@ def run_rounds(X, order, y_obs, y_true, u_silent, u_flip, rates, t, resume, mu, 
     (``chosen``).  ``rates`` = (rho0, rho1, no_answer); ``counts`` = (mistakes observed,
     mistakes true, updates) per setting; ``work`` (``WORK_ROWS`` rows) and ``ints`` (5)
     are scratch.  Each round is ``ucwl_grid_run.run_block``'s: select, count, the person's
-    answer, and ``learn_diag`` on the chosen row's features where x is not 0 (gathered:
-    where x is 0 the step leaves ``mu`` and ``sigma`` as they are, bit for bit).
+    answer, then ``ucwl_kernels.learn_diag`` on each setting's chosen row, its steps taken
+    for all settings at once: the step sizes, then whether every step is finite, then the
+    entries, each a loop over the settings for one feature.  Features where x is 0 are
+    left out: the step leaves their ``mu`` and ``sigma`` as they are, bit for bit.
     """
     n_rounds, d, n = order.shape[0], X.shape[1], k.shape[0]
-    acc, xx, top, top_score = work[:16], work[16, :d], work[17, :n], work[21, :n]
-    row_mu, row_sigma, x_nz = work[18], work[19], work[20]
+    acc, xx, top, top_score = work[:16], work[16, :d], work[17, :n], work[18, :n]
+    az, coefficient = work[19, :n], work[20, :n]
     chosen, greedy, n_top, n_greedy, nz = ints[0], ints[1], ints[2], ints[3], ints[4]
     rho0, rho1, no_answer = rates[0], rates[1], rates[2]
+    precision = n > 0 and params[0, 6] != 0.0  # one diagonal step for the block
     while t < n_rounds:
         x = X[order[t]]
         n_nz = 0
@@ -167,7 +172,6 @@ def run_rounds(X, order, y_obs, y_true, u_silent, u_flip, rates, t, resume, mu, 
             xx[j] = x[j] * x[j]
             if x[j] != 0.0:
                 nz[n_nz] = j
-                x_nz[n_nz] = x[j]
                 n_nz += 1
         if not resume:
             _sums(x, xx, nz, n_nz, mu, sigma, acc, scores, variances)
@@ -178,6 +182,7 @@ def run_rounds(X, order, y_obs, y_true, u_silent, u_flip, rates, t, resume, mu, 
         label, truth = y_obs[t], y_true[t]
         learn = not u_silent[t] < no_answer
         u = u_flip[t]
+        stepping = False
         for s in range(n):
             c = chosen[s]
             right = c == label
@@ -185,23 +190,38 @@ def run_rounds(X, order, y_obs, y_true, u_silent, u_flip, rates, t, resume, mu, 
                 counts[0, s] += 1
             if c != truth:
                 counts[1, s] += 1
+            az[s] = 0.0
             if not learn:
                 continue
             said = right
             if rho0 != 0.0 or rho1 != 0.0:
                 said = right != (u < (rho1 if right else rho0))
             z = 1.0 if said else -1.0
-            m, v = z * scores[c, s], variances[c, s]
-            if not m < params[s, 0] * math.sqrt(max(v, 0.0)):
-                continue  # learn_diag's first test (phi = params[s, 0]): no step, no gather
-            for jj in range(n_nz):
-                row_mu[jj] = mu[c, nz[jj], s]
-                row_sigma[jj] = sigma[c, nz[jj], s]
-            if _learn_tail(row_mu[:n_nz], row_sigma[:n_nz], x_nz[:n_nz], z, m, v,
-                           params[s]) == 1:
-                for jj in range(n_nz):
-                    mu[c, nz[jj], s] = row_mu[jj]
-                    sigma[c, nz[jj], s] = row_sigma[jj]
+            alpha, coefficient[s] = _step_size(z, z * scores[c, s], variances[c, s], params[s])
+            if alpha > 0.0:
+                az[s] = alpha * z
+                stepping = True
+        if not stepping:
+            t += 1
+            continue
+        for jj in range(n_nz):  # learn_diag refuses a step with a non-finite entry
+            j = nz[jj]
+            xj = x[j]
+            for s in range(n):
+                if az[s] != 0.0 and not math.isfinite(az[s] * (sigma[chosen[s], j, s] * xj)):
+                    az[s] = 0.0
+        for jj in range(n_nz):
+            j = nz[jj]
+            xj = x[j]
+            for s in range(n):
+                if az[s] != 0.0:
+                    c = chosen[s]
+                    sx = sigma[c, j, s] * xj
+                    mu[c, j, s] += az[s] * sx
+                    sigma[c, j, s] = _sigma_step(sigma[c, j, s], sx, xj, coefficient[s],
+                                                 precision)
+        for s in range(n):
+            if az[s] != 0.0:
                 counts[2, s] += 1
         t += 1
     return n_rounds
@@ -214,7 +234,8 @@ class RoundKernels(NamedTuple):
 
 
 # What run_rounds calls: these functions, or compiled (``round_kernels``).
-_sums, _choose, _learn_tail = sums, choose, ucwl_kernels.learn_diag
+_sums, _choose = sums, choose
+_step_size, _sigma_step = ucwl_kernels.step_size, ucwl_kernels.sigma_step
 
 _KERNELS: Optional[RoundKernels] = None
 _TRIED = False
@@ -283,7 +304,7 @@ def round_kernels(n_features: int = BLOCK) -> Optional[RoundKernels]:
     Built on ``ucwl_kernels.compiled()`` when its dot products are the fused, checked ones;
     ``disagreement`` compares it with the numpy ``UCWLGrid`` before it is used.
     """
-    global _KERNELS, _TRIED, _sums, _choose, _learn_tail
+    global _KERNELS, _TRIED, _sums, _choose, _step_size, _sigma_step
     if n_features > BLOCK:
         return None
     kernels = ucwl_kernels.compiled()  # None also when BANDITLEARN_COMPILED=0
@@ -300,7 +321,7 @@ def round_kernels(n_features: int = BLOCK) -> Optional[RoundKernels]:
                 return numba.njit(cache=True, nogil=True)(function)
             except Exception:  # noqa: B902 (a cache location numba refuses: no disk cache)
                 return numba.njit(nogil=True)(function)
-        _learn_tail = ucwl_kernels._learn_tail
+        _step_size, _sigma_step = ucwl_kernels._step_size, ucwl_kernels._sigma_step
         _sums, _choose = jit(sums), jit(choose)
         candidate = RoundKernels(jit(run_rounds))
         problem = disagreement(candidate)
