@@ -48,59 +48,65 @@ LANES = 8
 WORK_ROWS = 21
 """Scratch rows of ``run_rounds``: 16 running sums, x^2, the largest bounds and scores, steps."""
 
-SUB_BUDGET = 2 ** 20
-"""Bytes of ``mu`` and ``sigma`` a sub-block keeps, so that a round's pass stays in cache."""
+SUB_BUDGET = 32 * 2 ** 10
+"""Bytes of running sums a sub-block keeps (``sub_block``)."""
 
 
 def sums(x, xx, nz, n_nz, mu, sigma, acc, scores, variances) -> None:
     """
     Fill ``scores = mu_i . x`` and ``variances = sigma_i . x^2`` for every label and setting.
 
-    ``mu`` and ``sigma`` are labels x features x settings; ``acc`` holds 16 running sums per
-    setting; ``nz[:n_nz]`` are the features where x is not 0, in increasing order.  Each
-    sum is ``reductions.block_dot``'s, then ``0.0 +`` as ``pairwise_dot``.  A feature where
-    x is 0 adds a product of 0 (``mu`` and ``sigma`` are finite), which leaves a running
-    sum unchanged but for the sign of a zero, and ``0.0 +`` makes every zero +0.0: leaving
-    those features out gives the same bits and halves the work on sparse vectors.
+    ``mu`` and ``sigma`` are features x (labels x settings), ``scores`` and ``variances``
+    (labels x settings), flat; ``acc`` holds 16 running sums of each; ``nz[:n_nz]`` are the
+    features where x is not 0, in increasing order.  Each sum is ``reductions.block_dot``'s,
+    then ``0.0 +`` as ``pairwise_dot``.  A feature where x is 0 adds a product of 0 (``mu``
+    and ``sigma`` are finite), which changes a running sum at most in the sign of a zero,
+    and ``0.0 +`` makes every zero +0.0: leaving those features out (and starting each
+    running sum at its first product instead of at a product of 0) gives the same bits.
     """
-    n_labels, d, n = mu.shape
+    d, n = mu.shape
     end = d - d % 8 if d >= 8 else 0
     split = 0
     while split < n_nz and nz[split] < end:
         split += 1
-    for i in range(n_labels):
-        score, variance = scores[i], variances[i]
-        for r in range(16):
-            row = acc[r]
-            for s in range(n):
-                row[s] = 0.0
-        for jj in range(split):  # the 8 running sums, sum j taking the features j mod 8
-            j = nz[jj]
-            a, b, row_mu, row_sigma = acc[j % 8], acc[8 + j % 8], mu[i, j], sigma[i, j]
-            xj, qj = x[j], xx[j]
-            for s in range(n):
-                a[s] += row_mu[s] * xj
-                b[s] += row_sigma[s] * qj
-        if d >= 8:
-            for s in range(n):
-                score[s] = ((acc[0, s] + acc[1, s]) + (acc[2, s] + acc[3, s])) + (
-                    (acc[4, s] + acc[5, s]) + (acc[6, s] + acc[7, s]))
-                variance[s] = ((acc[8, s] + acc[9, s]) + (acc[10, s] + acc[11, s])) + (
-                    (acc[12, s] + acc[13, s]) + (acc[14, s] + acc[15, s]))
+    started = 0  # bit r: running sum r holds a product
+    for jj in range(split):  # the 8 running sums, sum r taking the features j = r mod 8
+        j = nz[jj]
+        r = j % 8
+        a, b, row_mu, row_sigma = acc[r], acc[8 + r], mu[j], sigma[j]
+        xj, qj = x[j], xx[j]
+        if started & (1 << r):
+            for q in range(n):
+                a[q] += row_mu[q] * xj
+                b[q] += row_sigma[q] * qj
         else:
-            for s in range(n):
-                score[s] = 0.0
-                variance[s] = 0.0
-        for jj in range(split, n_nz):  # the rest, left to right
-            j = nz[jj]
-            row_mu, row_sigma = mu[i, j], sigma[i, j]
-            xj, qj = x[j], xx[j]
-            for s in range(n):
-                score[s] += row_mu[s] * xj
-                variance[s] += row_sigma[s] * qj
-        for s in range(n):
-            score[s] = 0.0 + score[s]
-            variance[s] = 0.0 + variance[s]
+            started |= 1 << r
+            for q in range(n):
+                a[q] = row_mu[q] * xj
+                b[q] = row_sigma[q] * qj
+    if d >= 8:
+        for r in range(8):
+            if not started & (1 << r):
+                acc[r, :n] = 0.0
+                acc[8 + r, :n] = 0.0
+        for q in range(n):
+            scores[q] = ((acc[0, q] + acc[1, q]) + (acc[2, q] + acc[3, q])) + (
+                (acc[4, q] + acc[5, q]) + (acc[6, q] + acc[7, q]))
+            variances[q] = ((acc[8, q] + acc[9, q]) + (acc[10, q] + acc[11, q])) + (
+                (acc[12, q] + acc[13, q]) + (acc[14, q] + acc[15, q]))
+    else:
+        scores[:] = 0.0
+        variances[:] = 0.0
+    for jj in range(split, n_nz):  # the rest, left to right
+        j = nz[jj]
+        row_mu, row_sigma = mu[j], sigma[j]
+        xj, qj = x[j], xx[j]
+        for q in range(n):
+            scores[q] += row_mu[q] * xj
+            variances[q] += row_sigma[q] * qj
+    for q in range(n):
+        scores[q] = 0.0 + scores[q]
+        variances[q] = 0.0 + variances[q]
 
 
 def choose(scores, variances, k, bounds, chosen, top, n_top, greedy, top_score,
@@ -159,7 +165,10 @@ def run_rounds(X, order, y_obs, y_true, u_silent, u_flip, rates, t, resume, mu, 
     entries, each a loop over the settings for one feature.  Features where x is 0 are
     left out: the step leaves their ``mu`` and ``sigma`` as they are, bit for bit.
     """
-    n_rounds, d, n = order.shape[0], X.shape[1], k.shape[0]
+    n_rounds, d, n_labels, n = order.shape[0], X.shape[1], scores.shape[0], k.shape[0]
+    flat = n_labels * n
+    mu_flat, sigma_flat = mu.reshape((d, flat)), sigma.reshape((d, flat))
+    scores_flat, variances_flat = scores.reshape(flat), variances.reshape(flat)
     acc, xx, top, top_score = work[:16], work[16, :d], work[17, :n], work[18, :n]
     az, coefficient = work[19, :n], work[20, :n]
     chosen, greedy, n_top, n_greedy, nz = ints[0], ints[1], ints[2], ints[3], ints[4]
@@ -174,7 +183,7 @@ def run_rounds(X, order, y_obs, y_true, u_silent, u_flip, rates, t, resume, mu, 
                 nz[n_nz] = j
                 n_nz += 1
         if not resume:
-            _sums(x, xx, nz, n_nz, mu, sigma, acc, scores, variances)
+            _sums(x, xx, nz, n_nz, mu_flat, sigma_flat, acc, scores_flat, variances_flat)
             if _choose(scores, variances, k, bounds, chosen, top, n_top, greedy, top_score,
                        n_greedy):
                 return t
@@ -208,7 +217,7 @@ def run_rounds(X, order, y_obs, y_true, u_silent, u_flip, rates, t, resume, mu, 
             j = nz[jj]
             xj = x[j]
             for s in range(n):
-                if az[s] != 0.0 and not math.isfinite(az[s] * (sigma[chosen[s], j, s] * xj)):
+                if az[s] != 0.0 and not math.isfinite(az[s] * (sigma[j, chosen[s], s] * xj)):
                     az[s] = 0.0
         for jj in range(n_nz):
             j = nz[jj]
@@ -216,9 +225,9 @@ def run_rounds(X, order, y_obs, y_true, u_silent, u_flip, rates, t, resume, mu, 
             for s in range(n):
                 if az[s] != 0.0:
                     c = chosen[s]
-                    sx = sigma[c, j, s] * xj
-                    mu[c, j, s] += az[s] * sx
-                    sigma[c, j, s] = _sigma_step(sigma[c, j, s], sx, xj, coefficient[s],
+                    sx = sigma[j, c, s] * xj
+                    mu[j, c, s] += az[s] * sx
+                    sigma[j, c, s] = _sigma_step(sigma[j, c, s], sx, xj, coefficient[s],
                                                  precision)
         for s in range(n):
             if az[s] != 0.0:
@@ -241,10 +250,14 @@ _KERNELS: Optional[RoundKernels] = None
 _TRIED = False
 
 
-def sub_block(n_labels: int, n_features: int, budget: int = SUB_BUDGET) -> int:
-    """Return how many settings one pass over the stream steps: a multiple of ``LANES``."""
-    per_setting = 2 * int(n_labels) * int(n_features) * 8
-    return max(LANES, budget // per_setting // LANES * LANES)
+def sub_block(n_labels: int, budget: int = SUB_BUDGET) -> int:
+    """
+    Return how many settings one pass over the stream steps: a multiple of ``LANES``.
+
+    The 16 running sums of a sub-block (16 x labels x settings float64) stay within
+    ``budget`` bytes, so that they stay in the fastest cache.
+    """
+    return max(LANES, budget // (16 * 8 * int(n_labels)) // LANES * LANES)
 
 
 def run_stream(kernels: RoundKernels, X: np.ndarray, order, y_obs, y_true, u_silent, u_flip,
@@ -258,9 +271,9 @@ def run_stream(kernels: RoundKernels, X: np.ndarray, order, y_obs, y_true, u_sil
     laid out as ``UCWLGrid``'s (settings x labels x features).
     """
     n, d = len(k), X.shape[1]
-    mu = np.zeros((n_labels, d, n))
-    sigma = np.ones((n_labels, d, n))
-    work = np.empty((WORK_ROWS, max(n, d)))
+    mu = np.zeros((d, n_labels, n))
+    sigma = np.ones((d, n_labels, n))
+    work = np.empty((WORK_ROWS, max(n_labels * n, d)))
     ints = np.empty((5, max(n, d)), dtype=np.int64)
     scores, variances, bounds = (np.empty((n_labels, n)) for _ in range(3))
     counts = np.zeros((3, n), dtype=np.int64)
@@ -292,7 +305,7 @@ def run_stream(kernels: RoundKernels, X: np.ndarray, order, y_obs, y_true, u_sil
         resume = True
     out = {'mistakes_observed': counts[0], 'mistakes_true': counts[1], 'updates': counts[2]}
     if state:
-        out['mu'], out['sigma'] = mu.transpose(2, 0, 1), sigma.transpose(2, 0, 1)
+        out['mu'], out['sigma'] = mu.transpose(2, 1, 0), sigma.transpose(2, 1, 0)
     return out
 
 

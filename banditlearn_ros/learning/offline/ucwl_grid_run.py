@@ -62,7 +62,7 @@ def run_block(args) -> Dict[str, np.ndarray]:
                     diagonal, no_weight)
     kernels = round_kernels(X.shape[1]) if grid.compiled else None
     if kernels is not None:  # the same counts, the settings innermost (ucwl_grid_rounds)
-        params, sub = grid.setting_params(), sub_block(n_labels, X.shape[1])
+        params, sub = grid.setting_params(), sub_block(n_labels)
         parts = [run_stream(kernels, X, stream.order, stream.y_obs, stream.y_true,
                             stream.u_silent, stream.u_flip, rates, stream.seed,
                             grid.k[lo:lo + sub], params[lo:lo + sub], n_labels)
