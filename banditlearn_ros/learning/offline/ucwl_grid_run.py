@@ -21,6 +21,7 @@ pair takes the decisions of ``evaluation.run_learner('ucwl', ...)``; a block of 
 shares one ``UCWLGrid`` per stream, sized from the memory its state needs.
 """
 
+import dataclasses
 from typing import Dict, Optional, Sequence
 
 import numpy as np
@@ -153,9 +154,13 @@ def run_grid(X: np.ndarray, streams: Sequence, teacher, n_labels: int,
     round_kernels(X.shape[1])
     tasks, where = [], []
     for p, stream in enumerate(streams):
+        # A task carries the vectors of its stream only, in its order (centred streams hold
+        # one block of rows each: X of every stream would be pickled into every task).
+        shown = X[stream.order]
+        own = dataclasses.replace(stream, order=np.arange(len(stream.order)))
         for lo in range(0, S, block):
             hi = min(S, lo + block)
-            tasks.append((X, stream, rates, n_labels, eta[lo:hi], C[lo:hi], k[lo:hi], variant,
+            tasks.append((shown, own, rates, n_labels, eta[lo:hi], C[lo:hi], k[lo:hi], variant,
                           diagonal, no_weight))
             where.append((p, lo, hi))
     out = {name: np.zeros((S, P), dtype=np.int64)
