@@ -52,43 +52,61 @@ SUB_BUDGET = 32 * 2 ** 10
 """Bytes of running sums a sub-block keeps (``sub_block``)."""
 
 
-def sums(x, xx, nz, n_nz, mu, sigma, acc, scores, variances) -> None:
+def sums(x, xx, nz, n_nz, mu, sigma, acc, picked, scores, variances) -> None:
     """
     Fill ``scores = mu_i . x`` and ``variances = sigma_i . x^2`` for every label and setting.
 
     ``mu`` and ``sigma`` are features x (labels x settings), ``scores`` and ``variances``
-    (labels x settings), flat; ``acc`` holds 16 running sums of each; ``nz[:n_nz]`` are the
-    features where x is not 0, in increasing order.  Each sum is ``reductions.block_dot``'s,
-    then ``0.0 +`` as ``pairwise_dot``.  A feature where x is 0 adds a product of 0 (``mu``
-    and ``sigma`` are finite), which changes a running sum at most in the sign of a zero,
-    and ``0.0 +`` makes every zero +0.0: leaving those features out (and starting each
-    running sum at its first product instead of at a product of 0) gives the same bits.
+    (labels x settings), flat; ``acc`` holds 16 running sums of each, ``picked`` is
+    scratch; ``nz[:n_nz]`` are the features where x is not 0, in increasing order.  Each
+    sum is ``reductions.block_dot``'s, then ``0.0 +`` as ``pairwise_dot``: running sum r
+    adds the products of the features j = r mod 8 in increasing order (four per pass
+    over the settings, one after the other).  A feature where x is 0 adds a product of 0
+    (``mu`` and ``sigma`` are finite), which changes a running sum at most in the sign of
+    a zero, and ``0.0 +`` makes every zero +0.0: leaving those features out (and starting
+    each running sum at its first product instead of at a product of 0) gives the same
+    bits.
     """
     d, n = mu.shape
     end = d - d % 8 if d >= 8 else 0
     split = 0
     while split < n_nz and nz[split] < end:
         split += 1
-    started = 0  # bit r: running sum r holds a product
-    for jj in range(split):  # the 8 running sums, sum r taking the features j = r mod 8
-        j = nz[jj]
-        r = j % 8
-        a, b, row_mu, row_sigma = acc[r], acc[8 + r], mu[j], sigma[j]
-        xj, qj = x[j], xx[j]
-        if started & (1 << r):
+    for r in range(8 if d >= 8 else 0):  # sum r takes the features j = r mod 8, in order
+        m = 0
+        for jj in range(split):
+            if nz[jj] % 8 == r:
+                picked[m] = nz[jj]
+                m += 1
+        a, b = acc[r], acc[8 + r]
+        if m == 0:
+            a[:n] = 0.0
+            b[:n] = 0.0
+            continue
+        j = picked[0]
+        x0, q0, m0, s0 = x[j], xx[j], mu[j], sigma[j]
+        for q in range(n):
+            a[q] = m0[q] * x0
+            b[q] = s0[q] * q0
+        t = 1
+        while t + 3 < m:  # four features per pass: one load and store of the sums
+            j0, j1, j2, j3 = picked[t], picked[t + 1], picked[t + 2], picked[t + 3]
+            x0, x1, x2, x3 = x[j0], x[j1], x[j2], x[j3]
+            q0, q1, q2, q3 = xx[j0], xx[j1], xx[j2], xx[j3]
+            m0, m1, m2, m3 = mu[j0], mu[j1], mu[j2], mu[j3]
+            s0, s1, s2, s3 = sigma[j0], sigma[j1], sigma[j2], sigma[j3]
             for q in range(n):
-                a[q] += row_mu[q] * xj
-                b[q] += row_sigma[q] * qj
-        else:
-            started |= 1 << r
+                a[q] = (((a[q] + m0[q] * x0) + m1[q] * x1) + m2[q] * x2) + m3[q] * x3
+                b[q] = (((b[q] + s0[q] * q0) + s1[q] * q1) + s2[q] * q2) + s3[q] * q3
+            t += 4
+        while t < m:
+            j = picked[t]
+            x0, q0, m0, s0 = x[j], xx[j], mu[j], sigma[j]
             for q in range(n):
-                a[q] = row_mu[q] * xj
-                b[q] = row_sigma[q] * qj
+                a[q] += m0[q] * x0
+                b[q] += s0[q] * q0
+            t += 1
     if d >= 8:
-        for r in range(8):
-            if not started & (1 << r):
-                acc[r, :n] = 0.0
-                acc[8 + r, :n] = 0.0
         for q in range(n):
             scores[q] = ((acc[0, q] + acc[1, q]) + (acc[2, q] + acc[3, q])) + (
                 (acc[4, q] + acc[5, q]) + (acc[6, q] + acc[7, q]))
@@ -158,7 +176,7 @@ def run_rounds(X, order, y_obs, y_true, u_silent, u_flip, rates, t, resume, mu, 
 
     ``resume`` continues round ``t`` after the caller drew its ties into ``ints[0]``
     (``chosen``).  ``rates`` = (rho0, rho1, no_answer); ``counts`` = (mistakes observed,
-    mistakes true, updates) per setting; ``work`` (``WORK_ROWS`` rows) and ``ints`` (5)
+    mistakes true, updates) per setting; ``work`` (``WORK_ROWS`` rows) and ``ints`` (6)
     are scratch.  Each round is ``ucwl_grid_run.run_block``'s: select, count, the person's
     answer, then ``ucwl_kernels.learn_diag`` on each setting's chosen row, its steps taken
     for all settings at once: the step sizes, then whether every step is finite, then the
@@ -171,7 +189,8 @@ def run_rounds(X, order, y_obs, y_true, u_silent, u_flip, rates, t, resume, mu, 
     scores_flat, variances_flat = scores.reshape(flat), variances.reshape(flat)
     acc, xx, top, top_score = work[:16], work[16, :d], work[17, :n], work[18, :n]
     az, coefficient = work[19, :n], work[20, :n]
-    chosen, greedy, n_top, n_greedy, nz = ints[0], ints[1], ints[2], ints[3], ints[4]
+    chosen, greedy, n_top, n_greedy, nz, picked = ints[0], ints[1], ints[2], ints[3], \
+        ints[4], ints[5]
     rho0, rho1, no_answer = rates[0], rates[1], rates[2]
     precision = n > 0 and params[0, 6] != 0.0  # one diagonal step for the block
     while t < n_rounds:
@@ -183,7 +202,8 @@ def run_rounds(X, order, y_obs, y_true, u_silent, u_flip, rates, t, resume, mu, 
                 nz[n_nz] = j
                 n_nz += 1
         if not resume:
-            _sums(x, xx, nz, n_nz, mu_flat, sigma_flat, acc, scores_flat, variances_flat)
+            _sums(x, xx, nz, n_nz, mu_flat, sigma_flat, acc, picked, scores_flat,
+                  variances_flat)
             if _choose(scores, variances, k, bounds, chosen, top, n_top, greedy, top_score,
                        n_greedy):
                 return t
@@ -274,7 +294,7 @@ def run_stream(kernels: RoundKernels, X: np.ndarray, order, y_obs, y_true, u_sil
     mu = np.zeros((d, n_labels, n))
     sigma = np.ones((d, n_labels, n))
     work = np.empty((WORK_ROWS, max(n_labels * n, d)))
-    ints = np.empty((5, max(n, d)), dtype=np.int64)
+    ints = np.empty((6, max(n, d)), dtype=np.int64)
     scores, variances, bounds = (np.empty((n_labels, n)) for _ in range(3))
     counts = np.zeros((3, n), dtype=np.int64)
     rates = np.asarray(rates, dtype=np.float64)
