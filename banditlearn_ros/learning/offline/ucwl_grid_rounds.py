@@ -128,13 +128,14 @@ def sums(x, xx, nz, n_nz, mu, sigma, acc, picked, scores, variances) -> None:
 
 
 def choose(scores, variances, k, bounds, chosen, top, n_top, greedy, top_score,
-           n_greedy) -> bool:
+           n_greedy, plain) -> bool:
     """
     Fill the bounds and each setting's first largest one; True when any setting has a tie.
 
     ``ucwl_kernels.select_diag`` per setting (labels x settings here), the largest bound
     and score kept in ``top`` and ``top_score``: a tie of the bounds or of the scores is
-    left to the caller, which draws it.
+    left to the caller, which draws it.  ``plain`` is 0 for a setting with a NaN bound or
+    score (which the caller's ties treat as numpy's ``max`` does), else 1.
     """
     n_labels, n = scores.shape
     for i in range(n_labels):
@@ -158,11 +159,14 @@ def choose(scores, variances, k, bounds, chosen, top, n_top, greedy, top_score,
     for s in range(n):
         n_top[s] = 0
         n_greedy[s] = 0
+        plain[s] = 1
     for i in range(n_labels):
         score, bound = scores[i], bounds[i]
         for s in range(n):
             n_top[s] += bound[s] == top[s]
             n_greedy[s] += score[s] == top_score[s]
+            if bound[s] != bound[s] or score[s] != score[s]:
+                plain[s] = 0
     tied = False
     for s in range(n):
         tied |= n_top[s] > 1 or n_greedy[s] > 1
@@ -174,12 +178,13 @@ def run_rounds(X, order, y_obs, y_true, u_silent, u_flip, rates, t, resume, mu, 
     """
     Run rounds from ``t`` to the stream's end; return the first round with a tie, or its end.
 
-    ``resume`` continues round ``t`` after the caller drew its ties into ``ints[0]``
-    (``chosen``).  ``rates`` = (rho0, rho1, no_answer); ``counts`` = (mistakes observed,
-    mistakes true, updates) per setting; ``work`` (``WORK_ROWS`` rows) and ``ints`` (6)
-    are scratch.  Each round is ``ucwl_grid_run.run_block``'s: select, count, the person's
-    answer, then ``ucwl_kernels.learn_diag`` on each setting's chosen row, its steps taken
-    for all settings at once: the step sizes, then whether every step is finite, then the
+    ``resume`` continues round ``t`` after the caller drew its ties: ``ints[7]`` (one
+    of the largest bounds, counted in label order; -1: none) or ``ints[0]`` (``chosen``).
+    ``rates`` = (rho0, rho1, no_answer); ``counts`` = (mistakes observed, mistakes true,
+    updates) per setting; ``work`` (``WORK_ROWS`` rows) and ``ints`` (8) are scratch.
+    Each round is ``ucwl_grid_run.run_block``'s: select, count, the person's answer, then
+    ``ucwl_kernels.learn_diag`` on each setting's chosen row, its steps taken for all
+    settings at once: the step sizes, then whether every step is finite, then the
     entries, each a loop over the settings for one feature.  Features where x is 0 are
     left out: the step leaves their ``mu`` and ``sigma`` as they are, bit for bit.
     """
@@ -191,6 +196,7 @@ def run_rounds(X, order, y_obs, y_true, u_silent, u_flip, rates, t, resume, mu, 
     az, coefficient = work[19, :n], work[20, :n]
     chosen, greedy, n_top, n_greedy, nz, picked = ints[0], ints[1], ints[2], ints[3], \
         ints[4], ints[5]
+    plain, draws = ints[6], ints[7]
     rho0, rho1, no_answer = rates[0], rates[1], rates[2]
     precision = n > 0 and params[0, 6] != 0.0  # one diagonal step for the block
     while t < n_rounds:
@@ -205,8 +211,18 @@ def run_rounds(X, order, y_obs, y_true, u_silent, u_flip, rates, t, resume, mu, 
             _sums(x, xx, nz, n_nz, mu_flat, sigma_flat, acc, picked, scores_flat,
                   variances_flat)
             if _choose(scores, variances, k, bounds, chosen, top, n_top, greedy, top_score,
-                       n_greedy):
+                       n_greedy, plain):
                 return t
+        else:  # the caller drew ties: draws[s] = which of the largest bounds, in label order
+            for s in range(n):
+                if draws[s] >= 0:
+                    left = draws[s]
+                    for i in range(n_labels):
+                        if bounds[i, s] == top[s]:
+                            if left == 0:
+                                chosen[s] = i
+                                break
+                            left -= 1
         resume = False
         label, truth = y_obs[t], y_true[t]
         learn = not u_silent[t] < no_answer
@@ -294,7 +310,7 @@ def run_stream(kernels: RoundKernels, X: np.ndarray, order, y_obs, y_true, u_sil
     mu = np.zeros((d, n_labels, n))
     sigma = np.ones((d, n_labels, n))
     work = np.empty((WORK_ROWS, max(n_labels * n, d)))
-    ints = np.empty((6, max(n, d)), dtype=np.int64)
+    ints = np.empty((8, max(n, d)), dtype=np.int64)
     scores, variances, bounds = (np.empty((n_labels, n)) for _ in range(3))
     counts = np.zeros((3, n), dtype=np.int64)
     rates = np.asarray(rates, dtype=np.float64)
@@ -309,12 +325,19 @@ def run_stream(kernels: RoundKernels, X: np.ndarray, order, y_obs, y_true, u_sil
                         scores, variances, bounds, counts)
         if t >= len(order):
             break
-        chosen = ints[0]
-        for s in np.flatnonzero((ints[2, :n] > 1) | (ints[3, :n] > 1)).tolist():
+        chosen, n_top, n_greedy, plain, draws = ints[0], ints[2], ints[3], ints[6], ints[7]
+        draws[:n] = -1
+        for s in np.flatnonzero((n_top[:n] > 1) | (n_greedy[:n] > 1)).tolist():
             # UCWLGrid._select_compiled's draws, in its order, by the setting's generator.
             rng = rngs.get(s)
             if rng is None:
                 rng = rngs[s] = np.random.default_rng(seed)
+            if plain[s]:  # no NaN: the counts are those of bounds == bounds.max()
+                if n_top[s] > 1:
+                    draws[s] = rng.integers(n_top[s])
+                if n_greedy[s] > 1:
+                    rng.integers(n_greedy[s])
+                continue
             column, score = bounds[:, s], scores[:, s]
             best = np.flatnonzero(column == column.max())
             if best.size > 1:
