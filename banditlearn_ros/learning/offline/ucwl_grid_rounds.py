@@ -354,8 +354,9 @@ def run_stream(kernels: RoundKernels, X: np.ndarray, order, y_obs, y_true, u_sil
 
 def round_kernels(n_features: int = BLOCK) -> Optional[RoundKernels]:
     """
-    Return the compiled rounds loop, or None (no numba, not bit for bit the numpy grid, or
-    more than ``reductions.BLOCK`` features, which numpy sums in halves).
+    Return the compiled rounds loop, or None (no numba, or not bit for bit the numpy grid).
+
+    None as well for more than ``reductions.BLOCK`` features, which numpy sums in halves.
 
     Built on ``ucwl_kernels.compiled()`` when its dot products are the fused, checked ones;
     ``disagreement`` compares it with the numpy ``UCWLGrid`` before it is used.
