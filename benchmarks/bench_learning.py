@@ -36,7 +36,9 @@ Run: ``.venv/bin/python benchmarks/bench_learning.py [--jobs 2] [--permutations 
    with the block ``choose_block`` picks, and the memory the old fixed block of 512 would
    have held.
 4. ``--evaluate-grid`` (alone): the digits grid through ``banditlearn_evaluate --jobs N``
-   against one job on the numpy grid, wall and CPU seconds, results compared.
+   against one job on the numpy grid, or (``--baseline-source DIR --pairs N``) against
+   another version of the code run in turn, wall and CPU seconds of the command and all
+   its processes, results compared.
 5. ``--start-methods`` (alone): the digits grid through ``run_grid(jobs=N)`` with workers
    from the fork server (``learning/offline/workers``, the fork server started in this run) and
    forked from this process as before, wall seconds, results compared.
@@ -215,6 +217,11 @@ def main() -> None:
     parser.add_argument('--evaluate-grid', action='store_true',
                         help='only time the digits grid through banditlearn_evaluate (--jobs, '
                              '--permutations), against one job on the numpy grid')
+    parser.add_argument('--baseline-source', default='',
+                        help='with --evaluate-grid: a folder with another version of the '
+                             'package (e.g. git archive main) to run beside this code')
+    parser.add_argument('--pairs', type=int, default=1,
+                        help='with --baseline-source: baseline/this-code runs in turn')
     parser.add_argument('--start-methods', action='store_true',
                         help='only time the digits grid through run_grid (--jobs, '
                              '--permutations) with workers from the fork server and forked')
@@ -223,7 +230,7 @@ def main() -> None:
         start_methods(args.jobs, args.permutations)
         return
     if args.evaluate_grid:
-        evaluate_grid(args.jobs, args.permutations)
+        evaluate_grid(args.jobs, args.permutations, args.baseline_source, args.pairs)
         return
     print(f'machine: {platform.machine()} {platform.processor() or ""}, {os.cpu_count()} cpus, '
           f'load average {os.getloadavg()[0]:.1f}; python {platform.python_version()}, '
@@ -289,48 +296,89 @@ def start_methods(jobs: int, permutations: int) -> None:
           f'{same}')
 
 
-def evaluate_grid(jobs: int, permutations: int) -> None:
+def _adopt_orphans() -> None:
+    """
+    Make this process reap its orphaned descendants (Linux), so their CPU time is counted.
+
+    ``banditlearn_evaluate --jobs`` forks its workers from a fork server that its main
+    process never waits for: without this, the workers' CPU seconds would be missing from
+    ``RUSAGE_CHILDREN``.
+    """
+    import ctypes
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+    except (AttributeError, OSError):
+        print('  (no PR_SET_CHILD_SUBREAPER here: CPU seconds miss the worker processes)')
+
+
+def _reap() -> None:
+    """Wait for every descendant left to this process (see ``_adopt_orphans``)."""
+    while True:
+        try:
+            os.wait()
+        except ChildProcessError:
+            return
+
+
+def evaluate_grid(jobs: int, permutations: int, baseline_source: str, pairs: int) -> None:
     """
     Print wall and CPU seconds of the digits grid through ``banditlearn_evaluate`` (part 4).
 
-    The baseline, in the same run: one job on the numpy grid (``BANDITLEARN_COMPILED=0``),
-    which is how the grid ran before ``--jobs`` reached it.  The two summaries must agree.
+    The baseline, in the same run: with ``baseline_source`` (a folder holding another
+    version's ``banditlearn_ros``, e.g. ``git archive main``), that code with the same
+    arguments, the two run in turn ``pairs`` times; else one job on the numpy grid
+    (``BANDITLEARN_COMPILED=0``), how the grid ran before ``--jobs`` reached it.  CPU
+    seconds are those of the command and every process it started.  Every summary must
+    agree.
     """
     import json
     import subprocess
     import sys
     import tempfile
+    _adopt_orphans()
     command = [sys.executable, '-m', 'banditlearn_ros.tools.evaluate', '--datasets', 'digits',
                '--algorithms', 'ucwl', '--tuning-permutations', str(permutations),
                '--permutations', str(permutations), '--no-figures', '--no-progress']
-    print(f'\nbanditlearn_evaluate, digits, ucwl: 1485 settings x {permutations} tuning '
-          f'permutations, then {permutations} permutations of the tuned setting')
-    records, cells = [], []
+    print(f'\nbanditlearn_evaluate, digits, ucwl (and ucwl-paper): 1485 settings x '
+          f'{permutations} tuning permutations each, then {permutations} permutations of the '
+          f'tuned settings')
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    if baseline_source:
+        cells = [(f'baseline, --jobs {jobs}', jobs, {'PYTHONPATH': baseline_source}),
+                 (f'this code, --jobs {jobs}', jobs, {'PYTHONPATH': here})] * pairs
+    else:
+        cells = [('numpy grid, --jobs 1', 1, {ucwl_kernels.ENV_SWITCH: '0'}),
+                 (f'this code, --jobs {jobs}', jobs, {ucwl_kernels.ENV_SWITCH: '1'})]
+    records, times = {}, {}
     with tempfile.TemporaryDirectory() as folder:
-        for name, n_jobs, compiled in (('numpy grid, --jobs 1', 1, '0'),
-                                       (f'this code, --jobs {jobs}', jobs, '1')):
-            out = os.path.join(folder, name[:5])
-            env = dict(os.environ, **{ucwl_kernels.ENV_SWITCH: compiled})
+        for i, (name, n_jobs, env) in enumerate(cells):
+            out = os.path.join(folder, str(i))
             before = resource.getrusage(resource.RUSAGE_CHILDREN)
             wall = time.perf_counter()
-            subprocess.run(command + ['--jobs', str(n_jobs), '--out', out], env=env,
-                           check=True, stdout=subprocess.DEVNULL)
+            subprocess.run(command + ['--jobs', str(n_jobs), '--out', out],
+                           env=dict(os.environ, **env), check=True, cwd=folder,
+                           stdout=subprocess.DEVNULL)
             wall = time.perf_counter() - wall
+            _reap()
             after = resource.getrusage(resource.RUSAGE_CHILDREN)
             cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
-            cells.append((wall, cpu))
+            times.setdefault(name, []).append((wall, cpu))
             print(f'  {name:<24} wall {wall:6.1f} s  CPU {cpu:6.1f} s  (load average now '
                   f'{os.getloadavg()[0]:.1f})', flush=True)
             with open(os.path.join(out, 'summary.json'), encoding='utf-8') as handle:
                 summary = json.load(handle)['records']
             for record in summary:
                 record.pop('seconds')
-            records.append(summary)
-    print(f'  speed-up: wall {cells[0][0] / cells[1][0]:.2f}x, '
-          f'CPU {cells[0][1] / cells[1][1]:.2f}x; tuned setting and every rate identical: '
-          f'{records[0] == records[1]} '
-          f'({records[1][0]["params"]}, observed mistake rate '
-          f'{records[1][0]["mistake_rate_observed"]["mean"]:.4f})')
+            records.setdefault(name, summary)
+    (base, first), (new, second) = times.items()
+    ratio = [(a[0] / b[0], a[1] / b[1]) for a, b in zip(first, second)]
+    print(f'  {base} / {new}: wall ' + ', '.join(f'{w:.2f}x' for w, _ in ratio)
+          + '; CPU ' + ', '.join(f'{c:.2f}x' for _, c in ratio))
+    same = all(summary == records[base] for summary in records.values())
+    print(f'  tuned settings and every rate identical: {same}')
+    for record in records[new]:
+        print(f'    {record["algorithm"]:<11} {record["params"]}  observed mistake rate '
+              f'{record["mistake_rate_observed"]["mean"]:.4f}')
 
 
 if __name__ == '__main__':

@@ -125,29 +125,20 @@ def select_diag(x, scores, variances, k, bounds) -> Tuple[int, int, int, int, fl
     return best, n_best, greedy, n_greedy, scores[greedy], scores[best] < scores[greedy]
 
 
-def learn_diag(mu, sigma, x, z, m, v, params) -> int:
+def step_size(z, m, v, params) -> Tuple[float, float]:
     """
-    Update one label's ``mu`` and diagonal ``sigma`` (rows) when eq. (4) is violated.
+    Return ``(alpha, gamma or beta)`` of lines 13-17 for ``m = z mu . x`` and ``v``.
 
-    ``m = z mu . x`` and ``v = x^T Sigma x`` come from the caller (summed as
-    ``reductions.row_dots`` sums, as in the numpy code).  ``params`` is ``learn_params``:
-    phi, psi, xi, phi^4, C, the code of the SCW variant (``VARIANTS``), 1 to keep the
-    diagonal of the precision update (``cw_gamma``) or 0 for that of Sigma (``cw_beta``),
-    2.0, so that ``t ** two`` stays a libm ``pow`` call like Python's, and the cap of a
-    "no" step (z = -1; ``UCWL.no_weight``).  Returns 1 when
-    the rows changed, 0 when not (also for a non-finite step, like ``gaussian_update``),
-    -1 when x holds NaN or infinity (nothing changed).
+    ``(0.0, 0.0)`` when there is no step: eq. (4) holds, ``v <= 0`` or ``alpha <= 0``.
+    ``params`` is ``learn_params``; the second value is ``cw_gamma``'s when the diagonal
+    of the precision update is kept (``params[6]`` = 1), else ``cw_beta``'s.
     """
-    d = x.shape[0]
-    for j in range(d):
-        if not math.isfinite(x[j]):
-            return -1
     phi, psi, xi, phi4, two = params[0], params[1], params[2], params[3], params[7]
     C = params[4] if z > 0.0 else params[8]
     if not m < phi * math.sqrt(max(v, 0.0)):
-        return 0
+        return 0.0, 0.0
     if v <= 0.0:
-        return 0
+        return 0.0, 0.0
     if params[5] == 1.0:  # scw1_alpha
         root = math.sqrt(m * m * phi4 / 4.0 + v * phi * phi * xi)
         alpha = min(C, max(0.0, (-m * psi + root) / (v * xi)))
@@ -157,32 +148,65 @@ def learn_diag(mu, sigma, x, z, m, v, params) -> int:
         alpha = max(0.0, (-(2.0 * m * n + phi * phi * m * v) + g)
                     / (2.0 * (n * n + n * v * phi * phi)))
     if alpha <= 0.0:
+        return 0.0, 0.0
+    if params[6] != 0.0:  # cw_gamma
+        avp = alpha * v * phi
+        return alpha, min(alpha * phi * (avp + math.sqrt(avp * avp + 4.0 * v)) / (2.0 * v),
+                          FLOAT_MAX)
+    # cw_beta
+    u = 0.25 * (-alpha * v * phi + math.sqrt(alpha * alpha * v * v * phi * phi + 4.0 * v)) ** two
+    return alpha, alpha * phi / (math.sqrt(u) + v * alpha * phi)
+
+
+def sigma_step(sigma_j, sx, x_j, coefficient, precision) -> float:
+    """
+    Return one diagonal entry after the step (``sx = sigma_j x_j``).
+
+    ``sigma_j / (1 + gamma sx x_j)`` keeping the precision update's diagonal, else
+    ``sigma_j - beta sx^2``; never below ``SIGMA_FLOOR``.
+    """
+    if precision:
+        return max(sigma_j / (1.0 + coefficient * (sx * x_j)), SIGMA_FLOOR)
+    return max(sigma_j - coefficient * sx * sx, SIGMA_FLOOR)
+
+
+def learn_diag(mu, sigma, x, z, m, v, params) -> int:
+    """
+    Update one label's ``mu`` and diagonal ``sigma`` (rows) when eq. (4) is violated.
+
+    ``m = z mu . x`` and ``v = x^T Sigma x`` come from the caller (summed as
+    ``reductions.row_dots`` sums, as in the numpy code).  ``params`` is ``learn_params``:
+    phi, psi, xi, phi^4, C, the code of the SCW variant (``VARIANTS``), 1 to keep the
+    diagonal of the precision update (``cw_gamma``) or 0 for that of Sigma (``cw_beta``),
+    2.0, so that ``t ** two`` stays a libm ``pow`` call like Python's, and the cap of a
+    "no" step (z = -1; ``UCWL.no_weight``).  The step size is ``step_size``'s, each
+    entry's ``sigma_step``'s.  Returns 1 when the rows changed, 0 when not (also for a
+    non-finite step, like ``gaussian_update``), -1 when x holds NaN or infinity (nothing
+    changed).
+    """
+    d = x.shape[0]
+    for j in range(d):
+        if not math.isfinite(x[j]):
+            return -1
+    alpha, coefficient = _step_size(z, m, v, params)
+    if alpha <= 0.0:
         return 0
     az = alpha * z
     for j in range(d):
         if not math.isfinite(az * (sigma[j] * x[j])):
             return 0
-    if params[6] != 0.0:  # cw_gamma, then sigma_j / (1 + gamma sigma_j x_j^2)
-        avp = alpha * v * phi
-        gamma = min(alpha * phi * (avp + math.sqrt(avp * avp + 4.0 * v)) / (2.0 * v), FLOAT_MAX)
-        for j in range(d):
-            sx = sigma[j] * x[j]
-            mu[j] += az * sx
-            sigma[j] = max(sigma[j] / (1.0 + gamma * (sx * x[j])), SIGMA_FLOOR)
-    else:  # cw_beta, then sigma_j - beta sigma_j^2 x_j^2
-        u = 0.25 * (-alpha * v * phi
-                    + math.sqrt(alpha * alpha * v * v * phi * phi + 4.0 * v)) ** two
-        beta = alpha * phi / (math.sqrt(u) + v * alpha * phi)
-        for j in range(d):
-            sx = sigma[j] * x[j]
-            mu[j] += az * sx
-            sigma[j] = max(sigma[j] - beta * sx * sx, SIGMA_FLOOR)
+    precision = params[6] != 0.0
+    for j in range(d):
+        sx = sigma[j] * x[j]
+        mu[j] += az * sx
+        sigma[j] = _sigma_step(sigma[j], sx, x[j], coefficient, precision)
     return 1
 
 
 # What the fused steps call after their dot products: these functions, compiled (``_compile``).
 _select_tail = select_diag
 _learn_tail = learn_diag
+_step_size, _sigma_step = step_size, sigma_step
 
 
 def select_fused(x, mu, sigma, k, out) -> Tuple[int, int, int, int, float, bool]:
@@ -357,13 +381,14 @@ def _compiled_now() -> Optional[Kernels]:
 
 def _compile(numba) -> Kernels:
     """Compile the split steps, and the fused ones when their sums agree with numpy's."""
-    global _select_tail, _learn_tail, _dot, _two_dots
+    global _select_tail, _learn_tail, _dot, _two_dots, _step_size, _sigma_step
 
     def jit(function):
         try:
             return numba.njit(cache=True, nogil=True)(function)
         except Exception:  # noqa: B902 (a cache location numba refuses: no disk cache)
             return numba.njit(nogil=True)(function)
+    _step_size, _sigma_step = jit(step_size), jit(sigma_step)  # learn_diag calls them
     _select_tail, _learn_tail = jit(select_diag), jit(learn_diag)
     split = split_kernels(_select_tail, _learn_tail)
     # pairwise_dot's helpers are globals of reductions: compiled first, so that the

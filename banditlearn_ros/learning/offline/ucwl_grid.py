@@ -141,10 +141,19 @@ class UCWLGrid:
         self._bounds = np.empty((n, self.n_labels))
         self._chosen = np.empty(n, dtype=np.int64)
         self._tied = np.empty(n, dtype=np.bool_)
-        self._params = np.array([ucwl_kernels.learn_params(
-            self._phi[s], self._psi[s], self._xi[s], self.C[s], self.variant, self.diagonal,
-            self.C_no[s]) for s in range(n)])
+        self._params = self.setting_params()
         self._kernels = kernels
+
+    @property
+    def compiled(self) -> bool:
+        """Whether the grid steps with the compiled block steps (``grid_kernels``)."""
+        return self._kernels is not None
+
+    def setting_params(self) -> np.ndarray:
+        """Return each setting's ``ucwl_kernels.learn_params`` (settings x 9)."""
+        return np.array([ucwl_kernels.learn_params(
+            self._phi[s], self._psi[s], self._xi[s], self.C[s], self.variant, self.diagonal,
+            self.C_no[s]) for s in range(self.n_settings)])
 
     def _rng(self, s: int) -> np.random.Generator:
         rng = self._rngs.get(s)

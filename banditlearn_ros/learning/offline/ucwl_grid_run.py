@@ -21,11 +21,13 @@ pair takes the decisions of ``evaluation.run_learner('ucwl', ...)``; a block of 
 shares one ``UCWLGrid`` per stream, sized from the memory its state needs.
 """
 
+import dataclasses
 from typing import Dict, Optional, Sequence
 
 import numpy as np
 
 from .ucwl_grid import grid_kernels, UCWLGrid
+from .ucwl_grid_rounds import round_kernels, run_stream, sub_block
 
 
 CACHE_BUDGET = 8 * 2 ** 20
@@ -59,6 +61,14 @@ def run_block(args) -> Dict[str, np.ndarray]:
     rho0, rho1, no_answer = rates
     grid = UCWLGrid(n_labels, X.shape[1], eta, C, k, [stream.seed] * len(eta), variant,
                     diagonal, no_weight)
+    kernels = round_kernels(X.shape[1]) if grid.compiled else None
+    if kernels is not None:  # the same counts, the settings innermost (ucwl_grid_rounds)
+        params, sub = grid.setting_params(), sub_block(n_labels)
+        parts = [run_stream(kernels, X, stream.order, stream.y_obs, stream.y_true,
+                            stream.u_silent, stream.u_flip, rates, stream.seed,
+                            grid.k[lo:lo + sub], params[lo:lo + sub], n_labels)
+                 for lo in range(0, len(eta), sub)]
+        return {name: np.concatenate([part[name] for part in parts]) for name in parts[0]}
     n = len(stream.order)
     wrong_obs = np.zeros(len(eta), dtype=np.int64)
     wrong_true = np.zeros(len(eta), dtype=np.int64)
@@ -141,11 +151,16 @@ def run_grid(X: np.ndarray, streams: Sequence, teacher, n_labels: int,
             block = min(block, max(MIN_BLOCK, -(-S // per_stream)))
     block = max(int(block), 1)
     grid_kernels()  # compiled (or cached) once here; each worker loads the cache
+    round_kernels(X.shape[1])
     tasks, where = [], []
     for p, stream in enumerate(streams):
+        # A task carries the vectors of its stream only, in its order (centred streams hold
+        # one block of rows each: X of every stream would be pickled into every task).
+        shown = X[stream.order]
+        own = dataclasses.replace(stream, order=np.arange(len(stream.order)))
         for lo in range(0, S, block):
             hi = min(S, lo + block)
-            tasks.append((X, stream, rates, n_labels, eta[lo:hi], C[lo:hi], k[lo:hi], variant,
+            tasks.append((shown, own, rates, n_labels, eta[lo:hi], C[lo:hi], k[lo:hi], variant,
                           diagonal, no_weight))
             where.append((p, lo, hi))
     out = {name: np.zeros((S, P), dtype=np.int64)

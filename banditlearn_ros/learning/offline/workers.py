@@ -31,8 +31,10 @@ START_METHOD = 'forkserver'
 comparison: unsafe in a threaded process)."""
 
 PRELOAD = ('numpy', 'banditlearn_ros.learning.offline.ucwl_grid_run',
-           'banditlearn_ros.learning.offline.evaluation')
-"""Modules the fork server imports once, before any worker is forked from it."""
+           'banditlearn_ros.learning.offline.evaluation',
+           'banditlearn_ros.learning.offline.grid_preload')
+"""Modules the fork server imports once, before any worker is forked from it (the last
+one loads the compiled grid steps, so the workers do not each load them)."""
 
 
 def pool(jobs: int, initializer: Optional[Callable[..., Any]] = None,
