@@ -25,7 +25,7 @@ from typing import Dict, Optional, Sequence
 
 import numpy as np
 
-from .ucwl_grid import grid_kernels, UCWLGrid
+from .ucwl_grid import DEFAULT_NO_WEIGHT, grid_kernels, UCWLGrid
 
 
 CACHE_BUDGET = 8 * 2 ** 20
@@ -86,7 +86,7 @@ def run_grid(X: np.ndarray, streams: Sequence, teacher, n_labels: int,
              eta: Sequence[float], C: Sequence[float], k: Sequence[float],
              variant: str = 'scw1', diagonal: str = 'precision',
              block: Optional[int] = None, jobs: int = 1,
-             progress=None, no_weight: str = 'equal') -> Dict[str, np.ndarray]:
+             progress=None, no_weight: str = DEFAULT_NO_WEIGHT) -> Dict[str, np.ndarray]:
     """
     Run S settings of diagonal UCWL over P streams of the evaluation protocol.
 
@@ -119,7 +119,7 @@ def run_grid(X: np.ndarray, streams: Sequence, teacher, n_labels: int,
         Worker processes (1 runs in this process).
     progress : callable, optional
         Called with the number of (setting, stream) runs finished after each block.
-    no_weight : {'equal', 'balanced', 'sqrt'}
+    no_weight : {'ramp', 'equal', 'balanced', 'sqrt'}
         Cap of a "no" step (``UCWL``'s ``no_weight``).
 
     Returns
