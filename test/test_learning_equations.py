@@ -163,8 +163,8 @@ def test_a_no_step_is_capped_at_C_or_C_over_K_minus_1(no_weight, K, cap):
         np.testing.assert_allclose(learner._mu[K], [-0.05 / K, -0.1 / K], rtol=1e-12)
 
 
-@pytest.mark.parametrize('answers,cap', [(0, 0.05), (20, 0.05 / np.sqrt(2.5)),
-                                          (60, 0.05 / np.sqrt(1 + 3 * 0.75))])
+@pytest.mark.parametrize('answers,cap', [
+    (0, 0.05), (20, 0.05 / np.sqrt(2.5)), (60, 0.05 / np.sqrt(1 + 3 * 0.75))])
 def test_a_ramped_no_is_capped_by_the_answers_its_label_had(answers, cap):
     # K = 5: C / sqrt(1 + 3 n / (n + 20)), C at no answers, C / sqrt(K - 1) in the limit.
     learner = UCWL(5, n_features=2, eta=0.9, C=0.05, k=1.0, no_weight='ramp')

@@ -87,8 +87,8 @@ class UCWLGrid:
 
     def __init__(self, n_labels: int, n_features: int, eta: Sequence[float],
                  C: Sequence[float], k: Sequence[float], seeds: Sequence[int],
-                 variant: str = 'scw1', diagonal: str = 'precision', no_weight: str = DEFAULT_NO_WEIGHT,
-                 compiled: Optional[bool] = None):
+                 variant: str = 'scw1', diagonal: str = 'precision',
+                 no_weight: str = DEFAULT_NO_WEIGHT, compiled: Optional[bool] = None):
         eta = np.asarray(eta, dtype=np.float64).ravel()
         C = np.asarray(C, dtype=np.float64).ravel()
         k = np.asarray(k, dtype=np.float64).ravel()
