@@ -186,12 +186,15 @@ def test_a_ramped_no_is_capped_by_the_answers_its_label_had(answers, cap):
     np.testing.assert_allclose(equal._mu[1], [-0.05, -0.10], rtol=1e-12)
 
 
-def test_answers_round_trip_and_older_states_start_them_at_zero():
+def test_answers_round_trip_and_older_states_start_them_at_zero(tmp_path):
+    from banditlearn_ros.learning import load_model, save_model
     learner = UCWL(['a', 'b', 'c'], n_features=2, seed=1)
     for t in range(7):
         learner.learn([1.0, float(t)], t % 3, correct=t % 2 == 0)
     state = learner.state_dict()
     assert state['extra']['answers'] == [3, 2, 2]
+    save_model(learner, tmp_path / 'model.npz')
+    assert load_model(tmp_path / 'model.npz').answers == [3, 2, 2]
     back = UCWL.from_state_dict(state)
     assert back.answers == [3, 2, 2]
     x = [0.5, -1.0]
