@@ -211,7 +211,8 @@ def test_the_evaluation_centres_each_stream_as_the_live_learner_would():
         assert (ref.mistakes_observed, ref.updates) == (run.mistakes_observed, run.updates)
     paper = evaluate(core_algorithm('ucwl-paper', teacher, fixed=params), X, y, 3, teacher,
                      'wine', n_permutations=2, seed=1, do_tune=False)
-    raw = [run_learner('ucwl', params, X, s, teacher, 3) for s in streams]
+    raw = [run_learner('ucwl', dict(params, no_weight='equal'), X, s, teacher, 3)
+           for s in streams]  # the papers' UCWL: no centring, a "no" capped at C
     assert [r.mistakes_observed for r in paper.runs] == [r.mistakes_observed for r in raw]
     assert 'centring' not in paper.params
 

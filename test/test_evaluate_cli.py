@@ -204,7 +204,7 @@ def test_csv_input_and_fixed_parameters_without_tuning(tmp_path):
     records = json.loads((out / 'summary.json').read_text())['records']
     assert [r['algorithm'] for r in records] == ['ucwl', 'ucwl-paper', 'banditron']
     assert records[0]['params'] == {'eta': 0.8, 'C': 2, 'k': 1, 'centring': 'running'}
-    assert not records[0]['tuned'] and records[1]['params'] == {}
+    assert not records[0]['tuned'] and records[1]['params'] == {'no_weight': 'equal'}
     assert records[2]['params'] == {'centring': 'running'}
     assert records[0]['dataset'] == str(path)
     # The papers' row takes fixed parameters too (its preset centring is the protocol's).
@@ -214,7 +214,7 @@ def test_csv_input_and_fixed_parameters_without_tuning(tmp_path):
     assert code == 0
     paper = json.loads((tmp_path / 'paper' / 'summary.json').read_text())['records']
     assert [(r['algorithm'], r['params']) for r in paper] == [
-        ('ucwl-paper', {'eta': 0.8, 'C': 2, 'k': 1})]
+        ('ucwl-paper', {'no_weight': 'equal', 'eta': 0.8, 'C': 2, 'k': 1})]
 
 
 def test_missing_vowpal_wabbit_is_skipped_with_a_message(tmp_path, monkeypatch, capsys):

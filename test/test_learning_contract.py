@@ -237,7 +237,7 @@ LIVE_VALUES = {
     'variant': None, 'diagonal': ['precision', 'variance'], 'normalize': [True, False],
     'gamma': [0.01, 0.2, 0.5], 'rho0': [0.0, 0.2], 'rho1': [0.0, 0.3], 'n_s': [1, 50],
     'percentile': [50.0, 99.0], 'r': [0.01, 1.0, 10.0],
-    'added_label_prior': ['unit', 'mixture'], 'no_weight': ['balanced', 'sqrt', 'equal'],
+    'added_label_prior': ['unit', 'mixture'], 'no_weight': ['balanced', 'sqrt', 'ramp', 'equal'],
 }
 
 

@@ -25,7 +25,7 @@ independently of the code under test.
 from banditlearn_ros.learning import (
     Banditron, Confidit, make_learner, MulticlassAROW, MulticlassCW, MulticlassPA,
     MulticlassPerceptron, MulticlassSCW, Prediction, RCNBF, UCWL)
-from banditlearn_ros.learning.algorithms.base import HyperparameterError
+from banditlearn_ros.learning.algorithms.base import HyperparameterError, LearnerInputError
 from banditlearn_ros.learning.algorithms.confidence_weighted import confidence_constants
 from banditlearn_ros.learning.algorithms.rcnbf import unbiased_feedback
 import numpy as np
@@ -161,6 +161,52 @@ def test_a_no_step_is_capped_at_C_or_C_over_K_minus_1(no_weight, K, cap):
         learner.add_label('new')
         learner.learn([1.0, 2.0], K, correct=False)
         np.testing.assert_allclose(learner._mu[K], [-0.05 / K, -0.1 / K], rtol=1e-12)
+
+
+@pytest.mark.parametrize('answers,cap', [
+    (0, 0.05), (20, 0.05 / np.sqrt(2.5)), (60, 0.05 / np.sqrt(1 + 3 * 0.75))])
+def test_a_ramped_no_is_capped_by_the_answers_its_label_had(answers, cap):
+    # K = 5: C / sqrt(1 + 3 n / (n + 20)), C at no answers, C / sqrt(K - 1) in the limit.
+    learner = UCWL(5, n_features=2, eta=0.9, C=0.05, k=1.0, no_weight='ramp')
+    assert learner.no_weight == 'ramp' and UCWL(5, 2).no_weight == 'ramp'  # the default
+    learner.answers[1] = answers
+    learner.learn([1.0, 2.0], 0, correct=True)  # a "yes" keeps C
+    learner.learn([1.0, 2.0], 1, correct=False)
+    np.testing.assert_allclose(learner._mu[0], [0.05, 0.10], rtol=1e-12)
+    np.testing.assert_allclose(learner._mu[1], [-cap, -2 * cap], rtol=1e-12)
+    assert learner.answers == [1, answers + 1, 0, 0, 0]
+    learner.learn([0.0, 0.0], 2, correct=False)  # no step (x = 0), still an answer
+    with pytest.raises(LearnerInputError):
+        learner.learn([np.nan, 0.0], 3, correct=False)  # refused: not an answer
+    learner.add_label('new')
+    assert learner.answers == [1, answers + 1, 1, 0, 0, 0]
+    equal = UCWL(5, n_features=2, eta=0.9, C=0.05, k=1.0, no_weight='equal')
+    equal.answers[1] = answers
+    equal.learn([1.0, 2.0], 1, correct=False)  # Algorithm 1 whatever the answers
+    np.testing.assert_allclose(equal._mu[1], [-0.05, -0.10], rtol=1e-12)
+
+
+def test_answers_round_trip_and_older_states_start_them_at_zero(tmp_path):
+    from banditlearn_ros.learning import load_model, save_model
+    learner = UCWL(['a', 'b', 'c'], n_features=2, seed=1)
+    for t in range(7):
+        learner.learn([1.0, float(t)], t % 3, correct=t % 2 == 0)
+    state = learner.state_dict()
+    assert state['extra']['answers'] == [3, 2, 2]
+    save_model(learner, tmp_path / 'model.npz')
+    assert load_model(tmp_path / 'model.npz').answers == [3, 2, 2]
+    back = UCWL.from_state_dict(state)
+    assert back.answers == [3, 2, 2]
+    x = [0.5, -1.0]
+    learner.learn(x, 1, correct=False)
+    back.learn(x, 1, correct=False)
+    np.testing.assert_array_equal(back._mu, learner._mu)
+    del state['extra']['answers']  # a file written before the counts existed
+    assert UCWL.from_state_dict(state).answers == [0, 0, 0]
+    for bad in ([1, 2], [1, -1, 0], [1, True, 0], 'many'):
+        state['extra']['answers'] = bad
+        with pytest.raises(ValueError, match='answers'):
+            UCWL.from_state_dict(state)
 
 
 def test_no_weight_is_checked_and_older_model_files_keep_algorithm_1():

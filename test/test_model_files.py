@@ -71,7 +71,7 @@ def test_file_holds_metadata_without_pickle(saved):
     assert header['n_features'] == 4
     assert header['hyperparameters'] == {'eta': 0.9, 'C': 1.0, 'k': 1.0, 'covariance': 'diag',
                                          'diagonal': 'precision', 'variant': 'scw1',
-                                         'added_label_prior': 'mixture', 'no_weight': 'equal'}
+                                         'added_label_prior': 'mixture', 'no_weight': 'ramp'}
     assert header['format_version'] == FORMAT_VERSION
     assert header['package_version']
     assert load_model(path).n_updates == learner.n_updates

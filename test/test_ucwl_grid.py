@@ -77,6 +77,8 @@ def _lockstep(X, stream, teacher, n_labels, variant, diagonal, rounds, no_weight
     ('digits', TeacherModel(label_noise=0.2), 'scw1', 'precision', 600, 'balanced'),
     ('wine', TeacherModel(label_noise=0.1), 'scw2', 'precision', 178, 'balanced'),
     ('digits', TeacherModel(label_noise=0.1), 'scw1', 'precision', 600, 'sqrt'),
+    ('digits', TeacherModel(label_noise=0.2, no_answer=0.1), 'scw1', 'precision', 600, 'ramp'),
+    ('wine', TeacherModel(label_noise=0.1), 'scw2', 'variance', 178, 'ramp'),
 ])
 def test_same_decisions_and_state_as_reference(name, teacher, variant, diagonal, rounds,
                                                no_weight):

@@ -98,10 +98,15 @@ def test_run_grid_takes_the_rounds_and_keeps_the_counts(monkeypatch):
     run_stream = ucwl_grid_run.run_stream
     monkeypatch.setattr(ucwl_grid_run, 'run_stream',
                         lambda *args, **kw: calls.append(1) or run_stream(*args, **kw))
-    rounds = run_grid(X, streams, teacher, len(labels), eta, C, k, block=20)
+    rounds = run_grid(X, streams, teacher, len(labels), eta, C, k, block=20, no_weight='equal')
     assert calls
+    # The default cap, 'ramp', follows each label's answers: the rounds loop, whose caps are
+    # fixed, must not take it.
+    calls.clear()
+    run_grid(X, streams, teacher, len(labels), eta[:3], C[:3], k[:3], block=20)
+    assert not calls
     monkeypatch.setattr(ucwl_grid_run, 'round_kernels', lambda n_features: None)
-    blocks = run_grid(X, streams, teacher, len(labels), eta, C, k, block=20)
+    blocks = run_grid(X, streams, teacher, len(labels), eta, C, k, block=20, no_weight='equal')
     for key in blocks:
         np.testing.assert_array_equal(rounds[key], blocks[key])
 

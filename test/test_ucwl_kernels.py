@@ -111,6 +111,14 @@ def test_kernel_source_equals_numpy_code(monkeypatch, variant, diagonal, fused):
 
 
 @pytest.mark.parametrize('fused', [False, True])
+def test_kernel_source_equals_numpy_code_with_the_ramped_no_cap(monkeypatch, fused):
+    # Each "no" capped from its label's answers (set before every step), a label added.
+    kernels = _source_kernels(monkeypatch, fused)
+    _lockstep(kernels, d=6, K=5, n=600, variant='scw1', diagonal='precision',
+              no_weight='ramp', add_at=200)
+
+
+@pytest.mark.parametrize('fused', [False, True])
 @pytest.mark.parametrize('variant,diagonal', [
     ('scw1', 'precision'), ('scw1', 'variance'), ('scw2', 'precision'), ('scw2', 'variance')])
 @pytest.mark.parametrize('d,K', [(124, 6), (784, 10), (20, 300)])
@@ -123,7 +131,8 @@ def test_compiled_steps_equal_numpy_code(variant, diagonal, d, K, fused):
 
 @pytest.mark.parametrize('fused', [False, True])
 @pytest.mark.parametrize('variant,no_weight', [('scw1', 'balanced'), ('scw2', 'balanced'),
-                                               ('scw1', 'sqrt')])
+                                               ('scw1', 'sqrt'), ('scw1', 'ramp'),
+                                               ('scw2', 'ramp')])
 def test_balanced_no_steps_compiled_equal_numpy_code(variant, fused, no_weight):
     # The cap of a "no" is C / (K - 1) or C / sqrt(K - 1), and follows K when a label is
     # added.

@@ -28,7 +28,12 @@ class PlainNumpy(UCWL):
         return self._select_numpy(self.check_x(x))
 
     def learn(self, x, label, correct, prediction=None):
-        return self._learn_numpy(self.check_x(x), label, correct)
+        i = self.label_index(label)
+        if self.no_weight == 'ramp':  # the default: the cap of a "no" from i's answers
+            self._ramp(i)
+        changed = self._learn_numpy(self.check_x(x), i, correct)
+        self.answers[i] += 1
+        return changed
 
 
 def _pair(K, d, **args):

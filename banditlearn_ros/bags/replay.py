@@ -98,7 +98,10 @@ def recorded_config(bag: bagio.Bag, notes: Optional[List[str]] = None
     if len(first) < len(docs) and notes is not None:
         notes.append('the learner started again during the recording: replaying from its '
                      'first start, so the questions after the restart will differ')
-    return first[-1]
+    doc = first[-1]
+    # Recorded before no_weight existed: a "no" was capped at C (Algorithm 1).
+    doc['start']['parameters'].setdefault('no_weight', 'equal')
+    return doc
 
 
 def labels_from_details(bag: bagio.Bag) -> Optional[List[str]]:
@@ -195,8 +198,10 @@ def _params_of_old_bag(bag: Optional[bagio.Bag], notes: List[str]) -> Dict[str, 
     params = learner_section(package_config_dir() / 'params.yaml')
     if bag is None:
         return params
-    # A bag from before learner_config was learned on raw vectors: centring came later.
+    # A bag from before learner_config was learned on raw vectors with Algorithm 1's cap of
+    # a "no": centring and no_weight came later.
     params['centring'] = 'none'
+    params['no_weight'] = 'equal'
     stored = bag.custom_data.get(CUSTOM_LEARNER)
     if stored:
         try:

@@ -111,7 +111,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument('--centring', default=DEFAULT_CENTRING, choices=CENTRING_MODES,
                    help='mean taken out of every vector before the core algorithms see it, '
                         "as the learner node does (learning.centring); none = the papers' "
-                        'protocol; ucwl-paper is always none and runs beside ucwl '
+                        'protocol; ucwl-paper is always none (with no_weight equal) and runs '
+                        'beside ucwl '
                         f'(default {DEFAULT_CENTRING})')
     p.add_argument('--no-tune', action='store_true',
                    help="do not tune: use --params and the algorithms' defaults")

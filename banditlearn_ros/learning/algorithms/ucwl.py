@@ -15,7 +15,7 @@
 """Upper Confidence Weighted Learning (Ngo et al. 2013, Algorithm 1)."""
 
 import math
-from typing import Any, Optional
+from typing import Any, Dict, List, Optional
 
 import numpy as np
 
@@ -29,13 +29,23 @@ from .reductions import CHUNK, row_dot, row_dots
 ADDED_LABEL_PRIORS = ('mixture', 'unit')
 """Where a label added at runtime starts (``UCWL.added_label_prior``)."""
 
-NO_WEIGHTS = ('equal', 'balanced', 'sqrt')
+NO_WEIGHTS = ('equal', 'balanced', 'sqrt', 'ramp')
 """How the step of a "no" is capped (``UCWL.no_weight``)."""
 
+DEFAULT_NO_WEIGHT = 'ramp'
+"""Chosen by measurement (docs/benchmarks.md, "Label noise on digits"); ``'equal'`` is
+Algorithm 1."""
 
-def no_cap(C: float, no_weight: str, n_labels: int) -> float:
+RAMP_ANSWERS = 20.0
+"""Answers to a label at which ``'ramp'`` is halfway from C to C / sqrt(K - 1)."""
+
+
+def no_cap(C: float, no_weight: str, n_labels: int, answers: int = 0) -> float:
     """
-    Return the cap of a "no" step: C (``'equal'``, Algorithm 1), C / (K - 1) or C / sqrt(K - 1).
+    Return the cap of a "no" step to a label that has had ``answers`` answers so far.
+
+    C (``'equal'``, Algorithm 1), C / (K - 1), C / sqrt(K - 1), or for ``'ramp'``
+    ``C / sqrt(1 + (K - 2) n / (n + RAMP_ANSWERS))`` with n = ``answers``.
 
     Each classifier is one label against the K - 1 others, so its negatives outnumber its
     positives K - 1 to one; weighting them 1 / (K - 1) (``'balanced'``) is the usual class
@@ -43,12 +53,21 @@ def no_cap(C: float, no_weight: str, n_labels: int) -> float:
     the right label (docs/benchmarks.md), so a smaller cap also limits what one of them
     undoes; but with few answers per label the "no"s are most of what it learns from.
     ``'sqrt'`` is halfway between the two on a log scale, C / sqrt(K - 1): chosen by
-    measurement (docs/benchmarks.md), not taken from a paper.
+    measurement (docs/benchmarks.md), not taken from a paper.  ``'ramp'`` moves from C
+    (a label with no answers yet: its "no"s are most likely right, and most of what it
+    learns from) to ``'sqrt'``'s cap as the label's answers grow (once it is mostly right,
+    a "no" is, under label noise, often a wrong answer); also chosen by measurement.
+    ``UCWLGrid`` computes the same floats.
     """
-    if no_weight == 'balanced' and n_labels > 2:
+    if n_labels <= 2:
+        return C
+    if no_weight == 'balanced':
         return C / (n_labels - 1)
-    if no_weight == 'sqrt' and n_labels > 2:
+    if no_weight == 'sqrt':
         return C / math.sqrt(n_labels - 1)
+    if no_weight == 'ramp':
+        n = float(answers)
+        return C / math.sqrt(1.0 + (n_labels - 2) * (n / (n + RAMP_ANSWERS)))
     return C
 
 
@@ -90,9 +109,10 @@ class UCWL(BanditLearner):
         Where a label added by ``add_label`` starts: the moment-matched mixture of the
         classifiers learned so far (default), or N(0, I) as in Algorithm 1 (see
         ``add_label``).
-    no_weight : {'equal', 'balanced', 'sqrt'}
-        Cap of the step a "no" (z = -1) takes: C as a "yes" (Algorithm 1, default),
-        C / (K - 1) or C / sqrt(K - 1) (``no_cap``).
+    no_weight : {'ramp', 'equal', 'balanced', 'sqrt'}
+        Cap of the step a "no" (z = -1) takes: from C towards C / sqrt(K - 1) as the
+        label's answers grow (default), C as a "yes" (Algorithm 1), C / (K - 1) or
+        C / sqrt(K - 1) (``no_cap``).
     seed : int
         Seed of the tie-breaking random generator.
 
@@ -117,11 +137,13 @@ class UCWL(BanditLearner):
     def __init__(self, labels, n_features: int, eta: float = 0.95, C: float = 1.0,
                  k: float = 2.8, covariance: str = 'diag', variant: str = 'scw1',
                  seed: int = 0, diagonal: str = 'precision', added_label_prior: str = 'mixture',
-                 no_weight: str = 'equal'):
+                 no_weight: str = DEFAULT_NO_WEIGHT):
         self.eta, self.C, self.k = eta, C, k
         self.covariance, self.variant, self.diagonal = covariance, variant, diagonal
         self.added_label_prior, self.no_weight = added_label_prior, no_weight
         super().__init__(labels, n_features, seed)
+        self.answers: List[int] = [0] * len(self.labels)
+        """Answers (steps asked of ``learn``) each label has had: ``no_weight='ramp'``."""
 
     def _validate(self) -> None:
         self.eta = check_range('eta', self.eta, 0.5, 1.0, low_open=True, high_open=True)
@@ -182,11 +204,31 @@ class UCWL(BanditLearner):
         measures both.
         """
         index = super().add_label(name)
+        self.answers.append(0)
         self._set_learn_params()
         if self.added_label_prior == 'mixture':
             self._mu[index], self._sigma[index] = mixture_gaussian(self._mu[:index],
                                                                    self._sigma[:index])
         return index
+
+    def _extra_state(self) -> Dict[str, Any]:
+        extra = super()._extra_state()
+        extra['answers'] = list(self.answers)
+        return extra
+
+    def _load_extra_state(self, extra: Dict[str, Any]) -> None:
+        super()._load_extra_state(extra)
+        # A file written before the counts existed: every label starts afresh.
+        answers = extra.get('answers', [0] * len(self.labels))
+        if (not isinstance(answers, list) or len(answers) != len(self.labels) or any(
+                isinstance(n, bool) or not isinstance(n, int) or n < 0 for n in answers)):
+            raise ValueError(f'answers must hold a count >= 0 per label, got {answers!r}')
+        self.answers = [int(n) for n in answers]
+
+    def _ramp(self, i: int) -> None:
+        """Set the cap of a "no" to label ``i`` from its answers (``no_weight='ramp'``)."""
+        self._C_no = no_cap(self.C, 'ramp', len(self.labels), self.answers[i])
+        self._learn_params[8] = self._C_no
 
     def _margin_variances(self, x: np.ndarray) -> np.ndarray:
         if self.covariance == 'diag':
@@ -219,6 +261,15 @@ class UCWL(BanditLearner):
     def learn(self, x: Any, label: Label, correct: bool,
               prediction: Optional[Prediction] = None) -> bool:
         """Update the selected classifier only (Algorithm 1, lines 12-17)."""
+        i = label if type(label) is int and 0 <= label < len(self.labels) else (
+            self.label_index(label))
+        if self.no_weight == 'ramp':
+            self._ramp(i)
+        changed = self._learn(x, i, correct)
+        self.answers[i] += 1  # after the step: a refused x (it raised) is not an answer
+        return changed
+
+    def _learn(self, x: Any, label: int, correct: bool) -> bool:
         if self._kernels is not None:
             return self._learn_compiled(self._vector(x), label, correct)
         selected, self._selected = self._selected, None
@@ -246,11 +297,15 @@ class UCWL(BanditLearner):
         """``BanditLearner.learn_valid``, through the compiled steps once they are loaded."""
         if self._kernels is None:
             return super().learn_valid(x, index, correct, prediction)
+        if self.no_weight == 'ramp':
+            self._ramp(index)
         changed = self._kernels.learn(self._mu, self._sigma, index, x,
                                       1.0 if correct else -1.0, self._learn_params)
         if changed < 0:
-            return int(self._learn_compiled(x, index, correct))  # raises, or runs numpy
-        self.n_updates += changed
+            changed = int(self._learn_compiled(x, index, correct))  # raises, or runs numpy
+        else:
+            self.n_updates += changed
+        self.answers[index] += 1
         return changed
 
     def _select_numpy(self, x: np.ndarray) -> Prediction:

@@ -55,6 +55,7 @@ from .evaluation_streams import (
 from .evaluation_tuning import Algorithm, grid_settings, GRIDS, tune, variant_base, VARIANTS
 from ..algorithms.base import BanditLearner, HyperparameterError
 from ..algorithms.centring import DEFAULT_CENTRING
+from ..algorithms.ucwl import DEFAULT_NO_WEIGHT
 from ..protocol.feedback import TeacherModel
 
 
@@ -201,7 +202,7 @@ def run_ucwl_streams(settings: List[Dict[str, Any]], X: np.ndarray, streams: Seq
     from .ucwl_grid_run import run_grid
     variant = {s.get('variant', 'scw1') for s in settings}
     diagonal = {s.get('diagonal', 'precision') for s in settings}
-    no_weight = {s.get('no_weight', 'equal') for s in settings}
+    no_weight = {s.get('no_weight', DEFAULT_NO_WEIGHT) for s in settings}
     if (len(variant) != 1 or len(diagonal) != 1 or len(no_weight) != 1
             or any(s.get('covariance', 'diag') != 'diag' for s in settings)):
         results = []

@@ -54,14 +54,15 @@ GRIDS: Dict[str, Dict[str, List[Any]]] = {
 
 VARIANTS: Dict[str, Tuple[str, Dict[str, Any]]] = {
     'ucwl-variance': ('ucwl', {'diagonal': 'variance'}),
-    'ucwl-paper': ('ucwl', {'centring': 'none'}),
+    'ucwl-paper': ('ucwl', {'centring': 'none', 'no_weight': 'equal'}),
 }
 """Named variants run and reported beside their base algorithm: {name: (base, fixed)}.
 
 ``ucwl-variance`` is UCWL with the other reading of Ngo et al. 2013's diagonalisation step (see
 ``confidence_weighted``), so one command shows what that choice is worth.  ``ucwl-paper``
-is UCWL on the vectors as given (no centring): the papers' algorithm and protocol exactly,
-beside the package's default ``ucwl`` (centred, ``learning.centring``)."""
+is UCWL on the vectors as given (no centring) with a "no" capped as a "yes": the papers'
+algorithm and protocol exactly, beside the package's default ``ucwl`` (centred,
+``learning.centring``; a "no" capped by ``no_weight='ramp'``)."""
 
 
 def variant_base(name: str) -> Tuple[str, Dict[str, Any]]:

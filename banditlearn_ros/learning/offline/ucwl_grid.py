@@ -56,7 +56,7 @@ from ..algorithms.base import HyperparameterError
 from ..algorithms.confidence_weighted import (confidence_constants, DIAGONALS, FLOAT_MAX,
                                               SIGMA_FLOOR)
 from ..algorithms.reductions import BLOCK, row_dots
-from ..algorithms.ucwl import no_cap, NO_WEIGHTS
+from ..algorithms.ucwl import DEFAULT_NO_WEIGHT, no_cap, NO_WEIGHTS, RAMP_ANSWERS
 
 
 class UCWLGrid:
@@ -77,8 +77,8 @@ class UCWLGrid:
         SCW step size, shared by every setting.
     diagonal : {'precision', 'variance'}
         Diagonalisation step, shared by every setting (``UCWL``'s ``diagonal``).
-    no_weight : {'equal', 'balanced', 'sqrt'}
-        Cap of a "no" step, shared by every setting (``UCWL``'s ``no_weight``).
+    no_weight : {'ramp', 'equal', 'balanced', 'sqrt'}
+        Cap of a "no" step, shared by every setting (``UCWL``'s ``no_weight``; its default).
     compiled : bool, optional
         Step the block with the compiled loops (``GridKernels``); default: when numba is
         there and they passed their check.  False keeps the numpy code.
@@ -87,8 +87,8 @@ class UCWLGrid:
 
     def __init__(self, n_labels: int, n_features: int, eta: Sequence[float],
                  C: Sequence[float], k: Sequence[float], seeds: Sequence[int],
-                 variant: str = 'scw1', diagonal: str = 'precision', no_weight: str = 'equal',
-                 compiled: Optional[bool] = None):
+                 variant: str = 'scw1', diagonal: str = 'precision',
+                 no_weight: str = DEFAULT_NO_WEIGHT, compiled: Optional[bool] = None):
         eta = np.asarray(eta, dtype=np.float64).ravel()
         C = np.asarray(C, dtype=np.float64).ravel()
         k = np.asarray(k, dtype=np.float64).ravel()
@@ -112,6 +112,9 @@ class UCWLGrid:
         self.eta, self.C, self.k, self.seeds = eta, C, k, seeds
         # The cap of a "no", computed as UCWL computes it (the same division).
         self.C_no = np.array([no_cap(float(c), no_weight, self.n_labels) for c in C])
+        self.no_weight = no_weight
+        # The answers each setting's labels have had (UCWL.answers), for 'ramp'.
+        self.answers = np.zeros((n, self.n_labels))
         consts = [confidence_constants(float(e)) for e in eta]
         self._phi = np.array([c[0] for c in consts])
         self._psi = np.array([c[1] for c in consts])
@@ -213,6 +216,21 @@ class UCWLGrid:
             Boolean mask of the settings whose model changed.
 
         """
+        if self.no_weight == 'ramp' and self.n_labels > 2:
+            # Each setting's cap from its chosen label's answers, as no_cap computes it (the
+            # same float operations), then the answers counted.
+            chosen = np.asarray(chosen, dtype=np.int64)
+            n = self.answers[self._rows, chosen]
+            self.C_no = self.C / np.sqrt(1.0 + (self.n_labels - 2) * (n / (n + RAMP_ANSWERS)))
+            if self._kernels is not None:
+                self._params[:, 8] = self.C_no
+        changed = self._learn(x, chosen, correct, active)
+        counted = self._rows if active is None else self._rows[np.asarray(active, dtype=bool)]
+        self.answers[counted, np.asarray(chosen)[counted]] += 1.0
+        return changed
+
+    def _learn(self, x: np.ndarray, chosen: np.ndarray, correct: np.ndarray,
+               active: Optional[np.ndarray] = None) -> np.ndarray:
         if self._kernels is not None and self._selected is not None:
             return self._learn_compiled(x, chosen, correct, active)
         rows = self._rows
@@ -318,7 +336,7 @@ class UCWLGrid:
         x = np.ascontiguousarray(x, dtype=np.float64)
         if not np.array_equal(selected, x):
             self._selected = None
-            return self.learn(x, chosen, correct, active)
+            return self._learn(x, chosen, correct, active)
         z = np.where(correct, 1.0, -1.0)
         active = np.ones(self.n_settings, np.bool_) if active is None else np.asarray(
             active, dtype=np.bool_)

@@ -26,7 +26,7 @@ from typing import Dict, Optional, Sequence
 
 import numpy as np
 
-from .ucwl_grid import grid_kernels, UCWLGrid
+from .ucwl_grid import DEFAULT_NO_WEIGHT, grid_kernels, UCWLGrid
 from .ucwl_grid_rounds import round_kernels, run_stream, sub_block
 
 
@@ -61,7 +61,10 @@ def run_block(args) -> Dict[str, np.ndarray]:
     rho0, rho1, no_answer = rates
     grid = UCWLGrid(n_labels, X.shape[1], eta, C, k, [stream.seed] * len(eta), variant,
                     diagonal, no_weight)
-    kernels = round_kernels(X.shape[1]) if grid.compiled else None
+    # The rounds loop keeps each setting's cap of a "no" fixed: not 'ramp', whose cap
+    # follows each label's answers (UCWLGrid.learn).
+    fixed_cap = no_weight != 'ramp' or n_labels <= 2
+    kernels = round_kernels(X.shape[1]) if grid.compiled and fixed_cap else None
     if kernels is not None:  # the same counts, the settings innermost (ucwl_grid_rounds)
         params, sub = grid.setting_params(), sub_block(n_labels)
         parts = [run_stream(kernels, X, stream.order, stream.y_obs, stream.y_true,
@@ -96,7 +99,7 @@ def run_grid(X: np.ndarray, streams: Sequence, teacher, n_labels: int,
              eta: Sequence[float], C: Sequence[float], k: Sequence[float],
              variant: str = 'scw1', diagonal: str = 'precision',
              block: Optional[int] = None, jobs: int = 1,
-             progress=None, no_weight: str = 'equal') -> Dict[str, np.ndarray]:
+             progress=None, no_weight: str = DEFAULT_NO_WEIGHT) -> Dict[str, np.ndarray]:
     """
     Run S settings of diagonal UCWL over P streams of the evaluation protocol.
 
@@ -129,7 +132,7 @@ def run_grid(X: np.ndarray, streams: Sequence, teacher, n_labels: int,
         Worker processes (1 runs in this process).
     progress : callable, optional
         Called with the number of (setting, stream) runs finished after each block.
-    no_weight : {'equal', 'balanced', 'sqrt'}
+    no_weight : {'ramp', 'equal', 'balanced', 'sqrt'}
         Cap of a "no" step (``UCWL``'s ``no_weight``).
 
     Returns

@@ -49,7 +49,8 @@ DESCRIPTIONS = {
     'covariance': "covariance form: 'diag' or 'full'",
     'variant': "step size: 'scw1' or 'scw2'",
     'diagonal': "diagonal Sigma update: 'precision' (diagonal of Sigma^-1's) or 'variance'",
-    'no_weight': "cap of a \"no\" step: 'equal' (C, as Algorithm 1), 'balanced' (C / (K - 1)) "
+    'no_weight': "cap of a \"no\" step: 'ramp' (C towards C / sqrt(K - 1) as a label's "
+                 "answers grow), 'equal' (C, as Algorithm 1), 'balanced' (C / (K - 1)) "
                  "or 'sqrt' (C / sqrt(K - 1))",
     'added_label_prior': "start of an appended label: 'mixture' (of the learned classifiers) "
                          "or 'unit' (N(0, I))",
