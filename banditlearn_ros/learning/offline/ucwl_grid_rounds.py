@@ -416,7 +416,7 @@ def disagreement(kernels: RoundKernels, seed: int = 0) -> str:
         y_obs = np.where(rng.random(len(order)) < 0.1, rng.integers(n_labels), y_true)
         u_silent, u_flip = rng.random(len(order)), rng.random(len(order))
         grid = UCWLGrid(n_labels, d, eta, C, k, [seed] * len(eta), variant, diagonal,
-                        compiled=False)
+                        'equal', compiled=False)  # a fixed cap: what the loop is used for
         expected = np.zeros((3, len(eta)), dtype=np.int64)
         for t, row in enumerate(order):
             chosen = grid.select(X[row])
