@@ -67,6 +67,8 @@ def _numpy_grid(X, stream, teacher, n_labels, variant, diagonal, no_weight):
     ('digits', 'running', TeacherModel(rho0=0.1, rho1=0.2), 'scw1', 'precision', 'sqrt', 500),
     ('wine', 'none', TeacherModel(label_noise=0.1), 'scw1', 'variance', 'balanced', 178),
     ('iris', 'running', TeacherModel(no_answer=0.2), 'scw2', 'precision', 'equal', 150),
+    ('digits', 'running', TeacherModel(label_noise=0.1), 'scw1', 'precision', 'ramp', 500),
+    ('wine', 'running', TeacherModel(rho0=0.2, rho1=0.1), 'scw2', 'variance', 'ramp', 178),
 ])
 def test_rounds_equal_the_numpy_grid(name, centring, teacher, variant, diagonal, no_weight,
                                      rounds):
@@ -83,7 +85,7 @@ def test_rounds_equal_the_numpy_grid(name, centring, teacher, variant, diagonal,
         got = ucwl_grid_rounds.run_stream(
             kernels, X, stream.order, stream.y_obs, stream.y_true, stream.u_silent,
             stream.u_flip, rates, stream.seed, grid.k[lo:hi], grid.setting_params()[lo:hi],
-            K, state=True)
+            K, state=True, no_weight=no_weight)
         counts = np.array([got['mistakes_observed'], got['mistakes_true'], got['updates']])
         np.testing.assert_array_equal(counts, expected[:, lo:hi])
         np.testing.assert_array_equal(got['mu'], grid.mu[lo:hi])
@@ -103,17 +105,17 @@ def test_run_grid_takes_the_rounds_and_keeps_the_counts(monkeypatch):
     run_stream = ucwl_grid_run.run_stream
     monkeypatch.setattr(ucwl_grid_run, 'run_stream',
                         lambda *args, **kw: calls.append(1) or run_stream(*args, **kw))
-    rounds = run_grid(X, streams, teacher, len(labels), eta, C, k, block=20, no_weight='equal')
-    assert calls
-    # The default cap, 'ramp', follows each label's answers: the rounds loop, whose caps are
-    # fixed, must not take it.
-    calls.clear()
-    run_grid(X, streams, teacher, len(labels), eta[:3], C[:3], k[:3], block=20)
-    assert not calls
-    monkeypatch.setattr(ucwl_grid_run, 'round_kernels', lambda n_features: None)
-    blocks = run_grid(X, streams, teacher, len(labels), eta, C, k, block=20, no_weight='equal')
-    for key in blocks:
-        np.testing.assert_array_equal(rounds[key], blocks[key])
+    for no_weight in ('ramp', 'equal'):  # the default cap follows each label's answers
+        calls.clear()
+        monkeypatch.setattr(ucwl_grid_run, 'round_kernels', ucwl_grid_rounds.round_kernels)
+        rounds = run_grid(X, streams, teacher, len(labels), eta, C, k, block=20,
+                          no_weight=no_weight)
+        assert calls
+        monkeypatch.setattr(ucwl_grid_run, 'round_kernels', lambda n_features: None)
+        blocks = run_grid(X, streams, teacher, len(labels), eta, C, k, block=20,
+                          no_weight=no_weight)
+        for key in blocks:
+            np.testing.assert_array_equal(rounds[key], blocks[key])
 
 
 def test_long_vectors_are_left_to_the_grid():

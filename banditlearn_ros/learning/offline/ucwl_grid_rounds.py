@@ -40,6 +40,7 @@ import warnings
 import numpy as np
 
 from ..algorithms import ucwl_kernels
+from ..algorithms.ucwl import RAMP_ANSWERS as RAMP
 from ..algorithms.reductions import BLOCK
 
 LANES = 8
@@ -174,7 +175,7 @@ def choose(scores, variances, k, bounds, chosen, top, n_top, greedy, top_score,
 
 
 def run_rounds(X, order, y_obs, y_true, u_silent, u_flip, rates, t, resume, mu, sigma, k,
-               params, work, ints, scores, variances, bounds, counts) -> int:
+               params, work, ints, scores, variances, bounds, counts, answers, ramp) -> int:
     """
     Run rounds from ``t`` to the stream's end; return the first round with a tie, or its end.
 
@@ -182,6 +183,8 @@ def run_rounds(X, order, y_obs, y_true, u_silent, u_flip, rates, t, resume, mu, 
     of the largest bounds, counted in label order; -1: none) or ``ints[0]`` (``chosen``).
     ``rates`` = (rho0, rho1, no_answer); ``counts`` = (mistakes observed, mistakes true,
     updates) per setting; ``work`` (``WORK_ROWS`` rows) and ``ints`` (8) are scratch.
+    ``ramp`` > 0 (K - 2, ``no_weight`` 'ramp'): each setting's cap of a "no"
+    (``params[s, 8]``) follows its chosen label's ``answers`` as ``UCWLGrid.learn`` sets it.
     Each round is ``ucwl_grid_run.run_block``'s: select, count, the person's answer, then
     ``ucwl_kernels.learn_diag`` on each setting's chosen row, its steps taken for all
     settings at once: the step sizes, then whether every step is finite, then the
@@ -241,6 +244,10 @@ def run_rounds(X, order, y_obs, y_true, u_silent, u_flip, rates, t, resume, mu, 
             said = right
             if rho0 != 0.0 or rho1 != 0.0:
                 said = right != (u < (rho1 if right else rho0))
+            if ramp > 0.0:  # UCWLGrid.learn's float operations, then the answer counted
+                had = answers[c, s]
+                params[s, 8] = params[s, 4] / math.sqrt(1.0 + ramp * (had / (had + RAMP)))
+                answers[c, s] = had + 1.0
             z = 1.0 if said else -1.0
             alpha, coefficient[s] = _step_size(z, z * scores[c, s], variances[c, s], params[s])
             if alpha > 0.0:
@@ -298,15 +305,20 @@ def sub_block(n_labels: int, budget: int = SUB_BUDGET) -> int:
 
 def run_stream(kernels: RoundKernels, X: np.ndarray, order, y_obs, y_true, u_silent, u_flip,
                rates: Sequence[float], seed: int, k: np.ndarray, params: np.ndarray,
-               n_labels: int, state: bool = False) -> Dict[str, np.ndarray]:
+               n_labels: int, state: bool = False,
+               no_weight: str = 'equal') -> Dict[str, np.ndarray]:
     """
     Run one block of settings (``params`` rows: ``ucwl_kernels.learn_params``) over a stream.
 
     Returns ``mistakes_observed``, ``mistakes_true`` and ``updates`` per setting, those of
     ``ucwl_grid_run.run_block`` on the same block; with ``state``, also ``mu`` and ``sigma``
-    laid out as ``UCWLGrid``'s (settings x labels x features).
+    laid out as ``UCWLGrid``'s (settings x labels x features). ``no_weight`` 'ramp' moves
+    each cap of a "no" with its label's answers; the others are fixed in ``params``.
     """
     n, d = len(k), X.shape[1]
+    params = np.array(params, dtype=np.float64)  # its caps change with 'ramp'
+    ramp = float(n_labels - 2) if no_weight == 'ramp' and n_labels > 2 else 0.0
+    answers = np.zeros((n_labels, n))
     mu = np.zeros((d, n_labels, n))
     sigma = np.ones((d, n_labels, n))
     work = np.empty((WORK_ROWS, max(n_labels * n, d)))
@@ -322,7 +334,7 @@ def run_stream(kernels: RoundKernels, X: np.ndarray, order, y_obs, y_true, u_sil
     t, resume = 0, False
     while True:
         t = kernels.run(X, *arrays, rates, t, resume, mu, sigma, k, params, work, ints,
-                        scores, variances, bounds, counts)
+                        scores, variances, bounds, counts, answers, ramp)
         if t >= len(order):
             break
         chosen, n_top, n_greedy, plain, draws = ints[0], ints[2], ints[3], ints[6], ints[7]
@@ -409,14 +421,15 @@ def disagreement(kernels: RoundKernels, seed: int = 0) -> str:
              (1, 20, 'scw1', 'variance'), (4, 33, 'scw2', 'precision'),
              (10, 64, 'scw1', 'precision'), (2, 8, 'scw1', 'variance'))
     rates = (0.1, 0.2, 0.1)
-    for n_labels, d, variant, diagonal in cases:
+    for case, (n_labels, d, variant, diagonal) in enumerate(cases):
+        no_weight = 'ramp' if case % 2 else 'equal'
         X = rng.random((40, d)) * (rng.random((40, d)) < 0.6)
         order = rng.permutation(np.repeat(np.arange(40), 2))
         y_true = rng.integers(n_labels, size=len(order))
         y_obs = np.where(rng.random(len(order)) < 0.1, rng.integers(n_labels), y_true)
         u_silent, u_flip = rng.random(len(order)), rng.random(len(order))
         grid = UCWLGrid(n_labels, d, eta, C, k, [seed] * len(eta), variant, diagonal,
-                        'equal', compiled=False)  # a fixed cap: what the loop is used for
+                        no_weight, compiled=False)
         expected = np.zeros((3, len(eta)), dtype=np.int64)
         for t, row in enumerate(order):
             chosen = grid.select(X[row])
@@ -428,7 +441,8 @@ def disagreement(kernels: RoundKernels, seed: int = 0) -> str:
             grid.learn(X[row], chosen, right != (u_flip[t] < np.where(right, rates[1],
                                                                       rates[0])))
         got = run_stream(kernels, X, order, y_obs, y_true, u_silent, u_flip, rates, seed,
-                         np.array(k), grid.setting_params(), n_labels, state=True)
+                         np.array(k), grid.setting_params(), n_labels, state=True,
+                         no_weight=no_weight)
         expected[2] = grid.n_updates
         if not np.array_equal(expected, np.array([got['mistakes_observed'],
                                                   got['mistakes_true'], got['updates']])):

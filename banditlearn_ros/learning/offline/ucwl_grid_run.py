@@ -61,15 +61,13 @@ def run_block(args) -> Dict[str, np.ndarray]:
     rho0, rho1, no_answer = rates
     grid = UCWLGrid(n_labels, X.shape[1], eta, C, k, [stream.seed] * len(eta), variant,
                     diagonal, no_weight)
-    # The rounds loop keeps each setting's cap of a "no" fixed: not 'ramp', whose cap
-    # follows each label's answers (UCWLGrid.learn).
-    fixed_cap = no_weight != 'ramp' or n_labels <= 2
-    kernels = round_kernels(X.shape[1]) if grid.compiled and fixed_cap else None
+    kernels = round_kernels(X.shape[1]) if grid.compiled else None
     if kernels is not None:  # the same counts, the settings innermost (ucwl_grid_rounds)
         params, sub = grid.setting_params(), sub_block(n_labels)
         parts = [run_stream(kernels, X, stream.order, stream.y_obs, stream.y_true,
                             stream.u_silent, stream.u_flip, rates, stream.seed,
-                            grid.k[lo:lo + sub], params[lo:lo + sub], n_labels)
+                            grid.k[lo:lo + sub], params[lo:lo + sub], n_labels,
+                            no_weight=no_weight)
                  for lo in range(0, len(eta), sub)]
         return {name: np.concatenate([part[name] for part in parts]) for name in parts[0]}
     n = len(stream.order)
