@@ -40,8 +40,8 @@ import warnings
 import numpy as np
 
 from ..algorithms import ucwl_kernels
-from ..algorithms.ucwl import RAMP_ANSWERS as RAMP
 from ..algorithms.reductions import BLOCK
+from ..algorithms.ucwl import RAMP_ANSWERS as RAMP
 
 LANES = 8
 """Settings per vector of float64 on AVX-512; blocks are cut in multiples of it."""
