@@ -310,6 +310,19 @@ def test_a_nod_of_several_swings_right_after_talking_needs_less_contrast():
             HeadGestureDetector(contrast_per_reversal=bad)
 
 
+def _answered_then_asked(det, t, yaw, pitch, delay):
+    """Return the decisions; the next question is asked ``delay`` s after the first one."""
+    out, asked = [], None
+    for ti, y, p in zip(t, yaw, pitch):
+        d = det.update(ti, y, p)
+        out += [d] if d is not None else []
+        asked = out[0].stamp + delay if out and asked is None else asked
+        if asked is not None and ti >= asked > 0:
+            det.question()
+            asked = -1.0
+    return out
+
+
 @pytest.mark.parametrize('creep', [1.8, 2.4])
 def test_a_hold_inside_a_followed_swing_ends_the_following(creep):
     # A shake with pitch coupled to it answers; the question comes while it goes on, so its
@@ -323,14 +336,8 @@ def test_a_hold_inside_a_followed_swing_ends_the_following(creep):
              + creep * np.clip((t - end) / 0.4, 0, 1) + _nod(t, end + 0.4, 2.5, 8.0, 1.0))
     found = {}
     for rule in (True, False):
-        det, out, asked = HeadGestureDetector(hold_ends_follow=rule), [], None
-        for ti, y, p in zip(t, yaw, pitch):
-            d = det.update(ti, y, p)
-            out += [d] if d is not None else []
-            asked = out[0].stamp + 0.5 if out and asked is None else asked
-            if asked is not None and ti >= asked > 0:
-                det.question()
-                asked = -1.0
+        out = _answered_then_asked(HeadGestureDetector(hold_ends_follow=rule), t, yaw, pitch,
+                                   0.5)
         found[rule] = [d.kind for d in out]
         if rule:
             assert out[1].start >= end + 0.4 - 0.15  # from the nod, not the shake
@@ -345,14 +352,8 @@ def test_a_followed_swing_twice_the_size_starts_a_new_gesture():
            + hs.oscillation(t, 3.2, 2.2, 1.0, 24.0, -1.0))
     found = {}
     for growth in (2.0, 0.0):
-        det, out, asked = HeadGestureDetector(follow_growth=growth), [], None
-        for ti, y in zip(t, yaw):
-            d = det.update(ti, y, 0.0)
-            out += [d] if d is not None else []
-            asked = out[0].stamp + 0.6 if out and asked is None else asked
-            if asked is not None and ti >= asked > 0:
-                det.question()
-                asked = -1.0
+        out = _answered_then_asked(HeadGestureDetector(follow_growth=growth), t, yaw,
+                                   np.zeros_like(t), 0.6)
         found[growth] = [d.kind for d in out]
         if growth:
             assert out[1].start >= 3.2 - 0.15  # from the big shake, not the small one

@@ -379,15 +379,18 @@ def _compiled_now() -> Optional[Kernels]:
     return kernels
 
 
+def jit(function):
+    """Compile ``function`` with numba, cached on disk where numba may write its cache."""
+    import numba
+    try:
+        return numba.njit(cache=True, nogil=True)(function)
+    except Exception:  # noqa: B902 (a cache location numba refuses: no disk cache)
+        return numba.njit(nogil=True)(function)
+
+
 def _compile(numba) -> Kernels:
     """Compile the split steps, and the fused ones when their sums agree with numpy's."""
     global _select_tail, _learn_tail, _dot, _two_dots, _step_size, _sigma_step
-
-    def jit(function):
-        try:
-            return numba.njit(cache=True, nogil=True)(function)
-        except Exception:  # noqa: B902 (a cache location numba refuses: no disk cache)
-            return numba.njit(nogil=True)(function)
     _step_size, _sigma_step = jit(step_size), jit(sigma_step)  # learn_diag calls them
     _select_tail, _learn_tail = jit(select_diag), jit(learn_diag)
     split = split_kernels(_select_tail, _learn_tail)

@@ -435,14 +435,8 @@ def grid_kernels() -> Optional[GridKernels]:
         return _GRID_KERNELS
     _GRID_TRIED = True
     try:
-        import numba
+        jit = ucwl_kernels.jit
         _dot, _learn_tail = ucwl_kernels._dot, ucwl_kernels._learn_tail
-
-        def jit(function):
-            try:
-                return numba.njit(cache=True, nogil=True)(function)
-            except Exception:  # noqa: B902 (a cache location numba refuses: no disk cache)
-                return numba.njit(nogil=True)(function)
         _two_dots = ucwl_kernels._two_dots
         candidate = GridKernels(jit(select_block), jit(learn_block))
         problem = disagreement(candidate)

@@ -383,13 +383,7 @@ def round_kernels(n_features: int = BLOCK) -> Optional[RoundKernels]:
         return _KERNELS
     _TRIED = True
     try:
-        import numba
-
-        def jit(function):
-            try:
-                return numba.njit(cache=True, nogil=True)(function)
-            except Exception:  # noqa: B902 (a cache location numba refuses: no disk cache)
-                return numba.njit(nogil=True)(function)
+        jit = ucwl_kernels.jit
         _step_size, _sigma_step = ucwl_kernels._step_size, ucwl_kernels._sigma_step
         _sums, _choose = jit(sums), jit(choose)
         candidate = RoundKernels(jit(run_rounds))
