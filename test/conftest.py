@@ -14,6 +14,7 @@
 
 """Test-wide settings: DDS stays on this machine, in a domain of this run's own."""
 
+import atexit
 import fcntl
 import os
 from pathlib import Path
@@ -48,6 +49,13 @@ def _domain_id() -> int:
 
 
 _DOMAIN_LOCKS = []
+
+
+@atexit.register
+def _release_domain_locks():
+    # Closed at the very end (not left to the interpreter, which warns of an unclosed file).
+    for handle in _DOMAIN_LOCKS:
+        handle.close()
 
 
 # Every test process gets its own ROS domain so parallel runs never hear each other, and
