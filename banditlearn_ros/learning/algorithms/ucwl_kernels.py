@@ -388,6 +388,25 @@ def jit(function):
         return numba.njit(nogil=True)(function)
 
 
+def checked(build: Callable[[], object], disagreement: Callable[[object], str],
+            what: str) -> Optional[object]:
+    """
+    Return ``build()`` if ``disagreement`` finds it bit for bit the numpy code, else None.
+
+    Any failure of numba counts as a disagreement; either is said once, as a warning, and
+    the caller keeps its numpy code.
+    """
+    try:
+        candidate = build()
+        problem = disagreement(candidate)
+    except Exception as exc:  # noqa: B902 (any numba failure: the numpy code is exact)
+        problem = str(exc)
+    if problem:
+        warnings.warn(f'the compiled {what} do not match numpy ({problem}); using numpy')
+        return None
+    return candidate
+
+
 def _compile(numba) -> Kernels:
     """Compile the split steps, and the fused ones when their sums agree with numpy's."""
     global _select_tail, _learn_tail, _dot, _two_dots, _step_size, _sigma_step

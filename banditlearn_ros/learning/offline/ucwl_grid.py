@@ -47,7 +47,6 @@ covariance is supported (the paper's experimental choice), with either diagonali
 
 import math
 from typing import Callable, Dict, NamedTuple, Optional, Sequence
-import warnings
 
 import numpy as np
 
@@ -434,18 +433,12 @@ def grid_kernels() -> Optional[GridKernels]:
     if _GRID_TRIED:
         return _GRID_KERNELS
     _GRID_TRIED = True
-    try:
-        jit = ucwl_kernels.jit
-        _dot, _learn_tail = ucwl_kernels._dot, ucwl_kernels._learn_tail
-        _two_dots = ucwl_kernels._two_dots
-        candidate = GridKernels(jit(select_block), jit(learn_block))
-        problem = disagreement(candidate)
-    except Exception as exc:  # noqa: B902 (any numba failure: the numpy code is exact)
-        problem = str(exc)
-    if problem:
-        warnings.warn(f'the compiled UCWL grid does not match numpy ({problem}); using numpy')
-        return None
-    _GRID_KERNELS = candidate
+    _dot, _learn_tail = ucwl_kernels._dot, ucwl_kernels._learn_tail
+    _two_dots = ucwl_kernels._two_dots
+    jit = ucwl_kernels.jit
+    _GRID_KERNELS = ucwl_kernels.checked(
+        lambda: GridKernels(jit(select_block), jit(learn_block)), disagreement,
+        'UCWL grid steps')
     return _GRID_KERNELS
 
 

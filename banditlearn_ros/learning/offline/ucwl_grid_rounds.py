@@ -35,7 +35,6 @@ features (longer vectors are summed in halves: ``UCWLGrid`` steps them), and onl
 
 import math
 from typing import Callable, Dict, NamedTuple, Optional, Sequence
-import warnings
 
 import numpy as np
 
@@ -373,7 +372,7 @@ def round_kernels(n_features: int = BLOCK) -> Optional[RoundKernels]:
     Built on ``ucwl_kernels.compiled()`` when its dot products are the fused, checked ones;
     ``disagreement`` compares it with the numpy ``UCWLGrid`` before it is used.
     """
-    global _KERNELS, _TRIED, _sums, _choose, _step_size, _sigma_step
+    global _KERNELS, _TRIED, _step_size, _sigma_step
     if n_features > BLOCK:
         return None
     kernels = ucwl_kernels.compiled()  # None also when BANDITLEARN_COMPILED=0
@@ -382,19 +381,14 @@ def round_kernels(n_features: int = BLOCK) -> Optional[RoundKernels]:
     if _TRIED:
         return _KERNELS
     _TRIED = True
-    try:
+    _step_size, _sigma_step = ucwl_kernels._step_size, ucwl_kernels._sigma_step
+
+    def build() -> RoundKernels:
+        global _sums, _choose
         jit = ucwl_kernels.jit
-        _step_size, _sigma_step = ucwl_kernels._step_size, ucwl_kernels._sigma_step
-        _sums, _choose = jit(sums), jit(choose)
-        candidate = RoundKernels(jit(run_rounds))
-        problem = disagreement(candidate)
-    except Exception as exc:  # noqa: B902 (any numba failure: the numpy grid is exact)
-        problem = str(exc)
-    if problem:
-        warnings.warn(f'the compiled UCWL rounds do not match the numpy grid ({problem}); '
-                      'using the grid')
-        return None
-    _KERNELS = candidate
+        _sums, _choose = jit(sums), jit(choose)  # run_rounds calls them compiled
+        return RoundKernels(jit(run_rounds))
+    _KERNELS = ucwl_kernels.checked(build, disagreement, 'UCWL grid rounds')
     return _KERNELS
 
 
