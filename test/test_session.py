@@ -285,6 +285,10 @@ def test_no_answer_message_names_every_missing_source():
     text = why_no_answer(6, keyboard=False, face_frames=0, faces_seen=0, joysticks=0,
                          teachers=0, camera_frames=40, face_loading=True)
     assert 'still loading Face Mesh' in text and 'no camera frames' not in text
+    # A face seen (a person, or a hand Face Mesh took for one) that made no gesture.
+    text = why_no_answer(6, keyboard=False, face_frames=300, faces_seen=4, joysticks=0,
+                         teachers=0, camera_frames=300)
+    assert 'sees a face in 4 of 300 frames but no nod or shake' in text, text
 
 
 def test_schedule_shows_scene_then_hand_until_taken_then_waits_for_answers():

@@ -183,8 +183,10 @@ def test_camera_session_says_why_no_answer_comes(tmp_path):
     notes = [line for line in result.stdout.splitlines() if line.startswith('no answer for')]
     assert notes, result.stdout
     # Face Mesh loads in a thread; on a busy machine it can still be loading at the first
-    # note, which then says so (its frames are skipped, not missing).
-    assert 'sees no face' in notes[0] or 'still loading Face Mesh' in notes[0], notes[0]
+    # note, which then says so (its frames are skipped, not missing). It can also take a
+    # frame of the rendered hand for a face (seen once in CI), and the note then says that.
+    head = ('sees no face', 'still loading Face Mesh', 'but no nod or shake')
+    assert any(h in notes[0] for h in head), notes[0]
     assert 'keyboard off' in notes[0], notes[0]
     summary = last_json(result.stdout)
     assert summary['interactions'] > 0 and summary['updates'] == 0

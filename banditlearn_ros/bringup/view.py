@@ -88,6 +88,9 @@ def why_no_answer(waited: float, *, keyboard: bool, face_frames: Optional[int],
                        'the feedback node gets no camera frames (no nod/shake)')
     elif not faces_seen:
         reasons.append(f'the feedback node sees no face in {face_frames} frames')
+    else:
+        reasons.append(f'the feedback node sees a face in {faces_seen} of {face_frames} frames '
+                       'but no nod or shake')
     reasons.append('keyboard: type y or n and Enter' if keyboard
                    else 'keyboard off (stdin is not a terminal)')
     if not joysticks:

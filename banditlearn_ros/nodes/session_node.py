@@ -223,8 +223,8 @@ class SessionNode(common.GuardedNode):
         self.notes.put(why_no_answer(
             waited, keyboard=self.keyboard,
             face_frames=None if face is None else _int(face.get('frames')),
-            faces_seen=None if face is None else
-            _int(face.get('frames')) - _int(face.get('frames_no_face')),
+            faces_seen=None if face is None else _int(face.get('frames'))
+            - _int(face.get('frames_no_face')) - _int(face.get('pose_errors')),
             joysticks=self.count_publishers(self.resolve_topic_name('joy')),
             teachers=max(feedback_publishers - own, 0),
             camera_frames=None if cam is None else _int(cam.get('frames_received')),
