@@ -209,3 +209,33 @@ def gaussian_update(mu: np.ndarray, sigma: np.ndarray, x: np.ndarray, z: float,
         sigma += sigma.T
         sigma *= 0.5
     return True
+
+
+def precision_update(mu: np.ndarray, sigma: np.ndarray, x: np.ndarray, z: float,
+                     alpha: float, gamma: float, work) -> bool:
+    """
+    ``gaussian_update`` of a diagonal Sigma with the precision step, on ``work``'s arrays.
+
+    The same operations in the same order, element by element (so the same values, bit for
+    bit), without temporaries: ``work`` is a ``round_buffers.RoundBuffers`` of x's length.
+    The step's finiteness is read from ``step . step`` (one call; any NaN or infinity makes
+    it non-finite, and a finite step too large for it is checked element by element), not
+    from the step's sum: the same answer.  A step of 1e100 or more goes to
+    ``gaussian_update``, which silences the overflow it may cause.
+    """
+    if not abs(alpha) < 1e100:
+        return gaussian_update(mu, sigma, x, z, alpha, 0.0, gamma)
+    sx, step, fill, multiply = work.sx, work.step, work.fill, np.multiply
+    multiply(sigma, x, sx)  # out= passed by position: a keyword costs more than the loop
+    fill.fill(alpha * z)
+    multiply(fill, sx, step)
+    if not math.isfinite(step.dot(step)) and not np.isfinite(step).all():
+        return False
+    np.add(mu, step, mu)
+    multiply(sx, x, sx)
+    fill.fill(gamma)
+    multiply(sx, fill, sx)
+    np.add(sx, work.ones, sx)
+    np.divide(sigma, sx, sigma)
+    np.maximum(sigma, work.floor, sigma)
+    return True

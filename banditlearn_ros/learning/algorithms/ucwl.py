@@ -23,8 +23,9 @@ from . import ucwl_kernels
 from .base import BanditLearner, check_choice, check_range, Label, LearnerInputError, Prediction
 from .confidence_weighted import (
     confidence_constants, cw_beta, cw_gamma, DIAGONALS, gaussian_update, initial_gaussian,
-    margin_variance, mixture_gaussian, scw1_alpha, scw2_alpha)
+    margin_variance, mixture_gaussian, precision_update, scw1_alpha, scw2_alpha)
 from .reductions import CHUNK, row_dot, row_dots
+from .round_buffers import RoundBuffers
 
 ADDED_LABEL_PRIORS = ('mixture', 'unit')
 """Where a label added at runtime starts (``UCWL.added_label_prior``)."""
@@ -158,7 +159,7 @@ class UCWL(BanditLearner):
         # The compiled steps (ucwl_kernels) when numba is there; None = the numpy code below.
         self._kernels = ucwl_kernels.compiled() if self.covariance == 'diag' else None
         self._set_learn_params()
-        self._products: Optional[np.ndarray] = None
+        self._buffers: Optional[RoundBuffers] = None
         self._selected: Optional[tuple] = None
 
     def _set_learn_params(self) -> None:
@@ -176,6 +177,8 @@ class UCWL(BanditLearner):
         """
         if self.covariance == 'diag':
             self._kernels = ucwl_kernels.compiled()
+            if self._kernels is not None:
+                self._buffers = None  # the numpy round's work arrays: not used again
         return self._kernels is not None
 
     def _init_rows(self, name: str, n: int) -> np.ndarray:
@@ -317,21 +320,19 @@ class UCWL(BanditLearner):
         """
         ``_select_numpy`` in fewer numpy calls, the same values; None when x is not finite.
 
-        Both sums come from one reduction over the products of ``mu`` and ``sigma`` (kept
-        in one array between rounds), each row summed as ``row_dots`` sums it; at up to
+        Both sums come from one reduction over the products of ``mu`` and ``sigma``
+        (``RoundBuffers.label_sums``), each row summed as ``row_dots`` sums it; at up to
         ``_LIST_LABELS`` labels the maxima and ties are found on Python floats.  The sums
         are kept for ``learn`` of the same x (``_selected``).
         """
         # x . x is finite when x is (a finite x too large for it is checked one by one).
         if not math.isfinite(x.dot(x)) and not np.isfinite(x).all():
             return None
-        mu, sigma = self._mu, self._sigma
-        products = self._products
-        if products is None or products.shape[1:] != mu.shape:
-            products = self._products = np.empty((2,) + mu.shape)
-        np.multiply(mu, x, out=products[0])
-        np.multiply(sigma, x * x, out=products[1])
-        sums = np.add.reduce(products, axis=-1)
+        mu, sigma, buffers = self._mu, self._sigma, self._buffers
+        if buffers is None or buffers.mu is not mu or buffers.sigma is not sigma:
+            buffers = self._buffers = RoundBuffers(mu, sigma)  # mu and sigma in one array
+            self._mu, self._sigma = mu, sigma = buffers.mu, buffers.sigma
+        sums = buffers.label_sums(x)
         scores = sums[0]
         if len(scores) <= _LIST_LABELS:
             score_list, variances = sums.tolist()
@@ -343,10 +344,13 @@ class UCWL(BanditLearner):
                 bound_list = [s + k * sqrt(v) for s, v in zip(score_list, variances)]
                 self._selected = (x.tobytes(), mu, sigma, self.n_updates,
                                   score_list, variances)
-                chosen = self._list_argmax(bound_list)
-                greedy = self._list_argmax(score_list)
+                top, best = max(bound_list), max(score_list)  # _list_argmax without a tie
+                chosen = (bound_list.index(top) if bound_list.count(top) == 1
+                          else self._list_argmax(bound_list))
+                greedy = (score_list.index(best) if score_list.count(best) == 1
+                          else self._list_argmax(score_list))
                 return Prediction(chosen, self.labels[chosen], scores, np.array(bound_list),
-                                  score_list[chosen] < max(score_list), greedy)
+                                  score_list[chosen] < best, greedy)
         widths = np.sqrt(sums[1])
         widths *= self.k
         bounds = np.add(scores, widths, out=widths)
@@ -382,7 +386,14 @@ class UCWL(BanditLearner):
         if alpha <= 0.0:
             return False
         if self.covariance == 'diag' and self.diagonal == 'precision':
-            beta, gamma = 0.0, cw_gamma(alpha, v, self._phi)  # this step does not use beta
+            gamma = cw_gamma(alpha, v, self._phi)
+            buffers = self._buffers
+            if buffers is not None and buffers.mu is self._mu:
+                if not precision_update(mu, sigma, x, z, alpha, gamma, buffers):
+                    return False
+                self.n_updates += 1
+                return True
+            beta = 0.0  # this step does not use beta
         else:
             beta, gamma = cw_beta(alpha, v, self._phi), None
         if not gaussian_update(mu, sigma, x, z, alpha, beta, gamma):
