@@ -17,6 +17,9 @@
 import warnings
 
 from banditlearn_ros.learning import LearnerInputError, UCWL
+from banditlearn_ros.learning.algorithms.confidence_weighted import (
+    gaussian_update, precision_update)
+from banditlearn_ros.learning.algorithms.round_buffers import RoundBuffers
 import numpy as np
 import pytest
 
@@ -92,3 +95,43 @@ def test_a_label_added_between_select_and_learn_gets_fresh_sums():
         learner.learn(x, p.index, False)
         learner.learn(x, 3, True)
     assert np.array_equal(ref._mu, fast._mu) and np.array_equal(ref._sigma, fast._sigma)
+
+
+@pytest.mark.parametrize('alpha,z,scale,finite', [
+    (0.37, 1.0, 1.0, True), (0.9, -1.0, 1.0, True), (0.9, 1.0, 1e200, True),
+    (3e100, 1.0, 1.0, True), (1e300, -1.0, 1e10, False), (0.5, 1.0, 1e308, False)])
+def test_precision_update_on_buffers_equals_gaussian_update(alpha, z, scale, finite):
+    # The step on kept buffers (the numpy round) against the plain one, bit for bit: a
+    # step whose square overflows (1e200) is still taken, a step too large for a float
+    # is refused by both with nothing changed.
+    rng = np.random.default_rng(7)
+    d = 124
+    x = rng.random(d) * (rng.random(d) < 0.5) * scale
+    mu, sigma = rng.normal(size=(1, d)), rng.random((1, d)) + 2.0
+    buffers = RoundBuffers(mu, sigma)
+    ref_mu, ref_sigma = mu[0].copy(), sigma[0].copy()
+    taken = []
+    for gamma in (0.81, 0.0, 1e10):
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore')  # an overflowing step warns in both
+            want = gaussian_update(ref_mu, ref_sigma, x, z, alpha, 0.0, gamma)
+            got = precision_update(buffers.mu[0], buffers.sigma[0], x, z, alpha, gamma,
+                                   buffers)
+        assert got == want
+        taken.append(got)
+        assert buffers.mu[0].tobytes() == ref_mu.tobytes()  # bit for bit, NaN too
+        assert buffers.sigma[0].tobytes() == ref_sigma.tobytes()
+    assert taken[0] is finite
+
+
+def test_the_learner_keeps_mu_and_sigma_in_one_array_and_renews_it_when_they_change():
+    _, fast = _pair(4, 9)
+    x = np.linspace(0.1, 0.9, 9)
+    fast.learn(x, fast.select(x).index, False)
+    state = fast._buffers.mu.base
+    assert fast._mu.base is state and fast._sigma.base is state
+    fast.add_label('new')  # new arrays: the next round copies them into a new one
+    assert fast._mu.base is not state
+    fast.learn(x, fast.select(x).index, False)
+    assert fast._mu.base is fast._sigma.base is not state
+    assert fast._mu.shape == fast._sigma.shape == (5, 9)
