@@ -28,7 +28,10 @@ Run: ``.venv/bin/python benchmarks/bench_learning.py [--jobs 2] [--permutations 
    learner node's path without ROS (``Interaction.predict`` on the float32 array a
    Float32MultiArray carries, the details message as JSON, ``Interaction.feedback``), and
    the same without the details message ("no details").
-   Each UCWL path runs a short warm-up first (numba compiles on first use).
+   Each UCWL path runs a short warm-up first (numba compiles on first use).  The learner
+   is ``UCWL``'s default (SCW-I, the precision diagonal, ``no_weight='ramp'``) with the
+   paper's eta, C and k; its vectors are not centred (the node's default, ``centring:
+   running``, is ``Interaction``'s work, outside the API columns).
 2. ``UCWLGrid`` per setting-round when the paper's 1485 settings step together, and the
    whole grid x N permutations on digits: wall and CPU seconds, microseconds per
    setting-round (a round of one setting; it updates only when eq. (4) is violated).
@@ -39,7 +42,11 @@ Run: ``.venv/bin/python benchmarks/bench_learning.py [--jobs 2] [--permutations 
    against one job on the numpy grid, or (``--baseline-source DIR --pairs N``) against
    another version of the code run in turn, wall and CPU seconds of the command and all
    its processes, results compared.
-5. ``--start-methods`` (alone): the digits grid through ``run_grid(jobs=N)`` with workers
+5. ``--numpy-round --baseline-source DIR`` (alone): the numpy round of another version's
+   ``UCWL`` (DIR's ``learning/algorithms``, loaded beside this code's) and this code's, run
+   in turn ``--pairs`` times in this process with a VW run after each, learned state
+   compared bit for bit.
+6. ``--start-methods`` (alone): the digits grid through ``run_grid(jobs=N)`` with workers
    from the fork server (``learning/offline/workers``, the fork server started in this run) and
    forked from this process as before, wall seconds, results compared.
 """
@@ -220,8 +227,11 @@ def main() -> None:
     parser.add_argument('--baseline-source', default='',
                         help='with --evaluate-grid: a folder with another version of the '
                              'package (e.g. git archive main) to run beside this code')
-    parser.add_argument('--pairs', type=int, default=1,
+    parser.add_argument('--pairs', type=int, default=0,
                         help='with --baseline-source: baseline/this-code runs in turn')
+    parser.add_argument('--numpy-round', action='store_true',
+                        help='only compare the numpy round at d=124, K=6 with that of '
+                             '--baseline-source, in one process (--pairs, default 10)')
     parser.add_argument('--start-methods', action='store_true',
                         help='only time the digits grid through run_grid (--jobs, '
                              '--permutations) with workers from the fork server and forked')
@@ -230,7 +240,10 @@ def main() -> None:
         start_methods(args.jobs, args.permutations)
         return
     if args.evaluate_grid:
-        evaluate_grid(args.jobs, args.permutations, args.baseline_source, args.pairs)
+        evaluate_grid(args.jobs, args.permutations, args.baseline_source, args.pairs or 1)
+        return
+    if args.numpy_round:
+        numpy_round(args.baseline_source, args.pairs or 10)
         return
     print(f'machine: {platform.machine()} {platform.processor() or ""}, {os.cpu_count()} cpus, '
           f'load average {os.getloadavg()[0]:.1f}; python {platform.python_version()}, '
@@ -265,6 +278,63 @@ def main() -> None:
     print(f'best in-sample setting {settings[best]}: '
           f'{100 * out["mistakes_observed"][best].mean() / len(y):.1f} % (not a tuned '
           f'result: tuning uses a separate permutation)')
+
+
+def numpy_round(baseline_source: str, pairs: int, d: int = 124, K: int = 6,
+                n: int = 3000) -> None:
+    """
+    Print the numpy round of ``baseline_source``'s UCWL and of this code, in turn (part 5).
+
+    Both run in this process (the machine's load moves a cell by up to 2x between runs of
+    the script, more than the difference): the baseline's ``learning/algorithms`` folder
+    is copied into a temporary package and imported beside this code's.  After each
+    pair a VW run; every pair's learned state must be equal bit for bit.
+    """
+    import importlib
+    import shutil
+    import sys
+    import tempfile
+    if not baseline_source:
+        raise SystemExit('--numpy-round needs --baseline-source DIR (e.g. git archive main)')
+    folder = tempfile.mkdtemp()
+    shutil.copytree(os.path.join(baseline_source, 'banditlearn_ros', 'learning', 'algorithms'),
+                    os.path.join(folder, 'baseline_algorithms'))
+    sys.path.insert(0, folder)
+    try:
+        old = importlib.import_module('baseline_algorithms.ucwl').UCWL
+    finally:
+        sys.path.remove(folder)
+        shutil.rmtree(folder)
+    X, y = data(d, K, n)
+    os.environ[ucwl_kernels.ENV_SWITCH] = '0'
+
+    def run(cls):
+        learner = cls(K, d, eta=0.95, C=1.0, k=2.8, seed=0)
+        assert learner._kernels is None, 'the numpy code'
+        start = time.process_time()
+        for x, label in zip(X, y):
+            p = learner.select(x)
+            learner.learn(x, p.index, p.index == label, p)
+        return 1e6 * (time.process_time() - start) / n, learner
+    run(old)
+    run(UCWL)
+    rows = []
+    for _ in range(pairs):
+        (a, first), (b, second) = run(old), run(UCWL)
+        if not (np.array_equal(first._mu, second._mu)
+                and np.array_equal(first._sigma, second._sigma)
+                and first.n_updates == second.n_updates):
+            raise SystemExit('the two learners differ: not the same numpy round')
+        rows.append((vowpal(X, y, K), a, b))
+    vw, base, new = np.array(rows).T
+    print(f'\nnumpy round, d={d} K={K}, {n} rounds, {pairs} pairs (baseline, this code, VW); '
+          f'us per round (process CPU), medians: VW {np.median(vw):.1f}, baseline '
+          f'{np.median(base):.1f} ({np.median(base / vw):.2f}x VW), this code '
+          f'{np.median(new):.1f} ({np.median(new / vw):.2f}x VW)')
+    print(f'this code / baseline per pair: median {np.median(new / base):.3f}; this code / VW '
+          f'per pair: {np.min(new / vw):.2f}..{np.max(new / vw):.2f}; fastest of each: VW '
+          f'{vw.min():.1f}, baseline {base.min():.1f}, this code {new.min():.1f}; learned '
+          f'state equal in every pair; load average now {os.getloadavg()[0]:.1f}')
 
 
 def start_methods(jobs: int, permutations: int) -> None:
