@@ -165,6 +165,7 @@ class UCWL(BanditLearner):
     def _set_learn_params(self) -> None:
         """Set the kernels' constants (the cap of a "no" depends on the number of labels)."""
         self._C_no = no_cap(self.C, self.no_weight, len(self.labels))
+        self._ramp_caps: List[float] = []  # no_cap(..., answers=n) at [n] (C and K fixed)
         self._learn_params = ucwl_kernels.learn_params(self._phi, self._psi, self._xi, self.C,
                                                        self.variant, self.diagonal, self._C_no)
 
@@ -230,8 +231,13 @@ class UCWL(BanditLearner):
 
     def _ramp(self, i: int) -> None:
         """Set the cap of a "no" to label ``i`` from its answers (``no_weight='ramp'``)."""
-        self._C_no = no_cap(self.C, 'ramp', len(self.labels), self.answers[i])
-        self._learn_params[8] = self._C_no
+        n, caps = self.answers[i], self._ramp_caps
+        if n >= len(caps):  # no_cap's value for each count, computed once
+            caps.extend(no_cap(self.C, 'ramp', len(self.labels), a)
+                        for a in range(len(caps), n + 1))
+        self._C_no = caps[n]
+        if self._kernels is not None:
+            self._learn_params[8] = self._C_no
 
     def _margin_variances(self, x: np.ndarray) -> np.ndarray:
         if self.covariance == 'diag':
@@ -375,7 +381,6 @@ class UCWL(BanditLearner):
 
     def _step(self, x: np.ndarray, i: int, z: float, m: float, v: float) -> bool:
         """Lines 13-17 for label ``i`` given ``m = z mu_i . x`` and ``v = x^T Sigma_i x``."""
-        mu, sigma = self._mu[i], self._sigma[i]
         if not m < self._phi * math.sqrt(max(v, 0.0)):  # np.sqrt's value, without a ufunc call
             return False
         C = self.C if z > 0.0 else self._C_no
@@ -385,6 +390,7 @@ class UCWL(BanditLearner):
             alpha = scw2_alpha(m, v, self._phi, C)
         if alpha <= 0.0:
             return False
+        mu, sigma = self._mu[i], self._sigma[i]
         if self.covariance == 'diag' and self.diagonal == 'precision':
             gamma = cw_gamma(alpha, v, self._phi)
             buffers = self._buffers
