@@ -232,6 +232,11 @@ def main() -> None:
     parser.add_argument('--numpy-round', action='store_true',
                         help='only compare the numpy round at d=124, K=6 with that of '
                              '--baseline-source, in one process (--pairs, default 10)')
+    parser.add_argument('--grid-phases', action='store_true',
+                        help='only run the digits grid of banditlearn_evaluate in this process '
+                             '(one job, --permutations) and print the CPU of each phase')
+    parser.add_argument('--all-shapes', action='store_true',
+                        help='with --numpy-round: every shape of the per-message table')
     parser.add_argument('--start-methods', action='store_true',
                         help='only time the digits grid through run_grid (--jobs, '
                              '--permutations) with workers from the fork server and forked')
@@ -242,8 +247,12 @@ def main() -> None:
     if args.evaluate_grid:
         evaluate_grid(args.jobs, args.permutations, args.baseline_source, args.pairs or 1)
         return
+    if args.grid_phases:
+        grid_phases(args.permutations)
+        return
     if args.numpy_round:
-        numpy_round(args.baseline_source, args.pairs or 10)
+        for d, K in SHAPES if args.all_shapes else SHAPES[:1]:
+            numpy_round(args.baseline_source, args.pairs or 10, d, K, 3000 if K < 100 else 500)
         return
     print(f'machine: {platform.machine()} {platform.processor() or ""}, {os.cpu_count()} cpus, '
           f'load average {os.getloadavg()[0]:.1f}; python {platform.python_version()}, '
@@ -296,7 +305,7 @@ def numpy_round(baseline_source: str, pairs: int, d: int = 124, K: int = 6,
     import tempfile
     if not baseline_source:
         raise SystemExit('--numpy-round needs --baseline-source DIR (e.g. git archive main)')
-    folder = tempfile.mkdtemp()
+    folder = tempfile.mkdtemp()  # imported once: a second shape finds it in sys.modules
     shutil.copytree(os.path.join(baseline_source, 'banditlearn_ros', 'learning', 'algorithms'),
                     os.path.join(folder, 'baseline_algorithms'))
     sys.path.insert(0, folder)
@@ -335,6 +344,42 @@ def numpy_round(baseline_source: str, pairs: int, d: int = 124, K: int = 6,
           f'per pair: {np.min(new / vw):.2f}..{np.max(new / vw):.2f}; fastest of each: VW '
           f'{vw.min():.1f}, baseline {base.min():.1f}, this code {new.min():.1f}; learned '
           f'state equal in every pair; load average now {os.getloadavg()[0]:.1f}')
+
+
+def grid_phases(permutations: int) -> None:
+    """
+    Print where ``banditlearn_evaluate``'s digits grid spends its CPU (one job, this process).
+
+    Each ``run_grid`` call (one per tuning grid) is timed; the rest is start-up (imports,
+    the data, loading and checking the compiled kernels) and the permutations of the
+    tuned settings.
+    """
+    from banditlearn_ros.learning.offline import ucwl_grid_run
+    from banditlearn_ros.tools import evaluate
+    import tempfile
+    real = ucwl_grid_run.run_grid
+    grids = []
+
+    def timed(X, streams, teacher, n_labels, eta, *args, **kwargs):
+        cpu = cpu_seconds()
+        out = real(X, streams, teacher, n_labels, eta, *args, **kwargs)
+        grids.append((len(eta), len(streams) * len(streams[0].order), cpu_seconds() - cpu))
+        return out
+    ucwl_grid_run.run_grid = timed
+    wall, cpu = time.perf_counter(), cpu_seconds()
+    with tempfile.TemporaryDirectory() as folder:
+        evaluate.main(['--datasets', 'digits', '--algorithms', 'ucwl', '--tuning-permutations',
+                       str(permutations), '--permutations', str(permutations), '--jobs', '1',
+                       '--no-figures', '--no-progress', '--out', folder])
+    wall, cpu = time.perf_counter() - wall, cpu_seconds() - cpu
+    ucwl_grid_run.run_grid = real
+    print(f'\nbanditlearn_evaluate digits grid, one job, in this process: CPU {cpu:.1f} s, wall '
+          f'{wall:.1f} s (load average now {os.getloadavg()[0]:.1f})')
+    for settings, rounds, seconds in grids:
+        print(f'  run_grid {settings} settings x {rounds} rounds: CPU {seconds:.1f} s '
+              f'({1e6 * seconds / (settings * rounds):.3f} us per setting-round)')
+    print(f"  everything else (start-up, data, kernels, the tuned settings' permutations): "
+          f'CPU {cpu - sum(g[2] for g in grids):.1f} s')
 
 
 def start_methods(jobs: int, permutations: int) -> None:
