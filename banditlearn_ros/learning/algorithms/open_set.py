@@ -357,15 +357,17 @@ class OpenSet:
         """
         Learn that the observation ``x`` was label ``index`` (a "yes", or a person named it).
 
-        Its score joins the calibration window; if rejection was armed for it, the adaptive
-        conformal step moves ``alpha_t`` (a rejected one was a false rejection).
+        Its score joins the calibration window when its label had ``min_yes`` "yes" answers
+        (``_judged``); if rejection was armed for it, the adaptive conformal step moves
+        ``alpha_t`` (a rejected one was a false rejection).
         """
         if not self.enabled:
             return
         cal = self.calibration
         first = self._own_score(verdict, index, x)
         if verdict is not None and math.isfinite(first):
-            cal.scores.append(first)
+            if self._judged(index):
+                cal.scores.append(first)
             if verdict.armed:
                 cal.counts['taught_armed'] += 1
                 cal.counts['false_rejections'] += int(verdict.reject)
@@ -374,6 +376,17 @@ class OpenSet:
         if cal.gaussians is None:
             cal.gaussians = LabelGaussians(x.size)
         cal.gaussians.add(index, x)
+
+    def _judged(self, index: int) -> bool:
+        """
+        Return whether label ``index`` has the ``min_yes`` "yes" answers that arm rejection.
+
+        The window calibrates decisions, which are only taken for such labels: the score of
+        a gesture of a label with fewer answers (a Gaussian of two or three examples fits its
+        next one badly) would pull the threshold down for the labels it judges.
+        """
+        gaussians = self.calibration.gaussians
+        return (gaussians.yes_count(index) if gaussians is not None else 0) >= self.min_yes
 
     def _own_score(self, verdict: Optional[Verdict], index: int, x: np.ndarray) -> float:
         """
