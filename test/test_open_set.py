@@ -519,3 +519,25 @@ def test_the_window_takes_only_scores_of_labels_with_min_yes_answers():
     assert list(open_set.calibration.scores) == [3.0, 4.0]
     open_set.taught(Verdict(7.0, -math.inf, False, False, 0), 0, x)  # label 0 is ready
     assert list(open_set.calibration.scores) == [3.0, 4.0, 7.0]
+
+
+def test_where_the_never_taught_gestures_ended_adds_up_to_the_questions():
+    from banditlearn_ros.learning.offline.open_set_eval import summarise, where_unknown, WHERE
+    row = {'known': False, 'early': False, 'first_right': False}
+    rows = [{**row, 'index': 10, 'declined': False, 'armed': False, 'questions': 3},
+            {**row, 'index': 60, 'declined': True, 'armed': True, 'questions': 0},
+            {**row, 'index': 70, 'declined': True, 'armed': True, 'questions': 1},
+            {**row, 'index': 80, 'declined': True, 'armed': True, 'questions': 2},
+            {**row, 'index': 90, 'declined': False, 'armed': True, 'questions': 3},
+            {**row, 'index': 95, 'declined': False, 'armed': False, 'questions': 3},
+            {**row, 'known': True, 'index': 96, 'declined': False, 'armed': True,
+             'questions': 1}]
+    where = where_unknown(rows, warmup=50)
+    assert list(where) == list(WHERE)
+    assert [share * 6 for share, _ in where.values()] == [1, 1, 1, 1, 1, 1]
+    assert [q * 6 for _, q in where.values()] == pytest.approx([0, 1, 2, 3, 3, 3], abs=1e-12)
+    figures = summarise(rows, warmup=50)
+    assert sum(q for _, q in where.values()) == pytest.approx(figures['questions_unknown'])
+    (lo, hi, early), (lo2, hi2, later) = figures['unknown_by_period'][:2]
+    assert (lo, hi, lo2, hi2) == (0, 50, 50, 100)
+    assert (early, later) == pytest.approx((3.0, 9 / 5), abs=1e-12)  # the known one is left out
