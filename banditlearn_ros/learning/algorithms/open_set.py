@@ -50,7 +50,8 @@ The threshold is calibrated online to a target rate of *false rejection* of taug
 "Adaptive Conformal Inference Under Distribution Shift", NeurIPS 2021, section 2): a
 recheck's threshold is the ``alpha_t`` quantile, and the one before question 1 the stricter
 ``first_share * alpha_t`` quantile, of the scores of the last ``window`` gestures that turned
-out to be taught (a "yes", or a person naming a known label), each under its own label; after
+out to be taught (a "yes", or a person naming a known label), each under its own label and
+only when that label had ``min_yes`` "yes" answers (the labels rejection decides for); after
 each such gesture that rejection could have hit,
 ``alpha_t += rate * (target - err_t)`` with ``err_t = 1`` when it was rejected.  The
 long-run false-rejection rate then tends to ``target`` whatever the drift of the scores as
