@@ -105,6 +105,9 @@ class Floors:
                             self._floor[name] = chain.floor if held else min(chain.floor,
                                                                              chain.back)
                             moved = False
+                        elif self._regrew(chain, swing):
+                            self._floor[name] = chain.dip  # a new gesture from the dip on
+                            moved = False
                         if not moved:
                             self._chains[name] = None  # grown into other motion: it is new
                             break
@@ -112,7 +115,14 @@ class Floors:
                 elif turn == chain.end and swing.amplitude >= 0.5 * self.min_swing:
                     self._core(name, swing)
                     chain.back = chain.floor if chain.size > chain.largest else math.inf
-                    chain.largest = max(chain.largest, chain.size)
+                    if chain.size > chain.largest:
+                        chain.largest, chain.least = chain.size, math.inf
+                    elif chain.size < chain.least:
+                        chain.least, chain.dip = chain.size, chain.floor
+                    if self._regrew(chain, swing):
+                        self._floor[name] = chain.dip  # a new gesture from the dip on
+                        self._chains[name] = None
+                        break
                     if swing.t0 - chain.tb > self.max_pause or self._grew(chain, swing) \
                             or not self._qualifies(swing, edge=True):
                         self._chains[name] = None  # a hold, or other motion: what comes is new
@@ -134,3 +144,15 @@ class Floors:
         swings, grows on after the answer into its full size.
         """
         return chain.grows and 0 < self.follow_growth * chain.largest < swing.amplitude
+
+    def _regrew(self, chain: Chain, swing: Swing) -> bool:
+        """
+        Return whether a followed swing grew back out of a dip: a new gesture.
+
+        A shake asked again while the last one still goes fades as the new one starts, so
+        the swings shrink and grow again with no hold between them; one gesture's own swings
+        only shrink once it has peaked. Only in motion followed from a question, as
+        :meth:`_grew`.
+        """
+        return (chain.grows and self.follow_regrowth > 0 and swing.amplitude >= self.min_swing
+                and self.follow_regrowth * chain.least < swing.amplitude)
