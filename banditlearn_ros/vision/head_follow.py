@@ -71,7 +71,7 @@ class Floors:
                         and swing.t0 - before.tb <= self.max_pause):
                     self._chains[name] = Chain(turn, swing.t1, swing.tb, until, keep, before.tb,
                                                self._floor[name], before.amplitude,
-                                               swing.amplitude, grows=span is None)
+                                               swing.amplitude, grows=span is None, cut=at)
                     self._floor[name] = max(self._floor[name], swing.t1)
                 break
         if span is not None:
@@ -106,7 +106,7 @@ class Floors:
                                                                              chain.back)
                             moved = False
                         elif self._regrew(chain, swing):
-                            self._floor[name] = chain.dip  # a new gesture from the dip on
+                            self._floor[name] = chain.prior  # new from the swing before it
                             moved = False
                         if not moved:
                             self._chains[name] = None  # grown into other motion: it is new
@@ -117,10 +117,10 @@ class Floors:
                     chain.back = chain.floor if chain.size > chain.largest else math.inf
                     if chain.size > chain.largest:
                         chain.largest, chain.least = chain.size, math.inf
-                    elif chain.size < chain.least:
-                        chain.least, chain.dip = chain.size, chain.floor
+                    elif chain.turn >= chain.cut:  # sampled whole (idle frames skipped before)
+                        chain.least = min(chain.least, chain.size)
                     if self._regrew(chain, swing):
-                        self._floor[name] = chain.dip  # a new gesture from the dip on
+                        self._floor[name] = chain.floor  # new from the swing before it
                         self._chains[name] = None
                         break
                     if swing.t0 - chain.tb > self.max_pause or self._grew(chain, swing) \
@@ -128,7 +128,7 @@ class Floors:
                         self._chains[name] = None  # a hold, or other motion: what comes is new
                         break
                     chain.turn, chain.end, chain.before = turn, swing.t1, chain.tb
-                    chain.tb, chain.floor = swing.tb, self._floor[name]
+                    chain.prior, chain.tb, chain.floor = chain.floor, swing.tb, self._floor[name]
                     chain.size = swing.amplitude
                 else:
                     break
@@ -151,8 +151,10 @@ class Floors:
 
         A shake asked again while the last one still goes fades as the new one starts, so
         the swings shrink and grow again with no hold between them; one gesture's own swings
-        only shrink once it has peaked. Only in motion followed from a question, as
-        :meth:`_grew`.
+        only shrink once it has peaked. The new gesture is counted from the swing before the
+        one that grew (the last of a fading shake is often the smallest). Only in motion
+        followed from a question, as :meth:`_grew`; the swing going on at the question is no
+        dip (before a question, the node skips idle frames and misses extremes).
         """
         return (chain.grows and self.follow_regrowth > 0 and swing.amplitude >= self.min_swing
                 and self.follow_regrowth * chain.least < swing.amplitude)
