@@ -19,7 +19,8 @@ An answer belongs to its question, and one gesture answers once. The nod/shake d
 (:mod:`banditlearn_ros.vision.head_gesture`) takes these rules from :class:`Floors`: after a
 decision, and when a new question is asked, each axis gets a *floor*, a time before which no
 swing counts, and the motion going on then is followed swing by swing, raising the floor, until
-it holds still, grows into a bigger gesture or ``max_duration`` has passed.
+it holds still, grows into a bigger gesture, shrinks and grows again (a new gesture started as
+the last one fades) or ``max_duration`` has passed.
 """
 
 import math
