@@ -49,6 +49,10 @@ DETECTOR_PARAMETERS = {
     'follow_growth': (2.0, 0.0, 100.0, 'a swing followed after an answer or question that is '
                       'more than this many times the largest one followed before starts a new '
                       'gesture; 0 = never, the rule before'),
+    'follow_regrowth': (2.0, 0.0, 100.0, 'a swing followed after a question that is more '
+                        'than this many times the smallest one followed since the largest (a '
+                        'shake started as the last one fades) starts a new gesture; 0 = never, '
+                        'the rule before'),
     'refractory': (1.0, 0.0, 30.0, 'seconds after a decision before the next one'),
 }
 

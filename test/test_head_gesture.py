@@ -360,6 +360,34 @@ def test_a_followed_swing_twice_the_size_starts_a_new_gesture():
     assert found == {2.0: ['shake', 'shake'], 0.0: ['shake']}
 
 
+def test_a_shake_that_starts_as_the_last_one_fades_answers_the_next_question():
+    # A 4-cycle shake answers; the question comes 0.6 s later while it goes on. It fades out
+    # over 0.25 s as a shake of about the same size starts at 3.0 s, with no hold between
+    # them and no swing twice the largest: the swings only shrink and grow again.
+    t = np.arange(0, 9, 1 / 30)
+    yaw = (hs.oscillation(t, 1.0, 1.5, 4.0, 16.0, -1.0) * np.clip((3.0 - t) / 0.25, 0, 1)
+           + hs.oscillation(t, 3.0, 2.0, 2.0, 18.0))
+    found = {}
+    for regrowth in (2.0, 0.0):
+        out = _answered_then_asked(HeadGestureDetector(follow_regrowth=regrowth), t, yaw,
+                                   np.zeros_like(t), 0.6)
+        found[regrowth] = [d.kind for d in out]
+        if regrowth:
+            assert out[1].start >= 3.0 - 0.15  # from the new shake, not the fading one
+    assert found == {2.0: ['shake', 'shake'], 0.0: ['shake']}
+
+
+@pytest.mark.parametrize('seed', [0, 1, 2, 3, 4])
+def test_the_tail_of_a_shake_never_answers_the_next_question(seed):
+    # The same 4-cycle shake alone, in 0.7 deg pose noise: it tapers to rest after the
+    # question, and its shrinking swings (or the noise after them) start no new gesture.
+    rng = np.random.default_rng(seed)
+    t = np.arange(0, 9, 1 / 30)
+    yaw = hs.oscillation(t, 1.0, 1.5, 4.0, 16.0, -1.0) + rng.normal(0.0, 0.7, len(t))
+    out = _answered_then_asked(HeadGestureDetector(), t, yaw, rng.normal(0.0, 0.7, len(t)), 0.6)
+    assert [d.kind for d in out] == ['shake']
+
+
 def test_the_head_modules_stay_within_500_lines():
     # Issue 28: the detector and the synthetic motion are split by responsibility.
     vision = Path(hs.__file__).resolve().parent

@@ -345,3 +345,18 @@ def test_the_private_scan_sees_a_reach_through():
     # a local variable (_tail) does not make another object's _tail this module's own.
     assert found == [('_dot', 'kernels._dot'), ('_lock', 'a._lock'), ('_tail', 'a._tail'),
                      ('_z', 'from y import _z')]
+
+
+MODULE_LINES = 500  # past this, a module holds more than one responsibility
+NODE_LINES = {f'{PACKAGE}.nodes.learner_node': 220}  # a node converts; behaviour lives below
+
+
+def test_modules_stay_small():
+    too_long = []
+    for name, (path, _) in sorted(MODULES.items()):
+        lines = len(path.read_text().splitlines())
+        limit = NODE_LINES.get(name, MODULE_LINES)
+        if lines > limit:
+            too_long.append(f'{path.relative_to(SOURCE.parent)}: {lines} lines (at most {limit})')
+    assert not too_long, 'split by responsibility:\n' + '\n'.join(too_long)
+    assert set(NODE_LINES) <= set(MODULES), 'a limit for a module that no longer exists'

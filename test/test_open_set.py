@@ -502,3 +502,42 @@ def test_replay_names_a_known_gesture_rejected_after_a_no():
     assert runs[1]['interactions_unknown'] == runs[0]['interactions_unknown'] + 1
     assert runs[1]['unknown_false_rejections'] == runs[0]['unknown_false_rejections'] + 1
     assert runs[1]['questions_asked'] == runs[0]['questions_asked'] + 1
+
+
+def test_the_window_takes_only_scores_of_labels_with_min_yes_answers():
+    """Decisions are taken for labels with ``min_yes`` "yes" answers: only theirs calibrate."""
+    open_set = OpenSet(True, warmup=0, min_yes=3, score='likelihood')
+    x = np.array([1.0, 2.0])
+    for _ in range(5):
+        open_set.taught(None, 0, x)  # label 0: five examples, no score
+    assert len(open_set.calibration.scores) == 0
+    window = []
+    for k in range(5):  # label 1: the first three scores (0, 1, 2 "yes" before) stay out
+        open_set.taught(Verdict(float(k), -math.inf, False, False, 1), 1, x)
+        window.append(len(open_set.calibration.scores))
+    assert window == [0, 0, 0, 1, 2]
+    assert list(open_set.calibration.scores) == [3.0, 4.0]
+    open_set.taught(Verdict(7.0, -math.inf, False, False, 0), 0, x)  # label 0 is ready
+    assert list(open_set.calibration.scores) == [3.0, 4.0, 7.0]
+
+
+def test_where_the_never_taught_gestures_ended_adds_up_to_the_questions():
+    from banditlearn_ros.learning.offline.open_set_eval import summarise, where_unknown, WHERE
+    row = {'known': False, 'early': False, 'first_right': False}
+    rows = [{**row, 'index': 10, 'declined': False, 'armed': False, 'questions': 3},
+            {**row, 'index': 60, 'declined': True, 'armed': True, 'questions': 0},
+            {**row, 'index': 70, 'declined': True, 'armed': True, 'questions': 1},
+            {**row, 'index': 80, 'declined': True, 'armed': True, 'questions': 2},
+            {**row, 'index': 90, 'declined': False, 'armed': True, 'questions': 3},
+            {**row, 'index': 95, 'declined': False, 'armed': False, 'questions': 3},
+            {**row, 'known': True, 'index': 96, 'declined': False, 'armed': True,
+             'questions': 1}]
+    where = where_unknown(rows, warmup=50)
+    assert list(where) == list(WHERE)
+    assert [share * 6 for share, _ in where.values()] == [1, 1, 1, 1, 1, 1]
+    assert [q * 6 for _, q in where.values()] == pytest.approx([0, 1, 2, 3, 3, 3], abs=1e-12)
+    figures = summarise(rows, warmup=50)
+    assert sum(q for _, q in where.values()) == pytest.approx(figures['questions_unknown'])
+    (lo, hi, early), (lo2, hi2, later) = figures['unknown_by_period'][:2]
+    assert (lo, hi, lo2, hi2) == (0, 50, 50, 100)
+    assert (early, later) == pytest.approx((3.0, 9 / 5), abs=1e-12)  # the known one is left out

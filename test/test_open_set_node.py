@@ -66,6 +66,8 @@ def test_a_never_taught_gesture_is_asked_its_name_before_any_label(ros):
     names = ros.probe.create_publisher(String, 'gesture_name', 10)
     ros.connect(names)
     teach(node)
+    # Teaching may itself have rejected a taught gesture (about the target rate): count from here.
+    before = {**node.live.interaction.counts, **node.live.interaction.open_set.counts}
     known = drive.ask([1.0, 0.02, 0.0])  # a fist: asked, and its details carry the verdict
     assert known['label'] == 'fist'
     assert known['unknown']['armed'] and not known['unknown']['rejected']
@@ -78,12 +80,14 @@ def test_a_never_taught_gesture_is_asked_its_name_before_any_label(ros):
     assert event['unknown_score'] < event['unknown_threshold']
     ros.spin_for(0.2)
     assert (len(drive.predictions), len(drive.details)) == (said, told)  # nothing was asked
-    values = drive.diag(lambda v: v['interactions_unknown'] == '1')
-    assert values['unknown_gestures'] == '1' and values['unknown_rejected'] == '1'
+    values = drive.diag(
+        lambda v: v['interactions_unknown'] == str(before['interactions_unknown'] + 1))
+    assert values['unknown_gestures'] == '1'
+    assert values['unknown_rejected'] == str(before['rejected'] + 1)
     # It was a palm after all: a false rejection, which the threshold learns from.
     names.publish(String(data='palm'))
     values = drive.diag(lambda v: v['gestures_told'] == '1')
-    assert values['unknown_false_rejections'] == '1'
+    assert values['unknown_false_rejections'] == str(before['false_rejections'] + 1)
     # Live-tunable and checked.
     integer, double = ParameterType.PARAMETER_INTEGER, ParameterType.PARAMETER_DOUBLE
     assert not _set(ros, 'unknown_target', 0.7, double).successful

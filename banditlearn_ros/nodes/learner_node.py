@@ -55,7 +55,6 @@ class LearnerNode(common.GuardedNode):
                                 self.get_logger())
         if self.live.labels_from_file:
             self.set_parameters([Parameter('labels', STRING_ARRAY, list(self.live.labels))])
-        self._details_top = self.get_parameter('details_top').value
         self._parameter_changes = common.ParameterChanges.of(self)
         # On-set: a change to refuse is refused with the reason; post-set: applied.
         self._parameter_changes.check_with(self.live.check_change, self._after_set_parameters)
@@ -71,8 +70,7 @@ class LearnerNode(common.GuardedNode):
         self._pubs = {topic: self.create_publisher(String, 'gesture_' + topic, qos.EVENTS_OUT)
                       for topic in ('prediction', 'prediction_details', 'interaction', 'unknown')}
         self.create_timer(0.25, self._publish_ended)  # interactions that timed out
-        self.create_subscription(String, 'gesture_name', self._on_name,  # gesture_unknown's
-                                 qos.EVENTS_IN)
+        self.create_subscription(String, 'gesture_name', self._on_name, qos.EVENTS_IN)
         self.create_service(Trigger, '~/save_model', self._on_save)
         self.create_service(Trigger, '~/reset_model', self._on_reset)
         self._config_pub = self.create_publisher(  # latched: a late recorder has it too
@@ -140,7 +138,7 @@ class LearnerNode(common.GuardedNode):
             return
         self._pubs['prediction'].publish(String(data=item.prediction.label))
         self._pubs['prediction_details'].publish(String(data=details_json(
-            item, self._now(), self._details_top, self.live.inputs())))
+            item, self._now(), self.get_parameter('details_top').value, self.live.inputs())))
 
     def _now(self) -> float:
         return self.get_clock().now().nanoseconds * 1e-9  # the node's clock, in seconds

@@ -19,7 +19,8 @@ An answer belongs to its question, and one gesture answers once. The nod/shake d
 (:mod:`banditlearn_ros.vision.head_gesture`) takes these rules from :class:`Floors`: after a
 decision, and when a new question is asked, each axis gets a *floor*, a time before which no
 swing counts, and the motion going on then is followed swing by swing, raising the floor, until
-it holds still, grows into a bigger gesture or ``max_duration`` has passed.
+it holds still, grows into a bigger gesture, shrinks and grows again (a new gesture started as
+the last one fades) or ``max_duration`` has passed.
 """
 
 import math
@@ -71,7 +72,7 @@ class Floors:
                         and swing.t0 - before.tb <= self.max_pause):
                     self._chains[name] = Chain(turn, swing.t1, swing.tb, until, keep, before.tb,
                                                self._floor[name], before.amplitude,
-                                               swing.amplitude, grows=span is None)
+                                               swing.amplitude, grows=span is None, cut=at)
                     self._floor[name] = max(self._floor[name], swing.t1)
                 break
         if span is not None:
@@ -105,6 +106,9 @@ class Floors:
                             self._floor[name] = chain.floor if held else min(chain.floor,
                                                                              chain.back)
                             moved = False
+                        elif self._regrew(chain, swing):
+                            self._floor[name] = chain.prior  # new from the swing before it
+                            moved = False
                         if not moved:
                             self._chains[name] = None  # grown into other motion: it is new
                             break
@@ -112,13 +116,20 @@ class Floors:
                 elif turn == chain.end and swing.amplitude >= 0.5 * self.min_swing:
                     self._core(name, swing)
                     chain.back = chain.floor if chain.size > chain.largest else math.inf
-                    chain.largest = max(chain.largest, chain.size)
+                    if chain.size > chain.largest:
+                        chain.largest, chain.least = chain.size, math.inf
+                    elif chain.turn >= chain.cut:  # sampled whole (idle frames skipped before)
+                        chain.least = min(chain.least, chain.size)
+                    if self._regrew(chain, swing):
+                        self._floor[name] = chain.floor  # new from the swing before it
+                        self._chains[name] = None
+                        break
                     if swing.t0 - chain.tb > self.max_pause or self._grew(chain, swing) \
                             or not self._qualifies(swing, edge=True):
                         self._chains[name] = None  # a hold, or other motion: what comes is new
                         break
                     chain.turn, chain.end, chain.before = turn, swing.t1, chain.tb
-                    chain.tb, chain.floor = swing.tb, self._floor[name]
+                    chain.prior, chain.tb, chain.floor = chain.floor, swing.tb, self._floor[name]
                     chain.size = swing.amplitude
                 else:
                     break
@@ -134,3 +145,17 @@ class Floors:
         swings, grows on after the answer into its full size.
         """
         return chain.grows and 0 < self.follow_growth * chain.largest < swing.amplitude
+
+    def _regrew(self, chain: Chain, swing: Swing) -> bool:
+        """
+        Return whether a followed swing grew back out of a dip: a new gesture.
+
+        A shake asked again while the last one still goes fades as the new one starts, so
+        the swings shrink and grow again with no hold between them; one gesture's own swings
+        only shrink once it has peaked. The new gesture is counted from the swing before the
+        one that grew (the last of a fading shake is often the smallest). Only in motion
+        followed from a question, as :meth:`_grew`; the swing going on at the question is no
+        dip (before a question, the node skips idle frames and misses extremes).
+        """
+        return (chain.grows and self.follow_regrowth > 0 and swing.amplitude >= self.min_swing
+                and self.follow_regrowth * chain.least < swing.amplitude)

@@ -110,6 +110,11 @@ class HeadGestureDetector(Floors):
         ... and a followed swing more than this many times the largest one followed before
         is a new, bigger gesture, counted from the swing before it if that one grew too (0:
         never, the rule before).
+    follow_regrowth : float
+        ... and so is a followed swing of at least ``min_swing`` more than this many times
+        the smallest one followed since the largest: swings that shrank and grow again with
+        no hold between them, as when a shake starts while the last one fades (0: never, the
+        rule before).
     context, min_contrast : float
         The largest swing must be ``min_contrast`` times the spread of the angle in the
         ``context`` seconds before the oscillation for full confidence (1x gives 0): a nod
@@ -144,7 +149,8 @@ class HeadGestureDetector(Floors):
                  context: float = 4.0, min_contrast: float = 4.0,
                  nod_down_first: bool = True, detrend_yaw: float = 1.0,
                  detrend_pitch: float = 2.0, contrast_per_reversal: float = 0.6,
-                 hold_ends_follow: bool = True, follow_growth: float = 2.0):
+                 hold_ends_follow: bool = True, follow_growth: float = 2.0,
+                 follow_regrowth: float = 2.0):
         if min_reversals < 1 or not 0 < max_cross_ratio or not 0 < contrast_per_reversal <= 1:
             raise ValueError('need min_reversals >= 1, max_cross_ratio > 0 and '
                              'contrast_per_reversal in (0, 1]')
@@ -172,6 +178,7 @@ class HeadGestureDetector(Floors):
         self.contrast_per_reversal = float(contrast_per_reversal)
         self.hold_ends_follow = bool(hold_ends_follow)
         self.follow_growth = float(follow_growth)
+        self.follow_regrowth = float(follow_regrowth)
         keep = self.max_duration + 1.0
         self._axes = {'yaw': AxisTracker(self.hysteresis, keep),
                       'pitch': AxisTracker(self.hysteresis, keep)}

@@ -81,6 +81,9 @@ class Chain:
     size: float = 0.0  # the size of the swing taken last, so far (deg)
     back: float = math.inf  # the floor before the swing before it, if that one outgrew the rest
     grows: bool = False  # a bigger swing may start a new gesture (followed from a question)
+    least: float = math.inf  # the smallest whole swing begun after the cut since the largest
+    prior: float = -math.inf  # the floor before the swing before the one taken last
+    cut: float = -math.inf  # when the following began (the question or the decision)
 
 
 class AxisTracker:

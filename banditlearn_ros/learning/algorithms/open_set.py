@@ -50,7 +50,8 @@ The threshold is calibrated online to a target rate of *false rejection* of taug
 "Adaptive Conformal Inference Under Distribution Shift", NeurIPS 2021, section 2): a
 recheck's threshold is the ``alpha_t`` quantile, and the one before question 1 the stricter
 ``first_share * alpha_t`` quantile, of the scores of the last ``window`` gestures that turned
-out to be taught (a "yes", or a person naming a known label), each under its own label; after
+out to be taught (a "yes", or a person naming a known label), each under its own label and
+only when that label had ``min_yes`` "yes" answers (the labels rejection decides for); after
 each such gesture that rejection could have hit,
 ``alpha_t += rate * (target - err_t)`` with ``err_t = 1`` when it was rejected.  The
 long-run false-rejection rate then tends to ``target`` whatever the drift of the scores as
@@ -78,6 +79,7 @@ from typing import Any, Deque, Dict, Optional, Tuple
 import numpy as np
 
 from .base import check_choice, HyperparameterError, Prediction
+from .label_gaussians import LabelGaussians
 
 SCORES = ('likelihood_full', 'likelihood_full_max', 'likelihood', 'likelihood_max', 'lcb')
 """Observation scores; the first is the default."""
@@ -102,104 +104,6 @@ class Verdict:
     """The score before question 1: what joins the window of taught scores (``score`` if nan)."""
     question: int = 1
     """The question the rejection replaced (1 = before any; more after a recheck)."""
-
-
-class LabelGaussians:
-    """Mean and covariance per label of the observations confirmed for it (Welford's sums)."""
-
-    def __init__(self, n_features: int):
-        self.n_features = int(n_features)
-        self.count = np.zeros(0)
-        self.mean = np.zeros((0, self.n_features))
-        self.m2 = np.zeros((0, self.n_features, self.n_features))
-        """Sums of the outer products of the deviations: K x d x d (the diagonal for
-        ``likelihood``, all of it for ``likelihood_full``)."""
-
-    def _grow(self, n_labels: int) -> None:
-        extra = n_labels - self.count.size
-        if extra > 0:
-            d = self.n_features
-            self.count = np.concatenate([self.count, np.zeros(extra)])
-            self.mean = np.concatenate([self.mean, np.zeros((extra, d))])
-            self.m2 = np.concatenate([self.m2, np.zeros((extra, d, d))])
-
-    def yes_count(self, index: int) -> int:
-        """Return how many observations label ``index`` was confirmed for."""
-        return int(self.count[index]) if index < self.count.size else 0
-
-    def add(self, index: int, x: np.ndarray) -> None:
-        """Add one observation confirmed as label ``index``."""
-        self._grow(index + 1)
-        self.count[index] += 1
-        delta = x - self.mean[index]
-        self.mean[index] += delta / self.count[index]
-        self.m2[index] += np.outer(delta, x - self.mean[index])
-
-    def _pooled(self) -> float:
-        """Return the mean variance over features and labels (the floor's unit)."""
-        seen = self.count > 0
-        total = np.trace(self.m2[seen], axis1=1, axis2=2).sum()
-        return float(total / self.count[seen].sum() / self.n_features)
-
-    def log_likelihood(self, index: int, x: np.ndarray, floor: float,
-                       full: bool = False, shrinkage: float = 0.0) -> float:
-        """
-        Return log N(x; mean, cov + floor * pooled * I) of a label, up to a constant.
-
-        ``cov`` is the label's covariance (its diagonal unless ``full``); ``pooled`` is the
-        mean variance over all labels; -inf for a label not seen yet.  With ``shrinkage``
-        tau > 0, ``cov`` is ``(n cov + tau pooled_cov) / (n + tau)`` for a label with n
-        examples: the covariance pooled over the labels stands in for what a label with few
-        examples cannot yet estimate (shrinkage toward a common target, as Ledoit and Wolf,
-        "A well-conditioned estimator for large-dimensional covariance matrices", 2004,
-        with a fixed weight).
-        """
-        n = self.yes_count(index)
-        if n == 0:
-            return -math.inf
-        ridge = floor * self._pooled() + 1e-12
-        diff = x - self.mean[index]
-        m2 = self.m2[index]
-        if shrinkage > 0.0:
-            seen = self.count > 0
-            pooled = self.m2[seen].sum(axis=0) / self.count[seen].sum()
-            m2 = m2 + shrinkage * pooled
-            n = n + shrinkage
-        if not full:
-            var = np.diagonal(m2) / n + ridge
-            return float(-0.5 * (diff * diff / var + np.log(var)).sum())
-        cov = m2 / n
-        cov = 0.5 * (cov + cov.T)  # the sums are symmetric up to rounding
-        cov[np.diag_indices_from(cov)] += ridge
-        # scipy's LAPACK calls, not numpy's: numpy's threaded ones took 10-20 x longer on
-        # a loaded two-core machine (2 ms against 0.2 ms at d = 64). Imported here: only
-        # a full covariance needs it, and a node's start path does not.
-        import scipy.linalg
-        try:
-            chol = scipy.linalg.cholesky(cov, lower=True, check_finite=False)
-        except np.linalg.LinAlgError:  # rounding made it indefinite: the diagonal only
-            return self.log_likelihood(index, x, floor, False, shrinkage)
-        z = scipy.linalg.solve_triangular(chol, diff, lower=True, check_finite=False)
-        return float(-0.5 * (z @ z) - np.log(np.diagonal(chol)).sum())
-
-    def arrays(self) -> Dict[str, np.ndarray]:
-        """Return count, mean and m2 for the model file."""
-        return {'count': self.count.copy(), 'mean': self.mean.copy(), 'm2': self.m2.copy()}
-
-    @classmethod
-    def from_arrays(cls, arrays: Dict[str, np.ndarray], n_features: int) -> 'LabelGaussians':
-        """Rebuild from ``arrays()``; raise ValueError for sums that cannot be used."""
-        count = np.asarray(arrays['count'], dtype=np.float64)
-        k, d = count.size, int(n_features)
-        out = cls(d)
-        for name, shape in (('count', (k,)), ('mean', (k, d)), ('m2', (k, d, d))):
-            arr = np.asarray(arrays[name], dtype=np.float64)
-            if arr.shape != shape or not np.isfinite(arr).all():
-                raise ValueError(f'open set {name} must be {shape} finite numbers')
-            setattr(out, name, arr.copy())
-        if (count < 0).any() or (count != np.round(count)).any():
-            raise ValueError('open set counts must be whole numbers >= 0')
-        return out
 
 
 COUNTS = ('rejected', 'taught_armed', 'false_rejections')
@@ -454,15 +358,17 @@ class OpenSet:
         """
         Learn that the observation ``x`` was label ``index`` (a "yes", or a person named it).
 
-        Its score joins the calibration window; if rejection was armed for it, the adaptive
-        conformal step moves ``alpha_t`` (a rejected one was a false rejection).
+        Its score joins the calibration window when its label had ``min_yes`` "yes" answers
+        (``_judged``); if rejection was armed for it, the adaptive conformal step moves
+        ``alpha_t`` (a rejected one was a false rejection).
         """
         if not self.enabled:
             return
         cal = self.calibration
         first = self._own_score(verdict, index, x)
         if verdict is not None and math.isfinite(first):
-            cal.scores.append(first)
+            if self._judged(index):
+                cal.scores.append(first)
             if verdict.armed:
                 cal.counts['taught_armed'] += 1
                 cal.counts['false_rejections'] += int(verdict.reject)
@@ -471,6 +377,17 @@ class OpenSet:
         if cal.gaussians is None:
             cal.gaussians = LabelGaussians(x.size)
         cal.gaussians.add(index, x)
+
+    def _judged(self, index: int) -> bool:
+        """
+        Return whether label ``index`` has the ``min_yes`` "yes" answers that arm rejection.
+
+        The window calibrates decisions, which are only taken for such labels: the score of
+        a gesture of a label with fewer answers (a Gaussian of two or three examples fits its
+        next one badly) would pull the threshold down for the labels it judges.
+        """
+        gaussians = self.calibration.gaussians
+        return (gaussians.yes_count(index) if gaussians is not None else 0) >= self.min_yes
 
     def _own_score(self, verdict: Optional[Verdict], index: int, x: np.ndarray) -> float:
         """

@@ -171,7 +171,45 @@ def summarise(rows: List[Dict], warmup: int) -> Dict[str, float]:
         'first_right': mean([r['first_right'] for r in taught]),
         'first_right_late': mean([r['first_right'] for r in late if r['known']]),
         'first_right_guessed': mean([r['first_right'] for r in taught if not r['declined']]),
+        'unknown_where': where_unknown(rows, warmup),
+        'unknown_by_period': [
+            (lo, hi, mean([r['questions'] for r in rows
+                           if not r['known'] and lo <= r['index'] < hi]))
+            for lo, hi in PERIODS],
     }
+
+
+PERIODS = ((0, 50), (50, 100), (100, 200), (200, 300), (300, 10 ** 9))
+"""Parts of a session (gesture index) the questions per never-taught gesture are split by."""
+
+WHERE = ('before question 1', 'after 1 "no"', 'after 2 "no"', 'armed, never rejected',
+         'in the warm-up', 'not armed after it')
+"""Where a never-taught gesture ended (``where_unknown``)."""
+
+
+def where_unknown(rows: List[Dict], warmup: int) -> Dict[str, Tuple[float, float]]:
+    """
+    Return, per ``WHERE``, the share of never-taught gestures and their questions per gesture.
+
+    The questions of a part, divided by all never-taught gestures, add up to the mean: where
+    the questions per never-taught gesture come from.  "Not armed after it": the label asked
+    first had too few "yes" answers, or the window too few taught scores.
+    """
+    never = [r for r in rows if not r['known']]
+    out = {}
+    for name in WHERE:
+        out[name] = [0.0, 0.0]
+    for r in never:
+        if r['declined']:
+            name = WHERE[min(r['questions'], 2)]
+        elif r['armed']:
+            name = WHERE[3]
+        else:
+            name = WHERE[4] if r['index'] < warmup else WHERE[5]
+        out[name][0] += 1.0
+        out[name][1] += r['questions']
+    n = max(1, len(never))
+    return {name: (share / n, questions / n) for name, (share, questions) in out.items()}
 
 
 def open_set_figures(X: np.ndarray, y: np.ndarray, names: List[str], n_taught: int,
@@ -258,6 +296,12 @@ def report(figures: Dict[str, Dict], settings: Dict, splits: int, interactions: 
         f"(late {pct(on['first_right_late'])} / {pct(off['first_right_late'])}); on the "
         f"taught gestures it did guess {pct(on['first_right_guessed'])}; the same stream "
         f"without its never-taught gestures {pct(alone['first_right'])}",
+        '- where the never-taught gestures ended (share, yes/no questions per never-taught '
+        'gesture): ' + '; '.join(f'{name} {100 * share:.1f} % ({q:.2f})'
+                                 for name, (share, q) in on['unknown_where'].items()),
+        '- yes/no questions per never-taught gesture by the part of the session (gesture '
+        'index): ' + ', '.join(f"{lo}-{hi if hi < 10 ** 9 else 'end'}: {q:.2f}"
+                               for lo, hi, q in on['unknown_by_period']),
         '- the final model on every taught example (greedy): '
         f"{pct(on['model_accuracy'])} with rejection, {pct(off['model_accuracy'])} without "
         f"(the never-taught gestures' \"no\" answers), {pct(alone['model_accuracy'])} with no "
