@@ -388,23 +388,40 @@ def jit(function):
         return numba.njit(nogil=True)(function)
 
 
-def checked(build: Callable[[], object], disagreement: Callable[[object], str],
-            what: str) -> Optional[object]:
+class CompiledOnce:
     """
-    Return ``build()`` if ``disagreement`` finds it bit for bit the numpy code, else None.
+    Compiled code built and checked once per process, on the fused, checked dot products.
 
-    Any failure of numba counts as a disagreement; either is said once, as a warning, and
-    the caller keeps its numpy code.
+    ``get`` returns None without numba, with ``BANDITLEARN_COMPILED=0``, or when the dot
+    products are not the fused ones.  Otherwise its first call builds the code and keeps it
+    only if ``disagreement`` finds it bit for bit the numpy code; any failure of numba counts
+    as a disagreement; either is said once, as a warning, and the caller keeps its numpy code.
     """
-    try:
-        candidate = build()
-        problem = disagreement(candidate)
-    except Exception as exc:  # noqa: B902 (any numba failure: the numpy code is exact)
-        problem = str(exc)
-    if problem:
-        warnings.warn(f'the compiled {what} do not match numpy ({problem}); using numpy')
-        return None
-    return candidate
+
+    def __init__(self, build: Callable[[], object], disagreement: Callable[[object], str],
+                 what: str):
+        self._build, self._disagreement, self._what = build, disagreement, what
+        self._tried, self._value = False, None
+
+    def get(self) -> Optional[object]:
+        """Return the compiled code, or None (see the class)."""
+        kernels = compiled()  # None also when BANDITLEARN_COMPILED=0
+        if kernels is None or not kernels.fused:
+            return None
+        if self._tried:
+            return self._value
+        self._tried = True
+        try:
+            candidate = self._build()
+            problem = self._disagreement(candidate)
+        except Exception as exc:  # noqa: B902 (any numba failure: the numpy code is exact)
+            problem = str(exc)
+        if problem:
+            warnings.warn(f'the compiled {self._what} do not match numpy ({problem}); '
+                          'using numpy')
+        else:
+            self._value = candidate
+        return self._value
 
 
 def _compile(numba) -> Kernels:

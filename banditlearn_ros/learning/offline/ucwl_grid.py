@@ -414,8 +414,17 @@ _dot = reductions.pairwise_dot
 _two_dots = reductions.two_block_dots
 _learn_tail = ucwl_kernels.learn_diag
 
-_GRID_KERNELS: Optional[GridKernels] = None
-_GRID_TRIED = False
+
+def _build() -> GridKernels:
+    global _dot, _learn_tail, _two_dots
+    _dot, _learn_tail = ucwl_kernels._dot, ucwl_kernels._learn_tail
+    _two_dots = ucwl_kernels._two_dots
+    jit = ucwl_kernels.jit
+    return GridKernels(jit(select_block), jit(learn_block))
+
+
+_COMPILED = ucwl_kernels.CompiledOnce(  # disagreement is defined below
+    _build, lambda kernels: disagreement(kernels), 'UCWL grid steps')
 
 
 def grid_kernels() -> Optional[GridKernels]:
@@ -426,20 +435,7 @@ def grid_kernels() -> Optional[GridKernels]:
     fused, checked ones; ``disagreement`` then compares a compiled and a numpy grid over a
     short random stream before they are used.
     """
-    global _GRID_KERNELS, _GRID_TRIED, _dot, _learn_tail, _two_dots
-    kernels = ucwl_kernels.compiled()  # None also when BANDITLEARN_COMPILED=0
-    if kernels is None or not kernels.fused:
-        return None
-    if _GRID_TRIED:
-        return _GRID_KERNELS
-    _GRID_TRIED = True
-    _dot, _learn_tail = ucwl_kernels._dot, ucwl_kernels._learn_tail
-    _two_dots = ucwl_kernels._two_dots
-    jit = ucwl_kernels.jit
-    _GRID_KERNELS = ucwl_kernels.checked(
-        lambda: GridKernels(jit(select_block), jit(learn_block)), disagreement,
-        'UCWL grid steps')
-    return _GRID_KERNELS
+    return _COMPILED.get()
 
 
 def disagreement(kernels: GridKernels, seed: int = 0) -> str:

@@ -288,9 +288,6 @@ class RoundKernels(NamedTuple):
 _sums, _choose = sums, choose
 _step_size, _sigma_step = ucwl_kernels.step_size, ucwl_kernels.sigma_step
 
-_KERNELS: Optional[RoundKernels] = None
-_TRIED = False
-
 
 def sub_block(n_labels: int, budget: int = SUB_BUDGET) -> int:
     """
@@ -363,6 +360,18 @@ def run_stream(kernels: RoundKernels, X: np.ndarray, order, y_obs, y_true, u_sil
     return out
 
 
+def _build() -> RoundKernels:
+    global _sums, _choose, _step_size, _sigma_step
+    _step_size, _sigma_step = ucwl_kernels._step_size, ucwl_kernels._sigma_step
+    jit = ucwl_kernels.jit
+    _sums, _choose = jit(sums), jit(choose)  # run_rounds calls them compiled
+    return RoundKernels(jit(run_rounds))
+
+
+_COMPILED = ucwl_kernels.CompiledOnce(  # disagreement is defined below
+    _build, lambda kernels: disagreement(kernels), 'UCWL grid rounds')
+
+
 def round_kernels(n_features: int = BLOCK) -> Optional[RoundKernels]:
     """
     Return the compiled rounds loop, or None (no numba, or not bit for bit the numpy grid).
@@ -372,24 +381,7 @@ def round_kernels(n_features: int = BLOCK) -> Optional[RoundKernels]:
     Built on ``ucwl_kernels.compiled()`` when its dot products are the fused, checked ones;
     ``disagreement`` compares it with the numpy ``UCWLGrid`` before it is used.
     """
-    global _KERNELS, _TRIED, _step_size, _sigma_step
-    if n_features > BLOCK:
-        return None
-    kernels = ucwl_kernels.compiled()  # None also when BANDITLEARN_COMPILED=0
-    if kernels is None or not kernels.fused:
-        return None
-    if _TRIED:
-        return _KERNELS
-    _TRIED = True
-    _step_size, _sigma_step = ucwl_kernels._step_size, ucwl_kernels._sigma_step
-
-    def build() -> RoundKernels:
-        global _sums, _choose
-        jit = ucwl_kernels.jit
-        _sums, _choose = jit(sums), jit(choose)  # run_rounds calls them compiled
-        return RoundKernels(jit(run_rounds))
-    _KERNELS = ucwl_kernels.checked(build, disagreement, 'UCWL grid rounds')
-    return _KERNELS
+    return None if n_features > BLOCK else _COMPILED.get()
 
 
 def disagreement(kernels: RoundKernels, seed: int = 0) -> str:
