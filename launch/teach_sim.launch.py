@@ -18,8 +18,10 @@ Launch a simulated teaching session: dataset_node -> learner_node <-> teacher_no
 The same system as ``banditlearn_bringup --system teach_sim``.  Arguments: ``namespace``,
 ``use_sim_time``, ``log_level``, ``params_file`` (default config/params.yaml),
 ``sim_params_file`` (overlay, default config/teach_sim.params.yaml), ``model_path`` (default:
-memory only), ``dataset`` and the teacher's ``noise``.  The learner and the teacher are given
-the label names of the data set played, so ``dataset:=iris`` learns iris's three names.
+memory only), ``dataset``, ``tuned_params`` (true: the learner settings tuned for a built-in
+data set, config/datasets/, are loaded last) and the teacher's ``noise``.  The learner and
+the teacher are given the label names of the data set played, so ``dataset:=iris`` learns
+iris's three names.
 Topics are relative: ``PushROSNamespace`` / ``SetRemap`` around this file move them.
 """
 
@@ -42,6 +44,10 @@ def generate_launch_description():
             description='digits, iris, wine or a .csv/.npz path; the learner and the teacher '
                         'get its label names'),
         DeclareLaunchArgument(
+            'tuned_params', default_value='true',
+            description='load the learner settings tuned for a built-in data set '
+                        '(config/datasets/<dataset>.params.yaml) after the parameter files'),
+        DeclareLaunchArgument(
             'noise', default_value='0.0',
             description='teacher flip noise: rho0 = rho1 (probability of a flipped yes/no)'),
         OpaqueFunction(function=nodes),
@@ -50,6 +56,7 @@ def generate_launch_description():
 
 def nodes(context):
     """Return the three nodes, with the label names read from the data set to be played."""
+    from banditlearn_ros.bringup.system_file import dataset_params_file
     from banditlearn_ros.learning.offline.datasets import load_dataset
 
     arg = Values(context)
@@ -58,6 +65,9 @@ def nodes(context):
     labels = [str(name) for name in names]
     noise = float(arg('noise'))
     files = [arg('params_file'), arg('sim_params_file')]
+    tuned = dataset_params_file(dataset)
+    if tuned is not None and arg('tuned_params').lower() == 'true':
+        files.append(str(tuned))
     options = arg.node_options(arg('namespace'))
     return [
         Node(executable='learner_node', name='learner_node',

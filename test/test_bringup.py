@@ -23,7 +23,7 @@ from banditlearn_ros.bringup import main as bringup
 from banditlearn_ros.bringup.options import apply_options, build_parser
 from banditlearn_ros.bringup.system import node_class, start, System
 from banditlearn_ros.bringup.system_file import (
-    BringupError, config_dirs, find_system, list_systems, load_system)
+    BringupError, config_dirs, dataset_params_file, find_system, list_systems, load_system)
 import pytest
 from rclpy.node import Node
 
@@ -220,3 +220,22 @@ def test_set_takes_a_whole_number_for_a_float_parameter(tmp_path):
         assert node.get_parameter('labels').value == ['a', 'b', '3']
     finally:
         running.close()
+
+
+@pytest.mark.parametrize('args, tuned', [
+    (['--dataset', 'iris'], 'iris.params.yaml'),
+    ([], 'digits.params.yaml'),  # teach_sim's dataset_node plays digits by default
+    (['--dataset', 'iris', '--algorithm', 'confidit'], None),  # the settings are ucwl's
+])
+def test_teach_sim_loads_the_settings_tuned_for_its_data_set_last(args, tuned):
+    system = load_system(find_system('teach_sim'))
+    apply_options(system, build_parser().parse_args(args))
+    names = [path.name for path in system['params_files']]
+    assert names[:2] == ['params.yaml', 'teach_sim.params.yaml'], names
+    assert names[2:] == ([tuned] if tuned else []), names
+
+
+def test_a_data_set_file_has_no_tuned_settings(tmp_path):
+    assert dataset_params_file('iris').name == 'iris.params.yaml'
+    assert dataset_params_file(str(tmp_path / 'iris.csv')) is None
+    assert dataset_params_file('synsep:1000') is None

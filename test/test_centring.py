@@ -242,13 +242,14 @@ def test_the_live_learner_warns_when_a_session_learns_nothing():
     assert good.learning_problem() == ''
 
 
-def _teach_sim_iris(centring):
+def _teach_sim_iris(centring=None, tuned=False):
     """
     Return true first-guess mistakes in rounds 1-50, 51-100, 101-150 of teach_sim on iris.
 
     The launch file's and the bring-up's system without DDS: params.yaml with the teach_sim
     overlay and the data set's labels, dataset_node's order (seed 0) as float32, a teacher
-    without noise answering every question.
+    without noise answering every question; with ``tuned``, the settings tuned for iris
+    (config/datasets/iris.params.yaml) loaded last, as both load them by default.
     """
     from pathlib import Path
 
@@ -260,7 +261,11 @@ def _teach_sim_iris(centring):
     X, y, names = load_dataset('iris')
     params = learner_section(config_dir / 'params.yaml')
     params.update(learner_section(config_dir / 'teach_sim.params.yaml'))
-    params.update(labels=list(names), centring=centring)
+    if tuned:
+        params.update(learner_section(config_dir / 'datasets' / 'iris.params.yaml'))
+    params.update(labels=list(names))
+    if centring is not None:
+        params.update(centring=centring)
     events = []
     for t, i in enumerate(stream_order(len(X), seed=0, max_examples=150)):
         events.append(Event(float(t), LABEL, names[y[i]]))
@@ -269,6 +274,14 @@ def _teach_sim_iris(centring):
                     teacher=SimulatedTeacher(TeacherModel(), seed=0, labels=names), every=50)
     totals = [0] + [point['true_mistakes'] for point in result.curve]
     return np.diff(totals).tolist()
+
+
+def test_teach_sim_on_iris_with_its_tuned_settings_is_right_in_three_of_four():
+    # The target of issue 21: true mistakes over rounds 101-150 at most 25 %.  Measured: 9 of
+    # 50 with the settings banditlearn_evaluate tuned for iris, 13 with params.yaml's.
+    tuned, untuned = _teach_sim_iris(tuned=True), _teach_sim_iris()
+    assert tuned[2] <= 50 // 4, (tuned, untuned)
+    assert tuned != untuned, 'the tuned file changed nothing'
 
 
 def test_teach_sim_on_iris_learns_with_centring_and_not_without():

@@ -340,3 +340,44 @@ def test_first_guess_figure_splits_nine_lines_into_panels_with_legends_outside(t
     with Image.open(path) as image:
         assert min(image.info['dpi']) >= 149.9
         assert image.size[0] >= 1000
+
+
+def _record(dataset, algorithm, noise, params, rate=0.25):
+    return {'dataset': dataset, 'algorithm': algorithm, 'tuned': True, 'permutations': 20,
+            'noise': {'label_noise': noise, 'rho0': 0.0, 'rho1': 0.0, 'no_answer': 0.0},
+            'mistake_rate_observed': {'mean': rate, 'std': 0.01}, 'params': params}
+
+
+def test_params_out_writes_the_tuned_ucwl_settings_as_a_learner_parameter_file(tmp_path):
+    from banditlearn_ros.bags.replay import learner_section
+    summary = {'meta': {'command': 'banditlearn_evaluate --datasets iris /d/my data.csv'},
+               'records': [
+                   _record('iris', 'ucwl-paper', 0.0, {'C': 2.0, 'eta': 0.95, 'k': 1.8,
+                                                       'no_weight': 'equal'}),
+                   _record('iris', 'ucwl', 0.0, {'C': 32.0, 'eta': 0.8, 'k': 0.4,
+                                                 'centring': 'running'}),
+                   _record('iris', 'ucwl', 0.2, {'C': 1.0, 'eta': 0.9, 'k': 1.0,
+                                                 'centring': 'running'}),
+                   _record('/d/my data.csv', 'ucwl', 0.1, {'C': 0.5, 'eta': 0.95, 'k': 2.8,
+                                                           'centring': 'running'})]}
+    paths = evaluation_run.write_params_files(str(tmp_path / 'tuned'), summary)
+    assert [os.path.basename(p) for p in paths] == ['iris.params.yaml',
+                                                    'my_data.params.yaml']
+    # The first noise setting's ucwl record; the papers' UCWL is not the node's learner.
+    assert learner_section(paths[0]) == {'C': 32.0, 'eta': 0.8, 'k': 0.4,
+                                         'centring': 'running'}
+    assert learner_section(paths[1])['eta'] == 0.95
+    text = open(paths[0]).read()
+    assert 'mean observed mistake rate 25.0 %' in text and 'Made by: banditlearn_evaluate' in text
+
+
+def test_the_shipped_tuned_settings_are_learner_parameters_of_each_data_set():
+    from banditlearn_ros.bags.replay import learner_section
+    from banditlearn_ros.learning.offline.replay import LearnerConfig
+    folder = os.path.join(os.path.dirname(__file__), '..', 'config', 'datasets')
+    found = sorted(name for name in os.listdir(folder) if name.endswith('.params.yaml'))
+    assert found == ['digits.params.yaml', 'iris.params.yaml', 'wine.params.yaml']
+    for name in found:
+        values = learner_section(os.path.join(folder, name))
+        assert set(values) == {'C', 'eta', 'k', 'centring'}, (name, values)
+        LearnerConfig.from_parameters({**values, 'labels': ['a', 'b', 'c']})  # accepted

@@ -27,7 +27,7 @@ import os
 from pathlib import Path
 from typing import Any, Dict
 
-from banditlearn_ros.bringup.system_file import BringupError, file_value
+from banditlearn_ros.bringup.system_file import BringupError, dataset_params_file, file_value
 import yaml
 
 
@@ -241,6 +241,7 @@ def apply_options(system: Dict[str, Any], options: argparse.Namespace) -> None:
         ros_args += ['-r', rule]
     system['ros_args'] = ros_args
     match_labels(system)
+    add_dataset_params(system)
 
 
 def _one_kind(value: Any, text: str) -> Any:
@@ -293,6 +294,27 @@ def match_labels(system: Dict[str, Any]) -> None:
             raise BringupError(f'{node}.labels {list(given)} do not match the labels of the '
                                f'data set {dataset} {names}')
         by_name[node]['parameters']['labels'] = list(names)  # no YAML aliases for rcl
+
+
+def add_dataset_params(system: Dict[str, Any]) -> None:
+    """
+    Load the learner settings tuned for the built-in data set dataset_node plays.
+
+    After the parameter files (``--params`` too), under what ``--set`` gives; only for
+    the default algorithm, whose settings they are (teach_sim.launch.py does the same).
+    """
+    by_name = {entry['name']: entry for entry in system['nodes']}
+    if 'dataset_node' not in by_name or 'learner_node' not in by_name:
+        return
+    from banditlearn_ros.learning.protocol.learner_parameters import DEFAULT_ALGORITHM
+    files = system['params_files']
+    algorithm = by_name['learner_node']['parameters'].get('algorithm') or file_value(
+        files, 'learner_node', 'algorithm', DEFAULT_ALGORITHM)
+    dataset = by_name['dataset_node']['parameters'].get('dataset') or file_value(
+        files, 'dataset_node', 'dataset', 'digits')
+    tuned = dataset_params_file(str(dataset))
+    if algorithm == DEFAULT_ALGORITHM and tuned is not None:
+        files.append(tuned)
 
 
 # rcl_interfaces/msg/ParameterType, the values of rclpy's Parameter.Type.

@@ -23,7 +23,7 @@ starts, as one line (``BringupError``).
 
 import os
 from pathlib import Path
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Optional
 
 import yaml
 
@@ -52,6 +52,26 @@ def config_dirs() -> List[Path]:
     except (ImportError, LookupError, ValueError, OSError):
         pass
     return dirs
+
+
+DATASET_PARAMS = 'datasets'
+"""Folder (in config/) of the learner settings tuned per built-in data set."""
+
+
+def dataset_params_file(dataset: str) -> Optional[Path]:
+    """
+    Return the shipped learner settings tuned for a built-in data set (digits, wine, iris).
+
+    ``config/datasets/<name>.params.yaml``, written by ``banditlearn_evaluate --params-out``;
+    None for a data set file or a name with no such file.
+    """
+    if not dataset.replace('_', '').replace('-', '').isalnum():
+        return None  # a path (or a synsep:N spec): no shipped settings
+    for folder in config_dirs():
+        candidate = folder / DATASET_PARAMS / f'{dataset}.params.yaml'
+        if candidate.is_file():
+            return candidate
+    return None
 
 
 def find_system(name_or_path: str) -> Path:

@@ -145,6 +145,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help='worker processes (default 1), also for a tuning grid; results do not '
                         'depend on it')
     p.add_argument('--no-figures', action='store_true', help='skip the matplotlib figures')
+    p.add_argument('--params-out', default=None, metavar='DIR',
+                   help='also write DIR/<data set>.params.yaml: the ucwl settings tuned for '
+                        'each data set (its first noise setting), a parameter file for '
+                        'learner_node (config/datasets holds those teach_sim loads)')
     p.add_argument('--replot', default=None, metavar='SUMMARY',
                    help='run nothing: redraw the figures (into --figures, else beside the '
                         'file) and rewrite results.md from an existing summary.json')

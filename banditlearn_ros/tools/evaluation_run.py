@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import json
 import os
 import platform
+import re
 import sys
 import time
 from typing import Any, Callable, Dict, List, Optional, Tuple
@@ -43,7 +44,7 @@ from banditlearn_ros.tools.evaluation_figures import figures, question_figures
 from banditlearn_ros.tools.evaluation_options import (
     check_dataset_name, check_fixed_params, Data, drop_unavailable, expand_algorithms,
     load_data, make_algorithm, noise_settings, parse_params, parse_value, UsageError)
-from banditlearn_ros.tools.evaluation_report import markdown
+from banditlearn_ros.tools.evaluation_report import markdown, tuned_params_files
 import numpy as np
 
 
@@ -285,7 +286,22 @@ def run(args) -> Dict[str, Any]:
     summary = write_summary(args, records, time.perf_counter() - start, partial=False)
     atomic_write_bytes(os.path.join(args.out, 'results.md'),
                        markdown(summary['records'], summary['meta']).encode())
+    if args.params_out:
+        write_params_files(args.params_out, summary)
     return summary
+
+
+def write_params_files(folder: str, summary: Dict[str, Any]) -> List[str]:
+    """Write ``<data set>.params.yaml`` per tuned data set into ``folder``; return the paths."""
+    os.makedirs(folder, exist_ok=True)
+    paths = []
+    for dataset, text in tuned_params_files(summary['records'],
+                                            summary['meta']['command']).items():
+        stem = os.path.splitext(os.path.basename(dataset))[0]
+        path = os.path.join(folder, re.sub(r'[^A-Za-z0-9_-]', '_', stem) + '.params.yaml')
+        atomic_write_bytes(path, text.encode())
+        paths.append(path)
+    return paths
 
 
 def write_summary(args, records: List[Record], seconds: float, partial: bool) -> Dict[str, Any]:
