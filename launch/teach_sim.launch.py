@@ -25,6 +25,8 @@ iris's three names.
 Topics are relative: ``PushROSNamespace`` / ``SetRemap`` around this file move them.
 """
 
+from pathlib import Path
+
 from banditlearn_ros.launch_arguments import common_arguments, share_path, Values
 from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument, OpaqueFunction
@@ -65,7 +67,7 @@ def nodes(context):
     labels = [str(name) for name in names]
     noise = float(arg('noise'))
     files = [arg('params_file'), arg('sim_params_file')]
-    tuned = dataset_params_file(dataset)
+    tuned = dataset_params_file(dataset, [Path(share_path('config'))])
     if tuned is not None and arg('tuned_params').lower() == 'true':
         files.append(str(tuned))
     options = arg.node_options(arg('namespace'))

@@ -45,9 +45,10 @@ def test_colcon_build_installs_everything(tmp_path):
     assert (prefix / 'share' / 'ament_index' / 'resource_index' / 'packages'
             / 'banditlearn_ros').is_file()
     for folder in ('launch', 'config'):
-        sources = sorted(p.name for p in (ROOT / folder).glob('*') if p.is_file()
-                         and p.suffix in ('.py', '.yaml'))
-        installed = sorted(p.name for p in (share / folder).glob('*'))
+        sources = sorted(str(p.relative_to(ROOT / folder)) for p in (ROOT / folder).rglob('*')
+                         if p.is_file() and p.suffix in ('.py', '.yaml'))
+        installed = sorted(str(p.relative_to(share / folder))
+                           for p in (share / folder).rglob('*') if p.is_file())
         assert sources and installed == sources, folder
     site = list(prefix.glob('lib/python3*/site-packages'))
     assert site, 'no site-packages in the install space'

@@ -58,16 +58,17 @@ DATASET_PARAMS = 'datasets'
 """Folder (in config/) of the learner settings tuned per built-in data set."""
 
 
-def dataset_params_file(dataset: str) -> Optional[Path]:
+def dataset_params_file(dataset: str, folders: Optional[List[Path]] = None) -> Optional[Path]:
     """
     Return the shipped learner settings tuned for a built-in data set (digits, wine, iris).
 
-    ``config/datasets/<name>.params.yaml``, written by ``banditlearn_evaluate --params-out``;
-    None for a data set file or a name with no such file.
+    ``<config>/datasets/<name>.params.yaml`` in ``folders`` (default ``config_dirs()``),
+    written by ``banditlearn_evaluate --params-out``; None for a data set file or a name
+    with no such file.
     """
     if not dataset.replace('_', '').replace('-', '').isalnum():
         return None  # a path (or a synsep:N spec): no shipped settings
-    for folder in config_dirs():
+    for folder in config_dirs() if folders is None else folders:
         candidate = folder / DATASET_PARAMS / f'{dataset}.params.yaml'
         if candidate.is_file():
             return candidate
