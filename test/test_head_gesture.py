@@ -344,36 +344,34 @@ def test_a_hold_inside_a_followed_swing_ends_the_following(creep):
     assert found == {True: ['shake', 'nod'], False: ['shake']}
 
 
-def test_a_followed_swing_twice_the_size_starts_a_new_gesture():
+FADING_THEN_NEW = {
     # A small 4-cycle shake answers; the question comes while it goes on. It fades out over
     # 0.25 s as a big one-cycle shake starts at 3.2 s, with no hold between them.
-    t = np.arange(0, 9, 1 / 30)
-    yaw = (hs.oscillation(t, 1.0, 1.4, 4.0, 7.0, -1.0) * np.clip((3.2 - t) / 0.25, 0, 1)
-           + hs.oscillation(t, 3.2, 2.2, 1.0, 24.0, -1.0))
-    found = {}
-    for growth in (2.0, 0.0):
-        out = _answered_then_asked(HeadGestureDetector(follow_growth=growth), t, yaw,
-                                   np.zeros_like(t), 0.6)
-        found[growth] = [d.kind for d in out]
-        if growth:
-            assert out[1].start >= 3.2 - 0.15  # from the big shake, not the small one
-    assert found == {2.0: ['shake', 'shake'], 0.0: ['shake']}
+    'follow_growth': (3.2, lambda t: (
+        hs.oscillation(t, 1.0, 1.4, 4.0, 7.0, -1.0) * np.clip((3.2 - t) / 0.25, 0, 1)
+        + hs.oscillation(t, 3.2, 2.2, 1.0, 24.0, -1.0))),
+    # The same with a shake of about the same size at 3.0 s: no swing twice the largest,
+    # the swings only shrink and grow again.
+    'follow_regrowth': (3.0, lambda t: (
+        hs.oscillation(t, 1.0, 1.5, 4.0, 16.0, -1.0) * np.clip((3.0 - t) / 0.25, 0, 1)
+        + hs.oscillation(t, 3.0, 2.0, 2.0, 18.0))),
+}
 
 
-def test_a_shake_that_starts_as_the_last_one_fades_answers_the_next_question():
-    # A 4-cycle shake answers; the question comes 0.6 s later while it goes on. It fades out
-    # over 0.25 s as a shake of about the same size starts at 3.0 s, with no hold between
-    # them and no swing twice the largest: the swings only shrink and grow again.
+@pytest.mark.parametrize('rule', sorted(FADING_THEN_NEW))
+def test_a_shake_that_starts_as_the_last_one_fades_answers_the_next_question(rule):
+    # The question comes 0.6 s after the first answer; with the rule off (0) the new shake
+    # is taken for the rest of the old one and answers nothing.
+    start, yaw_of = FADING_THEN_NEW[rule]
     t = np.arange(0, 9, 1 / 30)
-    yaw = (hs.oscillation(t, 1.0, 1.5, 4.0, 16.0, -1.0) * np.clip((3.0 - t) / 0.25, 0, 1)
-           + hs.oscillation(t, 3.0, 2.0, 2.0, 18.0))
+    yaw = yaw_of(t)
     found = {}
-    for regrowth in (2.0, 0.0):
-        out = _answered_then_asked(HeadGestureDetector(follow_regrowth=regrowth), t, yaw,
+    for value in (2.0, 0.0):
+        out = _answered_then_asked(HeadGestureDetector(**{rule: value}), t, yaw,
                                    np.zeros_like(t), 0.6)
-        found[regrowth] = [d.kind for d in out]
-        if regrowth:
-            assert out[1].start >= 3.0 - 0.15  # from the new shake, not the fading one
+        found[value] = [d.kind for d in out]
+        if value:
+            assert out[1].start >= start - 0.15  # from the new shake, not the fading one
     assert found == {2.0: ['shake', 'shake'], 0.0: ['shake']}
 
 
