@@ -192,7 +192,7 @@ def apply_options(system: Dict[str, Any], options: argparse.Namespace) -> None:
         path = options.dataset
         if os.path.exists(path):
             path = os.path.abspath(path)
-        put('dataset_node', 'dataset', path, required=True)  # labels: see match_labels
+        put('dataset_node', 'dataset', path, required=True)  # labels: see match_dataset
     if options.rounds:
         put('dataset_node', 'max_examples', options.rounds)
     for key in ('rho0', 'rho1'):
@@ -240,8 +240,7 @@ def apply_options(system: Dict[str, Any], options: argparse.Namespace) -> None:
             raise BringupError(f'--remap {rule!r}: write FROM:=TO')
         ros_args += ['-r', rule]
     system['ros_args'] = ros_args
-    match_labels(system)
-    add_dataset_params(system)
+    match_dataset(system)
 
 
 def _one_kind(value: Any, text: str) -> Any:
@@ -267,22 +266,28 @@ def as_typed(text: str) -> Any:
         return None
 
 
-def match_labels(system: Dict[str, Any]) -> None:
+def match_dataset(system: Dict[str, Any]) -> None:
     """
-    Give the learner and the teacher the label names of the data set dataset_node plays.
+    Fit the learner and the teacher to the data set dataset_node plays.
 
-    The labels in the parameter files are replaced (the demo's files name the digits);
-    labels set explicitly for the run (``--set learner_node.labels=...``) that differ from
-    the data set's are refused: a learner saying other names than the stream never learns.
+    Both get its label names: the labels in the parameter files are replaced (the demo's
+    files name the digits); labels set explicitly for the run (``--set
+    learner_node.labels=...``) that differ from the data set's are refused: a learner saying
+    other names than the stream never learns.  For a built-in data set and the default
+    algorithm, the settings tuned for it (``dataset_params_file``) are loaded after the
+    parameter files (``--params`` too), under what ``--set`` gives, as teach_sim.launch.py
+    loads them.
     """
     by_name = {entry['name']: entry for entry in system['nodes']}
     if 'dataset_node' not in by_name or 'learner_node' not in by_name:
         return
     from banditlearn_ros.learning.offline.datasets import DatasetError, load_dataset
-    dataset = by_name['dataset_node']['parameters'].get('dataset') or file_value(
-        system['params_files'], 'dataset_node', 'dataset', 'digits')
+    from banditlearn_ros.learning.protocol.learner_parameters import DEFAULT_ALGORITHM
+    files = system['params_files']
+    dataset = str(by_name['dataset_node']['parameters'].get('dataset') or file_value(
+        files, 'dataset_node', 'dataset', 'digits'))
     try:
-        _, _, names = load_dataset(str(dataset))
+        _, _, names = load_dataset(dataset)
     except DatasetError as exc:
         raise BringupError(str(exc)) from None
     names = [str(n) for n in names]
@@ -294,25 +299,9 @@ def match_labels(system: Dict[str, Any]) -> None:
             raise BringupError(f'{node}.labels {list(given)} do not match the labels of the '
                                f'data set {dataset} {names}')
         by_name[node]['parameters']['labels'] = list(names)  # no YAML aliases for rcl
-
-
-def add_dataset_params(system: Dict[str, Any]) -> None:
-    """
-    Load the learner settings tuned for the built-in data set dataset_node plays.
-
-    After the parameter files (``--params`` too), under what ``--set`` gives; only for
-    the default algorithm, whose settings they are (teach_sim.launch.py does the same).
-    """
-    by_name = {entry['name']: entry for entry in system['nodes']}
-    if 'dataset_node' not in by_name or 'learner_node' not in by_name:
-        return
-    from banditlearn_ros.learning.protocol.learner_parameters import DEFAULT_ALGORITHM
-    files = system['params_files']
     algorithm = by_name['learner_node']['parameters'].get('algorithm') or file_value(
         files, 'learner_node', 'algorithm', DEFAULT_ALGORITHM)
-    dataset = by_name['dataset_node']['parameters'].get('dataset') or file_value(
-        files, 'dataset_node', 'dataset', 'digits')
-    tuned = dataset_params_file(str(dataset))
+    tuned = dataset_params_file(dataset)
     if algorithm == DEFAULT_ALGORITHM and tuned is not None:
         files.append(tuned)
 
