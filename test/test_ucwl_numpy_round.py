@@ -14,11 +14,13 @@
 
 """UCWL's numpy round in few calls takes the decisions of its plain numpy code, bit for bit."""
 
+import math
 import warnings
 
 from banditlearn_ros.learning import LearnerInputError, UCWL
 from banditlearn_ros.learning.algorithms.confidence_weighted import (
-    gaussian_update, precision_update)
+    confidence_constants, cw_gamma, gaussian_update, precision_update, scw1_alpha,
+    scw1_precision_coefficients)
 from banditlearn_ros.learning.algorithms.round_buffers import RoundBuffers
 import numpy as np
 import pytest
@@ -135,3 +137,20 @@ def test_the_learner_keeps_mu_and_sigma_in_one_array_and_renews_it_when_they_cha
     fast.learn(x, fast.select(x).index, False)
     assert fast._mu.base is fast._sigma.base is not state
     assert fast._mu.shape == fast._sigma.shape == (5, 9)
+
+
+def test_scw1_precision_coefficients_equal_the_two_functions():
+    # The numpy round's one call against scw1_alpha and cw_gamma, bit for bit: margins
+    # that violate eq. (4) and not, variances from 0 to huge, the cap C binding and not.
+    rng = np.random.default_rng(3)
+    phi, psi, xi = confidence_constants(0.95)
+    cases = [(m, v, C) for m in (-3.0, -0.2, 0.0, 0.4, 5.0) for v in (0.0, 1e-12, 0.7, 40.0, 1e300)
+             for C in (1e-3, 1.0, 1e6)]
+    cases += [(float(m), float(v), 1.0) for m, v in zip(rng.normal(size=500),
+                                                         rng.exponential(size=500))]
+    for m, v, C in cases:
+        alpha = scw1_alpha(m, v, phi, psi, xi, C)
+        gamma = cw_gamma(alpha, v, phi)
+        got = scw1_precision_coefficients(m, v, phi, psi, xi, C)
+        assert got[0] == alpha and (alpha <= 0.0 or got[1] == gamma), (m, v, C)
+        assert math.copysign(1.0, got[0]) == math.copysign(1.0, alpha)

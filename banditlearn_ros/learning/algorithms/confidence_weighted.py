@@ -122,6 +122,26 @@ def cw_gamma(alpha: float, v: float, phi: float) -> float:
     return min(alpha * phi * (avp + math.sqrt(avp * avp + 4.0 * v)) / (2.0 * v), FLOAT_MAX)
 
 
+def scw1_precision_coefficients(m: float, v: float, phi: float, psi: float, xi: float,
+                                C: float) -> Tuple[float, float]:
+    """
+    Return ``(scw1_alpha(...), cw_gamma(alpha, v, phi))`` in one call; gamma is 0 if alpha <= 0.
+
+    The same operations in the same order as those two functions (so the same floats): the
+    numpy round of UCWL's default step, where three Python calls cost more than the
+    arithmetic.  ``test/test_ucwl_numpy_round.py`` compares it with them.
+    """
+    if v <= 0.0:
+        return min(C, 0.0), 0.0
+    root = math.sqrt(m * m * phi ** 4 / 4.0 + v * phi * phi * xi)
+    alpha = min(C, max(0.0, (-m * psi + root) / (v * xi)))
+    if alpha <= 0.0:
+        return alpha, 0.0
+    avp = alpha * v * phi
+    return alpha, min(alpha * phi * (avp + math.sqrt(avp * avp + 4.0 * v)) / (2.0 * v),
+                      FLOAT_MAX)
+
+
 def arow_coefficients(m: float, v: float, r: float) -> Tuple[float, float]:
     """Return AROW's (alpha, beta), Ngo et al. 2013 3.2: beta = 1/(v+r), alpha = (1-m)+ beta."""
     beta = 1.0 / (v + r)

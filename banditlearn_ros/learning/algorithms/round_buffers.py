@@ -53,6 +53,8 @@ class RoundBuffers:
         state = np.stack([mu, sigma])
         self.mu, self.sigma = state[0], state[1]
         self._state = state
+        self.rows = list(zip(self.mu, self.sigma))
+        """Label i's ``mu`` and ``sigma`` rows (views), made once."""
         # One row of x per label at few labels; at many, one row broadcast (copying x K
         # times would cost more than the general iterator saves).
         self._tiles = np.zeros((2, K if K <= TILED_LABELS else 1, d))

@@ -23,7 +23,8 @@ from . import ucwl_kernels
 from .base import BanditLearner, check_choice, check_range, Label, LearnerInputError, Prediction
 from .confidence_weighted import (
     confidence_constants, cw_beta, cw_gamma, DIAGONALS, gaussian_update, initial_gaussian,
-    margin_variance, mixture_gaussian, precision_update, scw1_alpha, scw2_alpha)
+    margin_variance, mixture_gaussian, precision_update, scw1_alpha,
+    scw1_precision_coefficients, scw2_alpha)
 from .reductions import CHUNK, row_dot, row_dots
 from .round_buffers import RoundBuffers
 
@@ -158,6 +159,9 @@ class UCWL(BanditLearner):
         self._phi, self._psi, self._xi = confidence_constants(self.eta)
         # The compiled steps (ucwl_kernels) when numba is there; None = the numpy code below.
         self._kernels = ucwl_kernels.compiled() if self.covariance == 'diag' else None
+        self._precision_diagonal = self.covariance == 'diag' and self.diagonal == 'precision'
+        self._few_calls = self.covariance == 'diag' and self.n_features <= CHUNK  # _select_sums
+        self._scw1_precision = self._precision_diagonal and self.variant == 'scw1'
         self._set_learn_params()
         self._buffers: Optional[RoundBuffers] = None
         self._selected: Optional[tuple] = None
@@ -259,8 +263,10 @@ class UCWL(BanditLearner):
         """Output the label with the highest upper confidence bound (Algorithm 1, line 11)."""
         if self._kernels is not None:
             prediction = self._select_compiled(self._vector(x))
-        elif self.covariance == 'diag' and self.n_features <= CHUNK:
-            prediction = self._select_sums(self._vector(x))
+        elif self._few_calls:
+            prediction = self._select_sums(
+                x if type(x) is np.ndarray and x.dtype is _FLOAT64 and x.shape == (
+                    self.n_features,) else self.check_x(x))
         else:
             return self._select_numpy(self.check_x(x))
         if prediction is None:
@@ -273,27 +279,28 @@ class UCWL(BanditLearner):
         i = label if type(label) is int and 0 <= label < len(self.labels) else (
             self.label_index(label))
         if self.no_weight == 'ramp':
-            self._ramp(i)
-        changed = self._learn(x, i, correct)
+            caps, n = self._ramp_caps, self.answers[i]
+            if n < len(caps) and self._kernels is None:
+                self._C_no = caps[n]  # _ramp's cap, without the call (the numpy round)
+            else:
+                self._ramp(i)
+        if self._kernels is not None:
+            changed = self._learn_compiled(self._vector(x), i, correct)
+        else:
+            selected, self._selected = self._selected, None
+            if (selected is not None and type(x) is np.ndarray and selected[1] is self._mu
+                    and selected[2] is self._sigma and selected[3] == self.n_updates
+                    and x.dtype is _FLOAT64 and x.shape == (self.n_features,)
+                    and x.tobytes() == selected[0]):
+                # The x select summed (so finite) and the same rows: its sums are this step's.
+                z = 1.0 if correct is True or correct is _TRUE else (
+                    -1.0 if correct is False or correct is _FALSE else (
+                        1.0 if self._check_correct(correct) else -1.0))
+                changed = self._step(x, i, z, z * float(selected[4][i]), float(selected[5][i]))
+            else:
+                changed = self._learn_numpy(self.check_x(x), i, correct)
         self.answers[i] += 1  # after the step: a refused x (it raised) is not an answer
         return changed
-
-    def _learn(self, x: Any, label: int, correct: bool) -> bool:
-        if self._kernels is not None:
-            return self._learn_compiled(self._vector(x), label, correct)
-        selected, self._selected = self._selected, None
-        if (selected is not None and type(x) is np.ndarray and selected[1] is self._mu
-                and selected[2] is self._sigma and selected[3] == self.n_updates
-                and x.dtype is _FLOAT64 and x.shape == (self.n_features,)
-                and x.tobytes() == selected[0]):
-            # The x select summed (so finite) and the same rows: its sums are this step's.
-            i = label if type(label) is int and 0 <= label < len(self.labels) else (
-                self.label_index(label))
-            z = 1.0 if correct is True or correct is _TRUE else (
-                -1.0 if correct is False or correct is _FALSE else (
-                    1.0 if self._check_correct(correct) else -1.0))
-            return self._step(x, i, z, z * float(selected[4][i]), float(selected[5][i]))
-        return self._learn_numpy(self.check_x(x), label, correct)
 
     def select_valid(self, x: np.ndarray) -> Optional[Prediction]:
         """``BanditLearner.select_valid``, through the compiled steps once they are loaded."""
@@ -342,12 +349,13 @@ class UCWL(BanditLearner):
         scores = sums[0]
         if len(scores) <= _LIST_LABELS:
             score_list, variances = sums.tolist()
-            if math.isfinite(sum(score_list) + sum(variances)):
-                # The bounds numpy's sqrt, *= k and + give, as Python floats: the same
-                # correctly rounded IEEE operations.  max(v, 0) is v here: a sum of
-                # sigma_j x_j^2 with sigma > 0 (enforced) is >= +0.0.
-                k, sqrt = self.k, math.sqrt
-                bound_list = [s + k * sqrt(v) for s, v in zip(score_list, variances)]
+            # The bounds numpy's sqrt, *= k and + give, as Python floats: the same correctly
+            # rounded IEEE operations.  max(v, 0) is v here: a sum of sigma_j x_j^2 with
+            # sigma > 0 (enforced) is >= +0.0.  Their sum is finite only when every bound,
+            # score and variance is (k = 0 times an infinite width is NaN).
+            k, sqrt = self.k, math.sqrt
+            bound_list = [s + k * sqrt(v) for s, v in zip(score_list, variances)]
+            if math.isfinite(sum(bound_list)):
                 self._selected = (x.tobytes(), mu, sigma, self.n_updates,
                                   score_list, variances)
                 top, best = max(bound_list), max(score_list)  # _list_argmax without a tie
@@ -356,7 +364,7 @@ class UCWL(BanditLearner):
                 greedy = (score_list.index(best) if score_list.count(best) == 1
                           else self._list_argmax(score_list))
                 return Prediction(chosen, self.labels[chosen], scores, np.array(bound_list),
-                                  score_list[chosen] < best, greedy)
+                                  score_list[chosen] < best, greedy, 1.0, {})
         widths = np.sqrt(sums[1])
         widths *= self.k
         bounds = np.add(scores, widths, out=widths)
@@ -381,28 +389,32 @@ class UCWL(BanditLearner):
 
     def _step(self, x: np.ndarray, i: int, z: float, m: float, v: float) -> bool:
         """Lines 13-17 for label ``i`` given ``m = z mu_i . x`` and ``v = x^T Sigma_i x``."""
-        if not m < self._phi * math.sqrt(max(v, 0.0)):  # np.sqrt's value, without a ufunc call
+        phi = self._phi
+        if not m < phi * math.sqrt(max(v, 0.0)):  # np.sqrt's value, without a ufunc call
             return False
         C = self.C if z > 0.0 else self._C_no
-        if self.variant == 'scw1':
-            alpha = scw1_alpha(m, v, self._phi, self._psi, self._xi, C)
+        if self._scw1_precision:  # the default: both coefficients in one call
+            alpha, gamma = scw1_precision_coefficients(m, v, phi, self._psi, self._xi, C)
+        elif self.variant == 'scw1':
+            alpha = scw1_alpha(m, v, phi, self._psi, self._xi, C)
         else:
-            alpha = scw2_alpha(m, v, self._phi, C)
+            alpha = scw2_alpha(m, v, phi, C)
         if alpha <= 0.0:
             return False
-        mu, sigma = self._mu[i], self._sigma[i]
-        if self.covariance == 'diag' and self.diagonal == 'precision':
-            gamma = cw_gamma(alpha, v, self._phi)
+        if self._precision_diagonal:
+            if not self._scw1_precision:
+                gamma = cw_gamma(alpha, v, phi)
             buffers = self._buffers
             if buffers is not None and buffers.mu is self._mu:
+                mu, sigma = buffers.rows[i]  # views kept: indexing costs more than the step
                 if not precision_update(mu, sigma, x, z, alpha, gamma, buffers):
                     return False
                 self.n_updates += 1
                 return True
             beta = 0.0  # this step does not use beta
         else:
-            beta, gamma = cw_beta(alpha, v, self._phi), None
-        if not gaussian_update(mu, sigma, x, z, alpha, beta, gamma):
+            beta, gamma = cw_beta(alpha, v, phi), None
+        if not gaussian_update(self._mu[i], self._sigma[i], x, z, alpha, beta, gamma):
             return False
         self.n_updates += 1
         return True
