@@ -146,8 +146,8 @@ def test_scw1_precision_coefficients_equal_the_two_functions():
     phi, psi, xi = confidence_constants(0.95)
     cases = [(m, v, C) for m in (-3.0, -0.2, 0.0, 0.4, 5.0) for v in (0.0, 1e-12, 0.7, 40.0, 1e300)
              for C in (1e-3, 1.0, 1e6)]
-    cases += [(float(m), float(v), 1.0) for m, v in zip(rng.normal(size=500),
-                                                         rng.exponential(size=500))]
+    normal, exponential = rng.normal(size=500), rng.exponential(size=500)
+    cases += [(float(m), float(v), 1.0) for m, v in zip(normal, exponential)]
     for m, v, C in cases:
         alpha = scw1_alpha(m, v, phi, psi, xi, C)
         gamma = cw_gamma(alpha, v, phi)
