@@ -252,6 +252,8 @@ class CameraNode(ManagedNode):
         worker = self._worker
         if self.extractor is None or worker is None:  # asleep: nothing to expect
             values.update(counts)
+            if self._load is not None:  # loaded at configure: ready to wake
+                values['mediapipe_loaded'] = self._load.done and self._load.error is None
             return level, values['lifecycle_state'], values
         if not worker.prepared.is_set():
             message = 'loading MediaPipe'
