@@ -57,7 +57,9 @@ class RoundBuffers:
         """Label i's ``mu`` and ``sigma`` rows (views), made once."""
         # One row of x per label at few labels; at many, one row broadcast (copying x K
         # times would cost more than the general iterator saves).
-        self._tiles = np.zeros((2, K if K <= TILED_LABELS else 1, d))
+        self.tiled = K <= TILED_LABELS
+        """x is copied into one row per label (False: one row, broadcast)."""
+        self._tiles = np.zeros((2, K if self.tiled else 1, d))
         self._xs, self._xx = self._tiles[0], self._tiles[1]
         self._products = np.zeros((2, K, d))
         self.sx = np.zeros(d)
@@ -76,8 +78,8 @@ class RoundBuffers:
         Each row is summed as ``reductions.row_dots`` sums it (``np.add.reduce`` over the
         products, one row of up to ``reductions.CHUNK`` features per label).
         """
-        xs, multiply, products = self._xs, np.multiply, self._products
+        xs, products = self._xs, self._products
         xs[...] = x
-        multiply(xs, xs, self._xx)  # out= by position: a keyword costs more than the loop
-        multiply(self._state, self._tiles, products)  # mu_i x and sigma_i (x x)
+        np.square(xs, self._xx)  # x * x, the same product; out= by position (a keyword costs)
+        np.multiply(self._state, self._tiles, products)  # mu_i x and sigma_i (x x)
         return np.add.reduce(products, -1)

@@ -76,9 +76,6 @@ def no_cap(C: float, no_weight: str, n_labels: int, answers: int = 0) -> float:
 _FLOAT64 = np.dtype(np.float64)
 _TRUE, _FALSE = np.True_, np.False_
 
-_LIST_LABELS = 64
-"""Labels up to which ``select`` finds maxima on Python floats (fewer numpy calls)."""
-
 
 class UCWL(BanditLearner):
     """
@@ -261,6 +258,33 @@ class UCWL(BanditLearner):
 
     def select(self, x: Any) -> Prediction:
         """Output the label with the highest upper confidence bound (Algorithm 1, line 11)."""
+        buffers = self._buffers
+        if (buffers is not None and buffers.tiled and buffers.mu is self._mu
+                and buffers.sigma is self._sigma and type(x) is np.ndarray
+                and x.dtype is _FLOAT64 and x.shape == (self.n_features,)):
+            # The numpy round at up to TILED_LABELS labels, in this function: at ~100
+            # features a Python call costs about what an elementwise step does.  x . x is
+            # finite when x is (a finite x too large for it is checked one by one).
+            if not math.isfinite(x.dot(x)) and not np.isfinite(x).all():
+                raise LearnerInputError('features contain NaN or infinity')
+            sums = buffers.label_sums(x)  # mu_i . x and x^T Sigma_i x, as row_dots sums
+            score_list, variances = sums.tolist()
+            # The bounds numpy's sqrt, *= k and + give, as Python floats: the same correctly
+            # rounded IEEE operations.  max(v, 0) is v here: a sum of sigma_j x_j^2 with
+            # sigma > 0 (enforced) is >= +0.0.  Their sum is finite only when every bound,
+            # score and variance is (k = 0 times an infinite width is NaN).
+            k, sqrt = self.k, math.sqrt
+            bound_list = [s + k * sqrt(v) for s, v in zip(score_list, variances)]
+            if math.isfinite(sum(bound_list)):
+                self._selected = (x.tobytes(), self._mu, self._sigma, self.n_updates,
+                                  score_list, variances)  # for learn() of this x
+                top, best = max(bound_list), max(score_list)  # _list_argmax without a tie
+                chosen = (bound_list.index(top) if bound_list.count(top) == 1
+                          else self._list_argmax(bound_list))
+                greedy = (score_list.index(best) if score_list.count(best) == 1
+                          else self._list_argmax(score_list))
+                return Prediction(chosen, self.labels[chosen], sums[0], np.array(bound_list),
+                                  score_list[chosen] < best, greedy, 1.0, {})
         if self._kernels is not None:
             prediction = self._select_compiled(self._vector(x))
         elif self._few_calls:
@@ -284,21 +308,34 @@ class UCWL(BanditLearner):
                 self._C_no = caps[n]  # _ramp's cap, without the call (the numpy round)
             else:
                 self._ramp(i)
+        selected, self._selected = self._selected, None
         if self._kernels is not None:
             changed = self._learn_compiled(self._vector(x), i, correct)
-        else:
-            selected, self._selected = self._selected, None
-            if (selected is not None and type(x) is np.ndarray and selected[1] is self._mu
-                    and selected[2] is self._sigma and selected[3] == self.n_updates
-                    and x.dtype is _FLOAT64 and x.shape == (self.n_features,)
-                    and x.tobytes() == selected[0]):
-                # The x select summed (so finite) and the same rows: its sums are this step's.
-                z = 1.0 if correct is True or correct is _TRUE else (
-                    -1.0 if correct is False or correct is _FALSE else (
-                        1.0 if self._check_correct(correct) else -1.0))
-                changed = self._step(x, i, z, z * float(selected[4][i]), float(selected[5][i]))
+        elif (selected is not None and type(x) is np.ndarray and selected[1] is self._mu
+                and selected[2] is self._sigma and selected[3] == self.n_updates
+                and x.dtype is _FLOAT64 and x.shape == (self.n_features,)
+                and x.tobytes() == selected[0]):
+            # The x select summed (so finite) and the same rows: its sums are this step's.
+            z = 1.0 if correct is True or correct is _TRUE else (
+                -1.0 if correct is False or correct is _FALSE else (
+                    1.0 if self._check_correct(correct) else -1.0))
+            m, v = z * float(selected[4][i]), float(selected[5][i])
+            buffers = self._buffers
+            if self._scw1_precision and buffers is not None and buffers.mu is self._mu:
+                # _step of the default (SCW-I, precision diagonal) without its calls; v is
+                # a sum select made, >= +0.0, so sqrt(max(v, 0)) is sqrt(v).
+                changed = False
+                if m < self._phi * math.sqrt(v):
+                    alpha, gamma = scw1_precision_coefficients(
+                        m, v, self._phi, self._psi, self._xi, self.C if z > 0.0 else self._C_no)
+                    mu, sigma = buffers.rows[i]
+                    changed = alpha > 0.0 and precision_update(mu, sigma, x, z, alpha, gamma,
+                                                               buffers)
+                    self.n_updates += changed
             else:
-                changed = self._learn_numpy(self.check_x(x), i, correct)
+                changed = self._step(x, i, z, m, v)
+        else:
+            changed = self._learn_numpy(self.check_x(x), i, correct)
         self.answers[i] += 1  # after the step: a refused x (it raised) is not an answer
         return changed
 
@@ -334,9 +371,9 @@ class UCWL(BanditLearner):
         ``_select_numpy`` in fewer numpy calls, the same values; None when x is not finite.
 
         Both sums come from one reduction over the products of ``mu`` and ``sigma``
-        (``RoundBuffers.label_sums``), each row summed as ``row_dots`` sums it; at up to
-        ``_LIST_LABELS`` labels the maxima and ties are found on Python floats.  The sums
-        are kept for ``learn`` of the same x (``_selected``).
+        (``RoundBuffers.label_sums``), each row summed as ``row_dots`` sums it.  The sums
+        are kept for ``learn`` of the same x (``_selected``).  ``select`` does the same
+        on Python floats at up to ``TILED_LABELS`` labels once the buffers exist.
         """
         # x . x is finite when x is (a finite x too large for it is checked one by one).
         if not math.isfinite(x.dot(x)) and not np.isfinite(x).all():
@@ -347,24 +384,6 @@ class UCWL(BanditLearner):
             self._mu, self._sigma = mu, sigma = buffers.mu, buffers.sigma
         sums = buffers.label_sums(x)
         scores = sums[0]
-        if len(scores) <= _LIST_LABELS:
-            score_list, variances = sums.tolist()
-            # The bounds numpy's sqrt, *= k and + give, as Python floats: the same correctly
-            # rounded IEEE operations.  max(v, 0) is v here: a sum of sigma_j x_j^2 with
-            # sigma > 0 (enforced) is >= +0.0.  Their sum is finite only when every bound,
-            # score and variance is (k = 0 times an infinite width is NaN).
-            k, sqrt = self.k, math.sqrt
-            bound_list = [s + k * sqrt(v) for s, v in zip(score_list, variances)]
-            if math.isfinite(sum(bound_list)):
-                self._selected = (x.tobytes(), mu, sigma, self.n_updates,
-                                  score_list, variances)
-                top, best = max(bound_list), max(score_list)  # _list_argmax without a tie
-                chosen = (bound_list.index(top) if bound_list.count(top) == 1
-                          else self._list_argmax(bound_list))
-                greedy = (score_list.index(best) if score_list.count(best) == 1
-                          else self._list_argmax(score_list))
-                return Prediction(chosen, self.labels[chosen], scores, np.array(bound_list),
-                                  score_list[chosen] < best, greedy, 1.0, {})
         widths = np.sqrt(sums[1])
         widths *= self.k
         bounds = np.add(scores, widths, out=widths)
@@ -393,17 +412,14 @@ class UCWL(BanditLearner):
         if not m < phi * math.sqrt(max(v, 0.0)):  # np.sqrt's value, without a ufunc call
             return False
         C = self.C if z > 0.0 else self._C_no
-        if self._scw1_precision:  # the default: both coefficients in one call
-            alpha, gamma = scw1_precision_coefficients(m, v, phi, self._psi, self._xi, C)
-        elif self.variant == 'scw1':
+        if self.variant == 'scw1':
             alpha = scw1_alpha(m, v, phi, self._psi, self._xi, C)
         else:
             alpha = scw2_alpha(m, v, phi, C)
         if alpha <= 0.0:
             return False
         if self._precision_diagonal:
-            if not self._scw1_precision:
-                gamma = cw_gamma(alpha, v, phi)
+            gamma = cw_gamma(alpha, v, phi)
             buffers = self._buffers
             if buffers is not None and buffers.mu is self._mu:
                 mu, sigma = buffers.rows[i]  # views kept: indexing costs more than the step
