@@ -24,9 +24,17 @@ variance floor) are rows of that value.  Every element is the same IEEE operatio
 operands as the plain code (a product is commutative), so every value is the same bit for bit.
 """
 
+import math
+
 import numpy as np
 
 from .confidence_weighted import SIGMA_FLOOR
+
+BOUND_SLACK = 1.0 + 1e-9
+"""Factor on a tracked bound per step: far above the rounding of a step (d ulps)."""
+
+SAFE = 1e300
+"""Bounds below this prove a step finite or the variance floor idle (8 decades spare)."""
 
 TILED_LABELS = 64
 """Labels up to which x and x * x are copied once per label (see ``RoundBuffers``)."""
@@ -55,6 +63,11 @@ class RoundBuffers:
         self._state = state
         self.rows = list(zip(self.mu, self.sigma))
         """Label i's ``mu`` and ``sigma`` rows (views), made once."""
+        self.sigma_max = max(float(sigma.max()), SIGMA_FLOOR) if sigma.size else SIGMA_FLOOR
+        """No variance exceeds this while these buffers serve: a step only lowers them."""
+        self.precision_bounds = [1.0 / low if low > 1.0 / SAFE else math.inf
+                                 for low in sigma.min(axis=1).tolist()] if d else []
+        """Per label, at least its largest 1 / sigma_j (``precision_step`` raises it)."""
         # One row of x per label at few labels; at many, one row broadcast (copying x K
         # times would cost more than the general iterator saves).
         self.tiled = K <= TILED_LABELS
@@ -70,6 +83,26 @@ class RoundBuffers:
         """A scalar of the step, in every element."""
         self.ones = np.ones(d)
         self.floor = np.full(d, SIGMA_FLOOR)
+
+    def precision_step(self, i: int, alpha: float, gamma: float, xx: float) -> tuple:
+        """
+        Return (step finite, floor needed) for a precision step of label ``i``; track it.
+
+        Two calls of ``confidence_weighted.precision_update`` spared when bounds prove them
+        idle.  ``xx = x . x`` bounds every x_j^2.  The step ``alpha z sigma_j x_j`` is at
+        most ``alpha sigma_max sqrt(xx)``.  The step makes ``1 / sigma_j`` into ``1 /
+        sigma_j + gamma x_j^2`` (Sherman-Morrison on the diagonal), so the label's largest
+        precision grows by at most ``gamma xx``; while that stays below ``SAFE`` no
+        variance can reach ``SIGMA_FLOOR`` (1 / 4.5e307).  Each bound carries a factor
+        ``BOUND_SLACK`` per step for the rounding.  NaN and infinity fail both tests.
+        """
+        bounds = self.precision_bounds
+        bound = bounds[i] = (bounds[i] + gamma * xx) * BOUND_SLACK
+        return alpha * self.sigma_max * math.sqrt(xx) < SAFE, not bound < SAFE
+
+    def forget_bound(self, i: int) -> None:
+        """A step of label ``i`` not tracked by ``precision_step``: no bound for it now."""
+        self.precision_bounds[i] = math.inf
 
     def label_sums(self, x: np.ndarray) -> np.ndarray:
         """

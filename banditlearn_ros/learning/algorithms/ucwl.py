@@ -159,6 +159,7 @@ class UCWL(BanditLearner):
         self._precision_diagonal = self.covariance == 'diag' and self.diagonal == 'precision'
         self._few_calls = self.covariance == 'diag' and self.n_features <= CHUNK  # _select_sums
         self._scw1_precision = self._precision_diagonal and self.variant == 'scw1'
+        self._x_shape = (self.n_features,)
         self._set_learn_params()
         self._buffers: Optional[RoundBuffers] = None
         self._selected: Optional[tuple] = None
@@ -252,7 +253,7 @@ class UCWL(BanditLearner):
 
     def _vector(self, x: Any) -> np.ndarray:
         """Return x as the kernels take it; they check finiteness themselves."""
-        if type(x) is np.ndarray and x.dtype is _FLOAT64 and x.shape == (self.n_features,):
+        if type(x) is np.ndarray and x.dtype is _FLOAT64 and x.shape == self._x_shape:
             return x
         return self.check_x(x)
 
@@ -261,11 +262,12 @@ class UCWL(BanditLearner):
         buffers = self._buffers
         if (buffers is not None and buffers.tiled and buffers.mu is self._mu
                 and buffers.sigma is self._sigma and type(x) is np.ndarray
-                and x.dtype is _FLOAT64 and x.shape == (self.n_features,)):
+                and x.dtype is _FLOAT64 and x.shape == self._x_shape):
             # The numpy round at up to TILED_LABELS labels, in this function: at ~100
             # features a Python call costs about what an elementwise step does.  x . x is
             # finite when x is (a finite x too large for it is checked one by one).
-            if not math.isfinite(x.dot(x)) and not np.isfinite(x).all():
+            xx = x.dot(x)
+            if not math.isfinite(xx) and not np.isfinite(x).all():
                 raise LearnerInputError('features contain NaN or infinity')
             sums = buffers.label_sums(x)  # mu_i . x and x^T Sigma_i x, as row_dots sums
             score_list, variances = sums.tolist()
@@ -277,7 +279,7 @@ class UCWL(BanditLearner):
             bound_list = [s + k * sqrt(v) for s, v in zip(score_list, variances)]
             if math.isfinite(sum(bound_list)):
                 self._selected = (x.tobytes(), self._mu, self._sigma, self.n_updates,
-                                  score_list, variances)  # for learn() of this x
+                                  score_list, variances, xx)  # for learn() of this x
                 top, best = max(bound_list), max(score_list)  # _list_argmax without a tie
                 chosen = (bound_list.index(top) if bound_list.count(top) == 1
                           else self._list_argmax(bound_list))
@@ -313,7 +315,7 @@ class UCWL(BanditLearner):
             changed = self._learn_compiled(self._vector(x), i, correct)
         elif (selected is not None and type(x) is np.ndarray and selected[1] is self._mu
                 and selected[2] is self._sigma and selected[3] == self.n_updates
-                and x.dtype is _FLOAT64 and x.shape == (self.n_features,)
+                and x.dtype is _FLOAT64 and x.shape == self._x_shape
                 and x.tobytes() == selected[0]):
             # The x select summed (so finite) and the same rows: its sums are this step's.
             z = 1.0 if correct is True or correct is _TRUE else (
@@ -328,10 +330,12 @@ class UCWL(BanditLearner):
                 if m < self._phi * math.sqrt(v):
                     alpha, gamma = scw1_precision_coefficients(
                         m, v, self._phi, self._psi, self._xi, self.C if z > 0.0 else self._C_no)
-                    mu, sigma = buffers.rows[i]
-                    changed = alpha > 0.0 and precision_update(mu, sigma, x, z, alpha, gamma,
-                                                               buffers)
-                    self.n_updates += changed
+                    if alpha > 0.0:
+                        mu, sigma = buffers.rows[i]
+                        finite, floor = buffers.precision_step(i, alpha, gamma, selected[6])
+                        changed = precision_update(mu, sigma, x, z, alpha, gamma, buffers,
+                                                   finite, floor)
+                        self.n_updates += changed
             else:
                 changed = self._step(x, i, z, m, v)
         else:
@@ -376,7 +380,8 @@ class UCWL(BanditLearner):
         on Python floats at up to ``TILED_LABELS`` labels once the buffers exist.
         """
         # x . x is finite when x is (a finite x too large for it is checked one by one).
-        if not math.isfinite(x.dot(x)) and not np.isfinite(x).all():
+        xx = x.dot(x)
+        if not math.isfinite(xx) and not np.isfinite(x).all():
             return None
         mu, sigma, buffers = self._mu, self._sigma, self._buffers
         if buffers is None or buffers.mu is not mu or buffers.sigma is not sigma:
@@ -387,7 +392,7 @@ class UCWL(BanditLearner):
         widths = np.sqrt(sums[1])
         widths *= self.k
         bounds = np.add(scores, widths, out=widths)
-        self._selected = (x.tobytes(), mu, sigma, self.n_updates, *sums)
+        self._selected = (x.tobytes(), mu, sigma, self.n_updates, *sums, xx)
         # Sums that overflowed (NaN or infinity) take numpy's argmax, as _select_numpy does.
         return self._prediction(self._argmax(bounds), scores, bounds,
                                 greedy=self._argmax(scores))
@@ -422,6 +427,7 @@ class UCWL(BanditLearner):
             gamma = cw_gamma(alpha, v, phi)
             buffers = self._buffers
             if buffers is not None and buffers.mu is self._mu:
+                buffers.forget_bound(i)  # a step RoundBuffers.precision_step did not see
                 mu, sigma = buffers.rows[i]  # views kept: indexing costs more than the step
                 if not precision_update(mu, sigma, x, z, alpha, gamma, buffers):
                     return False
