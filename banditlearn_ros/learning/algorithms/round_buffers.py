@@ -101,7 +101,7 @@ class RoundBuffers:
         return alpha * self.sigma_max * math.sqrt(xx) < SAFE, not bound < SAFE
 
     def forget_bound(self, i: int) -> None:
-        """A step of label ``i`` not tracked by ``precision_step``: no bound for it now."""
+        """Drop label ``i``'s bound: a step ``precision_step`` did not see changed it."""
         self.precision_bounds[i] = math.inf
 
     def label_sums(self, x: np.ndarray) -> np.ndarray:
