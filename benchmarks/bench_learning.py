@@ -45,7 +45,10 @@ Run: ``.venv/bin/python benchmarks/bench_learning.py [--jobs 2] [--permutations 
 5. ``--numpy-round --baseline-source DIR`` (alone): the numpy round of another version's
    ``UCWL`` (DIR's ``learning/algorithms``, loaded beside this code's) and this code's, run
    in turn ``--pairs`` times in this process with a VW run after each, learned state
-   compared bit for bit.
+   compared bit for bit.  The learner is ``UCWL``'s default (SCW-I, the precision diagonal,
+   ``no_weight='ramp'``), eta 0.95, C 1, k 2.8; ``--centred`` gives it (and VW) the vectors
+   the learner node's default ``centring: running`` makes (``Centring.centre_sequence``,
+   outside the timing) instead of the raw ones.
 6. ``--start-methods`` (alone): the digits grid through ``run_grid(jobs=N)`` with workers
    from the fork server (``learning/offline/workers``, the fork server started in this run) and
    forked from this process as before, wall seconds, results compared.
@@ -237,6 +240,9 @@ def main() -> None:
                              '(one job, --permutations) and print the CPU of each phase')
     parser.add_argument('--all-shapes', action='store_true',
                         help='with --numpy-round: every shape of the per-message table')
+    parser.add_argument('--centred', action='store_true',
+                        help="with --numpy-round: the vectors centred as the node's default "
+                             'centring (running mean) centres them')
     parser.add_argument('--start-methods', action='store_true',
                         help='only time the digits grid through run_grid (--jobs, '
                              '--permutations) with workers from the fork server and forked')
@@ -252,7 +258,8 @@ def main() -> None:
         return
     if args.numpy_round:
         for d, K in SHAPES if args.all_shapes else SHAPES[:1]:
-            numpy_round(args.baseline_source, args.pairs or 10, d, K, 3000 if K < 100 else 500)
+            numpy_round(args.baseline_source, args.pairs or 10, d, K, 3000 if K < 100 else 500,
+                        args.centred)
         return
     print(f'machine: {platform.machine()} {platform.processor() or ""}, {os.cpu_count()} cpus, '
           f'load average {os.getloadavg()[0]:.1f}; python {platform.python_version()}, '
@@ -290,7 +297,7 @@ def main() -> None:
 
 
 def numpy_round(baseline_source: str, pairs: int, d: int = 124, K: int = 6,
-                n: int = 3000) -> None:
+                n: int = 3000, centred: bool = False) -> None:
     """
     Print the numpy round of ``baseline_source``'s UCWL and of this code, in turn (part 5).
 
@@ -315,6 +322,9 @@ def numpy_round(baseline_source: str, pairs: int, d: int = 124, K: int = 6,
         sys.path.remove(folder)
         shutil.rmtree(folder)
     X, y = data(d, K, n)
+    if centred:  # what the learner node's default centring gives the learner
+        from banditlearn_ros.learning.algorithms.centring import Centring
+        X = Centring('running').centre_sequence(X)
     os.environ[ucwl_kernels.ENV_SWITCH] = '0'
 
     def run(cls):
@@ -336,7 +346,8 @@ def numpy_round(baseline_source: str, pairs: int, d: int = 124, K: int = 6,
             raise SystemExit('the two learners differ: not the same numpy round')
         rows.append((vowpal(X, y, K), a, b))
     vw, base, new = np.array(rows).T
-    print(f'\nnumpy round, d={d} K={K}, {n} rounds, {pairs} pairs (baseline, this code, VW); '
+    print(f'\nnumpy round, d={d} K={K}, {n} {"centred " if centred else ""}rounds, '
+          f'{pairs} pairs (baseline, this code, VW); '
           f'us per round (process CPU), medians: VW {np.median(vw):.1f}, baseline '
           f'{np.median(base):.1f} ({np.median(base / vw):.2f}x VW), this code '
           f'{np.median(new):.1f} ({np.median(new / vw):.2f}x VW)')

@@ -147,9 +147,30 @@ class Driver:
         self.node = rclpy.create_node('bench_driver')
         self.clients = {name: self.node.create_client(ChangeState, f'/{name}/change_state')
                         for name in ('camera_node', 'feedback_node')}
+        from diagnostic_msgs.msg import DiagnosticArray
         self.features = []
         self.node.create_subscription(Float32MultiArray, 'gesture_features',
                                       lambda msg: self.features.append(time.monotonic()), 10)
+        self.loaded = {}
+        """Each node's last ``mediapipe_loaded`` on /diagnostics (a node that says it)."""
+        self.node.create_subscription(DiagnosticArray, '/diagnostics', self._on_diagnostics, 50)
+
+    def _on_diagnostics(self, msg) -> None:
+        for status in msg.status:
+            for pair in status.values:
+                if pair.key == 'mediapipe_loaded':
+                    self.loaded[status.hardware_id.lstrip('/')] = pair.value == 'True'
+
+    def wait_loaded(self, timeout: float) -> str:
+        """Spin until both nodes say MediaPipe is loaded; return what was seen."""
+        start = time.monotonic()
+        while time.monotonic() - start < timeout:
+            if len(self.loaded) == len(self.clients) and all(self.loaded.values()):
+                return f'MediaPipe loaded in both {time.monotonic() - start:.1f} s after that'
+            if not self.loaded and time.monotonic() - start > 5.0:
+                break  # nodes that load it when activated (before this change) say nothing
+            self.spin_for(0.1)
+        return f'MediaPipe not said loaded while inactive within {timeout:.0f} s: {self.loaded}'
 
     def spin_for(self, seconds: float) -> None:
         end = time.monotonic() + seconds
@@ -202,6 +223,8 @@ def main(argv=None) -> None:
     try:
         driver.set_all(Transition.TRANSITION_CONFIGURE)
         driver.spin_for(3.0)
+        # A node that loads MediaPipe at configure: measure it asleep, not loading.
+        print(f'configured; {driver.wait_loaded(60.0)}', flush=True)
         inactive = cpu_percent(pids, options.seconds, driver)
         print(f'inactive camera_node + feedback_node: {inactive:.2f} % of one core', flush=True)
         wakes, answered = [], []

@@ -18,7 +18,9 @@ How fast each node starts: its import, and its start-to-ready as another node se
 For each node, in fresh processes: the import of its module (wall and CPU seconds, and
 whether scipy.stats or numba came with it), and the time from starting its script to (a) its
 name in the ROS graph and (b) its first /diagnostics message (``diagnostics_period`` 0.1 s),
-wall and the CPU seconds its main thread used until then.  Baseline in the same run: a process
+wall and the CPU seconds its main thread used until then; "diagnostics - visible" (median) is
+the node's own share once DDS discovery has made it visible (discovery took 0.4-3.5 s here,
+alike for every node).  Baseline in the same run: a process
 that imports only numpy and rclpy.node (what any node must load).  The machine's load is
 printed: on a shared machine wall times stretch, CPU times much less.
 
@@ -132,17 +134,22 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[1])
     parser.add_argument('--repeats', type=int, default=5)
     parser.add_argument('--nodes', nargs='+', default=list(NODES))
+    parser.add_argument('--each', action='store_true',
+                        help='print every start, not only the medians')
+    parser.add_argument('--skip-import', action='store_true',
+                        help='only the start to ready, not the import times')
     args = parser.parse_args()
     os.environ.setdefault('ROS_AUTOMATIC_DISCOVERY_RANGE', 'LOCALHOST')
     print(f'load average before: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores; '
           f'median of {args.repeats} fresh processes')
-    print('\nimport (s)                      wall    cpu   scipy.stats numba')
-    base = import_times('import numpy, rclpy.node', args.repeats)
-    print(f'{"baseline numpy + rclpy.node":30s} {base[0]:5.2f}  {base[1]:5.2f}')
-    for name in args.nodes:
-        wall, cpu, stats, numba = import_times(f'import banditlearn_ros.nodes.{name}',
-                                               args.repeats)
-        print(f'{name:30s} {wall:5.2f}  {cpu:5.2f}   {str(stats):11s} {numba}')
+    if not args.skip_import:
+        print('\nimport (s)                      wall    cpu   scipy.stats numba')
+        base = import_times('import numpy, rclpy.node', args.repeats)
+        print(f'{"baseline numpy + rclpy.node":30s} {base[0]:5.2f}  {base[1]:5.2f}')
+        for name in args.nodes:
+            wall, cpu, stats, numba = import_times(f'import banditlearn_ros.nodes.{name}',
+                                                   args.repeats)
+            print(f'{name:30s} {wall:5.2f}  {cpu:5.2f}   {str(stats):11s} {numba}')
     probe = Probe()
     print('\nstart to ready (s)      visible  cpu  | first diagnostics  cpu')
     try:
@@ -152,10 +159,14 @@ def main():
                 row, proc = probe.start(name)
                 probe.stop(proc)
                 rows.append(row)
+                if args.each:
+                    print(f'  {name}: visible {row[0]:.2f} s, first diagnostics {row[1]:.2f} s'
+                          f' (main-thread CPU {row[3]:.2f} s)', flush=True)
             med = [statistics.median(r[i] for r in rows) for i in range(4)]
             worst = max(r[1] for r in rows)
+            after = statistics.median(r[1] - r[0] for r in rows)
             print(f'{name:22s} {med[0]:6.2f} {med[2]:6.2f} | {med[1]:6.2f} {med[3]:6.2f}'
-                  f'   (slowest diagnostics {worst:.2f})')
+                  f'   (slowest diagnostics {worst:.2f}; diagnostics - visible {after:.2f})')
     finally:
         probe.close()
     print(f'\nload average after: {os.getloadavg()[0]:.2f}')

@@ -33,7 +33,8 @@ from banditlearn_ros.vision import camera_settings as settings
 from banditlearn_ros.vision.drawing import draw_observation
 from banditlearn_ros.vision.extractors import (
     FeatureScaling, FrameObservation, GestureExtractor)
-from banditlearn_ros.vision.frame_source import FrameWorker, LatestFrame, VideoSource
+from banditlearn_ros.vision.frame_source import (
+    BackgroundLoad, FrameWorker, LatestFrame, LOAD_WAIT, VideoSource)
 import numpy as np
 from sensor_msgs.msg import Image
 from std_msgs.msg import Float32MultiArray, MultiArrayDimension
@@ -46,9 +47,10 @@ class CameraNode(ManagedNode):
     """
     Publish hand-gesture feature vectors, one per presented gesture, and a debug image.
 
-    A managed node: configure makes the extractor and the episode detector of the
-    parameters; activate takes the image subscription (or opens ``source``), the worker and
-    MediaPipe; deactivate releases them, so an inactive node costs no image traffic.
+    A managed node: configure makes the extractor of the parameters and loads MediaPipe
+    (in a thread); activate takes the image subscription (or opens ``source``), the worker
+    and the episode detector; deactivate releases them, so an inactive node costs no image
+    traffic and wakes without loading anything; cleanup releases MediaPipe.
     """
 
     def __init__(self, node_name: str = 'camera_node', **kwargs):
@@ -56,6 +58,7 @@ class CameraNode(ManagedNode):
         self._slot: Optional[LatestFrame] = None
         self._video: Optional[VideoSource] = None
         self._worker: Optional[FrameWorker] = None
+        self._load: Optional[BackgroundLoad] = None
         self._image_sub = None
         self.extractor: Optional[GestureExtractor] = None
         self.counters = common.Counters(
@@ -98,20 +101,24 @@ class CameraNode(ManagedNode):
         self.extractor, chosen = settings.make_extractor(values)
         self.scaling = FeatureScaling(values['feature_offsets'], values['feature_scales'],
                                       self.extractor.dim)
+        # MediaPipe (about a second, its import) loads now, in a thread: the node answers
+        # meanwhile, and activating it only subscribes (the first vector waits for nothing).
+        hands = self.extractor.hands
+        self._load = (BackgroundLoad(hands.load, 'mediapipe_load') if hands is not None
+                      else None)
         self.get_logger().info(
             f'extractor {self.extractor.kind} ({self.extractor.dim} features'
             f'{"; " + chosen if chosen else ""}), '
             f'mediapipe {"on" if self.extractor.use_mediapipe else "off"}')
 
     def activate(self) -> None:
-        """Start the worker (it opens MediaPipe first), then take frames (topic or source)."""
-        hands = self.extractor.hands
+        """Start the worker (after MediaPipe's load), then take frames (topic or source)."""
         # A new stream: the hand seen before the pause says nothing about this one.
         self.episodes = settings.make_episodes(self._values(settings.EPISODE_KEYS))
-        # MediaPipe loads in the worker (about 1 s): the node answers meanwhile, and
-        # /diagnostics says 'loading MediaPipe' until it is loaded.
-        self._worker = FrameWorker(self._handle, 'camera_worker',
-                                   prepare=hands.load if hands is not None else None)
+        # A load still running at activation holds the frames back; /diagnostics says
+        # 'loading MediaPipe' until it is over.
+        self._worker = FrameWorker(self._handle, 'camera_worker', prepare=(
+            self._load.wait if self._load is not None else None))
         self._slot = self._worker.slot
         source = self.get_parameter('source').value
         if source:
@@ -126,17 +133,17 @@ class CameraNode(ManagedNode):
                                f'{common.topics_line(self)}')
 
     def deactivate(self) -> None:
-        """Drop the subscription or source, stop the worker, release MediaPipe."""
+        """Drop the subscription or source and stop the worker; MediaPipe stays loaded."""
         self.release('_image_sub', self.destroy_subscription)
         self.release('_video', methodcaller('close'))
         self.release('_worker', methodcaller('stop'))
         self._slot = None
-        self.release('extractor', methodcaller('close'), forget=False)
 
     def cleanup(self) -> None:
-        """Forget the extractor (configure makes it again of the parameters)."""
+        """Release MediaPipe and forget the extractor (configure makes them again)."""
         self.deactivate()
-        self.extractor = None
+        self.release('_load', methodcaller('join', LOAD_WAIT))  # then close: not mid-load
+        self.release('extractor', methodcaller('close'))
 
     # -- parameters ------------------------------------------------------------------------
     def _values(self, keys) -> Dict[str, Any]:
@@ -245,6 +252,8 @@ class CameraNode(ManagedNode):
         worker = self._worker
         if self.extractor is None or worker is None:  # asleep: nothing to expect
             values.update(counts)
+            if self._load is not None:  # loaded at configure: ready to wake
+                values['mediapipe_loaded'] = self._load.done and self._load.error is None
             return level, values['lifecycle_state'], values
         if not worker.prepared.is_set():
             message = 'loading MediaPipe'

@@ -47,8 +47,9 @@ class FeedbackNode(ManagedNode):
     """
     Publish right/wrong from head gestures, a joystick, the keyboard or Bool topics.
 
-    A managed node: configure makes the detector of the parameters; activate takes the
-    subscriptions, the keyboard and Face Mesh; deactivate releases them.
+    A managed node: configure makes the detector of the parameters and loads Face Mesh (in
+    a thread); activate takes the subscriptions and the keyboard; deactivate releases them
+    (Face Mesh stays loaded: waking costs nothing); cleanup releases Face Mesh.
     """
 
     def __init__(self, node_name: str = 'feedback_node', **kwargs):
@@ -79,7 +80,7 @@ class FeedbackNode(ManagedNode):
 
     # -- lifecycle ---------------------------------------------------------------------
     def configure(self) -> None:
-        """Make the buttons, the nod/shake detector and the listening window."""
+        """Make the buttons, the nod/shake detector, the listening window; load Face Mesh."""
         v = common.values_of(self, [spec.name for spec in answers.SPECS])
         self.listen_window, self.close_on_answer = v['listen_window'], v['close_on_answer']
         self.buttons = answers.ButtonPresses(v['joy_right_button'], v['joy_wrong_button'])
@@ -88,12 +89,14 @@ class FeedbackNode(ManagedNode):
             'max_faces': v['max_faces'], 'focal': v['focal_length'] or None,
             'baseline_warmup': v['baseline_frames']}, v['idle_every'])
         self.window = answers.ListeningWindow(v['listen_on_prediction'], self.head.question)
+        if self.use_camera:  # in a thread (a second); /diagnostics says when it is loaded
+            self.head.start_loading()
 
     def activate(self) -> None:
-        """Open Face Mesh, take the subscriptions, the window's timer and the keyboard."""
+        """Take the subscriptions, the window's timer and the keyboard."""
         subscribe = self._taken.append
-        if self.use_camera:  # Face Mesh loads in a thread; /diagnostics says when it failed
-            self.head.start_loading()
+        if self.use_camera:
+            self.head.restart()  # a new stream: the person followed before the pause is gone
             subscribe(self.create_subscription(Image, 'image_raw', self._on_image, qos.IMAGES))
         subscribe(qos.subscribe_events(self, String, 'gesture_prediction', self._on_prediction))
         subscribe(qos.subscribe_events(self, Joy, 'joy', self._on_joy))
@@ -119,19 +122,18 @@ class FeedbackNode(ManagedNode):
             f'{"on" if self._keyboard_thread else "off"}); {common.topics_line(self)}')
 
     def deactivate(self) -> None:
-        """Drop the subscriptions, the timer and the keyboard; release Face Mesh."""
+        """Drop the subscriptions, the timer and the keyboard (Face Mesh stays loaded)."""
         for sub in self._taken:
             self.destroy_subscription(sub)
         self._taken = []
         self.release('_timer', self.destroy_timer)
         self.release('_keyboard', methodcaller('stop'), forget=False)
         self._keyboard_thread = None
-        self.release('head', methodcaller('close'), forget=False)
 
     def cleanup(self) -> None:
-        """Forget the detector (configure makes it again of the parameters)."""
+        """Release Face Mesh and forget the detector (configure makes them again)."""
         self.deactivate()
-        self.head = None
+        self.release('head', methodcaller('close'))
 
     # -- answers -----------------------------------------------------------------------
     def publish_answer(self, right: bool, confidence: float, source: str) -> None:
@@ -267,6 +269,7 @@ class FeedbackNode(ManagedNode):
         values['pose_ms'] = self.head.pose_ms
         values['faces_in_view'] = self.head.faces
         values['face_mesh'] = self.head.state
+        values['mediapipe_loaded'] = values['face_mesh'] == 'loaded'
         decision = self._last_decision
         if decision is not None:
             values['last_gesture'] = decision.kind

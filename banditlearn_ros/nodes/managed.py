@@ -16,8 +16,9 @@
 Managed (lifecycle) nodes: the camera and the feedback node sleep while inactive.
 
 A robot's CPU is shared with navigation, speech and perception, so a node that only needs to
-look while a person teaches drops its image subscription, its worker and MediaPipe when it is
-deactivated, and takes them again when activated (the ROS 2 managed-node states:
+look while a person teaches drops its image subscription and its worker when it is
+deactivated, and takes them again when activated; MediaPipe, its model, loads when it is
+configured and is released at cleanup, so waking loads nothing (the ROS 2 managed-node states:
 unconfigured, inactive, active, finalized). ``ManagedNode`` maps rclpy's transition
 callbacks onto four hooks a node writes (``configure``, ``activate``, ``deactivate``,
 ``cleanup``); a hook that raises fails its transition with a logged reason and leaves the
@@ -64,7 +65,7 @@ class ManagedNode(GuardedNode, LifecycleNode):
         """Read parameters and make the models (unconfigured -> inactive)."""
 
     def activate(self) -> None:
-        """Take subscriptions, threads and MediaPipe (inactive -> active)."""
+        """Take subscriptions and threads (inactive -> active)."""
 
     def deactivate(self) -> None:
         """Release what ``activate`` took (active -> inactive); must be safe to call twice."""

@@ -63,6 +63,49 @@ class LatestFrame:
             self._cond.notify_all()
 
 
+LOAD_WAIT = 60.0
+"""Seconds a node's cleanup waits for a MediaPipe load in progress (10 s seen under load)."""
+
+
+class BackgroundLoad:
+    """
+    Run ``load()`` once in a thread of its own: MediaPipe's import and graph take a second.
+
+    A managed node starts one when it is configured, so that activating it only subscribes
+    and the first frames after it wait for nothing; ``wait`` (a ``FrameWorker``'s
+    ``prepare``) blocks until the load is over and raises what it raised.
+    """
+
+    def __init__(self, load: Callable[[], None], name: str = 'load'):
+        self.error: Optional[BaseException] = None
+        """What ``load`` raised."""
+        self._thread = threading.Thread(target=self._run, args=(load,), name=name,
+                                        daemon=True)
+        self._thread.start()
+
+    def _run(self, load: Callable[[], None]) -> None:
+        try:
+            load()
+        except Exception as exc:  # noqa: B902 - said by wait() and on /diagnostics
+            self.error = exc
+
+    @property
+    def done(self) -> bool:
+        """Return whether the load is over (loaded or failed)."""
+        return not self._thread.is_alive()
+
+    def join(self, timeout: Optional[float] = None) -> None:
+        """Wait for the load to be over (at most ``timeout`` seconds)."""
+        if self._thread is not threading.current_thread():
+            self._thread.join(timeout)
+
+    def wait(self) -> None:
+        """Wait for the load; raise what it raised."""
+        self.join()
+        if self.error is not None:
+            raise self.error
+
+
 class FrameWorker:
     """
     A thread that handles the newest frame of a ``LatestFrame``, from ``start`` to ``stop``.

@@ -82,6 +82,19 @@ class HeadAnswers:
         if graph and hasattr(self._estimator, 'load'):
             self._estimator.load()
 
+    def restart(self) -> None:
+        """
+        Forget the person followed and their motion: frames of a new stream (activated again).
+
+        Face Mesh stays loaded; the first face found next is a new person (neutral pose
+        taken again, detector reset), as with a freshly loaded estimator.
+        """
+        estimator = self._estimator
+        if estimator is not None and hasattr(estimator, 'restart'):
+            estimator.restart()
+        self.detector.reset()
+        self._frame_index = 0
+
     def start_loading(self) -> None:
         """
         Load Face Mesh in a thread: about a second, during which the node keeps answering.

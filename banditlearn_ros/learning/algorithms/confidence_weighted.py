@@ -122,6 +122,26 @@ def cw_gamma(alpha: float, v: float, phi: float) -> float:
     return min(alpha * phi * (avp + math.sqrt(avp * avp + 4.0 * v)) / (2.0 * v), FLOAT_MAX)
 
 
+def scw1_precision_coefficients(m: float, v: float, phi: float, psi: float, xi: float,
+                                C: float) -> Tuple[float, float]:
+    """
+    Return ``(scw1_alpha(...), cw_gamma(alpha, v, phi))`` in one call; gamma is 0 if alpha <= 0.
+
+    The same operations in the same order as those two functions (so the same floats): the
+    numpy round of UCWL's default step, where three Python calls cost more than the
+    arithmetic.  ``test/test_ucwl_numpy_round.py`` compares it with them.
+    """
+    if v <= 0.0:
+        return min(C, 0.0), 0.0
+    root = math.sqrt(m * m * phi ** 4 / 4.0 + v * phi * phi * xi)
+    alpha = min(C, max(0.0, (-m * psi + root) / (v * xi)))
+    if alpha <= 0.0:
+        return alpha, 0.0
+    avp = alpha * v * phi
+    return alpha, min(alpha * phi * (avp + math.sqrt(avp * avp + 4.0 * v)) / (2.0 * v),
+                      FLOAT_MAX)
+
+
 def arow_coefficients(m: float, v: float, r: float) -> Tuple[float, float]:
     """Return AROW's (alpha, beta), Ngo et al. 2013 3.2: beta = 1/(v+r), alpha = (1-m)+ beta."""
     beta = 1.0 / (v + r)
@@ -212,7 +232,8 @@ def gaussian_update(mu: np.ndarray, sigma: np.ndarray, x: np.ndarray, z: float,
 
 
 def precision_update(mu: np.ndarray, sigma: np.ndarray, x: np.ndarray, z: float,
-                     alpha: float, gamma: float, work) -> bool:
+                     alpha: float, gamma: float, work, finite: bool = False,
+                     floor: bool = True) -> bool:
     """
     ``gaussian_update`` of a diagonal Sigma with the precision step, on ``work``'s arrays.
 
@@ -221,7 +242,9 @@ def precision_update(mu: np.ndarray, sigma: np.ndarray, x: np.ndarray, z: float,
     The step's finiteness is read from ``step . step`` (one call; any NaN or infinity makes
     it non-finite, and a finite step too large for it is checked element by element), not
     from the step's sum: the same answer.  A step of 1e100 or more goes to
-    ``gaussian_update``, which silences the overflow it may cause.
+    ``gaussian_update``, which silences the overflow it may cause.  ``finite`` (the step is
+    known finite) and ``floor=False`` (no variance can fall below the floor) spare a call
+    each: ``RoundBuffers.precision_step`` proves them.
     """
     if not abs(alpha) < 1e100:
         return gaussian_update(mu, sigma, x, z, alpha, 0.0, gamma)
@@ -229,7 +252,7 @@ def precision_update(mu: np.ndarray, sigma: np.ndarray, x: np.ndarray, z: float,
     multiply(sigma, x, sx)  # out= passed by position: a keyword costs more than the loop
     fill.fill(alpha * z)
     multiply(fill, sx, step)
-    if not math.isfinite(step.dot(step)) and not np.isfinite(step).all():
+    if not finite and not math.isfinite(step.dot(step)) and not np.isfinite(step).all():
         return False
     np.add(mu, step, mu)
     multiply(sx, x, sx)
@@ -237,5 +260,6 @@ def precision_update(mu: np.ndarray, sigma: np.ndarray, x: np.ndarray, z: float,
     multiply(sx, fill, sx)
     np.add(sx, work.ones, sx)
     np.divide(sigma, sx, sigma)
-    np.maximum(sigma, work.floor, sigma)
+    if floor:
+        np.maximum(sigma, work.floor, sigma)
     return True

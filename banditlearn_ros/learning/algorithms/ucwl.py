@@ -23,7 +23,8 @@ from . import ucwl_kernels
 from .base import BanditLearner, check_choice, check_range, Label, LearnerInputError, Prediction
 from .confidence_weighted import (
     confidence_constants, cw_beta, cw_gamma, DIAGONALS, gaussian_update, initial_gaussian,
-    margin_variance, mixture_gaussian, precision_update, scw1_alpha, scw2_alpha)
+    margin_variance, mixture_gaussian, precision_update, scw1_alpha,
+    scw1_precision_coefficients, scw2_alpha)
 from .reductions import CHUNK, row_dot, row_dots
 from .round_buffers import RoundBuffers
 
@@ -74,9 +75,6 @@ def no_cap(C: float, no_weight: str, n_labels: int, answers: int = 0) -> float:
 
 _FLOAT64 = np.dtype(np.float64)
 _TRUE, _FALSE = np.True_, np.False_
-
-_LIST_LABELS = 64
-"""Labels up to which ``select`` finds maxima on Python floats (fewer numpy calls)."""
 
 
 class UCWL(BanditLearner):
@@ -158,6 +156,10 @@ class UCWL(BanditLearner):
         self._phi, self._psi, self._xi = confidence_constants(self.eta)
         # The compiled steps (ucwl_kernels) when numba is there; None = the numpy code below.
         self._kernels = ucwl_kernels.compiled() if self.covariance == 'diag' else None
+        self._precision_diagonal = self.covariance == 'diag' and self.diagonal == 'precision'
+        self._few_calls = self.covariance == 'diag' and self.n_features <= CHUNK  # _select_sums
+        self._scw1_precision = self._precision_diagonal and self.variant == 'scw1'
+        self._x_shape = (self.n_features,)
         self._set_learn_params()
         self._buffers: Optional[RoundBuffers] = None
         self._selected: Optional[tuple] = None
@@ -251,16 +253,46 @@ class UCWL(BanditLearner):
 
     def _vector(self, x: Any) -> np.ndarray:
         """Return x as the kernels take it; they check finiteness themselves."""
-        if type(x) is np.ndarray and x.dtype is _FLOAT64 and x.shape == (self.n_features,):
+        if type(x) is np.ndarray and x.dtype is _FLOAT64 and x.shape == self._x_shape:
             return x
         return self.check_x(x)
 
     def select(self, x: Any) -> Prediction:
         """Output the label with the highest upper confidence bound (Algorithm 1, line 11)."""
+        buffers = self._buffers
+        if (buffers is not None and buffers.tiled and buffers.mu is self._mu
+                and buffers.sigma is self._sigma and type(x) is np.ndarray
+                and x.dtype is _FLOAT64 and x.shape == self._x_shape):
+            # The numpy round at up to TILED_LABELS labels, in this function: at ~100
+            # features a Python call costs about what an elementwise step does.  x . x is
+            # finite when x is (a finite x too large for it is checked one by one).
+            xx = x.dot(x)
+            if not math.isfinite(xx) and not np.isfinite(x).all():
+                raise LearnerInputError('features contain NaN or infinity')
+            sums = buffers.label_sums(x)  # mu_i . x and x^T Sigma_i x, as row_dots sums
+            score_list, variances = sums.tolist()
+            # The bounds numpy's sqrt, *= k and + give, as Python floats: the same correctly
+            # rounded IEEE operations.  max(v, 0) is v here: a sum of sigma_j x_j^2 with
+            # sigma > 0 (enforced) is >= +0.0.  Their sum is finite only when every bound,
+            # score and variance is (k = 0 times an infinite width is NaN).
+            k, sqrt = self.k, math.sqrt
+            bound_list = [s + k * sqrt(v) for s, v in zip(score_list, variances)]
+            if math.isfinite(sum(bound_list)):
+                self._selected = (x.tobytes(), self._mu, self._sigma, self.n_updates,
+                                  score_list, variances, xx)  # for learn() of this x
+                top, best = max(bound_list), max(score_list)  # _list_argmax without a tie
+                chosen = (bound_list.index(top) if bound_list.count(top) == 1
+                          else self._list_argmax(bound_list))
+                greedy = (score_list.index(best) if score_list.count(best) == 1
+                          else self._list_argmax(score_list))
+                return Prediction(chosen, self.labels[chosen], sums[0], np.array(bound_list),
+                                  score_list[chosen] < best, greedy, 1.0, {})
         if self._kernels is not None:
             prediction = self._select_compiled(self._vector(x))
-        elif self.covariance == 'diag' and self.n_features <= CHUNK:
-            prediction = self._select_sums(self._vector(x))
+        elif self._few_calls:
+            prediction = self._select_sums(
+                x if type(x) is np.ndarray and x.dtype is _FLOAT64 and x.shape == self._x_shape
+                else self.check_x(x))
         else:
             return self._select_numpy(self.check_x(x))
         if prediction is None:
@@ -273,27 +305,43 @@ class UCWL(BanditLearner):
         i = label if type(label) is int and 0 <= label < len(self.labels) else (
             self.label_index(label))
         if self.no_weight == 'ramp':
-            self._ramp(i)
-        changed = self._learn(x, i, correct)
-        self.answers[i] += 1  # after the step: a refused x (it raised) is not an answer
-        return changed
-
-    def _learn(self, x: Any, label: int, correct: bool) -> bool:
-        if self._kernels is not None:
-            return self._learn_compiled(self._vector(x), label, correct)
+            caps, n = self._ramp_caps, self.answers[i]
+            if n < len(caps) and self._kernels is None:
+                self._C_no = caps[n]  # _ramp's cap, without the call (the numpy round)
+            else:
+                self._ramp(i)
         selected, self._selected = self._selected, None
-        if (selected is not None and type(x) is np.ndarray and selected[1] is self._mu
+        if self._kernels is not None:
+            changed = self._learn_compiled(self._vector(x), i, correct)
+        elif (selected is not None and type(x) is np.ndarray and selected[1] is self._mu
                 and selected[2] is self._sigma and selected[3] == self.n_updates
-                and x.dtype is _FLOAT64 and x.shape == (self.n_features,)
+                and x.dtype is _FLOAT64 and x.shape == self._x_shape
                 and x.tobytes() == selected[0]):
             # The x select summed (so finite) and the same rows: its sums are this step's.
-            i = label if type(label) is int and 0 <= label < len(self.labels) else (
-                self.label_index(label))
             z = 1.0 if correct is True or correct is _TRUE else (
                 -1.0 if correct is False or correct is _FALSE else (
                     1.0 if self._check_correct(correct) else -1.0))
-            return self._step(x, i, z, z * float(selected[4][i]), float(selected[5][i]))
-        return self._learn_numpy(self.check_x(x), label, correct)
+            m, v = z * float(selected[4][i]), float(selected[5][i])
+            buffers = self._buffers
+            if self._scw1_precision and buffers is not None and buffers.mu is self._mu:
+                # _step of the default (SCW-I, precision diagonal) without its calls; v is
+                # a sum select made, >= +0.0, so sqrt(max(v, 0)) is sqrt(v).
+                changed = False
+                if m < self._phi * math.sqrt(v):
+                    alpha, gamma = scw1_precision_coefficients(
+                        m, v, self._phi, self._psi, self._xi, self.C if z > 0.0 else self._C_no)
+                    if alpha > 0.0:
+                        mu, sigma = buffers.rows[i]
+                        finite, floor = buffers.precision_step(i, alpha, gamma, selected[6])
+                        changed = precision_update(mu, sigma, x, z, alpha, gamma, buffers,
+                                                   finite, floor)
+                        self.n_updates += changed
+            else:
+                changed = self._step(x, i, z, m, v)
+        else:
+            changed = self._learn_numpy(self.check_x(x), i, correct)
+        self.answers[i] += 1  # after the step: a refused x (it raised) is not an answer
+        return changed
 
     def select_valid(self, x: np.ndarray) -> Optional[Prediction]:
         """``BanditLearner.select_valid``, through the compiled steps once they are loaded."""
@@ -327,12 +375,13 @@ class UCWL(BanditLearner):
         ``_select_numpy`` in fewer numpy calls, the same values; None when x is not finite.
 
         Both sums come from one reduction over the products of ``mu`` and ``sigma``
-        (``RoundBuffers.label_sums``), each row summed as ``row_dots`` sums it; at up to
-        ``_LIST_LABELS`` labels the maxima and ties are found on Python floats.  The sums
-        are kept for ``learn`` of the same x (``_selected``).
+        (``RoundBuffers.label_sums``), each row summed as ``row_dots`` sums it.  The sums
+        are kept for ``learn`` of the same x (``_selected``).  ``select`` does the same
+        on Python floats at up to ``TILED_LABELS`` labels once the buffers exist.
         """
         # x . x is finite when x is (a finite x too large for it is checked one by one).
-        if not math.isfinite(x.dot(x)) and not np.isfinite(x).all():
+        xx = x.dot(x)
+        if not math.isfinite(xx) and not np.isfinite(x).all():
             return None
         mu, sigma, buffers = self._mu, self._sigma, self._buffers
         if buffers is None or buffers.mu is not mu or buffers.sigma is not sigma:
@@ -340,27 +389,10 @@ class UCWL(BanditLearner):
             self._mu, self._sigma = mu, sigma = buffers.mu, buffers.sigma
         sums = buffers.label_sums(x)
         scores = sums[0]
-        if len(scores) <= _LIST_LABELS:
-            score_list, variances = sums.tolist()
-            if math.isfinite(sum(score_list) + sum(variances)):
-                # The bounds numpy's sqrt, *= k and + give, as Python floats: the same
-                # correctly rounded IEEE operations.  max(v, 0) is v here: a sum of
-                # sigma_j x_j^2 with sigma > 0 (enforced) is >= +0.0.
-                k, sqrt = self.k, math.sqrt
-                bound_list = [s + k * sqrt(v) for s, v in zip(score_list, variances)]
-                self._selected = (x.tobytes(), mu, sigma, self.n_updates,
-                                  score_list, variances)
-                top, best = max(bound_list), max(score_list)  # _list_argmax without a tie
-                chosen = (bound_list.index(top) if bound_list.count(top) == 1
-                          else self._list_argmax(bound_list))
-                greedy = (score_list.index(best) if score_list.count(best) == 1
-                          else self._list_argmax(score_list))
-                return Prediction(chosen, self.labels[chosen], scores, np.array(bound_list),
-                                  score_list[chosen] < best, greedy)
         widths = np.sqrt(sums[1])
         widths *= self.k
         bounds = np.add(scores, widths, out=widths)
-        self._selected = (x.tobytes(), mu, sigma, self.n_updates, *sums)
+        self._selected = (x.tobytes(), mu, sigma, self.n_updates, *sums, xx)
         # Sums that overflowed (NaN or infinity) take numpy's argmax, as _select_numpy does.
         return self._prediction(self._argmax(bounds), scores, bounds,
                                 greedy=self._argmax(scores))
@@ -381,28 +413,30 @@ class UCWL(BanditLearner):
 
     def _step(self, x: np.ndarray, i: int, z: float, m: float, v: float) -> bool:
         """Lines 13-17 for label ``i`` given ``m = z mu_i . x`` and ``v = x^T Sigma_i x``."""
-        if not m < self._phi * math.sqrt(max(v, 0.0)):  # np.sqrt's value, without a ufunc call
+        phi = self._phi
+        if not m < phi * math.sqrt(max(v, 0.0)):  # np.sqrt's value, without a ufunc call
             return False
         C = self.C if z > 0.0 else self._C_no
         if self.variant == 'scw1':
-            alpha = scw1_alpha(m, v, self._phi, self._psi, self._xi, C)
+            alpha = scw1_alpha(m, v, phi, self._psi, self._xi, C)
         else:
-            alpha = scw2_alpha(m, v, self._phi, C)
+            alpha = scw2_alpha(m, v, phi, C)
         if alpha <= 0.0:
             return False
-        mu, sigma = self._mu[i], self._sigma[i]
-        if self.covariance == 'diag' and self.diagonal == 'precision':
-            gamma = cw_gamma(alpha, v, self._phi)
+        if self._precision_diagonal:
+            gamma = cw_gamma(alpha, v, phi)
             buffers = self._buffers
             if buffers is not None and buffers.mu is self._mu:
+                buffers.forget_bound(i)  # a step RoundBuffers.precision_step did not see
+                mu, sigma = buffers.rows[i]  # views kept: indexing costs more than the step
                 if not precision_update(mu, sigma, x, z, alpha, gamma, buffers):
                     return False
                 self.n_updates += 1
                 return True
             beta = 0.0  # this step does not use beta
         else:
-            beta, gamma = cw_beta(alpha, v, self._phi), None
-        if not gaussian_update(mu, sigma, x, z, alpha, beta, gamma):
+            beta, gamma = cw_beta(alpha, v, phi), None
+        if not gaussian_update(self._mu[i], self._sigma[i], x, z, alpha, beta, gamma):
             return False
         self.n_updates += 1
         return True
