@@ -152,25 +152,25 @@ class Driver:
         self.node.create_subscription(Float32MultiArray, 'gesture_features',
                                       lambda msg: self.features.append(time.monotonic()), 10)
         self.loaded = {}
-        """Each node's last ``mediapipe_loaded`` on /diagnostics (a node that says it)."""
+        """Each node's last ``mediapipe_imported`` on /diagnostics (a node that says it)."""
         self.node.create_subscription(DiagnosticArray, '/diagnostics', self._on_diagnostics, 50)
 
     def _on_diagnostics(self, msg) -> None:
         for status in msg.status:
             for pair in status.values:
-                if pair.key == 'mediapipe_loaded':
+                if pair.key == 'mediapipe_imported':
                     self.loaded[status.hardware_id.lstrip('/')] = pair.value == 'True'
 
     def wait_loaded(self, timeout: float) -> str:
-        """Spin until both nodes say MediaPipe is loaded; return what was seen."""
+        """Spin until both nodes say MediaPipe is imported; return what was seen."""
         start = time.monotonic()
         while time.monotonic() - start < timeout:
             if len(self.loaded) == len(self.clients) and all(self.loaded.values()):
-                return f'MediaPipe loaded in both {time.monotonic() - start:.1f} s after that'
+                return f'MediaPipe imported in both {time.monotonic() - start:.1f} s after that'
             if not self.loaded and time.monotonic() - start > 5.0:
                 break  # nodes that load it when activated (before this change) say nothing
             self.spin_for(0.1)
-        return f'MediaPipe not said loaded while inactive within {timeout:.0f} s: {self.loaded}'
+        return f'MediaPipe not said imported while inactive within {timeout:.0f} s: {self.loaded}'
 
     def spin_for(self, seconds: float) -> None:
         end = time.monotonic() + seconds
@@ -240,7 +240,7 @@ def main(argv=None) -> None:
                 driver.spin_for(0.01)
             if len(driver.features) > seen:
                 wakes.append(driver.features[seen] - start)
-        print('activate answered (both nodes, MediaPipe loaded): '
+        print('activate answered (both nodes): '
               + ', '.join(f'{w:.2f}' for w in answered) + ' s', flush=True)
         median = sorted(wakes)[len(wakes) // 2] if wakes else float('nan')
         print('first feature vector after the activate request: ' + (

@@ -199,26 +199,29 @@ def test_the_learners_model_and_labels_survive_a_pause_of_camera_and_feedback(ro
     assert len(answers) == 2
 
 
-def test_an_inactive_feedback_node_holds_no_subscription_and_cleanup_releases_face_mesh(ros):
+def test_an_inactive_feedback_node_holds_no_subscription_nor_face_mesh(ros):
     node = ros.add(FeedbackNode(context=ros.context, parameter_overrides=overrides(
         use_camera=True, bool_topics=['big_button'], diagnostics_period=0.2)))
     life = Lifecycle(ros, 'feedback_node')
     mine = {'/image_raw', '/gesture_prediction', '/joy', '/big_button'}
     assert mine <= {s.topic_name for s in node.subscriptions}
-    assert life.change(Transition.TRANSITION_DEACTIVATE) and life.get() == 'inactive'
-    assert not mine & {s.topic_name for s in node.subscriptions}
-    head = node.head  # loaded at configure: kept while inactive, so waking loads nothing
+    head = node.head
     assert ros.spin_until(lambda: not head.loading, 60.0)
     loaded = head.state == 'loaded'
     assert loaded or head.state.startswith('failed')  # no mediapipe: said, not hidden
+    assert life.change(Transition.TRANSITION_DEACTIVATE) and life.get() == 'inactive'
+    assert not mine & {s.topic_name for s in node.subscriptions}
+    assert head._estimator is None  # the graph released; MediaPipe stays imported
     diagnostics = ros.listen(DiagnosticArray, '/diagnostics')
     name = 'banditlearn_ros: feedback_node'
     assert ros.spin_until(lambda: diagnostic_values(diagnostics, name) is not None)
     values = diagnostic_values(diagnostics, name)
-    assert values['lifecycle_state'] == 'inactive' and values['mediapipe_loaded'] == str(loaded)
+    assert values['lifecycle_state'] == 'inactive' and values['mediapipe_loaded'] == 'False'
+    assert values['mediapipe_imported'] == str(loaded)
     assert life.change(Transition.TRANSITION_ACTIVATE) and life.get() == 'active'
     assert mine <= {s.topic_name for s in node.subscriptions} and node.head is head
-    assert (head.state == 'loaded') == loaded  # not loaded again, not released
+    assert ros.spin_until(lambda: not head.loading, 60.0)
+    assert (head.state == 'loaded') == loaded  # the graph built again on waking
     assert life.change(Transition.TRANSITION_DEACTIVATE)
     assert life.change(Transition.TRANSITION_CLEANUP) and life.get() == 'unconfigured'
     assert node.head is None and head._estimator is None  # Face Mesh released

@@ -35,6 +35,7 @@ from banditlearn_ros.vision.extractors import (
     FeatureScaling, FrameObservation, GestureExtractor)
 from banditlearn_ros.vision.frame_source import (
     BackgroundLoad, FrameWorker, LatestFrame, LOAD_WAIT, VideoSource)
+from banditlearn_ros.vision.mediapipe_hands import import_mediapipe
 import numpy as np
 from sensor_msgs.msg import Image
 from std_msgs.msg import Float32MultiArray, MultiArrayDimension
@@ -47,10 +48,10 @@ class CameraNode(ManagedNode):
     """
     Publish hand-gesture feature vectors, one per presented gesture, and a debug image.
 
-    A managed node: configure makes the extractor of the parameters and loads MediaPipe
+    A managed node: configure makes the extractor of the parameters and imports MediaPipe
     (in a thread); activate takes the image subscription (or opens ``source``), the worker
-    and the episode detector; deactivate releases them, so an inactive node costs no image
-    traffic and wakes without loading anything; cleanup releases MediaPipe.
+    and MediaPipe's graphs; deactivate releases them, so an inactive node costs no image
+    traffic, holds no graph, and wakes without an import.
     """
 
     def __init__(self, node_name: str = 'camera_node', **kwargs):
@@ -101,24 +102,23 @@ class CameraNode(ManagedNode):
         self.extractor, chosen = settings.make_extractor(values)
         self.scaling = FeatureScaling(values['feature_offsets'], values['feature_scales'],
                                       self.extractor.dim)
-        # MediaPipe (about a second, its import) loads now, in a thread: the node answers
-        # meanwhile, and activating it only subscribes (the first vector waits for nothing).
-        hands = self.extractor.hands
-        self._load = (BackgroundLoad(hands.load, 'mediapipe_load') if hands is not None
-                      else None)
+        # MediaPipe's import (about a second of CPU) runs now, in a thread: the node answers
+        # meanwhile, and activating it only builds the graphs (0.01 s).
+        self._load = (BackgroundLoad(import_mediapipe, 'mediapipe_import')
+                      if self.extractor.hands is not None else None)
         self.get_logger().info(
             f'extractor {self.extractor.kind} ({self.extractor.dim} features'
             f'{"; " + chosen if chosen else ""}), '
             f'mediapipe {"on" if self.extractor.use_mediapipe else "off"}')
 
     def activate(self) -> None:
-        """Start the worker (after MediaPipe's load), then take frames (topic or source)."""
+        """Start the worker (it opens MediaPipe first), then take frames (topic or source)."""
         # A new stream: the hand seen before the pause says nothing about this one.
         self.episodes = settings.make_episodes(self._values(settings.EPISODE_KEYS))
-        # A load still running at activation holds the frames back; /diagnostics says
-        # 'loading MediaPipe' until it is over.
+        # The import still running at activation holds the frames back; /diagnostics says
+        # 'loading MediaPipe' until the graphs are built.
         self._worker = FrameWorker(self._handle, 'camera_worker', prepare=(
-            self._load.wait if self._load is not None else None))
+            self._open_mediapipe if self._load is not None else None))
         self._slot = self._worker.slot
         source = self.get_parameter('source').value
         if source:
@@ -133,17 +133,23 @@ class CameraNode(ManagedNode):
                                f'{common.topics_line(self)}')
 
     def deactivate(self) -> None:
-        """Drop the subscription or source and stop the worker; MediaPipe stays loaded."""
+        """Drop the subscription or source, stop the worker, release MediaPipe's graphs."""
         self.release('_image_sub', self.destroy_subscription)
         self.release('_video', methodcaller('close'))
         self.release('_worker', methodcaller('stop'))
         self._slot = None
+        self.release('extractor', methodcaller('close'), forget=False)
 
     def cleanup(self) -> None:
-        """Release MediaPipe and forget the extractor (configure makes them again)."""
+        """Forget the extractor (configure makes it again of the parameters)."""
         self.deactivate()
-        self.release('_load', methodcaller('join', LOAD_WAIT))  # then close: not mid-load
-        self.release('extractor', methodcaller('close'))
+        self.release('_load', methodcaller('join', LOAD_WAIT))
+        self.extractor = None
+
+    def _open_mediapipe(self) -> None:
+        """Wait for configure's import, then build the graphs (the worker's first step)."""
+        self._load.wait()
+        self.extractor.hands.load()
 
     # -- parameters ------------------------------------------------------------------------
     def _values(self, keys) -> Dict[str, Any]:
@@ -252,8 +258,8 @@ class CameraNode(ManagedNode):
         worker = self._worker
         if self.extractor is None or worker is None:  # asleep: nothing to expect
             values.update(counts)
-            if self._load is not None:  # loaded at configure: ready to wake
-                values['mediapipe_loaded'] = self._load.done and self._load.error is None
+            if self._load is not None:  # imported at configure: ready to wake
+                values['mediapipe_imported'] = self._load.done and self._load.error is None
             return level, values['lifecycle_state'], values
         if not worker.prepared.is_set():
             message = 'loading MediaPipe'

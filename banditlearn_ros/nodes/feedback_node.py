@@ -37,8 +37,10 @@ from banditlearn_ros import answers
 from banditlearn_ros.nodes import common, qos
 from banditlearn_ros.nodes.bridge import frame_of
 from banditlearn_ros.nodes.managed import ManagedNode
+from banditlearn_ros.vision.frame_source import BackgroundLoad, LOAD_WAIT
 from banditlearn_ros.vision.head_answers import HeadAnswers
 from banditlearn_ros.vision.head_gesture import HeadGestureDetector
+from banditlearn_ros.vision.mediapipe_hands import import_mediapipe
 from sensor_msgs.msg import Image, Joy
 from std_msgs.msg import Bool, Float32, String
 
@@ -47,9 +49,9 @@ class FeedbackNode(ManagedNode):
     """
     Publish right/wrong from head gestures, a joystick, the keyboard or Bool topics.
 
-    A managed node: configure makes the detector of the parameters and loads Face Mesh (in
-    a thread); activate takes the subscriptions and the keyboard; deactivate releases them
-    (Face Mesh stays loaded: waking costs nothing); cleanup releases Face Mesh.
+    A managed node: configure makes the detector of the parameters and imports MediaPipe
+    (in a thread); activate takes the subscriptions, the keyboard and Face Mesh's graph;
+    deactivate releases them, so waking costs a graph (0.01 s), not an import.
     """
 
     def __init__(self, node_name: str = 'feedback_node', **kwargs):
@@ -63,7 +65,7 @@ class FeedbackNode(ManagedNode):
             'frame_too_large', 'pose_errors', 'nods', 'shakes', 'gestures_ignored', 'joy_answers',
             'keyboard_answers', 'bool_answers', 'predictions', 'windows_timed_out',
             'parameter_rejections'))
-        self.head = self._last_decision = self._keyboard_thread = None
+        self.head = self._last_decision = self._keyboard_thread = self._import = None
         self._taken, self._timer, self._keyboard = [], None, None
         self._rate = common.RateMeter()
         self._last_warn: Dict[str, float] = {}
@@ -80,7 +82,7 @@ class FeedbackNode(ManagedNode):
 
     # -- lifecycle ---------------------------------------------------------------------
     def configure(self) -> None:
-        """Make the buttons, the nod/shake detector, the listening window; load Face Mesh."""
+        """Make the buttons, the nod/shake detector, the listening window; import MediaPipe."""
         v = common.values_of(self, [spec.name for spec in answers.SPECS])
         self.listen_window, self.close_on_answer = v['listen_window'], v['close_on_answer']
         self.buttons = answers.ButtonPresses(v['joy_right_button'], v['joy_wrong_button'])
@@ -89,14 +91,15 @@ class FeedbackNode(ManagedNode):
             'max_faces': v['max_faces'], 'focal': v['focal_length'] or None,
             'baseline_warmup': v['baseline_frames']}, v['idle_every'])
         self.window = answers.ListeningWindow(v['listen_on_prediction'], self.head.question)
-        if self.use_camera:  # in a thread (a second); /diagnostics says when it is loaded
-            self.head.start_loading()
+        if self.use_camera:  # about a second of CPU, in a thread; /diagnostics says when
+            self._import = BackgroundLoad(import_mediapipe, 'mediapipe_import')
 
     def activate(self) -> None:
-        """Take the subscriptions, the window's timer and the keyboard."""
+        """Open Face Mesh, take the subscriptions, the window's timer and the keyboard."""
         subscribe = self._taken.append
-        if self.use_camera:
+        if self.use_camera:  # Face Mesh loads in a thread; /diagnostics says when it failed
             self.head.restart()  # a new stream: the person followed before the pause is gone
+            self.head.start_loading()
             subscribe(self.create_subscription(Image, 'image_raw', self._on_image, qos.IMAGES))
         subscribe(qos.subscribe_events(self, String, 'gesture_prediction', self._on_prediction))
         subscribe(qos.subscribe_events(self, Joy, 'joy', self._on_joy))
@@ -122,18 +125,20 @@ class FeedbackNode(ManagedNode):
             f'{"on" if self._keyboard_thread else "off"}); {common.topics_line(self)}')
 
     def deactivate(self) -> None:
-        """Drop the subscriptions, the timer and the keyboard (Face Mesh stays loaded)."""
+        """Drop the subscriptions, the timer and the keyboard; release Face Mesh."""
         for sub in self._taken:
             self.destroy_subscription(sub)
         self._taken = []
         self.release('_timer', self.destroy_timer)
         self.release('_keyboard', methodcaller('stop'), forget=False)
         self._keyboard_thread = None
+        self.release('head', methodcaller('close'), forget=False)
 
     def cleanup(self) -> None:
-        """Release Face Mesh and forget the detector (configure makes them again)."""
+        """Forget the detector (configure makes it again of the parameters)."""
         self.deactivate()
-        self.release('head', methodcaller('close'))
+        self.release('_import', methodcaller('join', LOAD_WAIT))
+        self.head = None
 
     # -- answers -----------------------------------------------------------------------
     def publish_answer(self, right: bool, confidence: float, source: str) -> None:
@@ -270,6 +275,8 @@ class FeedbackNode(ManagedNode):
         values['faces_in_view'] = self.head.faces
         values['face_mesh'] = self.head.state
         values['mediapipe_loaded'] = values['face_mesh'] == 'loaded'
+        if self._import is not None:  # imported at configure: waking builds only the graph
+            values['mediapipe_imported'] = self._import.done and self._import.error is None
         decision = self._last_decision
         if decision is not None:
             values['last_gesture'] = decision.kind

@@ -16,15 +16,16 @@
 Managed (lifecycle) nodes: the camera and the feedback node sleep while inactive.
 
 A robot's CPU is shared with navigation, speech and perception, so a node that only needs to
-look while a person teaches drops its image subscription and its worker when it is
-deactivated, and takes them again when activated; MediaPipe, its model, loads when it is
-configured and is released at cleanup, so waking loads nothing (the ROS 2 managed-node states:
-unconfigured, inactive, active, finalized). ``ManagedNode`` maps rclpy's transition
-callbacks onto four hooks a node writes (``configure``, ``activate``, ``deactivate``,
-``cleanup``); a hook that raises fails its transition with a logged reason and leaves the
-node running. With its ``autostart`` parameter true (the default) a node configures and
-activates itself once built, as ``ros2 run`` users expect; the launch file sets it false and
-drives the transitions itself, and ``banditlearn_bringup`` does the same (``bring_up``).
+look while a person teaches drops its image subscription, its worker and MediaPipe's graphs
+when it is deactivated, and takes them again when activated; MediaPipe itself is imported
+when the node is configured (a second of CPU), so waking builds graphs only (the ROS 2
+managed-node states: unconfigured, inactive, active, finalized). ``ManagedNode`` maps
+rclpy's transition callbacks onto four hooks a node writes (``configure``, ``activate``,
+``deactivate``, ``cleanup``); a hook that raises fails its transition with a logged reason
+and leaves the node running. With its ``autostart`` parameter true (the default) a node
+configures and activates itself once built, as ``ros2 run`` users expect; the launch file sets
+it false and drives the transitions itself, and ``banditlearn_bringup`` does the same
+(``bring_up``).
 """
 
 from typing import Any, Callable, Iterable
@@ -65,7 +66,7 @@ class ManagedNode(GuardedNode, LifecycleNode):
         """Read parameters and make the models (unconfigured -> inactive)."""
 
     def activate(self) -> None:
-        """Take subscriptions and threads (inactive -> active)."""
+        """Take subscriptions, threads and MediaPipe's graphs (inactive -> active)."""
 
     def deactivate(self) -> None:
         """Release what ``activate`` took (active -> inactive); must be safe to call twice."""

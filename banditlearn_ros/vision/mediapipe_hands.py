@@ -48,6 +48,21 @@ def mediapipe_available() -> bool:
                for folder in folders)
 
 
+def import_mediapipe():
+    """
+    Import mediapipe and return it: about a second of CPU (it imports matplotlib).
+
+    A managed node calls it in a thread when it is configured, so that activating it only
+    builds MediaPipe's graphs (about 0.01 s) and the first frames wait for no import.
+    """
+    try:
+        import mediapipe
+    except ImportError as exc:
+        raise RuntimeError('MediaPipe is not installed (pip install "mediapipe==0.10.21")'
+                           ) from exc
+    return mediapipe
+
+
 def _blank(rgb: np.ndarray) -> bool:
     """Return True for a frame of one colour (a covered lens, a black gap): no second look."""
     small = rgb[::8, ::8]
@@ -108,10 +123,9 @@ class MediaPipeHands:
 
     def _make(self, static: bool):
         try:
-            import mediapipe as mp
-        except ImportError as exc:
-            raise RuntimeError('MediaPipe is not installed (pip install '
-                               '"mediapipe==0.10.21"); use the contour extractor') from exc
+            mp = import_mediapipe()
+        except RuntimeError as exc:
+            raise RuntimeError(f'{exc}; use the contour extractor') from exc
         return mp.solutions.hands.Hands(
             static_image_mode=static, max_num_hands=self.max_num_hands,
             min_detection_confidence=self.min_detection_confidence,
