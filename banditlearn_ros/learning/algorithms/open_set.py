@@ -61,6 +61,20 @@ so it is capped where the level before question 1 is ``2 * target`` (a departure
 paper, where it is not bounded).
 Scores are learned from every answer; only the threshold decides.
 
+*Keep confident* (``keep_confident``): before question 1 a rejection is held back when the
+learner is sure of its first guess, its lower confidence bound for the label it would ask
+``mu_i . x - k sqrt(x^T Sigma_i x)`` (the mirror of UCWL's selection bound, Ngo et al.,
+Algorithm 1, line 9) above every other label's score ``mu_j . x``.  The false rejections
+before question 1 that cost first-guess accuracy are of taught gestures the learner would
+have got right; the density alone does not tell those apart, the learner's confidence
+does, and almost no never-taught gesture has it (docs/benchmarks.md).  A learner without
+widths (its bounds are its scores) is never held back.
+
+``alpha_1`` (``start``) is ``start x target``: adaptive conformal inference reaches the
+level the session needs from below only slowly (its bound on the long-run error is
+``(alpha_1 - alpha_T) / (rate T)``), and before question 1 the level is ``first_share x
+alpha_t``; the paper starts at the target (``start`` 1).
+
 Rejection is not *armed* (the learner asks as usual) during the first ``warmup``
 interactions of a fresh calibration, and when the label the learner would ask first has
 had fewer than ``min_yes`` "yes" answers: its Gaussian is not yet worth judging by.
@@ -86,7 +100,8 @@ SCORES = ('likelihood_full', 'likelihood_full_max', 'likelihood', 'likelihood_ma
 
 DEFAULTS: Dict[str, Any] = {'target': 0.05, 'rate': 0.03, 'window': 100, 'warmup': 50,
                             'min_yes': 5, 'score': 'likelihood_full', 'variance_floor': 0.3,
-                            'recheck': True, 'first_share': 0.2, 'shrinkage': 20.0}
+                            'recheck': True, 'first_share': 0.2, 'shrinkage': 20.0,
+                            'keep_confident': True, 'start': 2.0}
 """Chosen by measurement (docs/benchmarks.md, bench_unknown.py)."""
 
 
@@ -104,9 +119,11 @@ class Verdict:
     """The score before question 1: what joins the window of taught scores (``score`` if nan)."""
     question: int = 1
     """The question the rejection replaced (1 = before any; more after a recheck)."""
+    kept: bool = False
+    """Below the threshold, but held back: the learner was sure of its first guess."""
 
 
-COUNTS = ('rejected', 'taught_armed', 'false_rejections')
+COUNTS = ('rejected', 'taught_armed', 'false_rejections', 'kept_confident')
 """What ``stats`` reports as ``unknown_<count>``."""
 
 
@@ -139,6 +156,8 @@ class Calibration:
         if not isinstance(info, dict):
             raise ValueError(f'open set state must be a table, got {info!r}')
         alpha, seen, counts = info.get('alpha'), info.get('seen'), info.get('counts')
+        if isinstance(counts, dict):  # saved before 'kept_confident' was counted
+            counts = {'kept_confident': 0, **counts}
         if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) \
                 or not math.isfinite(alpha):
             raise ValueError(f'open set alpha must be a finite number, got {alpha!r}')
@@ -160,7 +179,9 @@ class Calibration:
 def check_open_set(target: float, rate: float, window: int, warmup: int, min_yes: int,
                    score: str, variance_floor: float, recheck: bool = DEFAULTS['recheck'],
                    first_share: float = DEFAULTS['first_share'],
-                   shrinkage: float = DEFAULTS['shrinkage']) -> None:
+                   shrinkage: float = DEFAULTS['shrinkage'],
+                   keep_confident: bool = DEFAULTS['keep_confident'],
+                   start: float = DEFAULTS['start']) -> None:
     """Raise HyperparameterError for a setting ``OpenSet`` cannot take."""
     if not 0.0 < float(target) < 0.5:
         raise HyperparameterError(f'unknown_target must be in (0, 0.5), got {target!r}')
@@ -174,12 +195,31 @@ def check_open_set(target: float, rate: float, window: int, warmup: int, min_yes
     check_choice('unknown_score', score, SCORES)
     if not float(variance_floor) > 0.0:
         raise HyperparameterError(f'unknown_variance_floor must be > 0, got {variance_floor!r}')
-    if not isinstance(recheck, (bool, np.bool_)):
-        raise HyperparameterError(f'unknown_recheck must be true or false, got {recheck!r}')
+    for name, value in (('recheck', recheck), ('keep_confident', keep_confident)):
+        if not isinstance(value, (bool, np.bool_)):
+            raise HyperparameterError(f'unknown_{name} must be true or false, got {value!r}')
+    if not 0.0 < float(start) * float(target) < 1.0:
+        raise HyperparameterError(f'unknown_start x unknown_target must be in (0, 1), '
+                                  f'got {start!r} x {target!r}')
     if not 0.0 < float(first_share) <= 1.0:
         raise HyperparameterError(f'unknown_first_share must be in (0, 1], got {first_share!r}')
     if not 0.0 <= float(shrinkage) < math.inf:
         raise HyperparameterError(f'unknown_shrinkage must be >= 0, got {shrinkage!r}')
+
+
+def confident(prediction: Prediction) -> bool:
+    """
+    Return whether the learner is sure of its guess: its lower bound beats every other score.
+
+    The lower bound of the asked label i is ``2 mu_i . x - bound_i`` (the bound less the
+    width, as the ``'lcb'`` score reads it); False for a learner without a width there.
+    """
+    scores = np.asarray(prediction.scores, dtype=np.float64)
+    i = prediction.index
+    width = float(prediction.bounds[i]) - scores[i]
+    if scores.size < 2 or not width > 0.0:
+        return False
+    return bool(scores[i] - width > np.delete(scores, i).max())
 
 
 class OpenSet:
@@ -210,6 +250,10 @@ class OpenSet:
         Quantile level before question 1 as a share of ``alpha_t`` (the level of a recheck).
     shrinkage : float
         Likelihood scores: pseudo-count of the pooled covariance in each label's.
+    keep_confident : bool
+        Hold back a rejection before question 1 where the learner is sure of its guess.
+    start : float
+        ``alpha_1`` as a multiple of ``target`` (1 = the paper's start).
 
     """
 
@@ -220,31 +264,37 @@ class OpenSet:
                  variance_floor: float = DEFAULTS['variance_floor'],
                  recheck: bool = DEFAULTS['recheck'],
                  first_share: float = DEFAULTS['first_share'],
-                 shrinkage: float = DEFAULTS['shrinkage']):
+                 shrinkage: float = DEFAULTS['shrinkage'],
+                 keep_confident: bool = DEFAULTS['keep_confident'],
+                 start: float = DEFAULTS['start']):
         self.enabled = False
         self.target, self.window = float(target), max(1, int(window))
+        self.start = float(start)
         self.reset()
         self.configure(enabled, target, rate, window, warmup, min_yes, score, variance_floor,
-                       recheck, first_share, shrinkage)
+                       recheck, first_share, shrinkage, keep_confident, start)
 
     def configure(self, enabled: bool, target: float, rate: float, window: int, warmup: int,
                   min_yes: int, score: str, variance_floor: float,
                   recheck: bool = DEFAULTS['recheck'],
                   first_share: float = DEFAULTS['first_share'],
-                  shrinkage: float = DEFAULTS['shrinkage']) -> None:
+                  shrinkage: float = DEFAULTS['shrinkage'],
+                  keep_confident: bool = DEFAULTS['keep_confident'],
+                  start: float = DEFAULTS['start']) -> None:
         """Change the settings (a bad one changes nothing); switching on starts afresh."""
         check_open_set(target, rate, window, warmup, min_yes, score, variance_floor, recheck,
-                       first_share, shrinkage)
-        start = bool(enabled) and not self.enabled
+                       first_share, shrinkage, keep_confident, start)
+        fresh = bool(enabled) and not self.enabled
         self.target, self.rate = float(target), float(rate)
         self.warmup, self.min_yes = int(warmup), int(min_yes)
         self.score_name, self.variance_floor = score, float(variance_floor)
         self.recheck_on, self.first_share = bool(recheck), float(first_share)
         self.shrinkage = float(shrinkage)
+        self.keep_confident, self.start = bool(keep_confident), float(start)
         self.window = int(window)
         self._fit_window()
         self.enabled = bool(enabled)
-        if start:
+        if fresh:
             self.reset()
 
     def _fit_window(self) -> None:
@@ -258,11 +308,12 @@ class OpenSet:
                 'window': self.window, 'warmup': self.warmup, 'min_yes': self.min_yes,
                 'score': self.score_name, 'variance_floor': self.variance_floor,
                 'recheck': self.recheck_on, 'first_share': self.first_share,
-                'shrinkage': self.shrinkage}
+                'shrinkage': self.shrinkage, 'keep_confident': self.keep_confident,
+                'start': self.start}
 
     def reset(self) -> None:
         """Forget the calibration and the Gaussians (a fresh model)."""
-        self.calibration = Calibration(self.target, self.window)
+        self.calibration = Calibration(self.start * self.target, self.window)
 
     def adopt(self, learner: Any) -> None:
         """
@@ -328,8 +379,11 @@ class OpenSet:
                  and len(cal.scores) * self.target >= 1.0)
         threshold = self.threshold(self.first_share)
         reject = armed and score < threshold
+        kept = reject and self.keep_confident and confident(prediction)
+        reject = reject and not kept
         cal.counts['rejected'] += int(reject)
-        return Verdict(score, threshold, armed, reject, prediction.index, score)
+        cal.counts['kept_confident'] += int(kept)
+        return Verdict(score, threshold, armed, reject, prediction.index, score, kept=kept)
 
     def recheck(self, verdict: Optional[Verdict], x: np.ndarray, prediction: Prediction,
                 question: int) -> Optional[Verdict]:

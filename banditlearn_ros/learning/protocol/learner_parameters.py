@@ -187,6 +187,10 @@ TAIL_SPECS = (
     Spec('unknown_shrinkage', OPEN_SET['shrinkage'], 'likelihood scores: the covariance '
          'pooled over the labels, worth this many examples, in that of each label '
          '(0 = none)', low=0.0, high=1e6),
+    Spec('unknown_keep_confident', OPEN_SET['keep_confident'], 'no rejection before question '
+         '1 where the lower confidence bound of the label asked beats every other score'),
+    Spec('unknown_start', OPEN_SET['start'], 'the online threshold\'s first quantile level, '
+         'times unknown_target (1 = the paper\'s start)', low=0.01, high=100.0),
     Spec('max_unanswered', 100, 'most unanswered predictions kept', read_only=True,
          low=1, high=100_000),
     Spec('stats_window', 100, 'rounds in the windowed rates', read_only=True,
