@@ -393,7 +393,8 @@ def test_new_settings_are_checked():
     assert before == {'enabled': True, **DEFAULTS}
     for bad in ({'first_share': 0.0}, {'first_share': 1.5}, {'shrinkage': -1.0},
                 {'shrinkage': math.inf}, {'recheck': 'yes'}, {'keep_confident': 1},
-                {'start': 0.0}, {'start': 20.0}, {'start': -1.0}):
+                {'start': 0.0}, {'start': 20.0}, {'start': -1.0}, {'min_scores': 0},
+                {'min_scores': 2.5}):
         with pytest.raises(HyperparameterError):
             open_set.configure(**{**before, **bad})
         assert open_set.settings() == before
@@ -604,3 +605,16 @@ def test_the_kept_count_round_trips_and_an_older_file_loads_without_it(tmp_path)
     del info['counts']['kept_confident']  # as saved before it was counted
     older = Calibration.from_state(info, arrays, 4)
     assert older.counts == {**counts, 'kept_confident': 0}
+
+
+@pytest.mark.parametrize('min_scores', [3, 20])
+def test_rejection_is_armed_once_the_window_holds_min_scores(min_scores):
+    """20 is the rule before at a 5 % target (1 / target scores)."""
+    open_set = OpenSet(True, target=0.05, warmup=0, min_yes=0, score='lcb',
+                       keep_confident=False, min_scores=min_scores)
+    armed = []
+    for s in range(25):
+        verdict = open_set.decide(np.zeros(1), _sure(float(s), -50.0))
+        armed.append(verdict.armed)
+        open_set.taught(verdict, 0, np.zeros(1))
+    assert armed == [False] * min_scores + [True] * (25 - min_scores)

@@ -76,8 +76,11 @@ level the session needs from below only slowly (its bound on the long-run error 
 alpha_t``; the paper starts at the target (``start`` 1).
 
 Rejection is not *armed* (the learner asks as usual) during the first ``warmup``
-interactions of a fresh calibration, and when the label the learner would ask first has
-had fewer than ``min_yes`` "yes" answers: its Gaussian is not yet worth judging by.
+interactions of a fresh calibration, while the window holds fewer than ``min_scores``
+taught scores, and when the label the learner would ask first has had fewer than
+``min_yes`` "yes" answers: its Gaussian is not yet worth judging by.  (Before
+``min_scores`` the window had to hold ``1 / target`` scores, 20 at 5 %: the first
+never-taught gestures then cost every question, docs/benchmarks.md.)
 
 What is learned (the Gaussians, the window of taught scores, ``alpha_t``, the counts) is a
 ``Calibration``; the learner carries it (``OnlineClassifier.calibration``), like its
@@ -98,10 +101,10 @@ from .label_gaussians import LabelGaussians
 SCORES = ('likelihood_full', 'likelihood_full_max', 'likelihood', 'likelihood_max', 'lcb')
 """Observation scores; the first is the default."""
 
-DEFAULTS: Dict[str, Any] = {'target': 0.05, 'rate': 0.03, 'window': 100, 'warmup': 50,
+DEFAULTS: Dict[str, Any] = {'target': 0.05, 'rate': 0.03, 'window': 100, 'warmup': 20,
                             'min_yes': 5, 'score': 'likelihood_full', 'variance_floor': 0.3,
                             'recheck': True, 'first_share': 0.2, 'shrinkage': 20.0,
-                            'keep_confident': True, 'start': 2.0}
+                            'keep_confident': True, 'start': 2.0, 'min_scores': 5}
 """Chosen by measurement (docs/benchmarks.md, bench_unknown.py)."""
 
 
@@ -181,14 +184,15 @@ def check_open_set(target: float, rate: float, window: int, warmup: int, min_yes
                    first_share: float = DEFAULTS['first_share'],
                    shrinkage: float = DEFAULTS['shrinkage'],
                    keep_confident: bool = DEFAULTS['keep_confident'],
-                   start: float = DEFAULTS['start']) -> None:
+                   start: float = DEFAULTS['start'],
+                   min_scores: int = DEFAULTS['min_scores']) -> None:
     """Raise HyperparameterError for a setting ``OpenSet`` cannot take."""
     if not 0.0 < float(target) < 0.5:
         raise HyperparameterError(f'unknown_target must be in (0, 0.5), got {target!r}')
     if not 0.0 < float(rate) <= 1.0:
         raise HyperparameterError(f'unknown_rate must be in (0, 1], got {rate!r}')
     for name, value, low in (('window', window, 1), ('warmup', warmup, 0),
-                             ('min_yes', min_yes, 0)):
+                             ('min_yes', min_yes, 0), ('min_scores', min_scores, 1)):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
             raise HyperparameterError(f'unknown_{name} must be an integer >= {low}, '
                                       f'got {value!r}')
@@ -254,6 +258,8 @@ class OpenSet:
         Hold back a rejection before question 1 where the learner is sure of its guess.
     start : float
         ``alpha_1`` as a multiple of ``target`` (1 = the paper's start).
+    min_scores : int
+        Taught scores the window needs before rejection is armed.
 
     """
 
@@ -266,13 +272,14 @@ class OpenSet:
                  first_share: float = DEFAULTS['first_share'],
                  shrinkage: float = DEFAULTS['shrinkage'],
                  keep_confident: bool = DEFAULTS['keep_confident'],
-                 start: float = DEFAULTS['start']):
+                 start: float = DEFAULTS['start'],
+                 min_scores: int = DEFAULTS['min_scores']):
         self.enabled = False
         self.target, self.window = float(target), max(1, int(window))
         self.start = float(start)
         self.reset()
         self.configure(enabled, target, rate, window, warmup, min_yes, score, variance_floor,
-                       recheck, first_share, shrinkage, keep_confident, start)
+                       recheck, first_share, shrinkage, keep_confident, start, min_scores)
 
     def configure(self, enabled: bool, target: float, rate: float, window: int, warmup: int,
                   min_yes: int, score: str, variance_floor: float,
@@ -280,10 +287,11 @@ class OpenSet:
                   first_share: float = DEFAULTS['first_share'],
                   shrinkage: float = DEFAULTS['shrinkage'],
                   keep_confident: bool = DEFAULTS['keep_confident'],
-                  start: float = DEFAULTS['start']) -> None:
+                  start: float = DEFAULTS['start'],
+                  min_scores: int = DEFAULTS['min_scores']) -> None:
         """Change the settings (a bad one changes nothing); switching on starts afresh."""
         check_open_set(target, rate, window, warmup, min_yes, score, variance_floor, recheck,
-                       first_share, shrinkage, keep_confident, start)
+                       first_share, shrinkage, keep_confident, start, min_scores)
         fresh = bool(enabled) and not self.enabled
         self.target, self.rate = float(target), float(rate)
         self.warmup, self.min_yes = int(warmup), int(min_yes)
@@ -291,6 +299,7 @@ class OpenSet:
         self.recheck_on, self.first_share = bool(recheck), float(first_share)
         self.shrinkage = float(shrinkage)
         self.keep_confident, self.start = bool(keep_confident), float(start)
+        self.min_scores = int(min_scores)
         self.window = int(window)
         self._fit_window()
         self.enabled = bool(enabled)
@@ -309,7 +318,7 @@ class OpenSet:
                 'score': self.score_name, 'variance_floor': self.variance_floor,
                 'recheck': self.recheck_on, 'first_share': self.first_share,
                 'shrinkage': self.shrinkage, 'keep_confident': self.keep_confident,
-                'start': self.start}
+                'start': self.start, 'min_scores': self.min_scores}
 
     def reset(self) -> None:
         """Forget the calibration and the Gaussians (a fresh model)."""
@@ -376,7 +385,7 @@ class OpenSet:
         gaussians = cal.gaussians
         yes = gaussians.yes_count(prediction.index) if gaussians is not None else 0
         armed = (cal.seen > self.warmup and yes >= self.min_yes
-                 and len(cal.scores) * self.target >= 1.0)
+                 and len(cal.scores) >= self.min_scores)
         threshold = self.threshold(self.first_share)
         reject = armed and score < threshold
         kept = reject and self.keep_confident and confident(prediction)

@@ -191,6 +191,8 @@ TAIL_SPECS = (
          '1 where the lower confidence bound of the label asked beats every other score'),
     Spec('unknown_start', OPEN_SET['start'], 'the online threshold\'s first quantile level, '
          'times unknown_target (1 = the paper\'s start)', low=0.01, high=100.0),
+    Spec('unknown_min_scores', OPEN_SET['min_scores'], 'scores of taught gestures the '
+         'threshold needs before any gesture is rejected', low=1, high=1_000_000),
     Spec('max_unanswered', 100, 'most unanswered predictions kept', read_only=True,
          low=1, high=100_000),
     Spec('stats_window', 100, 'rounds in the windowed rates', read_only=True,
