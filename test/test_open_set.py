@@ -20,7 +20,8 @@ import math
 from banditlearn_ros.learning import HyperparameterError, LearnerInputError, UCWL
 from banditlearn_ros.learning.algorithms.centring import Centring
 from banditlearn_ros.learning.algorithms.open_set import (
-    Calibration, confident, DEFAULTS, LabelGaussians, OpenSet, SCORES, Verdict)
+    Calibration, confident, DEFAULTS, LabelGaussians, NearestExamples, OpenSet, SCORES,
+    Verdict)
 from banditlearn_ros.learning.protocol.interaction import Interaction
 from banditlearn_ros.learning.storage.persistence import load_model, ModelFileError, save_model
 import numpy as np
@@ -419,7 +420,7 @@ def _label_prediction(index):
 
 
 def test_recheck_rejects_for_the_next_label_only_when_on():
-    open_set = _two_label_open_set(recheck=True)
+    open_set = _two_label_open_set(recheck=True, recheck_score='score')
     near_0 = np.array([0.1, -0.1])
     verdict = open_set.decide(near_0, _label_prediction(0))
     assert verdict.armed and not verdict.reject  # fits label 0
@@ -460,7 +461,8 @@ def test_the_window_takes_a_taught_gesture_under_its_own_label():
 
 
 def test_a_recheck_after_a_no_ends_the_interaction_and_asks_the_name():
-    open_set = OpenSet(True, warmup=10, min_yes=3)  # recheck: on by default
+    # recheck: on by default; scored for the next label (a fist is near confirmed fists)
+    open_set = OpenSet(True, warmup=10, min_yes=3, recheck_score='score')
     inter = _taught_interaction(open_set)
     inter.take_ended()
     fist = np.array([1.0, 0.0, 0.0, 1.0])
@@ -499,7 +501,7 @@ def test_replay_names_a_known_gesture_rejected_after_a_no():
     odd = [Event(stamp, 'label', 'palm'), Event(stamp + 0.1, 'features', centres['fist'])]
     config = LearnerConfig.from_parameters({
         'labels': list(centres), 'max_questions': 3, 'unknown_rejection': True,
-        'unknown_warmup': 10, 'unknown_min_yes': 3})
+        'unknown_warmup': 10, 'unknown_min_yes': 3, 'unknown_recheck_score': 'score'})
     runs = [replay(e, config, teacher=SimulatedTeacher(TeacherModel(), seed=0)).figures
             for e in (events, events + odd)]
     assert runs[1]['interactions_unknown'] == runs[0]['interactions_unknown'] + 1
@@ -605,6 +607,64 @@ def test_the_kept_count_round_trips_and_an_older_file_loads_without_it(tmp_path)
     del info['counts']['kept_confident']  # as saved before it was counted
     older = Calibration.from_state(info, arrays, 4)
     assert older.counts == {**counts, 'kept_confident': 0}
+
+
+def test_the_nearest_examples_and_their_window_round_trip(tmp_path):
+    inter = _taught_interaction(OpenSet(True, warmup=10, min_yes=3), shown=(shown := []))
+    cal = inter.learner.calibration
+    np.testing.assert_array_equal(cal.examples.arrays()['examples'],
+                                  np.array([x for _, x in shown]))
+    path = tmp_path / 'model.npz'
+    save_model(inter.learner, path)
+    loaded = load_model(path).calibration
+    assert list(loaded.nearest) == list(cal.nearest) and len(cal.nearest) > 0
+    np.testing.assert_array_equal(loaded.examples.arrays()['examples'],
+                                  cal.examples.arrays()['examples'])
+    info, arrays = cal.state()
+    for key in ('nearest', 'examples'):  # as saved before they were kept
+        del arrays[key]
+    older = Calibration.from_state(info, arrays, 4)
+    assert older.examples is None and len(older.nearest) == 0
+    arrays['examples'] = np.ones((3, 5))  # five features in a four-feature model
+    with pytest.raises(ValueError, match='examples'):
+        Calibration.from_state(info, arrays, 4)
+
+
+def test_nearest_examples_keep_the_last_ones_and_score_by_the_nearest():
+    ring = NearestExamples(2, limit=3)
+    assert ring.score(np.zeros(2)) == -math.inf
+    for k in range(5):
+        ring.add(np.array([float(k), 0.0]))
+    np.testing.assert_array_equal(ring.arrays()['examples'], [[2.0, 0], [3.0, 0], [4.0, 0]])
+    assert ring.score(np.array([0.0, 0.0])) == -2.0  # 0 and 1 were dropped
+    assert ring.score(np.array([3.0, 4.0])) == -4.0
+    again = NearestExamples.from_arrays(ring.arrays(), 2, limit=2)  # the newest two
+    np.testing.assert_array_equal(again.arrays()['examples'], [[3.0, 0], [4.0, 0]])
+
+
+def test_a_nearest_recheck_rejects_what_is_far_from_every_confirmed_gesture():
+    """Labels 0 and 1 at 0 and 10: after a "no", only a gesture far from both is rejected."""
+    from dataclasses import replace
+    open_set = _two_label_open_set(recheck=True)
+    assert open_set.recheck_score == 'nearest'
+    cal = open_set.calibration
+    assert len(cal.nearest) == len(cal.scores) == 54  # from each label's third "yes" on
+    threshold = open_set.threshold(1.0, cal.nearest)
+    assert threshold == pytest.approx(np.quantile(list(cal.nearest), open_set.alpha), rel=1e-12)
+    examples = cal.examples.arrays()['examples']
+    decided = []
+    for x in (np.array([0.1, -0.1]), np.array([5.0, 5.0])):
+        verdict = replace(open_set.decide(x, _label_prediction(0)), reject=False)
+        nearest = -np.sqrt(((examples - x) ** 2).sum(1).min())
+        assert verdict.nearest == pytest.approx(nearest, rel=1e-12)
+        again = open_set.recheck(verdict, x, _label_prediction(1), 2)
+        if again.reject:
+            assert (again.score, again.threshold) == (verdict.nearest, threshold)
+        else:
+            assert again is verdict
+        decided.append(again.reject)
+    # near label 0 it is like something taught (scored for label 1 it would be rejected)
+    assert decided == [False, True]
 
 
 @pytest.mark.parametrize('min_scores', [3, 20])

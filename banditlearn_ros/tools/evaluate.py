@@ -165,7 +165,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument('--unknown', action='append', default=[], metavar='K=V',
                    help='open-set setting (learning.open_set: target, rate, window, warmup, '
                         'min_yes, score, variance_floor, recheck, first_share, shrinkage, '
-                        'keep_confident, start, min_scores), '
+                        'keep_confident, start, min_scores, recheck_score), '
                         'e.g. --unknown target=0.03')
     return p
 
