@@ -84,6 +84,7 @@ def test_a_never_taught_gesture_is_asked_its_name_before_any_label(ros):
     values = drive.diag(
         lambda v: v['interactions_unknown'] == str(before['interactions_unknown'] + 1))
     assert values['unknown_gestures'] == '1'
+    assert values['unknown_kept_confident'] == '0'  # keep_confident is off here
     assert values['unknown_rejected'] == str(before['rejected'] + 1)
     # It was a palm after all: a false rejection, which the threshold learns from.
     names.publish(String(data='palm'))
