@@ -77,10 +77,11 @@ interactions of a fresh calibration, while the window holds fewer than ``min_sco
 taught scores, and when the label the learner would ask first has had fewer than
 ``min_yes`` "yes" answers: its Gaussian is not yet worth judging by.
 
-What is learned (the Gaussians, the window of taught scores, ``alpha_t``, the counts) is a
-``Calibration``; the learner carries it (``OnlineClassifier.calibration``), like its
-centring, so that it is saved in the model file, cleared by a reset and loaded with the
-model.  A file saved without one (older, or rejection off) starts a fresh calibration.
+What is learned (the Gaussians, the confirmed examples, the windows, ``alpha_t``, the counts)
+is a ``Calibration`` (``open_set_state``); the learner carries it
+(``OnlineClassifier.calibration``), like its centring, so that it is saved in the model file,
+cleared by a reset and loaded with the model.  A file saved without one (older, or rejection
+off) starts a fresh calibration.
 """
 
 from collections import deque

@@ -36,7 +36,7 @@ COUNTS = ('rejected', 'taught_armed', 'false_rejections', 'kept_confident')
 
 class Calibration:
     """
-    What the open set learns: label Gaussians, taught scores, ``alpha_t``, interactions, counts.
+    What the open set learns: Gaussians, examples, taught scores, ``alpha_t``, counts.
 
     The learner carries it (``OnlineClassifier.calibration``) so that the model file keeps it.
     """
