@@ -20,7 +20,8 @@ import math
 from banditlearn_ros.learning import HyperparameterError, LearnerInputError, UCWL
 from banditlearn_ros.learning.algorithms.centring import Centring
 from banditlearn_ros.learning.algorithms.open_set import (
-    DEFAULTS, LabelGaussians, OpenSet, SCORES, Verdict)
+    Calibration, confident, DEFAULTS, LabelGaussians, NearestExamples, OpenSet, SCORES,
+    Verdict)
 from banditlearn_ros.learning.protocol.interaction import Interaction
 from banditlearn_ros.learning.storage.persistence import load_model, ModelFileError, save_model
 import numpy as np
@@ -78,7 +79,7 @@ def test_adaptive_threshold_holds_the_target_rate():
     """Gibbs and Candes' update keeps false rejection at the target, also when scores drift."""
     rng = np.random.default_rng(1)
     open_set = OpenSet(True, target=0.05, rate=0.02, window=200, warmup=0, min_yes=0,
-                       score='lcb')
+                       score='lcb', keep_confident=False)  # these predictions are all sure
     rejected, n = 0, 6000
     for t in range(n):
         drift = 3.0 * t / n  # the taught scores rise as a model learns
@@ -156,7 +157,8 @@ def _taught_interaction(open_set, seed=0, centring='none', shown=None):
 
 
 def test_a_rejected_gesture_asks_for_its_name_at_once():
-    open_set = OpenSet(True, warmup=10, min_yes=3)
+    # The learner would be sure of 'palm' for this far gesture (kept, below): not held back.
+    open_set = OpenSet(True, warmup=10, min_yes=3, keep_confident=False)
     inter = _taught_interaction(open_set)
     inter.take_ended()
     asked = inter.counts['questions_asked']
@@ -177,7 +179,7 @@ def test_a_rejected_gesture_asks_for_its_name_at_once():
 
 
 def test_a_false_rejection_named_as_known_teaches_the_threshold():
-    open_set = OpenSet(True, warmup=10, min_yes=3)
+    open_set = OpenSet(True, warmup=10, min_yes=3, keep_confident=False)
     inter = _taught_interaction(open_set)
     inter.take_ended()
     item, _ = inter.predict([-3.0, 4.0, -2.0, 1.0], now=0.0)
@@ -391,7 +393,9 @@ def test_new_settings_are_checked():
     before = open_set.settings()
     assert before == {'enabled': True, **DEFAULTS}
     for bad in ({'first_share': 0.0}, {'first_share': 1.5}, {'shrinkage': -1.0},
-                {'shrinkage': math.inf}, {'recheck': 'yes'}):
+                {'shrinkage': math.inf}, {'recheck': 'yes'}, {'keep_confident': 1},
+                {'start': 0.0}, {'start': 20.0}, {'start': -1.0}, {'min_scores': 0},
+                {'min_scores': 2.5}):
         with pytest.raises(HyperparameterError):
             open_set.configure(**{**before, **bad})
         assert open_set.settings() == before
@@ -416,7 +420,7 @@ def _label_prediction(index):
 
 
 def test_recheck_rejects_for_the_next_label_only_when_on():
-    open_set = _two_label_open_set(recheck=True)
+    open_set = _two_label_open_set(recheck=True, recheck_score='score')
     near_0 = np.array([0.1, -0.1])
     verdict = open_set.decide(near_0, _label_prediction(0))
     assert verdict.armed and not verdict.reject  # fits label 0
@@ -457,7 +461,8 @@ def test_the_window_takes_a_taught_gesture_under_its_own_label():
 
 
 def test_a_recheck_after_a_no_ends_the_interaction_and_asks_the_name():
-    open_set = OpenSet(True, warmup=10, min_yes=3)  # recheck: on by default
+    # recheck: on by default; scored for the next label (a fist is near confirmed fists)
+    open_set = OpenSet(True, warmup=10, min_yes=3, recheck_score='score')
     inter = _taught_interaction(open_set)
     inter.take_ended()
     fist = np.array([1.0, 0.0, 0.0, 1.0])
@@ -496,7 +501,7 @@ def test_replay_names_a_known_gesture_rejected_after_a_no():
     odd = [Event(stamp, 'label', 'palm'), Event(stamp + 0.1, 'features', centres['fist'])]
     config = LearnerConfig.from_parameters({
         'labels': list(centres), 'max_questions': 3, 'unknown_rejection': True,
-        'unknown_warmup': 10, 'unknown_min_yes': 3})
+        'unknown_warmup': 10, 'unknown_min_yes': 3, 'unknown_recheck_score': 'score'})
     runs = [replay(e, config, teacher=SimulatedTeacher(TeacherModel(), seed=0)).figures
             for e in (events, events + odd)]
     assert runs[1]['interactions_unknown'] == runs[0]['interactions_unknown'] + 1
@@ -541,3 +546,135 @@ def test_where_the_never_taught_gestures_ended_adds_up_to_the_questions():
     (lo, hi, early), (lo2, hi2, later) = figures['unknown_by_period'][:2]
     assert (lo, hi, lo2, hi2) == (0, 50, 50, 100)
     assert (early, later) == pytest.approx((3.0, 9 / 5), abs=1e-12)  # the known one is left out
+
+
+def _sure(lower: float, other: float, width: float = 1.0):
+    """Return a prediction of label 0: score ``lower + width``, that width, another score."""
+    from banditlearn_ros.learning.algorithms.base import Prediction
+    scores = np.array([lower + width, other])
+    return Prediction(0, 'a', scores, scores + [width, 0.5], False, 0)
+
+
+def test_confident_means_the_lower_bound_beats_every_other_score():
+    assert confident(_sure(lower=2.0, other=1.9))
+    assert not confident(_sure(lower=2.0, other=2.0))  # a tie is not sure
+    assert not confident(_sure(lower=-1.0, other=0.5))
+    assert not confident(_sure(lower=2.0, other=1.0, width=0.0))  # no width: no confidence
+    one = _sure(2.0, 1.0)
+    from dataclasses import replace
+    assert not confident(replace(one, scores=one.scores[:1], bounds=one.bounds[:1]))
+
+
+def test_a_sure_first_guess_is_not_rejected_and_raises_the_level():
+    """Below the threshold but the learner is sure: kept, counted, and no false rejection."""
+    decided = {}
+    for keep in (True, False):
+        open_set = OpenSet(True, target=0.1, rate=0.1, window=10, warmup=0, min_yes=0,
+                           score='lcb', first_share=1.0, keep_confident=keep, start=1.0)
+        for s in np.linspace(0.0, 9.0, 10):  # taught scores 0..9: the 0.1 quantile is 0.9
+            open_set.taught(open_set.decide(np.zeros(1), _sure(s, -50.0)), 0, np.zeros(1))
+        alpha = open_set.alpha
+        low_sure, low_unsure = _sure(0.5, -50.0), _sure(0.5, 0.6)  # lower bound 0.5 < 0.9
+        sure, unsure = open_set.decide(np.zeros(1), low_sure), \
+            open_set.decide(np.zeros(1), low_unsure)
+        decided[keep] = (sure.reject, sure.kept, unsure.reject, unsure.kept)
+        assert open_set.counts['kept_confident'] == int(keep)
+        open_set.taught(sure, 0, np.zeros(1))  # it was taught: kept rightly
+        step = open_set.rate * (open_set.target - (0.0 if keep else 1.0))
+        assert open_set.alpha == pytest.approx(alpha + step, rel=1e-12)
+    assert decided == {True: (False, True, True, False), False: (True, False, True, False)}
+
+
+def test_the_level_starts_at_start_times_the_target():
+    assert OpenSet(True, target=0.05, start=1.0).alpha == pytest.approx(0.05)
+    open_set = OpenSet(True, target=0.05)  # default start 2
+    assert open_set.alpha == pytest.approx(0.05 * DEFAULTS['start'])
+    open_set.taught(Verdict(1.0, 0.0, True, True, 0), 0, np.zeros(2))
+    assert open_set.alpha < 0.05 * DEFAULTS['start']
+    open_set.reset()
+    assert open_set.alpha == pytest.approx(0.05 * DEFAULTS['start'])
+
+
+def test_the_kept_count_round_trips_and_an_older_file_loads_without_it(tmp_path):
+    inter = _taught_interaction(OpenSet(True, warmup=10, min_yes=3))
+    inter.predict([-3.0, 4.0, -2.0, 1.0], now=0.0)  # a sure palm far away: kept
+    counts = dict(inter.learner.calibration.counts)
+    assert counts['kept_confident'] >= 1
+    path = tmp_path / 'model.npz'
+    save_model(inter.learner, path)
+    assert load_model(path).calibration.counts == counts
+    info, arrays = inter.learner.calibration.state()
+    del info['counts']['kept_confident']  # as saved before it was counted
+    older = Calibration.from_state(info, arrays, 4)
+    assert older.counts == {**counts, 'kept_confident': 0}
+
+
+def test_the_nearest_examples_and_their_window_round_trip(tmp_path):
+    inter = _taught_interaction(OpenSet(True, warmup=10, min_yes=3), shown=(shown := []))
+    cal = inter.learner.calibration
+    np.testing.assert_array_equal(cal.examples.arrays()['examples'],
+                                  np.array([x for _, x in shown]))
+    path = tmp_path / 'model.npz'
+    save_model(inter.learner, path)
+    loaded = load_model(path).calibration
+    assert list(loaded.nearest) == list(cal.nearest) and len(cal.nearest) > 0
+    np.testing.assert_array_equal(loaded.examples.arrays()['examples'],
+                                  cal.examples.arrays()['examples'])
+    info, arrays = cal.state()
+    for key in ('nearest', 'examples'):  # as saved before they were kept
+        del arrays[key]
+    older = Calibration.from_state(info, arrays, 4)
+    assert older.examples is None and len(older.nearest) == 0
+    arrays['examples'] = np.ones((3, 5))  # five features in a four-feature model
+    with pytest.raises(ValueError, match='examples'):
+        Calibration.from_state(info, arrays, 4)
+
+
+def test_nearest_examples_keep_the_last_ones_and_score_by_the_nearest():
+    ring = NearestExamples(2, limit=3)
+    assert ring.score(np.zeros(2)) == -math.inf
+    for k in range(5):
+        ring.add(np.array([float(k), 0.0]))
+    np.testing.assert_array_equal(ring.arrays()['examples'], [[2.0, 0], [3.0, 0], [4.0, 0]])
+    assert ring.score(np.array([0.0, 0.0])) == -2.0  # 0 and 1 were dropped
+    assert ring.score(np.array([3.0, 4.0])) == -4.0
+    again = NearestExamples.from_arrays(ring.arrays(), 2, limit=2)  # the newest two
+    np.testing.assert_array_equal(again.arrays()['examples'], [[3.0, 0], [4.0, 0]])
+
+
+def test_a_nearest_recheck_rejects_what_is_far_from_every_confirmed_gesture():
+    """Labels 0 and 1 at 0 and 10: after a "no", only a gesture far from both is rejected."""
+    from dataclasses import replace
+    open_set = _two_label_open_set(recheck=True)
+    assert open_set.recheck_score == 'nearest'
+    cal = open_set.calibration
+    assert len(cal.nearest) == len(cal.scores) == 54  # from each label's third "yes" on
+    threshold = open_set.threshold(1.0, cal.nearest)
+    assert threshold == pytest.approx(np.quantile(list(cal.nearest), open_set.alpha), rel=1e-12)
+    examples = cal.examples.arrays()['examples']
+    decided = []
+    for x in (np.array([0.1, -0.1]), np.array([5.0, 5.0])):
+        verdict = replace(open_set.decide(x, _label_prediction(0)), reject=False)
+        nearest = -np.sqrt(((examples - x) ** 2).sum(1).min())
+        assert verdict.nearest == pytest.approx(nearest, rel=1e-12)
+        again = open_set.recheck(verdict, x, _label_prediction(1), 2)
+        if again.reject:
+            assert (again.score, again.threshold) == (verdict.nearest, threshold)
+        else:
+            assert again is verdict
+        decided.append(again.reject)
+    # near label 0 it is like something taught (scored for label 1 it would be rejected)
+    assert decided == [False, True]
+
+
+@pytest.mark.parametrize('min_scores', [3, 20])
+def test_rejection_is_armed_once_the_window_holds_min_scores(min_scores):
+    """20 is the rule before at a 5 % target (1 / target scores)."""
+    open_set = OpenSet(True, target=0.05, warmup=0, min_yes=0, score='lcb',
+                       keep_confident=False, min_scores=min_scores)
+    armed = []
+    for s in range(25):
+        verdict = open_set.decide(np.zeros(1), _sure(float(s), -50.0))
+        armed.append(verdict.armed)
+        open_set.taught(verdict, 0, np.zeros(1))
+    assert armed == [False] * min_scores + [True] * (25 - min_scores)

@@ -59,8 +59,9 @@ def teach(node, n=90, seed=0):
 
 
 def test_a_never_taught_gesture_is_asked_its_name_before_any_label(ros):
+    # The learner is sure of 'palm' for the far gesture below: keep_confident would keep it.
     node = learner(ros, max_questions=3, unknown_rejection=True, unknown_warmup=10,
-                   unknown_min_yes=3)
+                   unknown_min_yes=3, unknown_keep_confident=False)
     drive = Driver(ros)
     unknown = ros.listen(String, 'gesture_unknown')
     names = ros.probe.create_publisher(String, 'gesture_name', 10)
@@ -83,6 +84,7 @@ def test_a_never_taught_gesture_is_asked_its_name_before_any_label(ros):
     values = drive.diag(
         lambda v: v['interactions_unknown'] == str(before['interactions_unknown'] + 1))
     assert values['unknown_gestures'] == '1'
+    assert values['unknown_kept_confident'] == '0'  # keep_confident is off here
     assert values['unknown_rejected'] == str(before['rejected'] + 1)
     # It was a palm after all: a false rejection, which the threshold learns from.
     names.publish(String(data='palm'))

@@ -164,7 +164,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help='share of never-taught gestures in an open-set session (default 0.2)')
     p.add_argument('--unknown', action='append', default=[], metavar='K=V',
                    help='open-set setting (learning.open_set: target, rate, window, warmup, '
-                        'min_yes, score, variance_floor, recheck, first_share, shrinkage), '
+                        'min_yes, score, variance_floor, recheck, first_share, shrinkage, '
+                        'keep_confident, start, min_scores, recheck_score), '
                         'e.g. --unknown target=0.03')
     return p
 

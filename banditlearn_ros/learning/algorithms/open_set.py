@@ -42,8 +42,12 @@ Scores (``SCORES``; docs/benchmarks.md, bench_unknown.py, measures them):
 *Recheck* (``recheck``): a rejection before question 1 takes the first guess from a taught
 gesture the learner would often have got right; after a "no" that guess is spent, and a
 gesture that was not the label it fitted is more often never taught.  So after each "no" the
-gesture is scored again for the label about to be asked, and rejected then if that score is
-below the threshold: a never-taught gesture costs one question, a taught one no first guess.
+gesture is scored again and rejected then if that score is below the threshold: a
+never-taught gesture costs one question, a taught one no first guess.  ``recheck_score``
+``'nearest'`` (default) scores it by the distance to the nearest confirmed observation of any
+label (``nearest_examples``; its own window of taught gestures' distances, the same
+``alpha_t``), good sooner than a label's Gaussian; ``'score'`` by ``score`` for the label
+about to be asked (as before).
 
 The threshold is calibrated online to a target rate of *false rejection* of taught gestures
 (before question 1 or at a recheck) by adaptive conformal inference (Gibbs and Candes,
@@ -55,38 +59,54 @@ only when that label had ``min_yes`` "yes" answers (the labels rejection decides
 each such gesture that rejection could have hit,
 ``alpha_t += rate * (target - err_t)`` with ``err_t = 1`` when it was rejected.  The
 long-run false-rejection rate then tends to ``target`` whatever the drift of the scores as
-the model learns (their long-run bound, section 4).  A false rejection is only seen when the person
-names the rejected gesture; one who never does would drive ``alpha_t`` up without bound,
-so it is capped where the level before question 1 is ``2 * target`` (a departure from the
-paper, where it is not bounded).
-Scores are learned from every answer; only the threshold decides.
+the model learns (their long-run bound, section 4).  A false rejection is only seen when the
+person names the rejected gesture; one who never does would drive ``alpha_t`` up without
+bound, so it is capped where the level before question 1 is ``2 * target`` (the paper has no
+cap).  ``alpha_1`` is ``start x target`` (the paper's: ``start`` 1): the level is reached from
+below only slowly (the bound is ``(alpha_1 - alpha_T) / (rate T)``).
+
+*Keep confident* (``keep_confident``): no rejection before question 1 where the learner is
+sure of its first guess, its lower bound ``mu_i . x - k sqrt(x^T Sigma_i x)`` for the label i
+it would ask (the mirror of UCWL's selection bound, Ngo et al., Algorithm 1, line 9) above
+every other label's ``mu_j . x``: such false rejections cost first-guess accuracy, and almost
+no never-taught gesture is that sure (docs/benchmarks.md).  Never for a learner without
+widths (its bounds are its scores).
 
 Rejection is not *armed* (the learner asks as usual) during the first ``warmup``
-interactions of a fresh calibration, and when the label the learner would ask first has
-had fewer than ``min_yes`` "yes" answers: its Gaussian is not yet worth judging by.
+interactions of a fresh calibration, while the window holds fewer than ``min_scores``
+taught scores, and when the label the learner would ask first has had fewer than
+``min_yes`` "yes" answers: its Gaussian is not yet worth judging by.
 
-What is learned (the Gaussians, the window of taught scores, ``alpha_t``, the counts) is a
-``Calibration``; the learner carries it (``OnlineClassifier.calibration``), like its
-centring, so that it is saved in the model file, cleared by a reset and loaded with the
-model.  A file saved without one (older, or rejection off) starts a fresh calibration.
+What is learned (the Gaussians, the confirmed examples, the windows, ``alpha_t``, the counts)
+is a ``Calibration`` (``open_set_state``); the learner carries it
+(``OnlineClassifier.calibration``), like its centring, so that it is saved in the model file,
+cleared by a reset and loaded with the model.  A file saved without one (older, or rejection
+off) starts a fresh calibration.
 """
 
 from collections import deque
 from dataclasses import dataclass, replace
 import math
-from typing import Any, Deque, Dict, Optional, Tuple
+from typing import Any, Deque, Dict, Optional
 
 import numpy as np
 
 from .base import check_choice, HyperparameterError, Prediction
 from .label_gaussians import LabelGaussians
+from .nearest_examples import NearestExamples
+from .open_set_state import Calibration, COUNTS, WINDOW  # noqa: F401 (callers take them here)
 
 SCORES = ('likelihood_full', 'likelihood_full_max', 'likelihood', 'likelihood_max', 'lcb')
 """Observation scores; the first is the default."""
 
-DEFAULTS: Dict[str, Any] = {'target': 0.05, 'rate': 0.03, 'window': 100, 'warmup': 50,
+RECHECK_SCORES = ('nearest', 'score')
+"""What a recheck scores by: the nearest confirmed observation, or ``score``."""
+
+DEFAULTS: Dict[str, Any] = {'target': 0.05, 'rate': 0.03, 'window': WINDOW, 'warmup': 20,
                             'min_yes': 5, 'score': 'likelihood_full', 'variance_floor': 0.3,
-                            'recheck': True, 'first_share': 0.2, 'shrinkage': 20.0}
+                            'recheck': True, 'first_share': 0.2, 'shrinkage': 20.0,
+                            'keep_confident': True, 'start': 2.0, 'min_scores': 5,
+                            'recheck_score': 'nearest'}
 """Chosen by measurement (docs/benchmarks.md, bench_unknown.py)."""
 
 
@@ -104,82 +124,59 @@ class Verdict:
     """The score before question 1: what joins the window of taught scores (``score`` if nan)."""
     question: int = 1
     """The question the rejection replaced (1 = before any; more after a recheck)."""
-
-
-COUNTS = ('rejected', 'taught_armed', 'false_rejections')
-"""What ``stats`` reports as ``unknown_<count>``."""
-
-
-class Calibration:
-    """
-    What the open set learns: label Gaussians, taught scores, ``alpha_t``, interactions, counts.
-
-    The learner carries it (``OnlineClassifier.calibration``) so that the model file keeps it.
-    """
-
-    def __init__(self, alpha: float, window: int):
-        self.gaussians: Optional[LabelGaussians] = None
-        self.scores: Deque[float] = deque(maxlen=max(1, int(window)))
-        self.alpha = float(alpha)
-        self.seen = 0
-        self.counts = dict.fromkeys(COUNTS, 0)
-
-    def state(self) -> Tuple[Dict[str, Any], Dict[str, np.ndarray]]:
-        """Return (JSON-able values, arrays) for the model file."""
-        info = {'alpha': self.alpha, 'seen': self.seen, 'counts': dict(self.counts)}
-        arrays = {'scores': np.fromiter(self.scores, float, len(self.scores))}
-        if self.gaussians is not None:
-            arrays.update(self.gaussians.arrays())
-        return info, arrays
-
-    @classmethod
-    def from_state(cls, info: Any, arrays: Dict[str, np.ndarray], n_features: int,
-                   window: int = DEFAULTS['window']) -> 'Calibration':
-        """Rebuild from ``state()``; raise ValueError for a state that cannot be used."""
-        if not isinstance(info, dict):
-            raise ValueError(f'open set state must be a table, got {info!r}')
-        alpha, seen, counts = info.get('alpha'), info.get('seen'), info.get('counts')
-        if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) \
-                or not math.isfinite(alpha):
-            raise ValueError(f'open set alpha must be a finite number, got {alpha!r}')
-        whole = (lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0)
-        if not whole(seen) or not isinstance(counts, dict) \
-                or set(counts) != set(COUNTS) or not all(map(whole, counts.values())):
-            raise ValueError('open set seen and counts must be whole numbers >= 0')
-        scores = np.asarray(arrays.get('scores', np.zeros(0)), dtype=np.float64)
-        if scores.ndim != 1 or not np.isfinite(scores).all():
-            raise ValueError('open set scores must be finite numbers')
-        out = cls(alpha, max(window, scores.size))
-        out.scores.extend(scores.tolist())
-        out.seen, out.counts = seen, dict(counts)
-        if 'count' in arrays:
-            out.gaussians = LabelGaussians.from_arrays(arrays, n_features)
-        return out
+    kept: bool = False
+    """Below the threshold, but held back: the learner was sure of its first guess."""
+    nearest: float = math.nan
+    """Minus the distance to the nearest confirmed observation (``recheck_score``)."""
 
 
 def check_open_set(target: float, rate: float, window: int, warmup: int, min_yes: int,
                    score: str, variance_floor: float, recheck: bool = DEFAULTS['recheck'],
                    first_share: float = DEFAULTS['first_share'],
-                   shrinkage: float = DEFAULTS['shrinkage']) -> None:
+                   shrinkage: float = DEFAULTS['shrinkage'],
+                   keep_confident: bool = DEFAULTS['keep_confident'],
+                   start: float = DEFAULTS['start'],
+                   min_scores: int = DEFAULTS['min_scores'],
+                   recheck_score: str = DEFAULTS['recheck_score']) -> None:
     """Raise HyperparameterError for a setting ``OpenSet`` cannot take."""
     if not 0.0 < float(target) < 0.5:
         raise HyperparameterError(f'unknown_target must be in (0, 0.5), got {target!r}')
     if not 0.0 < float(rate) <= 1.0:
         raise HyperparameterError(f'unknown_rate must be in (0, 1], got {rate!r}')
     for name, value, low in (('window', window, 1), ('warmup', warmup, 0),
-                             ('min_yes', min_yes, 0)):
+                             ('min_yes', min_yes, 0), ('min_scores', min_scores, 1)):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
             raise HyperparameterError(f'unknown_{name} must be an integer >= {low}, '
                                       f'got {value!r}')
     check_choice('unknown_score', score, SCORES)
+    check_choice('unknown_recheck_score', recheck_score, RECHECK_SCORES)
     if not float(variance_floor) > 0.0:
         raise HyperparameterError(f'unknown_variance_floor must be > 0, got {variance_floor!r}')
-    if not isinstance(recheck, (bool, np.bool_)):
-        raise HyperparameterError(f'unknown_recheck must be true or false, got {recheck!r}')
+    for name, value in (('recheck', recheck), ('keep_confident', keep_confident)):
+        if not isinstance(value, (bool, np.bool_)):
+            raise HyperparameterError(f'unknown_{name} must be true or false, got {value!r}')
+    if not 0.0 < float(start) * float(target) < 1.0:
+        raise HyperparameterError(f'unknown_start x unknown_target must be in (0, 1), '
+                                  f'got {start!r} x {target!r}')
     if not 0.0 < float(first_share) <= 1.0:
         raise HyperparameterError(f'unknown_first_share must be in (0, 1], got {first_share!r}')
     if not 0.0 <= float(shrinkage) < math.inf:
         raise HyperparameterError(f'unknown_shrinkage must be >= 0, got {shrinkage!r}')
+
+
+def confident(prediction: Prediction) -> bool:
+    """
+    Return whether the learner is sure of its guess: its lower bound beats every other score.
+
+    The lower bound of the asked label i is ``2 mu_i . x - bound_i`` (the bound less the
+    width, as the ``'lcb'`` score reads it); False for a learner without a width there.
+    """
+    scores = np.asarray(prediction.scores, dtype=np.float64)
+    i = prediction.index
+    width = float(prediction.bounds[i]) - scores[i]
+    if scores.size < 2 or not width > 0.0:
+        return False
+    return bool(scores[i] - width > np.delete(scores, i).max())
 
 
 class OpenSet:
@@ -210,6 +207,14 @@ class OpenSet:
         Quantile level before question 1 as a share of ``alpha_t`` (the level of a recheck).
     shrinkage : float
         Likelihood scores: pseudo-count of the pooled covariance in each label's.
+    keep_confident : bool
+        Hold back a rejection before question 1 where the learner is sure of its guess.
+    start : float
+        ``alpha_1`` as a multiple of ``target`` (1 = the paper's start).
+    min_scores : int
+        Taught scores the window needs before rejection is armed.
+    recheck_score : str
+        What a recheck scores by (``RECHECK_SCORES``).
 
     """
 
@@ -220,37 +225,50 @@ class OpenSet:
                  variance_floor: float = DEFAULTS['variance_floor'],
                  recheck: bool = DEFAULTS['recheck'],
                  first_share: float = DEFAULTS['first_share'],
-                 shrinkage: float = DEFAULTS['shrinkage']):
+                 shrinkage: float = DEFAULTS['shrinkage'],
+                 keep_confident: bool = DEFAULTS['keep_confident'],
+                 start: float = DEFAULTS['start'],
+                 min_scores: int = DEFAULTS['min_scores'],
+                 recheck_score: str = DEFAULTS['recheck_score']):
         self.enabled = False
         self.target, self.window = float(target), max(1, int(window))
+        self.start = float(start)
         self.reset()
         self.configure(enabled, target, rate, window, warmup, min_yes, score, variance_floor,
-                       recheck, first_share, shrinkage)
+                       recheck, first_share, shrinkage, keep_confident, start, min_scores,
+                       recheck_score)
 
     def configure(self, enabled: bool, target: float, rate: float, window: int, warmup: int,
                   min_yes: int, score: str, variance_floor: float,
                   recheck: bool = DEFAULTS['recheck'],
                   first_share: float = DEFAULTS['first_share'],
-                  shrinkage: float = DEFAULTS['shrinkage']) -> None:
+                  shrinkage: float = DEFAULTS['shrinkage'],
+                  keep_confident: bool = DEFAULTS['keep_confident'],
+                  start: float = DEFAULTS['start'],
+                  min_scores: int = DEFAULTS['min_scores'],
+                  recheck_score: str = DEFAULTS['recheck_score']) -> None:
         """Change the settings (a bad one changes nothing); switching on starts afresh."""
         check_open_set(target, rate, window, warmup, min_yes, score, variance_floor, recheck,
-                       first_share, shrinkage)
-        start = bool(enabled) and not self.enabled
+                       first_share, shrinkage, keep_confident, start, min_scores, recheck_score)
+        fresh = bool(enabled) and not self.enabled
         self.target, self.rate = float(target), float(rate)
         self.warmup, self.min_yes = int(warmup), int(min_yes)
         self.score_name, self.variance_floor = score, float(variance_floor)
         self.recheck_on, self.first_share = bool(recheck), float(first_share)
         self.shrinkage = float(shrinkage)
+        self.keep_confident, self.start = bool(keep_confident), float(start)
+        self.min_scores, self.recheck_score = int(min_scores), recheck_score
         self.window = int(window)
         self._fit_window()
         self.enabled = bool(enabled)
-        if start:
+        if fresh:
             self.reset()
 
     def _fit_window(self) -> None:
         cal = self.calibration
         if cal.scores.maxlen != self.window:
             cal.scores = deque(cal.scores, maxlen=self.window)
+            cal.nearest = deque(cal.nearest, maxlen=self.window)
 
     def settings(self) -> Dict[str, Any]:
         """Return the settings as ``configure`` takes them."""
@@ -258,11 +276,13 @@ class OpenSet:
                 'window': self.window, 'warmup': self.warmup, 'min_yes': self.min_yes,
                 'score': self.score_name, 'variance_floor': self.variance_floor,
                 'recheck': self.recheck_on, 'first_share': self.first_share,
-                'shrinkage': self.shrinkage}
+                'shrinkage': self.shrinkage, 'keep_confident': self.keep_confident,
+                'start': self.start, 'min_scores': self.min_scores,
+                'recheck_score': self.recheck_score}
 
     def reset(self) -> None:
         """Forget the calibration and the Gaussians (a fresh model)."""
-        self.calibration = Calibration(self.target, self.window)
+        self.calibration = Calibration(self.start * self.target, self.window)
 
     def adopt(self, learner: Any) -> None:
         """
@@ -301,15 +321,16 @@ class OpenSet:
         return gaussians.log_likelihood(prediction.index, x, self.variance_floor, full,
                                         self.shrinkage)
 
-    def threshold(self, share: float = 1.0) -> float:
+    def threshold(self, share: float = 1.0, window: Optional[Deque[float]] = None) -> float:
         """Return the ``share * alpha_t`` quantile of the taught scores (a recheck's: 1)."""
         cal = self.calibration
+        window = cal.scores if window is None else window
         level = share * cal.alpha
-        if not cal.scores or level <= 0.0:
+        if not window or level <= 0.0:
             return -math.inf
         if level >= 1.0:
             return math.inf
-        return float(np.quantile(np.fromiter(cal.scores, float), level))
+        return float(np.quantile(np.fromiter(window, float), level))
 
     def _cap(self) -> float:
         """Return the most ``alpha_t`` may reach: 2 x target before question 1, 0.5 at most."""
@@ -325,20 +346,26 @@ class OpenSet:
         gaussians = cal.gaussians
         yes = gaussians.yes_count(prediction.index) if gaussians is not None else 0
         armed = (cal.seen > self.warmup and yes >= self.min_yes
-                 and len(cal.scores) * self.target >= 1.0)
+                 and len(cal.scores) >= self.min_scores)
         threshold = self.threshold(self.first_share)
         reject = armed and score < threshold
+        kept = reject and self.keep_confident and confident(prediction)
+        reject = reject and not kept
         cal.counts['rejected'] += int(reject)
-        return Verdict(score, threshold, armed, reject, prediction.index, score)
+        cal.counts['kept_confident'] += int(kept)
+        nearest = cal.examples.score(x) if cal.examples is not None else -math.inf
+        return Verdict(score, threshold, armed, reject, prediction.index, score, kept=kept,
+                       nearest=nearest)
 
     def recheck(self, verdict: Optional[Verdict], x: np.ndarray, prediction: Prediction,
                 question: int) -> Optional[Verdict]:
         """
         Return the verdict on ``x`` after a "no", before asking ``prediction`` (question n).
 
-        With ``recheck`` on (see the module text): its score for the label about to be asked
-        against the ``alpha_t`` quantile, when the verdict was armed and that label has
-        ``min_yes`` "yes" answers.  Returns ``verdict`` itself when nothing changes.
+        With ``recheck`` on (see the module text): its ``recheck_score`` (the nearest
+        confirmed observation, or ``score`` for the label about to be asked) against the
+        ``alpha_t`` quantile of that score's window, when the verdict was armed and that label
+        has ``min_yes`` "yes" answers.  Returns ``verdict`` itself when nothing changes.
         """
         if not (self.enabled and self.recheck_on and verdict is not None and verdict.armed
                 and not verdict.reject):
@@ -346,7 +373,11 @@ class OpenSet:
         gaussians = self.calibration.gaussians
         if gaussians is None or gaussians.yes_count(prediction.index) < self.min_yes:
             return verdict
-        score, threshold = self.score(x, prediction), self.threshold()
+        if self.recheck_score == 'nearest':
+            score = verdict.nearest
+            threshold = self.threshold(1.0, self.calibration.nearest)
+        else:
+            score, threshold = self.score(x, prediction), self.threshold()
         if not score < threshold:
             return verdict
         self.calibration.counts['rejected'] += 1
@@ -366,6 +397,8 @@ class OpenSet:
             return
         cal = self.calibration
         first = self._own_score(verdict, index, x)
+        if verdict is not None and self._judged(index) and math.isfinite(verdict.nearest):
+            cal.nearest.append(verdict.nearest)
         if verdict is not None and math.isfinite(first):
             if self._judged(index):
                 cal.scores.append(first)
@@ -375,8 +408,11 @@ class OpenSet:
                 cal.alpha = min(self._cap(),
                                 cal.alpha + self.rate * (self.target - float(verdict.reject)))
         if cal.gaussians is None:
-            cal.gaussians = LabelGaussians(x.size)
+            cal.gaussians, cal.examples = LabelGaussians(x.size), NearestExamples(x.size)
         cal.gaussians.add(index, x)
+        if cal.examples is None:  # loaded from a file saved before it was kept
+            cal.examples = NearestExamples(x.size)
+        cal.examples.add(x)
 
     def _judged(self, index: int) -> bool:
         """

@@ -30,7 +30,7 @@ from .details import DETAILS_TOP
 from .labels import check_labels, MAX_LABEL_LENGTH, MAX_LABELS
 from .. import BANDIT_ALGORITHMS, BanditLearner, HyperparameterError, make_learner
 from ..algorithms.centring import CENTRING_MODES, DEFAULT_CENTRING
-from ..algorithms.open_set import DEFAULTS as OPEN_SET_DEFAULTS, SCORES
+from ..algorithms.open_set import DEFAULTS as OPEN_SET_DEFAULTS, RECHECK_SCORES, SCORES
 from ..storage.persistence import MAX_MODEL_BYTES
 
 # Hyperparameters fixed at construction (they shape the learned arrays): read-only. Each
@@ -187,6 +187,15 @@ TAIL_SPECS = (
     Spec('unknown_shrinkage', OPEN_SET['shrinkage'], 'likelihood scores: the covariance '
          'pooled over the labels, worth this many examples, in that of each label '
          '(0 = none)', low=0.0, high=1e6),
+    Spec('unknown_keep_confident', OPEN_SET['keep_confident'], 'no rejection before question '
+         '1 where the lower confidence bound of the label asked beats every other score'),
+    Spec('unknown_start', OPEN_SET['start'], "the online threshold's first quantile level, "
+         "times unknown_target (1 = the paper's start)", low=0.01, high=100.0),
+    Spec('unknown_min_scores', OPEN_SET['min_scores'], 'scores of taught gestures the '
+         'threshold needs before any gesture is rejected', low=1, high=1_000_000),
+    Spec('unknown_recheck_score', OPEN_SET['recheck_score'], 'what a recheck after a "no" '
+         'scores by: the nearest confirmed gesture, or unknown_score for the next label',
+         constraints='one of ' + ', '.join(RECHECK_SCORES)),
     Spec('max_unanswered', 100, 'most unanswered predictions kept', read_only=True,
          low=1, high=100_000),
     Spec('stats_window', 100, 'rounds in the windowed rates', read_only=True,

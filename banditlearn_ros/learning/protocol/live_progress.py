@@ -37,7 +37,8 @@ STATS_SHOWN = (
        'first_guess_accuracy_window', 'first_guess_window_rounds', 'first_guess_right_window']
     + ['interactions_' + o for o in OUTCOMES]
     + ['unknown_rejected', 'unknown_taught_armed', 'unknown_false_rejections',
-       'unknown_false_rejection_rate', 'unknown_threshold', 'unknown_alpha'])
+       'unknown_false_rejection_rate', 'unknown_threshold', 'unknown_alpha',
+       'unknown_kept_confident'])
 
 LEAST_FIRST_GUESSES = 20
 """First guesses a window needs before ``learning_check`` judges it (none during the first

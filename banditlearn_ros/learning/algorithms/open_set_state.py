@@ -1,0 +1,92 @@
+# Copyright 2026 banditlearn_ros contributors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+What the open set learns, as the model file keeps it: Gaussians, examples, windows, ``alpha_t``.
+
+Split from ``open_set`` (which decides with it): the state and its checks on loading.
+"""
+
+from collections import deque
+import math
+from typing import Any, Deque, Dict, Optional, Tuple
+
+import numpy as np
+
+from .label_gaussians import LabelGaussians
+from .nearest_examples import NearestExamples
+
+WINDOW = 100
+"""Taught scores the threshold is a quantile of, by default (``open_set.DEFAULTS``)."""
+
+COUNTS = ('rejected', 'taught_armed', 'false_rejections', 'kept_confident')
+"""What ``stats`` reports as ``unknown_<count>``."""
+
+
+class Calibration:
+    """
+    What the open set learns: Gaussians, examples, taught scores, ``alpha_t``, counts.
+
+    The learner carries it (``OnlineClassifier.calibration``) so that the model file keeps it.
+    """
+
+    def __init__(self, alpha: float, window: int):
+        self.gaussians: Optional[LabelGaussians] = None
+        self.examples: Optional[NearestExamples] = None
+        self.scores: Deque[float] = deque(maxlen=max(1, int(window)))
+        self.nearest: Deque[float] = deque(maxlen=max(1, int(window)))
+        self.alpha = float(alpha)
+        self.seen = 0
+        self.counts = dict.fromkeys(COUNTS, 0)
+
+    def state(self) -> Tuple[Dict[str, Any], Dict[str, np.ndarray]]:
+        """Return (JSON-able values, arrays) for the model file."""
+        info = {'alpha': self.alpha, 'seen': self.seen, 'counts': dict(self.counts)}
+        arrays = {'scores': np.fromiter(self.scores, float, len(self.scores)),
+                  'nearest': np.fromiter(self.nearest, float, len(self.nearest))}
+        if self.gaussians is not None:
+            arrays.update(self.gaussians.arrays())
+        if self.examples is not None:
+            arrays.update(self.examples.arrays())
+        return info, arrays
+
+    @classmethod
+    def from_state(cls, info: Any, arrays: Dict[str, np.ndarray], n_features: int,
+                   window: int = WINDOW) -> 'Calibration':
+        """Rebuild from ``state()``; raise ValueError for a state that cannot be used."""
+        if not isinstance(info, dict):
+            raise ValueError(f'open set state must be a table, got {info!r}')
+        alpha, seen, counts = info.get('alpha'), info.get('seen'), info.get('counts')
+        if isinstance(counts, dict):  # saved before 'kept_confident' was counted
+            counts = {'kept_confident': 0, **counts}
+        if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) \
+                or not math.isfinite(alpha):
+            raise ValueError(f'open set alpha must be a finite number, got {alpha!r}')
+        whole = (lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0)
+        if not whole(seen) or not isinstance(counts, dict) \
+                or set(counts) != set(COUNTS) or not all(map(whole, counts.values())):
+            raise ValueError('open set seen and counts must be whole numbers >= 0')
+        windows = [np.asarray(arrays.get(k, np.zeros(0)), dtype=np.float64)
+                   for k in ('scores', 'nearest')]  # 'nearest': none in older files
+        if any(w.ndim != 1 or not np.isfinite(w).all() for w in windows):
+            raise ValueError('open set scores must be finite numbers')
+        out = cls(alpha, max(window, *(w.size for w in windows)))
+        out.scores.extend(windows[0].tolist())
+        out.nearest.extend(windows[1].tolist())
+        out.seen, out.counts = seen, dict(counts)
+        if 'count' in arrays:
+            out.gaussians = LabelGaussians.from_arrays(arrays, n_features)
+        if 'examples' in arrays:
+            out.examples = NearestExamples.from_arrays(arrays, n_features)
+        return out
