@@ -299,6 +299,102 @@ def sub_block(n_labels: int, budget: int = SUB_BUDGET) -> int:
     return max(LANES, budget // (16 * 8 * int(n_labels)) // LANES * LANES)
 
 
+class StreamBlock:
+    """
+    A block of settings part way through one stream: ``run_rounds``' state, resumable.
+
+    ``advance(stop)`` runs rounds up to ``stop`` (drawing ties as ``run_stream`` says), and
+    ``join`` regroups the settings of several blocks between rounds, so that blocks stay
+    dense when some of their settings are stopped (``ucwl_grid_prune``).  ``ids`` names
+    each setting (its generator for ties is keyed by it, so dropping others never changes
+    its draws).
+    """
+
+    def __init__(self, kernels: RoundKernels, X: np.ndarray, order, y_obs, y_true, u_silent,
+                 u_flip, rates: Sequence[float], seed: int, k: np.ndarray, params: np.ndarray,
+                 n_labels: int, no_weight: str = 'equal', ids=None) -> None:
+        n, d = len(k), X.shape[1]
+        self.kernels, self.X, self.seed, self.n_labels = kernels, X, seed, n_labels
+        self.params = np.array(params, dtype=np.float64)  # its caps change with 'ramp'
+        self.ramp = float(n_labels - 2) if no_weight == 'ramp' and n_labels > 2 else 0.0
+        self.answers = np.zeros((n_labels, n))
+        self.mu = np.zeros((d, n_labels, n))
+        self.sigma = np.ones((d, n_labels, n))
+        self.work = np.empty((WORK_ROWS, max(n_labels * n, d)))
+        self.ints = np.empty((8, max(n, d)), dtype=np.int64)
+        self.counts = np.zeros((3, n), dtype=np.int64)
+        self.rates = np.asarray(rates, dtype=np.float64)
+        self.k = np.ascontiguousarray(k, dtype=np.float64)
+        self.ids = np.arange(n) if ids is None else np.asarray(ids, dtype=np.int64)
+        self.rngs: Dict[int, np.random.Generator] = {}
+        self.order = np.ascontiguousarray(order, dtype=np.int64)
+        self.arrays = (np.asarray(y_obs, dtype=np.int64), np.asarray(y_true, dtype=np.int64),
+                       np.asarray(u_silent, dtype=np.float64),
+                       np.asarray(u_flip, dtype=np.float64))
+        self.t = 0
+        self._outputs()
+
+    def _outputs(self) -> None:
+        self.scores, self.variances, self.bounds = (
+            np.empty((self.n_labels, len(self.k))) for _ in range(3))
+
+    def advance(self, stop: int) -> None:
+        """Run the rounds from ``self.t`` to ``stop`` (at most the stream's end)."""
+        stop = min(int(stop), len(self.order))
+        order, n, resume = self.order[:stop], len(self.k), False
+        while self.t < stop:
+            self.t = self.kernels.run(
+                self.X, order, *self.arrays, self.rates, self.t, resume, self.mu, self.sigma,
+                self.k, self.params, self.work, self.ints, self.scores, self.variances,
+                self.bounds, self.counts, self.answers, self.ramp)
+            if self.t >= stop:
+                break
+            chosen, n_top, n_greedy, plain, draws = self.ints[0], self.ints[2], \
+                self.ints[3], self.ints[6], self.ints[7]
+            draws[:n] = -1
+            for s in np.flatnonzero((n_top[:n] > 1) | (n_greedy[:n] > 1)).tolist():
+                # UCWLGrid._select_compiled's draws, in its order, by the setting's generator.
+                rng = self.rngs.get(int(self.ids[s]))
+                if rng is None:
+                    rng = self.rngs[int(self.ids[s])] = np.random.default_rng(self.seed)
+                if plain[s]:  # no NaN: the counts are those of bounds == bounds.max()
+                    if n_top[s] > 1:
+                        draws[s] = rng.integers(n_top[s])
+                    if n_greedy[s] > 1:
+                        rng.integers(n_greedy[s])
+                    continue
+                column, score = self.bounds[:, s], self.scores[:, s]
+                best = np.flatnonzero(column == column.max())
+                if best.size > 1:
+                    chosen[s] = best[rng.integers(best.size)]
+                tied = np.count_nonzero(score == score.max())
+                if tied > 1:
+                    rng.integers(tied)
+            resume = True
+
+    @classmethod
+    def join(cls, parts) -> 'StreamBlock':
+        """Return one block of the settings each (block, mask) of ``parts`` keeps."""
+        first = parts[0][0]
+        if any(b.t != first.t or b.X is not first.X or b.seed != first.seed for b, _ in parts):
+            raise ValueError('only blocks at the same round of the same stream join')
+        new = cls.__new__(cls)
+        new.__dict__.update(first.__dict__)
+        for name, axis in (('mu', 2), ('sigma', 2), ('answers', 1), ('counts', 1),
+                           ('params', 0), ('k', 0), ('ids', 0)):
+            new.__dict__[name] = np.ascontiguousarray(np.concatenate(
+                [np.compress(mask, getattr(b, name), axis=axis) for b, mask in parts],
+                axis=axis))
+        new.rngs = {}
+        for b, _ in parts:
+            new.rngs.update(b.rngs)
+        new.rngs = {i: new.rngs[i] for i in new.ids.tolist() if i in new.rngs}
+        new.work = np.empty((WORK_ROWS, max(new.n_labels * len(new.k), new.X.shape[1])))
+        new.ints = np.empty((8, max(len(new.k), new.X.shape[1])), dtype=np.int64)
+        new._outputs()
+        return new
+
+
 def run_stream(kernels: RoundKernels, X: np.ndarray, order, y_obs, y_true, u_silent, u_flip,
                rates: Sequence[float], seed: int, k: np.ndarray, params: np.ndarray,
                n_labels: int, state: bool = False,
@@ -311,52 +407,13 @@ def run_stream(kernels: RoundKernels, X: np.ndarray, order, y_obs, y_true, u_sil
     laid out as ``UCWLGrid``'s (settings x labels x features). ``no_weight`` 'ramp' moves
     each cap of a "no" with its label's answers; the others are fixed in ``params``.
     """
-    n, d = len(k), X.shape[1]
-    params = np.array(params, dtype=np.float64)  # its caps change with 'ramp'
-    ramp = float(n_labels - 2) if no_weight == 'ramp' and n_labels > 2 else 0.0
-    answers = np.zeros((n_labels, n))
-    mu = np.zeros((d, n_labels, n))
-    sigma = np.ones((d, n_labels, n))
-    work = np.empty((WORK_ROWS, max(n_labels * n, d)))
-    ints = np.empty((8, max(n, d)), dtype=np.int64)
-    scores, variances, bounds = (np.empty((n_labels, n)) for _ in range(3))
-    counts = np.zeros((3, n), dtype=np.int64)
-    rates = np.asarray(rates, dtype=np.float64)
-    k = np.ascontiguousarray(k, dtype=np.float64)
-    rngs: Dict[int, np.random.Generator] = {}
-    arrays = (np.ascontiguousarray(order, dtype=np.int64), np.asarray(y_obs, dtype=np.int64),
-              np.asarray(y_true, dtype=np.int64), np.asarray(u_silent, dtype=np.float64),
-              np.asarray(u_flip, dtype=np.float64))
-    t, resume = 0, False
-    while True:
-        t = kernels.run(X, *arrays, rates, t, resume, mu, sigma, k, params, work, ints,
-                        scores, variances, bounds, counts, answers, ramp)
-        if t >= len(order):
-            break
-        chosen, n_top, n_greedy, plain, draws = ints[0], ints[2], ints[3], ints[6], ints[7]
-        draws[:n] = -1
-        for s in np.flatnonzero((n_top[:n] > 1) | (n_greedy[:n] > 1)).tolist():
-            # UCWLGrid._select_compiled's draws, in its order, by the setting's generator.
-            rng = rngs.get(s)
-            if rng is None:
-                rng = rngs[s] = np.random.default_rng(seed)
-            if plain[s]:  # no NaN: the counts are those of bounds == bounds.max()
-                if n_top[s] > 1:
-                    draws[s] = rng.integers(n_top[s])
-                if n_greedy[s] > 1:
-                    rng.integers(n_greedy[s])
-                continue
-            column, score = bounds[:, s], scores[:, s]
-            best = np.flatnonzero(column == column.max())
-            if best.size > 1:
-                chosen[s] = best[rng.integers(best.size)]
-            tied = np.count_nonzero(score == score.max())
-            if tied > 1:
-                rng.integers(tied)
-        resume = True
+    block = StreamBlock(kernels, X, order, y_obs, y_true, u_silent, u_flip, rates, seed, k,
+                        params, n_labels, no_weight)
+    block.advance(len(order))
+    counts = block.counts
     out = {'mistakes_observed': counts[0], 'mistakes_true': counts[1], 'updates': counts[2]}
     if state:
-        out['mu'], out['sigma'] = mu.transpose(2, 1, 0), sigma.transpose(2, 1, 0)
+        out['mu'], out['sigma'] = block.mu.transpose(2, 1, 0), block.sigma.transpose(2, 1, 0)
     return out
 
 
