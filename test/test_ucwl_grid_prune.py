@@ -16,7 +16,7 @@
 
 from banditlearn_ros.learning import TeacherModel
 from banditlearn_ros.learning.algorithms import ucwl_kernels
-from banditlearn_ros.learning.offline import ucwl_grid_prune, ucwl_grid_rounds
+from banditlearn_ros.learning.offline import ucwl_grid_prune, ucwl_grid_rounds, ucwl_grid_stream
 from banditlearn_ros.learning.offline.datasets import load_dataset
 from banditlearn_ros.learning.offline.evaluation import core_algorithm
 from banditlearn_ros.learning.offline.evaluation_streams import (centred_streams, make_stream,
@@ -31,7 +31,7 @@ import pytest
 @pytest.fixture(autouse=True)
 def _compiled():
     compiled = ucwl_kernels.compiled()
-    if compiled is None or not compiled.fused or ucwl_grid_rounds.round_kernels() is None:
+    if compiled is None or not compiled.fused or ucwl_grid_stream.round_kernels() is None:
         pytest.skip('no compiled rounds loop (numba missing or BANDITLEARN_COMPILED=0): '
                     'the grid is never pruned without it')
 
@@ -115,12 +115,12 @@ def test_a_block_stopped_regrouped_and_resumed_counts_as_one_pass():
     k = np.array([2.8, 0.2, 1.4, 0.0, 3.0, 1.0, 2.0, 0.6, 0.0, 0.0, 1.6])
     params = UCWLGrid(len(labels), X.shape[1], eta, C, k, [0] * len(eta),
                       no_weight='ramp').setting_params()
-    kernels = ucwl_grid_rounds.round_kernels()
+    kernels = ucwl_grid_stream.round_kernels()
     args = (X, stream.order, stream.y_obs, stream.y_true, stream.u_silent, stream.u_flip,
             (0.0, 0.0, teacher.no_answer), stream.seed)
-    whole = ucwl_grid_rounds.run_stream(kernels, *args, k, params, len(labels), state=True,
+    whole = ucwl_grid_stream.run_stream(kernels, *args, k, params, len(labels), state=True,
                                         no_weight='ramp')
-    parts = [ucwl_grid_rounds.StreamBlock(kernels, *args, k[lo:hi], params[lo:hi],
+    parts = [ucwl_grid_stream.StreamBlock(kernels, *args, k[lo:hi], params[lo:hi],
                                           len(labels), 'ramp', ids=np.arange(lo, hi))
              for lo, hi in ((0, 4), (4, 11))]
     for block in parts:
@@ -138,7 +138,36 @@ def test_a_block_stopped_regrouped_and_resumed_counts_as_one_pass():
             np.testing.assert_array_equal(whole['mu'][setting], block.mu[:, :, i].T)
             np.testing.assert_array_equal(whole['sigma'][setting], block.sigma[:, :, i].T)
     with pytest.raises(ValueError):
-        ucwl_grid_rounds.StreamBlock.join([(parts[0], np.ones(3, bool)),
-                                           (ucwl_grid_rounds.StreamBlock(
+        ucwl_grid_stream.StreamBlock.join([(parts[0], np.ones(3, bool)),
+                                           (ucwl_grid_stream.StreamBlock(
                                                kernels, *args, k[:2], params[:2],
                                                len(labels), 'ramp'), np.ones(2, bool))])
+
+
+def test_tie_draws_are_numpys_and_survive_running_out():
+    # draw() from the 32-bit outputs of a seed gives what that seed's Generator.integers
+    # gives, call after call (bounds of every size the grid meets, and large ones).
+    bounds = np.random.default_rng(11).integers(2, 300, size=3000).tolist() + [2 ** 31 + 5] * 50
+    source, at = ucwl_grid_stream.tie_draws(7, 8000), 0
+    numpys = np.random.default_rng(7)
+    for m in bounds:
+        value, at = ucwl_grid_rounds.draw(source, at, m)
+        assert value == numpys.integers(m)
+    assert ucwl_grid_rounds.draw(source[:0], 0, 5)[1] == -1
+    # The same stream of draws through run_stream with a list far too short (the loop must
+    # hand its ties to Python, which lengthens the list) counts what a long list counts.
+    X, y, labels = load_dataset('iris')
+    stream = make_stream(y, len(labels), TeacherModel(), 0, seed=4)
+    k = np.array([0.0, 0.0, 1.0, 2.8])
+    params = UCWLGrid(len(labels), X.shape[1], [0.9] * 4, [1.0, 0.5, 1.0, 2.0], k,
+                      [0] * 4, no_weight='equal').setting_params()
+    kernels = ucwl_grid_stream.round_kernels()
+    args = (kernels, X, stream.order, stream.y_obs, stream.y_true, stream.u_silent,
+            stream.u_flip, (0.0, 0.0, 0.0), stream.seed, k, params, len(labels))
+    whole = ucwl_grid_stream.run_stream(*args)
+    short = ucwl_grid_stream.StreamBlock(*args)
+    short.U = short.U[:2]
+    short.advance(len(stream.order))
+    assert len(short.U) > 2
+    np.testing.assert_array_equal(short.counts[0], whole['mistakes_observed'])
+    np.testing.assert_array_equal(short.counts[2], whole['updates'])

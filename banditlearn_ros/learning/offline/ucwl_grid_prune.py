@@ -41,7 +41,8 @@ from typing import Callable, Dict, List, Optional, Sequence
 import numpy as np
 
 from .ucwl_grid import UCWLGrid
-from .ucwl_grid_rounds import round_kernels, StreamBlock, sub_block
+from .ucwl_grid_rounds import sub_block
+from .ucwl_grid_stream import round_kernels, StreamBlock
 
 CHUNK = 100
 """Rounds of each stream between two looks at the bound."""

@@ -28,7 +28,8 @@ import numpy as np
 
 from .ucwl_grid import DEFAULT_NO_WEIGHT, grid_kernels, UCWLGrid
 from .ucwl_grid_prune import run_pruned, SEEDS
-from .ucwl_grid_rounds import round_kernels, run_stream, sub_block
+from .ucwl_grid_rounds import sub_block
+from .ucwl_grid_stream import round_kernels, run_stream
 
 
 CACHE_BUDGET = 8 * 2 ** 20
