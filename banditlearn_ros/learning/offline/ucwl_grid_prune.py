@@ -36,7 +36,7 @@ Only ``ucwl_grid_rounds``' compiled loop is pruned; ``ucwl_grid_run.run_grid`` d
 """
 
 import concurrent.futures
-from typing import Callable, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence
 
 import numpy as np
 
@@ -44,7 +44,7 @@ from .ucwl_grid import UCWLGrid
 from .ucwl_grid_rounds import sub_block
 from .ucwl_grid_stream import round_kernels, StreamBlock
 
-CHUNK = 100
+CHUNK = 50
 """Rounds of each stream between two looks at the bound."""
 
 SEEDS = 8
@@ -56,19 +56,38 @@ SCOUT_SHARE = 40
 TASK_BUDGET = 64 * 2 ** 20
 """Bytes of learned state (mu and sigma, every stream) a task may hold."""
 
+TASKS_PER_JOB = 8
+"""Tasks of step 3 per worker at least: the bound improves as they finish, and the
+workers finish together."""
+
 NAMES = ('mistakes_observed', 'mistakes_true', 'updates')
+
+_SHARED: Dict[str, Any] = {}
+"""What every task of a grid reads (``share``): sent to each worker once, not per task."""
+
+
+def share(X: np.ndarray, streams: Sequence, rates: Sequence[float], n_labels: int,
+          variant: str, diagonal: str, no_weight: str) -> None:
+    """Keep a grid's data for ``run_lockstep`` (a worker's initializer)."""
+    _SHARED.clear()
+    _SHARED.update(X=X, streams=list(streams), rates=rates, n_labels=n_labels,
+                   variant=variant, diagonal=diagonal, no_weight=no_weight)
 
 
 def run_lockstep(args) -> Dict[str, np.ndarray]:
     """
-    Run a block of settings over several streams side by side; stop those over ``budget``.
+    Run a block of settings over the first streams side by side; stop those over ``budget``.
 
-    A unit of work for a worker process.  Returns the counts per setting and stream (S x P;
+    A unit of work for a worker process, on the data of ``share``.  ``args`` = (eta, C, k,
+    budget, stop, number of streams).  Returns the counts per setting and stream (S x P;
     those of a stopped setting as far as it ran) and ``complete``: the settings that ran
     every stream to ``stop`` (all of them when ``budget`` is None).
     """
-    (X, streams, rates, n_labels, eta, C, k, variant, diagonal, no_weight, budget,
-     stop) = args
+    eta, C, k, budget, stop, n_streams = args
+    X, rates, n_labels = _SHARED['X'], _SHARED['rates'], _SHARED['n_labels']
+    variant, diagonal, no_weight = (_SHARED[name] for name in ('variant', 'diagonal',
+                                                               'no_weight'))
+    streams = _SHARED['streams'][:n_streams]
     kernels = round_kernels(X.shape[1])
     params = UCWLGrid(n_labels, X.shape[1], eta, C, k, [0] * len(eta), variant, diagonal,
                       no_weight).setting_params()
@@ -161,9 +180,8 @@ def run_pruned(X: np.ndarray, streams: Sequence, rates: Sequence[float], n_label
     out = {name: np.zeros((S, P), dtype=np.int64) for name in NAMES}
     complete = np.zeros(S, dtype=bool)
 
-    def task(idx, budget, stop, which=streams):
-        return (X, list(which), rates, n_labels, eta[idx], C[idx], k[idx], variant,
-                diagonal, no_weight, budget, stop)
+    def task(idx, budget, stop, n_streams=P):
+        return (eta[idx], C[idx], k[idx], budget, stop, n_streams)
 
     def store(idx, res):
         for name in NAMES:
@@ -175,17 +193,19 @@ def run_pruned(X: np.ndarray, streams: Sequence, rates: Sequence[float], n_label
     def best():
         return int(out['mistakes_observed'][complete].sum(axis=1).min())
 
+    data = (X, streams, rates, n_labels, variant, diagonal, no_weight)
     if jobs > 1:
         from .workers import pool as worker_pool
-        executor = worker_pool(jobs)
+        executor = worker_pool(jobs, initializer=share, initargs=data)
     else:
         executor = None
+        share(*data)
     try:
         ex = executor if executor is not None else _InProcess()
         # 1. The scout ranks every setting on the first rounds of the first stream.
         scout_rounds = min(n, max(CHUNK, -(-n * P // SCOUT_SHARE)))
         parts = np.array_split(np.arange(S), max(1, min(S, 2 * jobs)))
-        futures = [ex.submit(run_lockstep, task(idx, None, scout_rounds, streams[:1]))
+        futures = [ex.submit(run_lockstep, task(idx, None, scout_rounds, 1))
                    for idx in parts]
         first = np.concatenate([f.result()['mistakes_observed'][:, 0] for f in futures])
         rank = np.argsort(first, kind='stable')
@@ -197,7 +217,7 @@ def run_pruned(X: np.ndarray, streams: Sequence, rates: Sequence[float], n_label
             store(futures[future], future.result())
         # 3. The rest, each task dealt settings of every rank, under the best bound known.
         rest = rank[SEEDS:]
-        n_tasks = max(4 * jobs, -(-len(rest) * per_setting // TASK_BUDGET))
+        n_tasks = max(TASKS_PER_JOB * jobs, -(-len(rest) * per_setting // TASK_BUDGET))
         queue = [np.sort(rest[i::n_tasks]) for i in range(min(n_tasks, len(rest)))]
         pending: Dict[concurrent.futures.Future, np.ndarray] = {}
         while queue or pending:
@@ -211,5 +231,6 @@ def run_pruned(X: np.ndarray, streams: Sequence, rates: Sequence[float], n_label
     finally:
         if executor is not None:
             executor.shutdown()
+        _SHARED.clear()
     out['complete'] = complete
     return out
