@@ -88,6 +88,9 @@ def test_ties_at_the_best_total_are_kept_and_the_first_wins():
     assert np.all(got['mistakes_observed'][stopped] <= full['mistakes_observed'][stopped])
     tally = got['mistakes_observed'][got['complete']].sum(axis=1)
     assert np.flatnonzero(got['complete'])[np.argmin(tally)] == np.argmin(totals)
+    whole = len(streams) * len(streams[0].order)
+    assert np.all(got['rounds'][got['complete']] >= whole)
+    assert got['rounds'].sum() < len(eta) * whole
 
 
 def test_pruning_in_two_workers_chooses_as_one():

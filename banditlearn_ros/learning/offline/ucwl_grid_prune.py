@@ -80,8 +80,9 @@ def run_lockstep(args) -> Dict[str, np.ndarray]:
 
     A unit of work for a worker process, on the data of ``share``.  ``args`` = (eta, C, k,
     budget, stop, number of streams).  Returns the counts per setting and stream (S x P;
-    those of a stopped setting as far as it ran) and ``complete``: the settings that ran
-    every stream to ``stop`` (all of them when ``budget`` is None).
+    those of a stopped setting as far as it ran), ``rounds`` (S: rounds run, all streams)
+    and ``complete``: the settings that ran every stream to ``stop`` (all of them when
+    ``budget`` is None).
     """
     eta, C, k, budget, stop, n_streams = args
     X, rates, n_labels = _SHARED['X'], _SHARED['rates'], _SHARED['n_labels']
@@ -97,8 +98,10 @@ def run_lockstep(args) -> Dict[str, np.ndarray]:
                          no_weight, ids=np.arange(lo, min(n, lo + sub)))
              for lo in range(0, n, sub)] for st in streams]
     out = {name: np.zeros((n, P), dtype=np.int64) for name in NAMES}
+    out['rounds'] = np.zeros(n, dtype=np.int64)
     alive = np.ones(n, dtype=bool)
     end = max(min(int(stop), len(st.order)) for st in streams)
+    lengths = np.array([len(st.order) for st in streams])
     t = 0
     while t < end and alive.any():
         t = min(t + CHUNK, end)
@@ -112,12 +115,14 @@ def run_lockstep(args) -> Dict[str, np.ndarray]:
         over = alive & (so_far > budget)
         if not over.any():
             continue
+        out['rounds'][over] = np.minimum(lengths, t).sum()
         for p, row in enumerate(rows):
             _store(out, row, p, over)
             rows[p] = _pack(row, ~over, sub)
         alive &= ~over
     for p, row in enumerate(rows):
         _store(out, row, p, alive)
+    out['rounds'][alive] = np.minimum(lengths, t).sum()
     out['complete'] = alive
     return out
 
@@ -167,10 +172,11 @@ def run_pruned(X: np.ndarray, streams: Sequence, rates: Sequence[float], n_label
     Run the grid (as ``ucwl_grid_run.run_grid``), stopping settings that cannot be chosen.
 
     The streams must be equally long.  Returns ``mistakes_observed``, ``mistakes_true`` and
-    ``updates`` (S x P) and ``complete`` (S): a complete setting's counts are those of the
+    ``updates`` (S x P), ``complete`` (S): a complete setting's counts are those of the
     full grid; the others stopped part way (their counts are how far they got) because
-    their observed mistakes already exceeded a complete setting's total.  ``progress`` is
-    called with the (setting, stream) runs finished or stopped.
+    their observed mistakes already exceeded a complete setting's total; and ``rounds``
+    (S): the rounds each setting ran, the scout's included (the full grid: ``P x n``).
+    ``progress`` is called with the (setting, stream) runs finished or stopped.
     """
     S, P = len(eta), len(streams)
     n = len(streams[0].order)
@@ -178,6 +184,7 @@ def run_pruned(X: np.ndarray, streams: Sequence, rates: Sequence[float], n_label
         raise ValueError('pruning needs streams of one length')
     per_setting = 2 * n_labels * X.shape[1] * 8 * P
     out = {name: np.zeros((S, P), dtype=np.int64) for name in NAMES}
+    rounds = np.zeros(S, dtype=np.int64)
     complete = np.zeros(S, dtype=bool)
 
     def task(idx, budget, stop, n_streams=P):
@@ -186,6 +193,7 @@ def run_pruned(X: np.ndarray, streams: Sequence, rates: Sequence[float], n_label
     def store(idx, res):
         for name in NAMES:
             out[name][idx] = res[name]
+        rounds[idx] += res['rounds']
         complete[idx] = res['complete']
         if progress:
             progress(len(idx) * P)
@@ -208,6 +216,7 @@ def run_pruned(X: np.ndarray, streams: Sequence, rates: Sequence[float], n_label
         futures = [ex.submit(run_lockstep, task(idx, None, scout_rounds, 1))
                    for idx in parts]
         first = np.concatenate([f.result()['mistakes_observed'][:, 0] for f in futures])
+        rounds += np.concatenate([f.result()['rounds'] for f in futures])
         rank = np.argsort(first, kind='stable')
         # 2. The best of the scout run to the end: the first bound.
         seeds = rank[:SEEDS]
@@ -232,5 +241,5 @@ def run_pruned(X: np.ndarray, streams: Sequence, rates: Sequence[float], n_label
         if executor is not None:
             executor.shutdown()
         _SHARED.clear()
-    out['complete'] = complete
+    out['complete'], out['rounds'] = complete, rounds
     return out
