@@ -174,3 +174,21 @@ def test_tie_draws_are_numpys_and_survive_running_out():
     assert len(short.U) > 2
     np.testing.assert_array_equal(short.counts[0], whole['mistakes_observed'])
     np.testing.assert_array_equal(short.counts[2], whole['updates'])
+
+
+def test_tasks_split_to_their_memory_budget_count_the_same(monkeypatch):
+    X, streams, teacher, n_labels, settings = _grid_inputs('iris', 2)
+    settings = settings[::4]
+    eta, C, k = ([s[name] for s in settings] for name in ('eta', 'C', 'k'))
+    full = run_grid(X, streams, teacher, n_labels, eta, C, k)
+    tasks = []
+    run_lockstep = ucwl_grid_prune.run_lockstep
+    monkeypatch.setattr(ucwl_grid_prune, 'run_lockstep',
+                        lambda args: tasks.append(len(args[0])) or run_lockstep(args))
+    monkeypatch.setattr(ucwl_grid_prune, 'TASK_BUDGET', 1)  # one setting a task
+    got = run_grid(X, streams, teacher, n_labels, eta, C, k, prune=True)
+    assert set(tasks) == {1} and len(tasks) == 2 * len(settings)  # scout, then each again
+    keep = got['complete']
+    np.testing.assert_array_equal(got['mistakes_observed'][keep], full['mistakes_observed'][keep])
+    tally = np.where(keep, got['mistakes_observed'].sum(axis=1), np.iinfo(np.int64).max)
+    assert np.argmin(tally) == np.argmin(full['mistakes_observed'].sum(axis=1))

@@ -155,6 +155,11 @@ def _pack(row: List[StreamBlock], keep: np.ndarray, sub: int) -> List[StreamBloc
     return packed
 
 
+def _tasks(settings: int, per_setting: int) -> int:
+    """Return the fewest tasks that keep each within ``TASK_BUDGET`` bytes of state."""
+    return -(-settings * per_setting // TASK_BUDGET)
+
+
 class _InProcess:
     """``submit`` of an executor that runs the call at once (one job)."""
 
@@ -212,7 +217,7 @@ def run_pruned(X: np.ndarray, streams: Sequence, rates: Sequence[float], n_label
         ex = executor if executor is not None else _InProcess()
         # 1. The scout ranks every setting on the first rounds of the first stream.
         scout_rounds = min(n, max(CHUNK, -(-n * P // SCOUT_SHARE)))
-        parts = np.array_split(np.arange(S), max(1, min(S, 2 * jobs)))
+        parts = np.array_split(np.arange(S), min(S, max(2 * jobs, _tasks(S, per_setting // P))))
         futures = [ex.submit(run_lockstep, task(idx, None, scout_rounds, 1))
                    for idx in parts]
         first = np.concatenate([f.result()['mistakes_observed'][:, 0] for f in futures])
@@ -221,12 +226,13 @@ def run_pruned(X: np.ndarray, streams: Sequence, rates: Sequence[float], n_label
         # 2. The best of the scout run to the end: the first bound.
         seeds = rank[:SEEDS]
         futures = {ex.submit(run_lockstep, task(idx, None, n)): idx
-                   for idx in np.array_split(seeds, max(1, min(len(seeds), jobs)))}
+                   for idx in np.array_split(seeds, min(len(seeds),
+                                                        max(jobs, _tasks(SEEDS, per_setting))))}
         for future in concurrent.futures.as_completed(futures):
             store(futures[future], future.result())
         # 3. The rest, each task dealt settings of every rank, under the best bound known.
         rest = rank[SEEDS:]
-        n_tasks = max(TASKS_PER_JOB * jobs, -(-len(rest) * per_setting // TASK_BUDGET))
+        n_tasks = max(TASKS_PER_JOB * jobs, _tasks(len(rest), per_setting))
         queue = [np.sort(rest[i::n_tasks]) for i in range(min(n_tasks, len(rest)))]
         pending: Dict[concurrent.futures.Future, np.ndarray] = {}
         while queue or pending:
