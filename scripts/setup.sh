@@ -83,8 +83,8 @@ if ! "${pip[@]}" -e '.[all]'; then
 fi
 # numba compiles the UCWL steps into its cache now (a few seconds), so that the first node or
 # test that uses them loads them instead of compiling them, each process again.
-"$venv/bin/python" -c 'from banditlearn_ros.learning.offline import ucwl_grid, ucwl_grid_rounds
-ucwl_grid.grid_kernels(); ucwl_grid_rounds.round_kernels()' \
+"$venv/bin/python" -c 'from banditlearn_ros.learning.offline import ucwl_grid, ucwl_grid_stream
+ucwl_grid.grid_kernels(); ucwl_grid_stream.round_kernels()' \
   || echo "setup: the compiled UCWL steps did not build; the numpy code will be used"
 echo "$want" > "$stamp"
 echo "setup: $venv ready ($("$venv/bin/python" --version))"

@@ -219,6 +219,7 @@ def test_ucwl_grid_tuning_on_several_permutations_minimises_the_mean():
     grid = {'C': [0.125, 1.0, 8.0], 'eta': [0.6, 0.9], 'k': [0.4, 1.6, 2.8]}
     fixed = {'no_weight': 'equal'}  # Algorithm 1's cap: the stream below was chosen for it
     fast = core_algorithm('ucwl', teacher, grid=grid, fixed=fixed, centring='none')
+    fast.grid_prune = False  # every setting's rate (pruning: test_ucwl_grid_prune)
     got = tune(fast, X, y, 3, teacher, seed=2, n_tuning=4)
     streams = tuning_streams(y, 3, teacher, 4, seed=2)
     settings = grid_settings(grid, fixed)

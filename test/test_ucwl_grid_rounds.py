@@ -16,7 +16,7 @@
 
 from banditlearn_ros.learning import TeacherModel
 from banditlearn_ros.learning.algorithms import ucwl_kernels
-from banditlearn_ros.learning.offline import ucwl_grid_rounds, ucwl_grid_run
+from banditlearn_ros.learning.offline import ucwl_grid_rounds, ucwl_grid_run, ucwl_grid_stream
 from banditlearn_ros.learning.offline.datasets import load_dataset
 from banditlearn_ros.learning.offline.evaluation_streams import centred_streams, make_stream
 from banditlearn_ros.learning.offline.ucwl_grid import UCWLGrid
@@ -35,7 +35,7 @@ def _kernels():
     if compiled is None or not compiled.fused:
         pytest.skip('numba is not installed (or BANDITLEARN_COMPILED=0, or its dot products '
                     'are not the fused ones): no compiled rounds')
-    kernels = ucwl_grid_rounds.round_kernels()
+    kernels = ucwl_grid_stream.round_kernels()
     # With numba there, None means the loop disagreed with the numpy grid: a failure.
     assert kernels is not None, 'the compiled rounds disagree with the numpy UCWLGrid'
     return kernels
@@ -82,7 +82,7 @@ def test_rounds_equal_the_numpy_grid(name, centring, teacher, variant, diagonal,
     expected, grid = _numpy_grid(X, stream, teacher, K, variant, diagonal, no_weight)
     rates = (teacher.rho0, teacher.rho1, teacher.no_answer)
     for lo, hi in ((0, len(SETTINGS)), (0, 8), (8, len(SETTINGS)), (3, 4)):
-        got = ucwl_grid_rounds.run_stream(
+        got = ucwl_grid_stream.run_stream(
             kernels, X, stream.order, stream.y_obs, stream.y_true, stream.u_silent,
             stream.u_flip, rates, stream.seed, grid.k[lo:hi], grid.setting_params()[lo:hi],
             K, state=True, no_weight=no_weight)
@@ -107,7 +107,7 @@ def test_run_grid_takes_the_rounds_and_keeps_the_counts(monkeypatch):
                         lambda *args, **kw: calls.append(1) or run_stream(*args, **kw))
     for no_weight in ('ramp', 'equal'):  # the default cap follows each label's answers
         calls.clear()
-        monkeypatch.setattr(ucwl_grid_run, 'round_kernels', ucwl_grid_rounds.round_kernels)
+        monkeypatch.setattr(ucwl_grid_run, 'round_kernels', ucwl_grid_stream.round_kernels)
         rounds = run_grid(X, streams, teacher, len(labels), eta, C, k, block=20,
                           no_weight=no_weight)
         assert calls
@@ -120,7 +120,7 @@ def test_run_grid_takes_the_rounds_and_keeps_the_counts(monkeypatch):
 
 def test_long_vectors_are_left_to_the_grid():
     """Beyond 128 features numpy sums in halves: the rounds loop does not take them."""
-    assert ucwl_grid_rounds.round_kernels(ucwl_grid_rounds.BLOCK + 1) is None
+    assert ucwl_grid_stream.round_kernels(ucwl_grid_stream.BLOCK + 1) is None
 
 
 def test_sub_blocks_are_whole_vectors_of_settings():

@@ -144,6 +144,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument('--jobs', type=int, default=1, metavar='N',
                    help='worker processes (default 1), also for a tuning grid; results do not '
                         'depend on it')
+    p.add_argument('--full-grid', action='store_true',
+                   help='run every UCWL tuning setting to the end (by default a setting stops '
+                        'once it can no longer be chosen: the same tuned settings, faster)')
     p.add_argument('--no-figures', action='store_true', help='skip the matplotlib figures')
     p.add_argument('--params-out', default=None, metavar='DIR',
                    help='also write DIR/<data set>.params.yaml: the ucwl settings tuned for '

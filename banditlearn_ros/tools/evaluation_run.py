@@ -146,6 +146,7 @@ class Task:
     reveal_step: str
     centring: str
     grid_jobs: int
+    full_grid: bool = False
 
 
 def run_task(task: Task, data: Data,
@@ -159,6 +160,7 @@ def run_task(task: Task, data: Data,
     X, y, labels = data
     algorithm = make_algorithm(task.name, task.teacher, task.fixed, task.wide, task.centring)
     algorithm.grid_jobs = task.grid_jobs
+    algorithm.grid_prune = not task.full_grid
     n, grid = len(y), algorithm.run_grid is not None
 
     def runs_done(runs: int) -> None:
@@ -227,7 +229,8 @@ def plan(args, data: Dict[str, Data], teachers: List[TeacherModel], names: List[
                     tune=not args.no_tune, curves=not args.no_figures,
                     tuning_permutations=args.tuning_permutations,
                     max_questions=tuple(args.max_questions), reveal_step=args.reveal_step,
-                    centring=args.centring, grid_jobs=args.jobs if in_parent[-1] else 1))
+                    centring=args.centring, grid_jobs=args.jobs if in_parent[-1] else 1,
+                    full_grid=args.full_grid))
     return tasks, work, in_parent
 
 

@@ -192,12 +192,14 @@ def run_ucwl_settings(settings: List[Dict[str, Any]], X: np.ndarray, stream: Str
 def run_ucwl_streams(settings: List[Dict[str, Any]], X: np.ndarray, streams: Sequence[Stream],
                      teacher: TeacherModel, n_labels: int,
                      progress: Optional[Callable[[int], None]] = None,
-                     jobs: int = 1) -> List[List[RunResult]]:
+                     jobs: int = 1, prune: bool = False) -> List[List[Optional[RunResult]]]:
     """
     Run many UCWL settings on many streams in one ``UCWLGrid`` call; [setting][stream].
 
     ``progress`` is called with the number of (setting, stream) runs finished, block by block;
-    the blocks run in ``jobs`` worker processes (``ucwl_grid_run.run_grid``).
+    the blocks run in ``jobs`` worker processes (``ucwl_grid_run.run_grid``).  With
+    ``prune``, a setting that can no longer have the lowest mean observed mistake rate
+    stops part way and its results are None (``ucwl_grid_prune``).
     """
     from .ucwl_grid_run import run_grid
     variant = {s.get('variant', 'scw1') for s in settings}
@@ -215,11 +217,11 @@ def run_ucwl_streams(settings: List[Dict[str, Any]], X: np.ndarray, streams: Seq
     out = run_grid(X, list(streams), teacher, n_labels, [s['eta'] for s in settings],
                    [s['C'] for s in settings], [s['k'] for s in settings],
                    variant=variant.pop(), diagonal=diagonal.pop(), progress=progress,
-                   no_weight=no_weight.pop(), jobs=jobs)
+                   no_weight=no_weight.pop(), jobs=jobs, prune=prune)
     seconds = (time.perf_counter() - start) / (len(settings) * len(streams))
     return [[RunResult(int(out['mistakes_observed'][i, j]), int(out['mistakes_true'][i, j]),
                        int(out['updates'][i, j]), seconds, len(st))
-             for j, st in enumerate(streams)]
+             if out['complete'][i] else None for j, st in enumerate(streams)]
             for i in range(len(settings))]
 
 

@@ -78,8 +78,10 @@ WIDE_GRIDS: Dict[str, Dict[str, List[Any]]] = {
 """Grids widened past the paper's edges, for ``--wide-grids``."""
 
 Runner = Callable[[Dict[str, Any], np.ndarray, Stream, TeacherModel, int, bool], RunResult]
-GridRunner = Callable[..., List[List[RunResult]]]
-"""``(settings, X, streams, teacher, n_labels, progress=None, jobs=1) -> [setting][stream]``."""
+GridRunner = Callable[..., List[List[Optional[RunResult]]]]
+"""``(settings, X, streams, teacher, n_labels, progress=None, jobs=1, prune=False) ->
+[setting][stream]``; with ``prune``, None for a setting stopped because it could no longer
+be chosen."""
 
 
 @dataclass
@@ -99,6 +101,9 @@ class Algorithm:
     run_grid: Optional[GridRunner] = None
     grid_jobs: int = 1
     """Worker processes ``run_grid`` may use while tuning (``banditlearn_evaluate --jobs``)."""
+    grid_prune: bool = True
+    """Let ``run_grid`` stop the settings that can no longer be chosen (the same choice;
+    ``banditlearn_evaluate --full-grid`` turns it off, to see every setting's rate)."""
     feedback: str = 'bandit'
     centring: str = 'none'
     """Mean taken out of each stream's vectors before the algorithm sees them
@@ -115,7 +120,8 @@ class Tuning:
     tried: int
     seconds: float
     rates: Optional[np.ndarray] = None
-    """Observed-label mistake rate per setting (grid order) and tuning stream."""
+    """Observed-label mistake rate per setting (grid order) and tuning stream; NaN for a
+    setting the grid stopped because it could no longer be chosen (``grid_prune``)."""
 
 
 def grid_settings(grid: Dict[str, List[Any]], fixed: Dict[str, Any]) -> List[Dict[str, Any]]:
@@ -150,7 +156,10 @@ def tune(algorithm: Algorithm, X: np.ndarray, y: np.ndarray, n_labels: int,
     Pick the grid setting with the lowest mean observed-label mistake rate.
 
     The mean is over the ``n_tuning`` tuning streams (one in the paper).  Ties go to the
-    earlier setting in grid order, so the choice is reproducible.
+    earlier setting in grid order, so the choice is reproducible.  With
+    ``algorithm.grid_prune`` the grid may stop settings whose observed mistakes already
+    exceed a finished setting's total: they could not be chosen, so the choice and its rate
+    are those of the full grid (``ucwl_grid_prune``); their rates are NaN.
     """
     settings = grid_settings(algorithm.grid, algorithm.fixed)
     X, streams = centred_streams(X, tuning_streams(y, n_labels, teacher, n_tuning, seed),
@@ -158,7 +167,8 @@ def tune(algorithm: Algorithm, X: np.ndarray, y: np.ndarray, n_labels: int,
     start = time.perf_counter()
     if algorithm.run_grid is not None and len(settings) > 1:
         results = algorithm.run_grid(settings, X, streams, teacher, n_labels,
-                                     progress=progress, jobs=algorithm.grid_jobs)
+                                     progress=progress, jobs=algorithm.grid_jobs,
+                                     prune=algorithm.grid_prune)
     else:
         results = []
         for s in settings:
@@ -168,9 +178,10 @@ def tune(algorithm: Algorithm, X: np.ndarray, y: np.ndarray, n_labels: int,
                 if progress:
                     progress(1)
             results.append(row)
-    table = np.array([[r.rate_observed for r in row] for row in results])
+    table = np.array([[np.nan if r is None else r.rate_observed for r in row]
+                      for row in results])
     means = table.mean(axis=1)
-    best = int(np.argmin(means))
+    best = int(np.argmin(np.where(np.isnan(means), np.inf, means)))
     return Tuning(settings[best], float(means[best]),
                   edge_notes(algorithm.grid, settings[best], algorithm.fixed),
                   len(settings), time.perf_counter() - start, table)

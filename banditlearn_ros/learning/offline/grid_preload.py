@@ -22,7 +22,7 @@ with ``BANDITLEARN_COMPILED=0`` or without numba; a worker then finds the numpy 
 """
 
 from .ucwl_grid import grid_kernels
-from .ucwl_grid_rounds import round_kernels
+from .ucwl_grid_stream import round_kernels
 
 grid_kernels()
 round_kernels()

@@ -22,24 +22,25 @@ loop over contiguous memory, which the compiler turns into vector instructions. 
 setting's sum keeps its own order of additions (the 8 running sums and the rest left to
 right of ``reductions.block_dot``, numpy's pairwise order), because the vector lanes are
 different settings, never parts of one sum: the values are ``UCWLGrid``'s bit for bit.
-The rounds run inside the compiled loop too; Python sees a round only when a setting's
-largest bound or score is shared, and draws it with that setting's own generator as
-``UCWLGrid`` does.  The learned rows' steps are ``ucwl_kernels.learn_diag``'s, its step
-size and entries (``step_size``, ``sigma_step``) taken for every setting of the block at
-once.
+The rounds run inside the compiled loop too, ties included: a setting's generator (seeded
+as ``UCWLGrid`` seeds it) is the list of its 32-bit outputs and a position in it, and
+``draw`` turns them into numpy's ``Generator.integers`` (Python sees a round only for a NaN
+bound or when the list runs out).  The learned rows' steps are ``ucwl_kernels.learn_diag``'s,
+its step size and entries (``step_size``, ``sigma_step``) taken for every setting of the
+block at once.
 
-Used by ``ucwl_grid_run.run_block`` when numba is there, for up to ``reductions.BLOCK``
-features (longer vectors are summed in halves: ``UCWLGrid`` steps them), and only after
-``disagreement`` found it equal to the numpy grid.
+Driven from Python by ``ucwl_grid_stream`` (``run_stream``, ``StreamBlock``) for
+``ucwl_grid_run.run_block`` when numba is there, for up to ``reductions.BLOCK`` features
+(longer vectors are summed in halves: ``UCWLGrid`` steps them), and only after
+``ucwl_grid_stream.disagreement`` found it equal to the numpy grid.
 """
 
 import math
-from typing import Callable, Dict, NamedTuple, Optional, Sequence
+from typing import Callable, NamedTuple
 
 import numpy as np
 
 from ..algorithms import ucwl_kernels
-from ..algorithms.reductions import BLOCK
 from ..algorithms.ucwl import RAMP_ANSWERS as RAMP
 
 LANES = 8
@@ -173,15 +174,79 @@ def choose(scores, variances, k, bounds, chosen, top, n_top, greedy, top_score,
     return tied
 
 
-def run_rounds(X, order, y_obs, y_true, u_silent, u_flip, rates, t, resume, mu, sigma, k,
-               params, work, ints, scores, variances, bounds, counts, answers, ramp) -> int:
+def draw(U, at, m):
     """
-    Run rounds from ``t`` to the stream's end; return the first round with a tie, or its end.
+    Return (numpy's ``Generator.integers(m)``, the next ``at``) from 32-bit draws ``U[at:]``.
 
-    ``resume`` continues round ``t`` after the caller drew its ties: ``ints[7]`` (one
-    of the largest bounds, counted in label order; -1: none) or ``ints[0]`` (``chosen``).
+    numpy 1.26's method for a range below 2**32 (Lemire's multiply and reject): each call
+    takes the next 32-bit output of the generator (the low half of a 64-bit one, then its
+    high half).  ``U`` (uint64) holds those outputs of the setting's seed in order, so a
+    setting's ``at`` stands for its generator; the next ``at`` is -1 when ``U`` ran out.
+    ``disagreement`` compares the loop that uses this with numpy's generators.
+    """
+    low, excl = np.uint64(0xFFFFFFFF), np.uint64(m)
+    threshold = (low - (excl - np.uint64(1))) % excl
+    while at < U.shape[0]:
+        product = U[at] * excl
+        at += 1
+        if (product & low) >= threshold:
+            return np.int64(product >> np.uint64(32)), at
+    return np.int64(0), -1
+
+
+def pick(bounds, top, chosen, draws) -> None:
+    """Set ``chosen[s]`` to the ``draws[s]``-th largest bound in label order (-1: leave)."""
+    n_labels, n = bounds.shape
+    for s in range(n):
+        if draws[s] >= 0:
+            left = draws[s]
+            for i in range(n_labels):
+                if bounds[i, s] == top[s]:
+                    if left == 0:
+                        chosen[s] = i
+                        break
+                    left -= 1
+
+
+def draw_ties(U, at, bounds, top, chosen, n_top, n_greedy, plain, draws, ahead) -> bool:
+    """
+    Draw every setting's ties as ``UCWLGrid`` does, by its ``at`` in ``U``; False: the caller.
+
+    First every draw, nothing kept; then, if no setting has a NaN bound or score (the
+    caller treats those as numpy's ``max`` does) and ``U`` sufficed, the draws are kept.
+    """
+    n = at.shape[0]
+    for s in range(n):
+        draws[s] = -1
+        ahead[s] = at[s]
+        if n_top[s] <= 1 and n_greedy[s] <= 1:
+            continue
+        if not plain[s]:
+            return False
+        if n_top[s] > 1:
+            draws[s], ahead[s] = _draw(U, ahead[s], n_top[s])
+        if n_greedy[s] > 1 and ahead[s] >= 0:
+            ahead[s] = _draw(U, ahead[s], n_greedy[s])[1]
+        if ahead[s] < 0:
+            return False
+    for s in range(n):
+        at[s] = ahead[s]
+    _pick(bounds, top, chosen, draws)
+    return True
+
+
+def run_rounds(X, order, y_obs, y_true, u_silent, u_flip, rates, t, resume, mu, sigma, k,
+               params, work, ints, scores, variances, bounds, counts, answers, ramp, U,
+               at) -> int:
+    """
+    Run rounds from ``t`` to ``len(order)``; return it, or a round whose ties need the caller.
+
+    Ties are drawn here (``draw_ties``: setting s's generator is ``U`` from ``at[s]``),
+    except with a NaN bound or score or when ``U`` runs out: then the round is returned
+    and ``resume`` continues it after the caller drew: ``ints[7]`` (one of the largest
+    bounds, counted in label order; -1: none) or ``ints[0]`` (``chosen``).
     ``rates`` = (rho0, rho1, no_answer); ``counts`` = (mistakes observed, mistakes true,
-    updates) per setting; ``work`` (``WORK_ROWS`` rows) and ``ints`` (8) are scratch.
+    updates) per setting; ``work`` (``WORK_ROWS`` rows) and ``ints`` (9) are scratch.
     ``ramp`` > 0 (K - 2, ``no_weight`` 'ramp'): each setting's cap of a "no"
     (``params[s, 8]``) follows its chosen label's ``answers`` as ``UCWLGrid.learn`` sets it.
     Each round is ``ucwl_grid_run.run_block``'s: select, count, the person's answer, then
@@ -198,7 +263,7 @@ def run_rounds(X, order, y_obs, y_true, u_silent, u_flip, rates, t, resume, mu, 
     az, coefficient = work[19, :n], work[20, :n]
     chosen, greedy, n_top, n_greedy, nz, picked = ints[0], ints[1], ints[2], ints[3], \
         ints[4], ints[5]
-    plain, draws = ints[6], ints[7]
+    plain, draws, ahead = ints[6], ints[7], ints[8, :n]
     rho0, rho1, no_answer = rates[0], rates[1], rates[2]
     precision = n > 0 and params[0, 6] != 0.0  # one diagonal step for the block
     while t < n_rounds:
@@ -213,18 +278,11 @@ def run_rounds(X, order, y_obs, y_true, u_silent, u_flip, rates, t, resume, mu, 
             _sums(x, xx, nz, n_nz, mu_flat, sigma_flat, acc, picked, scores_flat,
                   variances_flat)
             if _choose(scores, variances, k, bounds, chosen, top, n_top, greedy, top_score,
-                       n_greedy, plain):
+                       n_greedy, plain) and not _draw_ties(U, at, bounds, top, chosen, n_top,
+                                                           n_greedy, plain, draws, ahead):
                 return t
         else:  # the caller drew ties: draws[s] = which of the largest bounds, in label order
-            for s in range(n):
-                if draws[s] >= 0:
-                    left = draws[s]
-                    for i in range(n_labels):
-                        if bounds[i, s] == top[s]:
-                            if left == 0:
-                                chosen[s] = i
-                                break
-                            left -= 1
+            _pick(bounds, top, chosen, draws)
         resume = False
         label, truth = y_obs[t], y_true[t]
         learn = not u_silent[t] < no_answer
@@ -285,7 +343,7 @@ class RoundKernels(NamedTuple):
 
 
 # What run_rounds calls: these functions, or compiled (``round_kernels``).
-_sums, _choose = sums, choose
+_sums, _choose, _draw, _pick, _draw_ties = sums, choose, draw, pick, draw_ties
 _step_size, _sigma_step = ucwl_kernels.step_size, ucwl_kernels.sigma_step
 
 
@@ -299,134 +357,11 @@ def sub_block(n_labels: int, budget: int = SUB_BUDGET) -> int:
     return max(LANES, budget // (16 * 8 * int(n_labels)) // LANES * LANES)
 
 
-def run_stream(kernels: RoundKernels, X: np.ndarray, order, y_obs, y_true, u_silent, u_flip,
-               rates: Sequence[float], seed: int, k: np.ndarray, params: np.ndarray,
-               n_labels: int, state: bool = False,
-               no_weight: str = 'equal') -> Dict[str, np.ndarray]:
-    """
-    Run one block of settings (``params`` rows: ``ucwl_kernels.learn_params``) over a stream.
-
-    Returns ``mistakes_observed``, ``mistakes_true`` and ``updates`` per setting, those of
-    ``ucwl_grid_run.run_block`` on the same block; with ``state``, also ``mu`` and ``sigma``
-    laid out as ``UCWLGrid``'s (settings x labels x features). ``no_weight`` 'ramp' moves
-    each cap of a "no" with its label's answers; the others are fixed in ``params``.
-    """
-    n, d = len(k), X.shape[1]
-    params = np.array(params, dtype=np.float64)  # its caps change with 'ramp'
-    ramp = float(n_labels - 2) if no_weight == 'ramp' and n_labels > 2 else 0.0
-    answers = np.zeros((n_labels, n))
-    mu = np.zeros((d, n_labels, n))
-    sigma = np.ones((d, n_labels, n))
-    work = np.empty((WORK_ROWS, max(n_labels * n, d)))
-    ints = np.empty((8, max(n, d)), dtype=np.int64)
-    scores, variances, bounds = (np.empty((n_labels, n)) for _ in range(3))
-    counts = np.zeros((3, n), dtype=np.int64)
-    rates = np.asarray(rates, dtype=np.float64)
-    k = np.ascontiguousarray(k, dtype=np.float64)
-    rngs: Dict[int, np.random.Generator] = {}
-    arrays = (np.ascontiguousarray(order, dtype=np.int64), np.asarray(y_obs, dtype=np.int64),
-              np.asarray(y_true, dtype=np.int64), np.asarray(u_silent, dtype=np.float64),
-              np.asarray(u_flip, dtype=np.float64))
-    t, resume = 0, False
-    while True:
-        t = kernels.run(X, *arrays, rates, t, resume, mu, sigma, k, params, work, ints,
-                        scores, variances, bounds, counts, answers, ramp)
-        if t >= len(order):
-            break
-        chosen, n_top, n_greedy, plain, draws = ints[0], ints[2], ints[3], ints[6], ints[7]
-        draws[:n] = -1
-        for s in np.flatnonzero((n_top[:n] > 1) | (n_greedy[:n] > 1)).tolist():
-            # UCWLGrid._select_compiled's draws, in its order, by the setting's generator.
-            rng = rngs.get(s)
-            if rng is None:
-                rng = rngs[s] = np.random.default_rng(seed)
-            if plain[s]:  # no NaN: the counts are those of bounds == bounds.max()
-                if n_top[s] > 1:
-                    draws[s] = rng.integers(n_top[s])
-                if n_greedy[s] > 1:
-                    rng.integers(n_greedy[s])
-                continue
-            column, score = bounds[:, s], scores[:, s]
-            best = np.flatnonzero(column == column.max())
-            if best.size > 1:
-                chosen[s] = best[rng.integers(best.size)]
-            tied = np.count_nonzero(score == score.max())
-            if tied > 1:
-                rng.integers(tied)
-        resume = True
-    out = {'mistakes_observed': counts[0], 'mistakes_true': counts[1], 'updates': counts[2]}
-    if state:
-        out['mu'], out['sigma'] = mu.transpose(2, 1, 0), sigma.transpose(2, 1, 0)
-    return out
-
-
-def _build() -> RoundKernels:
-    global _sums, _choose, _step_size, _sigma_step
+def build() -> RoundKernels:
+    """Compile ``run_rounds`` and what it calls (unchecked: ``ucwl_grid_stream.round_kernels``)."""
+    global _sums, _choose, _draw, _pick, _draw_ties, _step_size, _sigma_step
     _step_size, _sigma_step = ucwl_kernels._step_size, ucwl_kernels._sigma_step
     jit = ucwl_kernels.jit
-    _sums, _choose = jit(sums), jit(choose)  # run_rounds calls them compiled
+    _sums, _choose, _draw, _pick = jit(sums), jit(choose), jit(draw), jit(pick)
+    _draw_ties = jit(draw_ties)  # run_rounds calls them compiled
     return RoundKernels(jit(run_rounds))
-
-
-_COMPILED = ucwl_kernels.CompiledOnce(  # disagreement is defined below
-    _build, lambda kernels: disagreement(kernels), 'UCWL grid rounds')
-
-
-def round_kernels(n_features: int = BLOCK) -> Optional[RoundKernels]:
-    """
-    Return the compiled rounds loop, or None (no numba, or not bit for bit the numpy grid).
-
-    None as well for more than ``reductions.BLOCK`` features, which numpy sums in halves.
-
-    Built on ``ucwl_kernels.compiled()`` when its dot products are the fused, checked ones;
-    ``disagreement`` compares it with the numpy ``UCWLGrid`` before it is used.
-    """
-    return None if n_features > BLOCK else _COMPILED.get()
-
-
-def disagreement(kernels: RoundKernels, seed: int = 0) -> str:
-    """
-    Return '' when ``kernels`` count what the numpy ``UCWLGrid`` counts, bit for bit.
-
-    Random streams with noisy and silent answers: SCW-I and SCW-II, both diagonals, ties
-    at the start and with k = 0, one label, 1..128 features, blocks not a multiple of
-    ``LANES``; mistakes and updates per setting, and the learned state.
-    """
-    from .ucwl_grid import UCWLGrid
-    rng = np.random.default_rng(seed)
-    eta = [0.95, 0.55, 0.75, 0.6, 0.9, 0.8, 0.7, 0.65, 0.85]
-    C = [1.0, 2.0 ** -5, 32.0, 4.0, 0.5, 2.0, 8.0, 0.25, 16.0]
-    k = [2.8, 0.2, 1.4, 0.0, 3.0, 1.0, 2.0, 0.6, 0.0]
-    cases = ((3, 7, 'scw1', 'precision'), (5, 128, 'scw2', 'variance'),
-             (1, 20, 'scw1', 'variance'), (4, 33, 'scw2', 'precision'),
-             (10, 64, 'scw1', 'precision'), (2, 8, 'scw1', 'variance'))
-    rates = (0.1, 0.2, 0.1)
-    for case, (n_labels, d, variant, diagonal) in enumerate(cases):
-        no_weight = 'ramp' if case % 2 else 'equal'
-        X = rng.random((40, d)) * (rng.random((40, d)) < 0.6)
-        order = rng.permutation(np.repeat(np.arange(40), 2))
-        y_true = rng.integers(n_labels, size=len(order))
-        y_obs = np.where(rng.random(len(order)) < 0.1, rng.integers(n_labels), y_true)
-        u_silent, u_flip = rng.random(len(order)), rng.random(len(order))
-        grid = UCWLGrid(n_labels, d, eta, C, k, [seed] * len(eta), variant, diagonal,
-                        no_weight, compiled=False)
-        expected = np.zeros((3, len(eta)), dtype=np.int64)
-        for t, row in enumerate(order):
-            chosen = grid.select(X[row])
-            expected[0] += chosen != y_obs[t]
-            expected[1] += chosen != y_true[t]
-            if u_silent[t] < rates[2]:
-                continue
-            right = chosen == y_obs[t]
-            grid.learn(X[row], chosen, right != (u_flip[t] < np.where(right, rates[1],
-                                                                      rates[0])))
-        got = run_stream(kernels, X, order, y_obs, y_true, u_silent, u_flip, rates, seed,
-                         np.array(k), grid.setting_params(), n_labels, state=True,
-                         no_weight=no_weight)
-        expected[2] = grid.n_updates
-        if not np.array_equal(expected, np.array([got['mistakes_observed'],
-                                                  got['mistakes_true'], got['updates']])):
-            return f'counts at K={n_labels}, d={d}'
-        if not (np.array_equal(got['mu'], grid.mu) and np.array_equal(got['sigma'], grid.sigma)):
-            return f'state at K={n_labels}, d={d}'
-    return ''

@@ -27,7 +27,9 @@ from typing import Dict, Optional, Sequence
 import numpy as np
 
 from .ucwl_grid import DEFAULT_NO_WEIGHT, grid_kernels, UCWLGrid
-from .ucwl_grid_rounds import round_kernels, run_stream, sub_block
+from .ucwl_grid_prune import run_pruned, SEEDS
+from .ucwl_grid_rounds import sub_block
+from .ucwl_grid_stream import round_kernels, run_stream
 
 
 CACHE_BUDGET = 8 * 2 ** 20
@@ -97,7 +99,8 @@ def run_grid(X: np.ndarray, streams: Sequence, teacher, n_labels: int,
              eta: Sequence[float], C: Sequence[float], k: Sequence[float],
              variant: str = 'scw1', diagonal: str = 'precision',
              block: Optional[int] = None, jobs: int = 1,
-             progress=None, no_weight: str = DEFAULT_NO_WEIGHT) -> Dict[str, np.ndarray]:
+             progress=None, no_weight: str = DEFAULT_NO_WEIGHT,
+             prune: bool = False) -> Dict[str, np.ndarray]:
     """
     Run S settings of diagonal UCWL over P streams of the evaluation protocol.
 
@@ -132,11 +135,15 @@ def run_grid(X: np.ndarray, streams: Sequence, teacher, n_labels: int,
         Called with the number of (setting, stream) runs finished after each block.
     no_weight : {'ramp', 'equal', 'balanced', 'sqrt'}
         Cap of a "no" step (``UCWL``'s ``no_weight``).
+    prune : bool
+        Stop the settings that can no longer have the lowest mean observed mistake rate
+        (``ucwl_grid_prune``; only with the compiled loop and equally long streams).
 
     Returns
     -------
     dict
-        ``mistakes_observed``, ``mistakes_true``, ``updates``: arrays of shape (S, P).
+        ``mistakes_observed``, ``mistakes_true``, ``updates``: arrays of shape (S, P);
+        ``complete`` (S): False for a setting pruned part way (its counts are partial).
 
     """
     X = np.ascontiguousarray(X, dtype=np.float64)
@@ -152,7 +159,11 @@ def run_grid(X: np.ndarray, streams: Sequence, teacher, n_labels: int,
             block = min(block, max(MIN_BLOCK, -(-S // per_stream)))
     block = max(int(block), 1)
     grid_kernels()  # compiled (or cached) once here; each worker loads the cache
-    round_kernels(X.shape[1])
+    rounds = round_kernels(X.shape[1])
+    if (prune and rounds is not None and S > SEEDS
+            and len({len(stream.order) for stream in streams}) == 1):
+        return run_pruned(X, streams, rates, n_labels, eta, C, k, variant, diagonal,
+                          no_weight, jobs, progress)
     tasks, where = [], []
     for p, stream in enumerate(streams):
         # A task carries the vectors of its stream only, in its order (centred streams hold
@@ -184,4 +195,5 @@ def run_grid(X: np.ndarray, streams: Sequence, teacher, n_labels: int,
             futures = {pool.submit(run_block, task): i for i, task in enumerate(tasks)}
             for fut in concurrent.futures.as_completed(futures):
                 store(futures[fut], fut.result())
+    out['complete'] = np.ones(S, dtype=bool)
     return out
