@@ -166,6 +166,7 @@ def test_unsupported_and_broken_images_are_counted(harness):
         for m in h.diag for s in m.status for kv in s.values), timeout=3.0)
     # The node still works: an empty frame is looked at (no face) and a button still answers.
     h.node.set_parameters([Parameter('listen_on_prediction', value=False)])
+    assert h.spin_until(lambda: not h.node.head.loading, timeout=60.0)  # frames skipped till
     h.image.publish(array_to_image(np.zeros((120, 160, 3), np.uint8)))
     assert h.spin_until(lambda: h.node.counters.get('frames_no_face') == 1, timeout=30.0)
     h.joy.publish(_joy(1, 0))

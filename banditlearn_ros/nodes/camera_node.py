@@ -34,7 +34,7 @@ from banditlearn_ros.vision.drawing import draw_observation
 from banditlearn_ros.vision.extractors import (
     FeatureScaling, FrameObservation, GestureExtractor)
 from banditlearn_ros.vision.frame_source import (
-    BackgroundLoad, FrameWorker, LatestFrame, LOAD_WAIT, VideoSource)
+    BackgroundLoad, FrameWorker, IMPORT_DELAY, LatestFrame, LOAD_WAIT, VideoSource)
 from banditlearn_ros.vision.mediapipe_hands import import_mediapipe
 import numpy as np
 from sensor_msgs.msg import Image
@@ -104,7 +104,7 @@ class CameraNode(ManagedNode):
                                       self.extractor.dim)
         # MediaPipe's import (about a second of CPU) runs now, in a thread: the node answers
         # meanwhile, and activating it only builds the graphs (0.01 s).
-        self._load = (BackgroundLoad(import_mediapipe, 'mediapipe_import')
+        self._load = (BackgroundLoad(import_mediapipe, 'mediapipe_import', IMPORT_DELAY)
                       if self.extractor.hands is not None else None)
         self.get_logger().info(
             f'extractor {self.extractor.kind} ({self.extractor.dim} features'

@@ -37,7 +37,7 @@ from banditlearn_ros import answers
 from banditlearn_ros.nodes import common, qos
 from banditlearn_ros.nodes.bridge import frame_of
 from banditlearn_ros.nodes.managed import ManagedNode
-from banditlearn_ros.vision.frame_source import BackgroundLoad, LOAD_WAIT
+from banditlearn_ros.vision.frame_source import BackgroundLoad, IMPORT_DELAY, LOAD_WAIT
 from banditlearn_ros.vision.head_answers import HeadAnswers
 from banditlearn_ros.vision.head_gesture import HeadGestureDetector
 from banditlearn_ros.vision.mediapipe_hands import import_mediapipe
@@ -92,14 +92,14 @@ class FeedbackNode(ManagedNode):
             'baseline_warmup': v['baseline_frames']}, v['idle_every'])
         self.window = answers.ListeningWindow(v['listen_on_prediction'], self.head.question)
         if self.use_camera:  # about a second of CPU, in a thread; /diagnostics says when
-            self._import = BackgroundLoad(import_mediapipe, 'mediapipe_import')
+            self._import = BackgroundLoad(import_mediapipe, 'mediapipe_import', IMPORT_DELAY)
 
     def activate(self) -> None:
         """Open Face Mesh, take the subscriptions, the window's timer and the keyboard."""
         subscribe = self._taken.append
         if self.use_camera:  # Face Mesh loads in a thread; /diagnostics says when it failed
             self.head.restart()  # a new stream: the person followed before the pause is gone
-            self.head.start_loading()
+            self.head.start_loading(after=self._import.wait)  # not before the import
             subscribe(self.create_subscription(Image, 'image_raw', self._on_image, qos.IMAGES))
         subscribe(qos.subscribe_events(self, String, 'gesture_prediction', self._on_prediction))
         subscribe(qos.subscribe_events(self, Joy, 'joy', self._on_joy))

@@ -67,23 +67,33 @@ LOAD_WAIT = 60.0
 """Seconds a node's cleanup waits for a MediaPipe load in progress (10 s seen under load)."""
 
 
+IMPORT_DELAY = 0.5
+"""Seconds a node waits after configure before importing MediaPipe (see ``BackgroundLoad``)."""
+
+
 class BackgroundLoad:
     """
-    Run ``load()`` once in a thread of its own: MediaPipe's import and graph take a second.
+    Run ``load()`` once in a thread of its own, ``delay`` seconds from now.
 
-    A managed node starts one when it is configured, so that activating it only subscribes
-    and the first frames after it wait for nothing; ``wait`` (a ``FrameWorker``'s
-    ``prepare``) blocks until the load is over and raises what it raised.
+    A managed node imports MediaPipe with one when it is configured, so that activating it
+    builds the graphs only.  The import loads large native libraries, which holds the
+    interpreter for most of a second; started at once it would hold back the node's own
+    start (its first /diagnostics came 0.3-0.4 s later, measured), so it waits ``delay``
+    first.  ``wait`` (a ``FrameWorker``'s ``prepare``) blocks until the load is over and
+    raises what it raised.
     """
 
-    def __init__(self, load: Callable[[], None], name: str = 'load'):
+    def __init__(self, load: Callable[[], None], name: str = 'load', delay: float = 0.0):
         self.error: Optional[BaseException] = None
         """What ``load`` raised."""
-        self._thread = threading.Thread(target=self._run, args=(load,), name=name,
+        self._cancel = threading.Event()
+        self._thread = threading.Thread(target=self._run, args=(load, delay), name=name,
                                         daemon=True)
         self._thread.start()
 
-    def _run(self, load: Callable[[], None]) -> None:
+    def _run(self, load: Callable[[], None], delay: float) -> None:
+        if self._cancel.wait(delay):
+            return  # cleaned up before it began: nothing to load
         try:
             load()
         except Exception as exc:  # noqa: B902 - said by wait() and on /diagnostics
@@ -95,13 +105,15 @@ class BackgroundLoad:
         return not self._thread.is_alive()
 
     def join(self, timeout: Optional[float] = None) -> None:
-        """Wait for the load to be over (at most ``timeout`` seconds)."""
+        """Wait for the load to be over (at most ``timeout`` seconds); cancel one not begun."""
+        self._cancel.set()
         if self._thread is not threading.current_thread():
             self._thread.join(timeout)
 
     def wait(self) -> None:
         """Wait for the load; raise what it raised."""
-        self.join()
+        if self._thread is not threading.current_thread():
+            self._thread.join()
         if self.error is not None:
             raise self.error
 

@@ -22,7 +22,7 @@ skipping and the detector's resets live here.
 
 import threading
 import time
-from typing import Any, Dict, Optional
+from typing import Any, Callable, Dict, Optional
 
 from .head_gesture import HeadGestureDetector
 
@@ -95,20 +95,23 @@ class HeadAnswers:
         self.detector.reset()
         self._frame_index = 0
 
-    def start_loading(self) -> None:
+    def start_loading(self, after: Optional[Callable[[], None]] = None) -> None:
         """
         Load Face Mesh in a thread: about a second, during which the node keeps answering.
 
         Until it is loaded ``loading`` is True and frames should be skipped (``pose`` would
-        load it again on the caller's thread); what it raised is ``load_error``.
+        load it again on the caller's thread); what it raised is ``load_error``.  ``after``
+        runs first in that thread (the node's MediaPipe import, to wait for).
         """
         self.load_error = None
-        self._loader = threading.Thread(target=self._load_in_thread, daemon=True,
-                                        name='face_mesh_load')
+        self._loader = threading.Thread(target=self._load_in_thread, args=(after,),
+                                        daemon=True, name='face_mesh_load')
         self._loader.start()
 
-    def _load_in_thread(self) -> None:
+    def _load_in_thread(self, after: Optional[Callable[[], None]]) -> None:
         try:
+            if after is not None:
+                after()
             self.load(graph=True)
         except Exception as exc:  # noqa: B902 - said on /diagnostics; pose() raises it again
             self.load_error = exc
