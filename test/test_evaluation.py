@@ -290,3 +290,19 @@ def test_synsep_is_separable_and_seeded():
     X2, y2, _ = make_synsep(2000, seed=5)
     np.testing.assert_array_equal(X, X2)
     assert not np.array_equal(make_synsep(2000, seed=6)[0], X)
+
+
+@pytest.mark.parametrize('name', ['digits', 'iris', 'wine'])
+def test_bundled_data_read_without_sklearn_are_sklearns(name, monkeypatch):
+    datasets = pytest.importorskip('sklearn.datasets')
+    from banditlearn_ros.learning.offline import datasets as ours
+    if ours._bundled_csv(name) is None:
+        pytest.skip("this scikit-learn keeps its data elsewhere: ours asks it (checked below)")
+    X, y, names = ours.load_bundled(name)
+    bunch = getattr(datasets, f'load_{name}')()
+    monkeypatch.setattr(ours, '_bundled_csv', lambda name: None)  # scikit-learn's loader
+    X_sk, y_sk, names_sk = ours.load_bundled(name)
+    np.testing.assert_array_equal(X, X_sk)
+    np.testing.assert_array_equal(y, y_sk)
+    np.testing.assert_array_equal(y, bunch.target)
+    assert names == names_sk == [str(n) for n in bunch.target_names]
