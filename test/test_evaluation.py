@@ -297,7 +297,7 @@ def test_bundled_data_read_without_sklearn_are_sklearns(name, monkeypatch):
     datasets = pytest.importorskip('sklearn.datasets')
     from banditlearn_ros.learning.offline import datasets as ours
     if ours._bundled_csv(name) is None:
-        pytest.skip("this scikit-learn keeps its data elsewhere: ours asks it (checked below)")
+        pytest.skip('this scikit-learn keeps its data elsewhere: load_bundled asks it')
     X, y, names = ours.load_bundled(name)
     bunch = getattr(datasets, f'load_{name}')()
     monkeypatch.setattr(ours, '_bundled_csv', lambda name: None)  # scikit-learn's loader
