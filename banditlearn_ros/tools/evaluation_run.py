@@ -36,7 +36,7 @@ from banditlearn_ros.learning.offline.evaluation import (count_runs, evaluate, q
                                                          Record)
 from banditlearn_ros.learning.offline.evaluation_streams import TUNING_STREAM
 from banditlearn_ros.learning.offline.evaluation_tuning import Algorithm, variant_base
-from banditlearn_ros.learning.offline.workers import pool as worker_pool, start_server
+from banditlearn_ros.learning.offline.workers import pool as worker_pool
 from banditlearn_ros.learning.protocol.ask_again import ASK_AGAIN_ALGORITHMS
 from banditlearn_ros.learning.protocol.feedback import TeacherModel
 from banditlearn_ros.learning.storage.persistence import atomic_write_bytes
@@ -243,8 +243,6 @@ def run(args) -> Dict[str, Any]:
     if args.open_set:
         return run_open_set(args)
     check_run_args(args)
-    if args.jobs > 1:
-        start_server()  # its imports run beside this process's loading of the data
     teachers, names, fixed = choose(args)
     data = load_data(args.datasets)
     check_fixed_params(fixed, args.wide_grids)

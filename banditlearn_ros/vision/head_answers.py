@@ -83,15 +83,7 @@ class HeadAnswers:
             self._estimator.load()
 
     def restart(self) -> None:
-        """
-        Forget the person followed and their motion: frames of a new stream (activated again).
-
-        Face Mesh stays loaded; the first face found next is a new person (neutral pose
-        taken again, detector reset), as with a freshly loaded estimator.
-        """
-        estimator = self._estimator
-        if estimator is not None and hasattr(estimator, 'restart'):
-            estimator.restart()
+        """Forget the motion followed: frames of a new stream (the node activated again)."""
         self.detector.reset()
         self._frame_index = 0
 

@@ -242,12 +242,6 @@ class FaceMeshHeadPose:
         """Load Face Mesh now rather than on the first frame (a node's activation)."""
         self._ensure()
 
-    def restart(self) -> None:
-        """Forget the face followed, its pose and neutral pose; Face Mesh stays loaded."""
-        self.tracker.reset()
-        self.solver.reset()
-        self.baseline.reset()
-
     def close(self) -> None:
         """Release MediaPipe's graph."""
         if self._mesh is not None:

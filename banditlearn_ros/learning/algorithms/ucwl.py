@@ -290,9 +290,7 @@ class UCWL(BanditLearner):
         if self._kernels is not None:
             prediction = self._select_compiled(self._vector(x))
         elif self._few_calls:
-            prediction = self._select_sums(
-                x if type(x) is np.ndarray and x.dtype is _FLOAT64 and x.shape == self._x_shape
-                else self.check_x(x))
+            prediction = self._select_sums(self._vector(x))
         else:
             return self._select_numpy(self.check_x(x))
         if prediction is None:
