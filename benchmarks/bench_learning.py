@@ -48,7 +48,8 @@ Run: ``.venv/bin/python benchmarks/bench_learning.py [--jobs 2] [--permutations 
    compared bit for bit.  The learner is ``UCWL``'s default (SCW-I, the precision diagonal,
    ``no_weight='ramp'``), eta 0.95, C 1, k 2.8; ``--centred`` gives it (and VW) the vectors
    the learner node's default ``centring: running`` makes (``Centring.centre_sequence``,
-   outside the timing) instead of the raw ones.
+   outside the timing) instead of the raw ones.  ``--compiled-round`` does the same for
+   the round on the compiled steps (numba; each version compiles its own).
 6. ``--start-methods`` (alone): the digits grid through ``run_grid(jobs=N)`` with workers
    from the fork server (``learning/offline/workers``, the fork server started in this run) and
    forked from this process as before, wall seconds, results compared.
@@ -56,6 +57,7 @@ Run: ``.venv/bin/python benchmarks/bench_learning.py [--jobs 2] [--permutations 
 
 import argparse
 from array import array
+import atexit
 import os
 import platform
 import resource
@@ -238,11 +240,14 @@ def main() -> None:
     parser.add_argument('--grid-phases', action='store_true',
                         help='only run the digits grid of banditlearn_evaluate in this process '
                              '(one job, --permutations) and print the CPU of each phase')
+    parser.add_argument('--compiled-round', action='store_true',
+                        help='as --numpy-round, for the round on the compiled steps (numba)')
     parser.add_argument('--all-shapes', action='store_true',
-                        help='with --numpy-round: every shape of the per-message table')
+                        help='with --numpy-round or --compiled-round: every shape of the '
+                             'per-message table')
     parser.add_argument('--centred', action='store_true',
-                        help="with --numpy-round: the vectors centred as the node's default "
-                             'centring (running mean) centres them')
+                        help='with --numpy-round or --compiled-round: the vectors centred as '
+                             "the node's default centring (running mean) centres them")
     parser.add_argument('--start-methods', action='store_true',
                         help='only time the digits grid through run_grid (--jobs, '
                              '--permutations) with workers from the fork server and forked')
@@ -256,10 +261,10 @@ def main() -> None:
     if args.grid_phases:
         grid_phases(args.permutations)
         return
-    if args.numpy_round:
+    if args.numpy_round or args.compiled_round:
         for d, K in SHAPES if args.all_shapes else SHAPES[:1]:
-            numpy_round(args.baseline_source, args.pairs or 10, d, K, 3000 if K < 100 else 500,
-                        args.centred)
+            round_pairs(args.baseline_source, args.pairs or 10, d, K, 3000 if K < 100 else 500,
+                        args.centred, args.compiled_round)
         return
     print(f'machine: {platform.machine()} {platform.processor() or ""}, {os.cpu_count()} cpus, '
           f'load average {os.getloadavg()[0]:.1f}; python {platform.python_version()}, '
@@ -296,23 +301,29 @@ def main() -> None:
           f'result: tuning uses a separate permutation)')
 
 
-def numpy_round(baseline_source: str, pairs: int, d: int = 124, K: int = 6,
-                n: int = 3000, centred: bool = False) -> None:
+def round_pairs(baseline_source: str, pairs: int, d: int = 124, K: int = 6,
+                n: int = 3000, centred: bool = False, compiled: bool = False) -> None:
     """
-    Print the numpy round of ``baseline_source``'s UCWL and of this code, in turn (part 5).
+    Print the round of ``baseline_source``'s UCWL and of this code, in turn (part 5).
 
-    Both run in this process (the machine's load moves a cell by up to 2x between runs of
-    the script, more than the difference): the baseline's ``learning/algorithms`` folder
-    is copied into a temporary package and imported beside this code's.  After each
-    pair a VW run; every pair's learned state must be equal bit for bit.
+    The numpy round, or with ``compiled`` the round on the compiled steps (each copy
+    compiles its own).  Both run in this process (the machine's load moves a cell by up
+    to 2x between runs of the script, more than the difference): the baseline's
+    ``learning/algorithms`` folder is copied into a temporary package and imported beside
+    this code's.  After each pair a VW run; every pair's learned state must be equal bit
+    for bit.
     """
     import importlib
     import shutil
     import sys
     import tempfile
     if not baseline_source:
-        raise SystemExit('--numpy-round needs --baseline-source DIR (e.g. git archive main)')
-    folder = tempfile.mkdtemp()  # imported once: a second shape finds it in sys.modules
+        raise SystemExit('--numpy-round and --compiled-round need --baseline-source DIR '
+                         '(e.g. git archive main)')
+    # Imported once: a second shape finds it in sys.modules.  Removed at exit, not before:
+    # the compiled copy caches its machine code there.
+    folder = tempfile.mkdtemp()
+    atexit.register(shutil.rmtree, folder, True)
     shutil.copytree(os.path.join(baseline_source, 'banditlearn_ros', 'learning', 'algorithms'),
                     os.path.join(folder, 'baseline_algorithms'))
     sys.path.insert(0, folder)
@@ -320,16 +331,17 @@ def numpy_round(baseline_source: str, pairs: int, d: int = 124, K: int = 6,
         old = importlib.import_module('baseline_algorithms.ucwl').UCWL
     finally:
         sys.path.remove(folder)
-        shutil.rmtree(folder)
     X, y = data(d, K, n)
     if centred:  # what the learner node's default centring gives the learner
         from banditlearn_ros.learning.algorithms.centring import Centring
         X = Centring('running').centre_sequence(X)
-    os.environ[ucwl_kernels.ENV_SWITCH] = '0'
+    os.environ[ucwl_kernels.ENV_SWITCH] = '1' if compiled else '0'
+    kind = 'compiled' if compiled else 'numpy'
 
     def run(cls):
         learner = cls(K, d, eta=0.95, C=1.0, k=2.8, seed=0)
-        assert learner._kernels is None, 'the numpy code'
+        if (learner._kernels is not None) != compiled:
+            raise SystemExit(f'{cls.__module__}: not the {kind} round (is numba installed?)')
         start = time.process_time()
         for x, label in zip(X, y):
             p = learner.select(x)
@@ -343,10 +355,10 @@ def numpy_round(baseline_source: str, pairs: int, d: int = 124, K: int = 6,
         if not (np.array_equal(first._mu, second._mu)
                 and np.array_equal(first._sigma, second._sigma)
                 and first.n_updates == second.n_updates):
-            raise SystemExit('the two learners differ: not the same numpy round')
+            raise SystemExit(f'the two learners differ: not the same {kind} round')
         rows.append((vowpal(X, y, K), a, b))
     vw, base, new = np.array(rows).T
-    print(f'\nnumpy round, d={d} K={K}, {n} {"centred " if centred else ""}rounds, '
+    print(f'\n{kind} round, d={d} K={K}, {n} {"centred " if centred else ""}rounds, '
           f'{pairs} pairs (baseline, this code, VW); '
           f'us per round (process CPU), medians: VW {np.median(vw):.1f}, baseline '
           f'{np.median(base):.1f} ({np.median(base / vw):.2f}x VW), this code '

@@ -20,7 +20,7 @@ appends a row and keeps everything learned so far.  Hyperparameters are construc
 arguments stored under their own names; ``set_params`` changes them with the same checks.
 """
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 import math
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
@@ -74,7 +74,6 @@ class Prediction:
     explored: bool
     greedy: int
     probability: float = 1.0
-    extra: Dict[str, Any] = field(default_factory=dict)
 
 
 def check_range(name: str, value: float, low: Optional[float] = None,

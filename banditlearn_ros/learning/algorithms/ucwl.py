@@ -259,6 +259,20 @@ class UCWL(BanditLearner):
 
     def select(self, x: Any) -> Prediction:
         """Output the label with the highest upper confidence bound (Algorithm 1, line 11)."""
+        kernels = self._kernels
+        if kernels is not None:  # _select_compiled, its most frequent case without a call
+            if not (type(x) is np.ndarray and x.dtype is _FLOAT64 and x.shape == self._x_shape):
+                x = self.check_x(x)
+            mu = self._mu
+            out = np.empty((2, len(mu)))
+            found = kernels.select(x, mu, self._sigma, self.k, out)
+            if found[1] == 1 and found[3] == 1:
+                return Prediction(found[0], self.labels[found[0]], out[0], out[1], found[5],
+                                  found[2])
+            prediction = self._compiled_choice(x, out, *found)
+            if prediction is None:
+                raise LearnerInputError('features contain NaN or infinity')
+            return prediction
         buffers = self._buffers
         if (buffers is not None and buffers.tiled and buffers.mu is self._mu
                 and buffers.sigma is self._sigma and type(x) is np.ndarray
@@ -286,10 +300,8 @@ class UCWL(BanditLearner):
                 greedy = (score_list.index(best) if score_list.count(best) == 1
                           else self._list_argmax(score_list))
                 return Prediction(chosen, self.labels[chosen], sums[0], np.array(bound_list),
-                                  score_list[chosen] < best, greedy, 1.0, {})
-        if self._kernels is not None:
-            prediction = self._select_compiled(self._vector(x))
-        elif self._few_calls:
+                                  score_list[chosen] < best, greedy)
+        if self._few_calls:
             prediction = self._select_sums(self._vector(x))
         else:
             return self._select_numpy(self.check_x(x))
@@ -302,16 +314,18 @@ class UCWL(BanditLearner):
         """Update the selected classifier only (Algorithm 1, lines 12-17)."""
         i = label if type(label) is int and 0 <= label < len(self.labels) else (
             self.label_index(label))
+        if self._kernels is not None:
+            return self._learn_compiled(x if type(x) is np.ndarray and x.dtype is _FLOAT64
+                                        and x.shape == self._x_shape else self.check_x(x),
+                                        i, correct)
         if self.no_weight == 'ramp':
             caps, n = self._ramp_caps, self.answers[i]
-            if n < len(caps) and self._kernels is None:
+            if n < len(caps):
                 self._C_no = caps[n]  # _ramp's cap, without the call (the numpy round)
             else:
                 self._ramp(i)
         selected, self._selected = self._selected, None
-        if self._kernels is not None:
-            changed = self._learn_compiled(self._vector(x), i, correct)
-        elif (selected is not None and type(x) is np.ndarray and selected[1] is self._mu
+        if (selected is not None and type(x) is np.ndarray and selected[1] is self._mu
                 and selected[2] is self._sigma and selected[3] == self.n_updates
                 and x.dtype is _FLOAT64 and x.shape == self._x_shape
                 and x.tobytes() == selected[0]):
@@ -352,16 +366,7 @@ class UCWL(BanditLearner):
         """``BanditLearner.learn_valid``, through the compiled steps once they are loaded."""
         if self._kernels is None:
             return super().learn_valid(x, index, correct, prediction)
-        if self.no_weight == 'ramp':
-            self._ramp(index)
-        changed = self._kernels.learn(self._mu, self._sigma, index, x,
-                                      1.0 if correct else -1.0, self._learn_params)
-        if changed < 0:
-            changed = int(self._learn_compiled(x, index, correct))  # raises, or runs numpy
-        else:
-            self.n_updates += changed
-        self.answers[index] += 1
-        return changed
+        return int(self._learn_compiled(x, index, correct))
 
     def _select_numpy(self, x: np.ndarray) -> Prediction:
         scores = row_dots(self._mu, x)
@@ -446,9 +451,16 @@ class UCWL(BanditLearner):
         None when x holds NaN or infinity (nothing changed, no random draw).
         """
         mu = self._mu
-        out = np.empty((2, mu.shape[0]))
-        best, n_best, greedy, n_greedy, top, explored = self._kernels.select(
-            x, mu, self._sigma, self.k, out)
+        out = np.empty((2, len(mu)))
+        return self._compiled_choice(x, out, *self._kernels.select(x, mu, self._sigma, self.k,
+                                                                   out))
+
+    def _compiled_choice(self, x: np.ndarray, out: np.ndarray, best: int, n_best: int,
+                         greedy: int, n_greedy: int, top: float,
+                         explored: bool) -> Optional[Prediction]:
+        """Return the ``Prediction`` of the kernels' ``select`` (``out``, its tuple), or None."""
+        if n_best == 1 and n_greedy == 1:  # no tie to draw (n_best is 0 when best < 0)
+            return Prediction(best, self.labels[best], out[0], out[1], explored, greedy)
         if best < 0:
             if best == -1:
                 return None
@@ -465,22 +477,30 @@ class UCWL(BanditLearner):
             greedy = int(np.flatnonzero(scores == top)[self._rng.integers(n_greedy)])
         return Prediction(best, self.labels[best], scores, bounds, explored, greedy)
 
-    def _learn_compiled(self, x: np.ndarray, label: Label, correct: bool) -> bool:
-        """``learn`` through ``ucwl_kernels``: the numpy code's values, bit for bit."""
-        i = label if type(label) is int and 0 <= label < len(self.labels) else (
-            self.label_index(label))
-        if correct is True:
+    def _learn_compiled(self, x: np.ndarray, i: int, correct: bool) -> bool:
+        """``learn`` of label index ``i`` through ``ucwl_kernels``: the numpy code's values."""
+        if correct is True or correct is _TRUE:
             z = 1.0
-        elif correct is False:
+        elif correct is False or correct is _FALSE:
             z = -1.0
         else:
             z = 1.0 if self._check_correct(correct) else -1.0
+        if z < 0.0 and self.no_weight == 'ramp':  # the cap only a "no" uses
+            caps, n = self._ramp_caps, self.answers[i]
+            if n < len(caps):
+                self._learn_params[8] = self._C_no = caps[n]
+            else:
+                self._ramp(i)
+        self._selected = None
         changed = self._kernels.learn(self._mu, self._sigma, i, x, z, self._learn_params)
         if changed < 0:
             if changed == -1:
                 raise LearnerInputError('features contain NaN or infinity')
             if not x.flags.c_contiguous:
                 return self._learn_compiled(np.ascontiguousarray(x), i, correct)
-            return self._learn_numpy(self.check_x(x), i, correct)  # rows the kernels refuse
+            changed = self._learn_numpy(self.check_x(x), i, correct)  # rows the kernels refuse
+            self.answers[i] += 1
+            return changed
         self.n_updates += changed
+        self.answers[i] += 1  # after the step: a refused x (it raised) is not an answer
         return changed == 1

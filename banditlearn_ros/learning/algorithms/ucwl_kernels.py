@@ -105,10 +105,9 @@ def select_diag(x, scores, variances, k, bounds) -> Tuple[int, int, int, int, fl
         infinity (nothing else is then meaningful).
 
     """
-    for j in range(x.shape[0]):
-        if not math.isfinite(x[j]):
-            return -1, 0, -1, 0, 0.0, False
     n_labels = scores.shape[0]
+    if not _finite_given(x, variances, n_labels):
+        return -1, 0, -1, 0, 0.0, False
     best, greedy = 0, 0
     for i in range(n_labels):
         bounds[i] = scores[i] + k * math.sqrt(max(variances[i], 0.0))
@@ -123,6 +122,23 @@ def select_diag(x, scores, variances, k, bounds) -> Tuple[int, int, int, int, fl
         if scores[i] == scores[greedy]:
             n_greedy += 1
     return best, n_best, greedy, n_greedy, scores[greedy], scores[best] < scores[greedy]
+
+
+def finite_given(x, variances, n) -> bool:
+    """
+    Return whether x is finite, from the first ``n`` of its ``variances`` when they tell.
+
+    A variance ``sum_j sigma_j x_j^2`` with every ``sigma_j >= 0`` is NaN or infinite when
+    some ``x_j`` is, so finite variances prove x finite; the numbers of x are looked at
+    only when one is not (x may be finite and its squares overflow).
+    """
+    for i in range(n):
+        if not math.isfinite(variances[i]):
+            for j in range(x.shape[0]):
+                if not math.isfinite(x[j]):
+                    return False
+            return True
+    return True
 
 
 def step_size(z, m, v, params) -> Tuple[float, float]:
@@ -185,9 +201,10 @@ def learn_diag(mu, sigma, x, z, m, v, params) -> int:
     changed).
     """
     d = x.shape[0]
-    for j in range(d):
-        if not math.isfinite(x[j]):
-            return -1
+    if not math.isfinite(v):  # a finite v proves x finite (finite_given)
+        for j in range(d):
+            if not math.isfinite(x[j]):
+                return -1
     alpha, coefficient = _step_size(z, m, v, params)
     if alpha <= 0.0:
         return 0
@@ -206,7 +223,7 @@ def learn_diag(mu, sigma, x, z, m, v, params) -> int:
 # What the fused steps call after their dot products: these functions, compiled (``_compile``).
 _select_tail = select_diag
 _learn_tail = learn_diag
-_step_size, _sigma_step = step_size, sigma_step
+_step_size, _sigma_step, _finite_given = step_size, sigma_step, finite_given
 
 
 def select_fused(x, mu, sigma, k, out) -> Tuple[int, int, int, int, float, bool]:
@@ -243,9 +260,12 @@ def learn_fused(mu, sigma, i, x, z, params) -> int:
     if x.strides[0] != 8 or mu.strides[1] != 8 or sigma.strides[1] != 8:
         return -2
     row_mu, row_sigma = mu[i], sigma[i]
-    m = z * _dot(row_mu, x)
-    v = _dot(row_sigma, x * x)
-    return _learn_tail(row_mu, row_sigma, x, z, m, v, params)
+    d = x.shape[0]
+    if 8 <= d <= reductions.BLOCK:
+        m, v = _two_dots(row_mu, x, row_sigma, x * x, d)
+    else:
+        m, v = _dot(row_mu, x), _dot(row_sigma, x * x)
+    return _learn_tail(row_mu, row_sigma, x, z, z * m, v, params)
 
 
 def split_kernels(select_tail=select_diag, learn_tail=learn_diag) -> Kernels:
@@ -426,8 +446,9 @@ class CompiledOnce:
 
 def _compile(numba) -> Kernels:
     """Compile the split steps, and the fused ones when their sums agree with numpy's."""
-    global _select_tail, _learn_tail, _dot, _two_dots, _step_size, _sigma_step
+    global _select_tail, _learn_tail, _dot, _two_dots, _step_size, _sigma_step, _finite_given
     _step_size, _sigma_step = jit(step_size), jit(sigma_step)  # learn_diag calls them
+    _finite_given = jit(finite_given)  # select_diag calls it
     _select_tail, _learn_tail = jit(select_diag), jit(learn_diag)
     split = split_kernels(_select_tail, _learn_tail)
     # pairwise_dot's helpers are globals of reductions: compiled first, so that the
