@@ -49,6 +49,9 @@ LANES = 8
 WORK_ROWS = 21
 """Scratch rows of ``run_rounds``: 16 running sums, x^2, the largest bounds and scores, steps."""
 
+INT_ROWS = 11
+"""Rows of ``run_rounds``' integer scratch (at least max(settings, features) long)."""
+
 SUB_BUDGET = 32 * 2 ** 10
 """Bytes of running sums a sub-block keeps (``sub_block``)."""
 
@@ -246,14 +249,16 @@ def run_rounds(X, order, y_obs, y_true, u_silent, u_flip, rates, t, resume, mu, 
     and ``resume`` continues it after the caller drew: ``ints[7]`` (one of the largest
     bounds, counted in label order; -1: none) or ``ints[0]`` (``chosen``).
     ``rates`` = (rho0, rho1, no_answer); ``counts`` = (mistakes observed, mistakes true,
-    updates) per setting; ``work`` (``WORK_ROWS`` rows) and ``ints`` (9) are scratch.
+    updates) per setting; ``work`` (``WORK_ROWS`` rows) and ``ints`` (``INT_ROWS``) are
+    scratch.
     ``ramp`` > 0 (K - 2, ``no_weight`` 'ramp'): each setting's cap of a "no"
     (``params[s, 8]``) follows its chosen label's ``answers`` as ``UCWLGrid.learn`` sets it.
     Each round is ``ucwl_grid_run.run_block``'s: select, count, the person's answer, then
     ``ucwl_kernels.learn_diag`` on each setting's chosen row, its steps taken for all
-    settings at once: the step sizes, then whether every step is finite, then the
-    entries, each a loop over the settings for one feature.  Features where x is 0 are
-    left out: the step leaves their ``mu`` and ``sigma`` as they are, bit for bit.
+    settings at once: the step sizes, then whether every step is finite (entry by entry
+    only where a bound does not settle it), then the entries, each a loop over the
+    settings that step, for one feature.  Features where x is 0 are left out: the step
+    leaves their ``mu`` and ``sigma`` as they are, bit for bit.
     """
     n_rounds, d, n_labels, n = order.shape[0], X.shape[1], scores.shape[0], k.shape[0]
     flat = n_labels * n
@@ -263,7 +268,7 @@ def run_rounds(X, order, y_obs, y_true, u_silent, u_flip, rates, t, resume, mu, 
     az, coefficient = work[19, :n], work[20, :n]
     chosen, greedy, n_top, n_greedy, nz, picked = ints[0], ints[1], ints[2], ints[3], \
         ints[4], ints[5]
-    plain, draws, ahead = ints[6], ints[7], ints[8, :n]
+    plain, draws, ahead, steps, at_row = ints[6], ints[7], ints[8, :n], ints[9], ints[10]
     rho0, rho1, no_answer = rates[0], rates[1], rates[2]
     precision = n > 0 and params[0, 6] != 0.0  # one diagonal step for the block
     while t < n_rounds:
@@ -313,25 +318,39 @@ def run_rounds(X, order, y_obs, y_true, u_silent, u_flip, rates, t, resume, mu, 
         if not stepping:
             t += 1
             continue
-        for jj in range(n_nz):  # learn_diag refuses a step with a non-finite entry
-            j = nz[jj]
-            xj = x[j]
-            for s in range(n):
-                if az[s] != 0.0 and not math.isfinite(az[s] * (sigma[j, chosen[s], s] * xj)):
-                    az[s] = 0.0
+        # learn_diag refuses a step with a non-finite entry az sigma_j x_j.  Here sigma <= 1
+        # (it starts at 1 and no step raises it), so each |az sigma_j x_j| is at most
+        # |az| max|x_j| as rounded: when that is finite, so is every entry.
+        x_max = 0.0
+        for jj in range(n_nz):
+            a = abs(x[nz[jj]])
+            if a > x_max or a != a:  # NaN stays
+                x_max = a
+        n_steps = 0  # the settings that step, and where their chosen row is in a feature's
+        for s in range(n):
+            if az[s] == 0.0:
+                continue
+            c = chosen[s]
+            if not math.isfinite(az[s] * x_max):
+                for jj in range(n_nz):
+                    j = nz[jj]
+                    if not math.isfinite(az[s] * (sigma[j, c, s] * x[j])):
+                        az[s] = 0.0
+                        break
+                if az[s] == 0.0:
+                    continue
+            counts[2, s] += 1
+            steps[n_steps] = s
+            at_row[n_steps] = c * n + s
+            n_steps += 1
         for jj in range(n_nz):
             j = nz[jj]
-            xj = x[j]
-            for s in range(n):
-                if az[s] != 0.0:
-                    c = chosen[s]
-                    sx = sigma[j, c, s] * xj
-                    mu[j, c, s] += az[s] * sx
-                    sigma[j, c, s] = _sigma_step(sigma[j, c, s], sx, xj, coefficient[s],
-                                                 precision)
-        for s in range(n):
-            if az[s] != 0.0:
-                counts[2, s] += 1
+            xj, row_mu, row_sigma = x[j], mu_flat[j], sigma_flat[j]
+            for m in range(n_steps):
+                s, o = steps[m], at_row[m]
+                sx = row_sigma[o] * xj
+                row_mu[o] += az[s] * sx
+                row_sigma[o] = _sigma_step(row_sigma[o], sx, xj, coefficient[s], precision)
         t += 1
     return n_rounds
 

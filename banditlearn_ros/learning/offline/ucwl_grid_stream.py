@@ -28,12 +28,9 @@ from typing import Dict, Optional, Sequence
 
 import numpy as np
 
-from .ucwl_grid_rounds import build, draw, RoundKernels, WORK_ROWS
+from .ucwl_grid_rounds import build, draw, INT_ROWS, RoundKernels, WORK_ROWS
 from ..algorithms import ucwl_kernels
 from ..algorithms.reductions import BLOCK
-
-INT_ROWS = 9
-"""Rows of ``run_rounds``' integer scratch."""
 
 
 def tie_draws(seed: int, n: int) -> np.ndarray:
