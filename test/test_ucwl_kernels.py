@@ -202,6 +202,27 @@ def test_kernels_refuse_non_finite_features_and_change_nothing(monkeypatch, kern
     assert after['rng_state'] == before['rng_state'] and learner.n_updates == 1
 
 
+@pytest.mark.parametrize('fused', [False, True])
+@pytest.mark.parametrize('kernels', ['source', 'compiled'])
+def test_kernels_take_finite_features_whose_squares_overflow(monkeypatch, kernels, fused):
+    """A variance that overflows does not make a finite x refused: x itself is checked."""
+    kernels = (_compiled_kernels(fused) if kernels == 'compiled'
+               else _source_kernels(monkeypatch, fused))
+    ref, fast = _pair(kernels, 3, 4, 0.95, 1.0, 2.8, 'scw1', 'precision')
+    for learner in (ref, fast):
+        learner.learn(np.array([1.0, 0.5, 0.0, 2.0]), 1, False)
+    with np.errstate(over='ignore', invalid='ignore'):
+        for x in ([1e200, 0.5, 0.0, -1e200], [0.0, 0.0, 0.0, 1e160]):
+            x = np.array(x)
+            p, q = ref.select(x), fast.select(x)
+            assert (p.index, p.greedy, p.explored) == (q.index, q.greedy, q.explored)
+            assert np.isinf(q.bounds).any()  # the squares did overflow
+            assert ref.learn(x, p.index, False, p) == fast.learn(x, q.index, False, q)
+    np.testing.assert_array_equal(fast._mu, ref._mu)
+    np.testing.assert_array_equal(fast._sigma, ref._sigma)
+    assert fast.n_updates == ref.n_updates and fast.answers == ref.answers
+
+
 def test_switch_off_keeps_the_numpy_code(monkeypatch):
     monkeypatch.setenv(ucwl_kernels.ENV_SWITCH, '0')
     assert UCWL(3, 4)._kernels is None
