@@ -141,21 +141,24 @@ def finite_given(x, variances, n) -> bool:
     return True
 
 
-def step_size(z, m, v, params) -> Tuple[float, float]:
+def step_size(z, m, v, params, at=0) -> Tuple[float, float]:
     """
     Return ``(alpha, gamma or beta)`` of lines 13-17 for ``m = z mu . x`` and ``v``.
 
     ``(0.0, 0.0)`` when there is no step: eq. (4) holds, ``v <= 0`` or ``alpha <= 0``.
-    ``params`` is ``learn_params``; the second value is ``cw_gamma``'s when the diagonal
-    of the precision update is kept (``params[6]`` = 1), else ``cw_beta``'s.
+    ``params[at:at + 9]`` is ``learn_params`` (a grid passes its settings' one after the
+    other: a row view would cost two atomic reference counts a call); the second value is
+    ``cw_gamma``'s when the diagonal of the precision update is kept (``params[at + 6]`` =
+    1), else ``cw_beta``'s.
     """
-    phi, psi, xi, phi4, two = params[0], params[1], params[2], params[3], params[7]
-    C = params[4] if z > 0.0 else params[8]
+    phi, psi, xi, phi4 = params[at], params[at + 1], params[at + 2], params[at + 3]
+    two = params[at + 7]
+    C = params[at + 4] if z > 0.0 else params[at + 8]
     if not m < phi * math.sqrt(max(v, 0.0)):
         return 0.0, 0.0
     if v <= 0.0:
         return 0.0, 0.0
-    if params[5] == 1.0:  # scw1_alpha
+    if params[at + 5] == 1.0:  # scw1_alpha
         root = math.sqrt(m * m * phi4 / 4.0 + v * phi * phi * xi)
         alpha = min(C, max(0.0, (-m * psi + root) / (v * xi)))
     else:  # scw2_alpha
@@ -165,7 +168,7 @@ def step_size(z, m, v, params) -> Tuple[float, float]:
                     / (2.0 * (n * n + n * v * phi * phi)))
     if alpha <= 0.0:
         return 0.0, 0.0
-    if params[6] != 0.0:  # cw_gamma
+    if params[at + 6] != 0.0:  # cw_gamma
         avp = alpha * v * phi
         return alpha, min(alpha * phi * (avp + math.sqrt(avp * avp + 4.0 * v)) / (2.0 * v),
                           FLOAT_MAX)

@@ -82,34 +82,51 @@ def sums(x, xx, nz, n_nz, mu, sigma, acc, picked, scores, variances) -> None:
             if nz[jj] % 8 == r:
                 picked[m] = nz[jj]
                 m += 1
-        a, b = acc[r], acc[8 + r]
+        a, b = r, 8 + r  # rows of acc (indexed, not viewed: a view costs two atomic counts)
         if m == 0:
-            a[:n] = 0.0
-            b[:n] = 0.0
+            for q in range(n):
+                acc[a, q] = 0.0
+                acc[b, q] = 0.0
             continue
-        j = picked[0]
-        x0, q0, m0, s0 = x[j], xx[j], mu[j], sigma[j]
-        for q in range(n):
-            a[q] = m0[q] * x0
-            b[q] = s0[q] * q0
-        t = 1
+        if m >= 4:  # the first four features in one pass, from their products
+            j0, j1, j2, j3 = picked[0], picked[1], picked[2], picked[3]
+            x0, x1, x2, x3 = x[j0], x[j1], x[j2], x[j3]
+            q0, q1, q2, q3 = xx[j0], xx[j1], xx[j2], xx[j3]
+            for q in range(n):
+                acc[a, q] = ((mu[j0, q] * x0 + mu[j1, q] * x1) + mu[j2, q] * x2) + mu[j3, q] * x3
+                acc[b, q] = (((sigma[j0, q] * q0 + sigma[j1, q] * q1) + sigma[j2, q] * q2)
+                             + sigma[j3, q] * q3)
+            t = 4
+        else:
+            j0 = picked[0]
+            x0, q0 = x[j0], xx[j0]
+            for q in range(n):
+                acc[a, q] = mu[j0, q] * x0
+                acc[b, q] = sigma[j0, q] * q0
+            t = 1
         while t + 3 < m:  # four features per pass: one load and store of the sums
             j0, j1, j2, j3 = picked[t], picked[t + 1], picked[t + 2], picked[t + 3]
             x0, x1, x2, x3 = x[j0], x[j1], x[j2], x[j3]
             q0, q1, q2, q3 = xx[j0], xx[j1], xx[j2], xx[j3]
-            m0, m1, m2, m3 = mu[j0], mu[j1], mu[j2], mu[j3]
-            s0, s1, s2, s3 = sigma[j0], sigma[j1], sigma[j2], sigma[j3]
             for q in range(n):
-                a[q] = (((a[q] + m0[q] * x0) + m1[q] * x1) + m2[q] * x2) + m3[q] * x3
-                b[q] = (((b[q] + s0[q] * q0) + s1[q] * q1) + s2[q] * q2) + s3[q] * q3
+                acc[a, q] = ((((acc[a, q] + mu[j0, q] * x0) + mu[j1, q] * x1)
+                              + mu[j2, q] * x2) + mu[j3, q] * x3)
+                acc[b, q] = ((((acc[b, q] + sigma[j0, q] * q0) + sigma[j1, q] * q1)
+                              + sigma[j2, q] * q2) + sigma[j3, q] * q3)
             t += 4
-        while t < m:
-            j = picked[t]
-            x0, q0, m0, s0 = x[j], xx[j], mu[j], sigma[j]
+        if t + 1 < m:  # at most three left: two of them in one pass
+            j0, j1 = picked[t], picked[t + 1]
+            x0, x1, q0, q1 = x[j0], x[j1], xx[j0], xx[j1]
             for q in range(n):
-                a[q] += m0[q] * x0
-                b[q] += s0[q] * q0
-            t += 1
+                acc[a, q] = (acc[a, q] + mu[j0, q] * x0) + mu[j1, q] * x1
+                acc[b, q] = (acc[b, q] + sigma[j0, q] * q0) + sigma[j1, q] * q1
+            t += 2
+        if t < m:
+            j0 = picked[t]
+            x0, q0 = x[j0], xx[j0]
+            for q in range(n):
+                acc[a, q] += mu[j0, q] * x0
+                acc[b, q] += sigma[j0, q] * q0
     if d >= 8:
         for q in range(n):
             scores[q] = ((acc[0, q] + acc[1, q]) + (acc[2, q] + acc[3, q])) + (
@@ -117,15 +134,15 @@ def sums(x, xx, nz, n_nz, mu, sigma, acc, picked, scores, variances) -> None:
             variances[q] = ((acc[8, q] + acc[9, q]) + (acc[10, q] + acc[11, q])) + (
                 (acc[12, q] + acc[13, q]) + (acc[14, q] + acc[15, q]))
     else:
-        scores[:] = 0.0
-        variances[:] = 0.0
+        for q in range(n):
+            scores[q] = 0.0
+            variances[q] = 0.0
     for jj in range(split, n_nz):  # the rest, left to right
         j = nz[jj]
-        row_mu, row_sigma = mu[j], sigma[j]
         xj, qj = x[j], xx[j]
         for q in range(n):
-            scores[q] += row_mu[q] * xj
-            variances[q] += row_sigma[q] * qj
+            scores[q] += mu[j, q] * xj
+            variances[q] += sigma[j, q] * qj
     for q in range(n):
         scores[q] = 0.0 + scores[q]
         variances[q] = 0.0 + variances[q]
@@ -143,33 +160,30 @@ def choose(scores, variances, k, bounds, chosen, top, n_top, greedy, top_score,
     """
     n_labels, n = scores.shape
     for i in range(n_labels):
-        score, variance, bound = scores[i], variances[i], bounds[i]
         for s in range(n):
-            bound[s] = score[s] + k[s] * math.sqrt(max(variance[s], 0.0))
+            bounds[i, s] = scores[i, s] + k[s] * math.sqrt(max(variances[i, s], 0.0))
     for s in range(n):
         chosen[s] = 0
         greedy[s] = 0
         top[s] = bounds[0, s]
         top_score[s] = scores[0, s]
     for i in range(1, n_labels):
-        score, bound = scores[i], bounds[i]
         for s in range(n):
-            if bound[s] > top[s]:
+            if bounds[i, s] > top[s]:
                 chosen[s] = i
-                top[s] = bound[s]
-            if score[s] > top_score[s]:
+                top[s] = bounds[i, s]
+            if scores[i, s] > top_score[s]:
                 greedy[s] = i
-                top_score[s] = score[s]
+                top_score[s] = scores[i, s]
     for s in range(n):
         n_top[s] = 0
         n_greedy[s] = 0
         plain[s] = 1
     for i in range(n_labels):
-        score, bound = scores[i], bounds[i]
         for s in range(n):
-            n_top[s] += bound[s] == top[s]
-            n_greedy[s] += score[s] == top_score[s]
-            if bound[s] != bound[s] or score[s] != score[s]:
+            n_top[s] += bounds[i, s] == top[s]
+            n_greedy[s] += scores[i, s] == top_score[s]
+            if bounds[i, s] != bounds[i, s] or scores[i, s] != scores[i, s]:
                 plain[s] = 0
     tied = False
     for s in range(n):
@@ -271,6 +285,8 @@ def run_rounds(X, order, y_obs, y_true, u_silent, u_flip, rates, t, resume, mu, 
     plain, draws, ahead, steps, at_row = ints[6], ints[7], ints[8, :n], ints[9], ints[10]
     rho0, rho1, no_answer = rates[0], rates[1], rates[2]
     precision = n > 0 and params[0, 6] != 0.0  # one diagonal step for the block
+    n_params = params.shape[1]
+    settings = params.reshape(n * n_params)  # the same numbers: what step_size takes
     while t < n_rounds:
         x = X[order[t]]
         n_nz = 0
@@ -311,7 +327,8 @@ def run_rounds(X, order, y_obs, y_true, u_silent, u_flip, rates, t, resume, mu, 
                 params[s, 8] = params[s, 4] / math.sqrt(1.0 + ramp * (had / (had + RAMP)))
                 answers[c, s] = had + 1.0
             z = 1.0 if said else -1.0
-            alpha, coefficient[s] = _step_size(z, z * scores[c, s], variances[c, s], params[s])
+            alpha, coefficient[s] = _step_size(z, z * scores[c, s], variances[c, s], settings,
+                                               s * n_params)
             if alpha > 0.0:
                 az[s] = alpha * z
                 stepping = True
@@ -345,12 +362,13 @@ def run_rounds(X, order, y_obs, y_true, u_silent, u_flip, rates, t, resume, mu, 
             n_steps += 1
         for jj in range(n_nz):
             j = nz[jj]
-            xj, row_mu, row_sigma = x[j], mu_flat[j], sigma_flat[j]
+            xj = x[j]
             for m in range(n_steps):
                 s, o = steps[m], at_row[m]
-                sx = row_sigma[o] * xj
-                row_mu[o] += az[s] * sx
-                row_sigma[o] = _sigma_step(row_sigma[o], sx, xj, coefficient[s], precision)
+                sx = sigma_flat[j, o] * xj
+                mu_flat[j, o] += az[s] * sx
+                sigma_flat[j, o] = _sigma_step(sigma_flat[j, o], sx, xj, coefficient[s],
+                                               precision)
         t += 1
     return n_rounds
 
