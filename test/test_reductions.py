@@ -121,7 +121,7 @@ def test_two_interleaved_rows_are_summed_as_the_reference_sums_each(compiled):
         a, x, b, y = (_data(rng, d) for _ in range(4))
         if d % 5 == 0:  # products all -0.0: the sum is 0.0 + (-0.0), as pairwise_dot's
             a[:], x[:] = 0.0, -np.abs(x) - 1.0
-        got = np.array(two(a, x, b, y, d))
+        got = np.array(two(np.stack([b, a]), np.stack([a, b]), 1, x, y, d))
         want = np.array([_reference_dot(a, x), _reference_dot(b, y)])
         assert got.tobytes() == want.tobytes(), d  # bit for bit, the sign of a zero too
 

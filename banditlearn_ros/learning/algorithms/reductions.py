@@ -122,43 +122,44 @@ def block_dot(a, b, lo, n) -> float:
     return res
 
 
-def two_block_dots(a, x, b, y, n):
+def two_block_dots(A, B, i, x, y, n):
     """
-    Return ``pairwise_dot(a, x)`` and ``pairwise_dot(b, y)`` for 8 <= n <= ``BLOCK``.
+    Return ``pairwise_dot(A[i], x)`` and ``pairwise_dot(B[i], y)`` for 8 <= n <= ``BLOCK``.
 
     The same additions in the same order as ``block_dot`` (8 running sums, then the rest
     left to right), two rows interleaved so their 16 chains overlap in the CPU (for numba:
-    ``ucwl_kernels`` compiles it).
+    ``ucwl_kernels`` compiles it).  The rows are indexed, not taken as views: compiled, a
+    view costs two atomic reference counts.
     """
-    p0, p1, p2, p3 = a[0] * x[0], a[1] * x[1], a[2] * x[2], a[3] * x[3]
-    p4, p5, p6, p7 = a[4] * x[4], a[5] * x[5], a[6] * x[6], a[7] * x[7]
-    q0, q1, q2, q3 = b[0] * y[0], b[1] * y[1], b[2] * y[2], b[3] * y[3]
-    q4, q5, q6, q7 = b[4] * y[4], b[5] * y[5], b[6] * y[6], b[7] * y[7]
+    p0, p1, p2, p3 = A[i, 0] * x[0], A[i, 1] * x[1], A[i, 2] * x[2], A[i, 3] * x[3]
+    p4, p5, p6, p7 = A[i, 4] * x[4], A[i, 5] * x[5], A[i, 6] * x[6], A[i, 7] * x[7]
+    q0, q1, q2, q3 = B[i, 0] * y[0], B[i, 1] * y[1], B[i, 2] * y[2], B[i, 3] * y[3]
+    q4, q5, q6, q7 = B[i, 4] * y[4], B[i, 5] * y[5], B[i, 6] * y[6], B[i, 7] * y[7]
     end = n - n % 8
     j = 8
     while j < end:
-        p0 += a[j] * x[j]
-        p1 += a[j + 1] * x[j + 1]
-        p2 += a[j + 2] * x[j + 2]
-        p3 += a[j + 3] * x[j + 3]
-        p4 += a[j + 4] * x[j + 4]
-        p5 += a[j + 5] * x[j + 5]
-        p6 += a[j + 6] * x[j + 6]
-        p7 += a[j + 7] * x[j + 7]
-        q0 += b[j] * y[j]
-        q1 += b[j + 1] * y[j + 1]
-        q2 += b[j + 2] * y[j + 2]
-        q3 += b[j + 3] * y[j + 3]
-        q4 += b[j + 4] * y[j + 4]
-        q5 += b[j + 5] * y[j + 5]
-        q6 += b[j + 6] * y[j + 6]
-        q7 += b[j + 7] * y[j + 7]
+        p0 += A[i, j] * x[j]
+        p1 += A[i, j + 1] * x[j + 1]
+        p2 += A[i, j + 2] * x[j + 2]
+        p3 += A[i, j + 3] * x[j + 3]
+        p4 += A[i, j + 4] * x[j + 4]
+        p5 += A[i, j + 5] * x[j + 5]
+        p6 += A[i, j + 6] * x[j + 6]
+        p7 += A[i, j + 7] * x[j + 7]
+        q0 += B[i, j] * y[j]
+        q1 += B[i, j + 1] * y[j + 1]
+        q2 += B[i, j + 2] * y[j + 2]
+        q3 += B[i, j + 3] * y[j + 3]
+        q4 += B[i, j + 4] * y[j + 4]
+        q5 += B[i, j + 5] * y[j + 5]
+        q6 += B[i, j + 6] * y[j + 6]
+        q7 += B[i, j + 7] * y[j + 7]
         j += 8
     p = ((p0 + p1) + (p2 + p3)) + ((p4 + p5) + (p6 + p7))
     q = ((q0 + q1) + (q2 + q3)) + ((q4 + q5) + (q6 + q7))
     while j < n:
-        p += a[j] * x[j]
-        q += b[j] * y[j]
+        p += A[i, j] * x[j]
+        q += B[i, j] * y[j]
         j += 1
     return 0.0 + p, 0.0 + q  # pairwise_dot's 0.0 + (a -0.0 sum becomes 0.0)
 

@@ -90,11 +90,12 @@ def learn_params(phi: float, psi: float, xi: float, C: float, variant: str,
                      1.0 if diagonal == 'precision' else 0.0, 2.0, C if C_no is None else C_no])
 
 
-def select_diag(x, scores, variances, k, bounds) -> Tuple[int, int, int, int, float, bool]:
+def select_diag(x, out, k) -> Tuple[int, int, int, int, float, bool]:
     """
-    Fill ``bounds = scores + k sqrt(variances)`` and find the best bound and best score.
+    Write the bounds ``scores + k sqrt(variances)`` over the variances; find the best of each.
 
-    ``bounds`` may be ``variances`` (filled in place).
+    ``out[0]`` holds the scores, ``out[1]`` the variances (rows indexed, not viewed: a
+    compiled view costs two atomic reference counts).
 
     Returns
     -------
@@ -105,35 +106,35 @@ def select_diag(x, scores, variances, k, bounds) -> Tuple[int, int, int, int, fl
         infinity (nothing else is then meaningful).
 
     """
-    n_labels = scores.shape[0]
-    if not _finite_given(x, variances, n_labels):
+    n_labels = out.shape[1]
+    if not _finite_given(x, out, n_labels):
         return -1, 0, -1, 0, 0.0, False
     best, greedy = 0, 0
     for i in range(n_labels):
-        bounds[i] = scores[i] + k * math.sqrt(max(variances[i], 0.0))
-        if bounds[i] > bounds[best]:
+        out[1, i] = out[0, i] + k * math.sqrt(max(out[1, i], 0.0))
+        if out[1, i] > out[1, best]:
             best = i
-        if scores[i] > scores[greedy]:
+        if out[0, i] > out[0, greedy]:
             greedy = i
     n_best, n_greedy = 0, 0
     for i in range(n_labels):
-        if bounds[i] == bounds[best]:
+        if out[1, i] == out[1, best]:
             n_best += 1
-        if scores[i] == scores[greedy]:
+        if out[0, i] == out[0, greedy]:
             n_greedy += 1
-    return best, n_best, greedy, n_greedy, scores[greedy], scores[best] < scores[greedy]
+    return best, n_best, greedy, n_greedy, out[0, greedy], out[0, best] < out[0, greedy]
 
 
-def finite_given(x, variances, n) -> bool:
+def finite_given(x, out, n) -> bool:
     """
-    Return whether x is finite, from the first ``n`` of its ``variances`` when they tell.
+    Return whether x is finite, from the first ``n`` of its variances ``out[1]`` if they tell.
 
     A variance ``sum_j sigma_j x_j^2`` with every ``sigma_j >= 0`` is NaN or infinite when
     some ``x_j`` is, so finite variances prove x finite; the numbers of x are looked at
     only when one is not (x may be finite and its squares overflow).
     """
     for i in range(n):
-        if not math.isfinite(variances[i]):
+        if not math.isfinite(out[1, i]):
             for j in range(x.shape[0]):
                 if not math.isfinite(x[j]):
                     return False
@@ -189,12 +190,12 @@ def sigma_step(sigma_j, sx, x_j, coefficient, precision) -> float:
     return max(sigma_j - coefficient * sx * sx, SIGMA_FLOOR)
 
 
-def learn_diag(mu, sigma, x, z, m, v, params) -> int:
+def learn_diag(mu, sigma, i, x, z, m, v, params, at) -> int:
     """
-    Update one label's ``mu`` and diagonal ``sigma`` (rows) when eq. (4) is violated.
+    Update label ``i``'s ``mu`` and diagonal ``sigma`` (rows) when eq. (4) is violated.
 
     ``m = z mu . x`` and ``v = x^T Sigma x`` come from the caller (summed as
-    ``reductions.row_dots`` sums, as in the numpy code).  ``params`` is ``learn_params``:
+    ``reductions.row_dots`` sums, as in the numpy code).  ``params[at:]`` is ``learn_params``:
     phi, psi, xi, phi^4, C, the code of the SCW variant (``VARIANTS``), 1 to keep the
     diagonal of the precision update (``cw_gamma``) or 0 for that of Sigma (``cw_beta``),
     2.0, so that ``t ** two`` stays a libm ``pow`` call like Python's, and the cap of a
@@ -208,18 +209,18 @@ def learn_diag(mu, sigma, x, z, m, v, params) -> int:
         for j in range(d):
             if not math.isfinite(x[j]):
                 return -1
-    alpha, coefficient = _step_size(z, m, v, params)
+    alpha, coefficient = _step_size(z, m, v, params, at)
     if alpha <= 0.0:
         return 0
     az = alpha * z
     for j in range(d):
-        if not math.isfinite(az * (sigma[j] * x[j])):
+        if not math.isfinite(az * (sigma[i, j] * x[j])):
             return 0
-    precision = params[6] != 0.0
+    precision = params[at + 6] != 0.0
     for j in range(d):
-        sx = sigma[j] * x[j]
-        mu[j] += az * sx
-        sigma[j] = _sigma_step(sigma[j], sx, x[j], coefficient, precision)
+        sx = sigma[i, j] * x[j]
+        mu[i, j] += az * sx
+        sigma[i, j] = _sigma_step(sigma[i, j], sx, x[j], coefficient, precision)
     return 1
 
 
@@ -241,16 +242,15 @@ def select_fused(x, mu, sigma, k, out) -> Tuple[int, int, int, int, float, bool]
             or out.strides[1] != 8
             or n_labels > 1 and (mu.strides[0] != 8 * d or sigma.strides[0] != 8 * d)):
         return -2, 0, -1, 0, 0.0, False
-    scores, bounds = out[0], out[1]
     xx = x * x
     if 8 <= d <= reductions.BLOCK:
         for i in range(n_labels):
-            scores[i], bounds[i] = _two_dots(mu[i], x, sigma[i], xx, d)
+            out[0, i], out[1, i] = _two_dots(mu, sigma, i, x, xx, d)
     else:
         for i in range(n_labels):
-            scores[i] = _dot(mu[i], x)
-            bounds[i] = _dot(sigma[i], xx)
-    return _select_tail(x, scores, bounds, k, bounds)
+            out[0, i] = _dot(mu[i], x)
+            out[1, i] = _dot(sigma[i], xx)
+    return _select_tail(x, out, k)
 
 
 def learn_fused(mu, sigma, i, x, z, params) -> int:
@@ -262,29 +262,26 @@ def learn_fused(mu, sigma, i, x, z, params) -> int:
     """
     if x.strides[0] != 8 or mu.strides[1] != 8 or sigma.strides[1] != 8:
         return -2
-    row_mu, row_sigma = mu[i], sigma[i]
     d = x.shape[0]
     if 8 <= d <= reductions.BLOCK:
-        m, v = _two_dots(row_mu, x, row_sigma, x * x, d)
+        m, v = _two_dots(mu, sigma, i, x, x * x, d)
     else:
-        m, v = _dot(row_mu, x), _dot(row_sigma, x * x)
-    return _learn_tail(row_mu, row_sigma, x, z, z * m, v, params)
+        m, v = _dot(mu[i], x), _dot(sigma[i], x * x)
+    return _learn_tail(mu, sigma, i, x, z, z * m, v, params, 0)
 
 
 def split_kernels(select_tail=select_diag, learn_tail=learn_diag) -> Kernels:
     """Return ``Kernels`` that take the dot products from numpy and the rest from the tails."""
     def select(x, mu, sigma, k, out):
-        scores, bounds = out[0], out[1]
         with np.errstate(over='ignore', invalid='ignore'):  # the tail refuses NaN and inf
-            scores[:] = row_dots(mu, x)
-            bounds[:] = row_dots(sigma, x * x)
-        return select_tail(x, scores, bounds, k, bounds)
+            out[0] = row_dots(mu, x)
+            out[1] = row_dots(sigma, x * x)
+        return select_tail(x, out, k)
 
     def learn(mu, sigma, i, x, z, params):
-        row_mu, row_sigma = mu[i], sigma[i]
         with np.errstate(over='ignore', invalid='ignore'):
-            m, v = z * row_dot(row_mu, x), row_dot(row_sigma, x * x)
-        return learn_tail(row_mu, row_sigma, x, z, m, v, params)
+            m, v = z * row_dot(mu[i], x), row_dot(sigma[i], x * x)
+        return learn_tail(mu, sigma, i, x, z, m, v, params, 0)
     return Kernels(select, learn, False)
 
 

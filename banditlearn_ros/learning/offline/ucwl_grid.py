@@ -361,9 +361,10 @@ def select_block(x, xx, mu, sigma, k, scores, variances, bounds, chosen, tied) -
     for s in range(n_settings):
         weight = k[s]
         best, greedy = 0, 0
+        rows_mu, rows_sigma = mu[s], sigma[s]
         for i in range(n_labels):
             if short:
-                score, variance = _two_dots(mu[s, i], x, sigma[s, i], xx, d)
+                score, variance = _two_dots(rows_mu, rows_sigma, i, x, xx, d)
             else:
                 score, variance = _dot(mu[s, i], x), _dot(sigma[s, i], xx)
             scores[s, i] = score
@@ -396,8 +397,8 @@ def learn_block(x, mu, sigma, chosen, z, active, scores, variances, params, n_up
             continue
         i = chosen[s]
         sign = z[s]
-        if _learn_tail(mu[s, i], sigma[s, i], x, sign, sign * scores[s, i], variances[s, i],
-                       params[s]) == 1:
+        if _learn_tail(mu[s], sigma[s], i, x, sign, sign * scores[s, i], variances[s, i],
+                       params[s], 0) == 1:
             n_updates[s] += 1
             changed[s] = True
 
