@@ -148,6 +148,56 @@ def arow_coefficients(m: float, v: float, r: float) -> Tuple[float, float]:
     return max(0.0, 1.0 - m) * beta, beta
 
 
+def step_size(z, m, v, params, at=0) -> Tuple[float, float]:
+    """
+    Return ``(alpha, gamma or beta)`` of lines 13-17 for ``m = z mu . x`` and ``v``.
+
+    ``scw1_alpha`` or ``scw2_alpha`` and ``cw_gamma`` or ``cw_beta`` above, written out
+    operation for operation in one function that numba compiles (``ucwl_kernels``).
+    ``(0.0, 0.0)`` when there is no step: eq. (4) holds, ``v <= 0`` or ``alpha <= 0``.
+    ``params[at:at + 9]`` is ``ucwl_kernels.learn_params`` (a grid passes its settings' one
+    after the other: a compiled row view costs two atomic reference counts); the second
+    value is ``cw_gamma``'s when the diagonal of the precision update is kept
+    (``params[at + 6]`` = 1), else ``cw_beta``'s.
+    """
+    phi, psi, xi, phi4 = params[at], params[at + 1], params[at + 2], params[at + 3]
+    two = params[at + 7]
+    C = params[at + 4] if z > 0.0 else params[at + 8]
+    if not m < phi * math.sqrt(max(v, 0.0)):
+        return 0.0, 0.0
+    if v <= 0.0:
+        return 0.0, 0.0
+    if params[at + 5] == 1.0:  # scw1_alpha
+        root = math.sqrt(m * m * phi4 / 4.0 + v * phi * phi * xi)
+        alpha = min(C, max(0.0, (-m * psi + root) / (v * xi)))
+    else:  # scw2_alpha
+        n = v + 1.0 / (2.0 * C)
+        g = phi * math.sqrt(phi * phi * m * m * v * v + 4.0 * n * v * (n + v * phi * phi))
+        alpha = max(0.0, (-(2.0 * m * n + phi * phi * m * v) + g)
+                    / (2.0 * (n * n + n * v * phi * phi)))
+    if alpha <= 0.0:
+        return 0.0, 0.0
+    if params[at + 6] != 0.0:  # cw_gamma
+        avp = alpha * v * phi
+        return alpha, min(alpha * phi * (avp + math.sqrt(avp * avp + 4.0 * v)) / (2.0 * v),
+                          FLOAT_MAX)
+    # cw_beta
+    u = 0.25 * (-alpha * v * phi + math.sqrt(alpha * alpha * v * v * phi * phi + 4.0 * v)) ** two
+    return alpha, alpha * phi / (math.sqrt(u) + v * alpha * phi)
+
+
+def sigma_step(sigma_j, sx, x_j, coefficient, precision) -> float:
+    """
+    Return one diagonal entry after the step (``sx = sigma_j x_j``).
+
+    ``sigma_j / (1 + gamma sx x_j)`` keeping the precision update's diagonal, else
+    ``sigma_j - beta sx^2``; never below ``SIGMA_FLOOR``.
+    """
+    if precision:
+        return max(sigma_j / (1.0 + coefficient * (sx * x_j)), SIGMA_FLOOR)
+    return max(sigma_j - coefficient * sx * sx, SIGMA_FLOOR)
+
+
 def initial_gaussian(name: str, n: int, d: int, covariance: str) -> np.ndarray:
     """Return ``n`` rows of the prior N(0, I): ``mu`` zeros, ``sigma`` ones or identities."""
     if name == 'mu':

@@ -251,21 +251,14 @@ class UCWL(BanditLearner):
         """Mean margins ``mu_i . x`` (summed in the same order on every CPU)."""
         return row_dots(self._mu, self.check_x(x))
 
-    def _vector(self, x: Any) -> np.ndarray:
-        """Return x as the kernels take it; they check finiteness themselves."""
-        if type(x) is np.ndarray and x.dtype is _FLOAT64 and x.shape == self._x_shape:
-            return x
-        return self.check_x(x)
-
     def select(self, x: Any) -> Prediction:
         """Output the label with the highest upper confidence bound (Algorithm 1, line 11)."""
         kernels = self._kernels
         if kernels is not None:  # _select_compiled, its most frequent case without a call
             if not (type(x) is np.ndarray and x.dtype is _FLOAT64 and x.shape == self._x_shape):
                 x = self.check_x(x)
-            mu = self._mu
-            out = np.empty((2, len(mu)))
-            found = kernels.select(x, mu, self._sigma, self.k, out)
+            out = np.empty((2, len(self._mu)))
+            found = kernels.select(x, self._mu, self._sigma, self.k, out)
             if found[1] == 1 and found[3] == 1:
                 return Prediction(found[0], self.labels[found[0]], out[0], out[1], found[5],
                                   found[2])
@@ -302,7 +295,8 @@ class UCWL(BanditLearner):
                 return Prediction(chosen, self.labels[chosen], sums[0], np.array(bound_list),
                                   score_list[chosen] < best, greedy)
         if self._few_calls:
-            prediction = self._select_sums(self._vector(x))
+            prediction = self._select_sums(x if type(x) is np.ndarray and x.dtype is _FLOAT64
+                                           and x.shape == self._x_shape else self.check_x(x))
         else:
             return self._select_numpy(self.check_x(x))
         if prediction is None:
