@@ -480,11 +480,7 @@ class UCWL(BanditLearner):
         else:
             z = 1.0 if self._check_correct(correct) else -1.0
         if z < 0.0 and self.no_weight == 'ramp':  # the cap only a "no" uses
-            caps, n = self._ramp_caps, self.answers[i]
-            if n < len(caps):
-                self._learn_params[8] = self._C_no = caps[n]
-            else:
-                self._ramp(i)
+            self._ramp(i)
         self._selected = None
         changed = self._kernels.learn(self._mu, self._sigma, i, x, z, self._learn_params)
         if changed < 0:
