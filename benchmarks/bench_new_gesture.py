@@ -18,8 +18,8 @@ A gesture added mid-session: how fast it is learned and what it costs the known 
 UCWL (defaults) is taught N-1 classes for ``--before`` interactions; then the N-th label is
 appended (``add_label``, what a runtime ``labels`` append does) and the stream draws from all
 N classes for ``--after`` interactions.  Every answer is flipped with probability ``--rho``.
-Two protocols (``learning.ask_again``): one question per interaction (Ngo et al. 2013's), and
-asking again after a "no", up to ``--max-questions``, with the reveal steps of
+Two protocols (``learning.protocol.ask_again``): one question per interaction (Ngo et al.
+2013's), and asking again after a "no", up to ``--max-questions``, with the reveal steps of
 ``--reveal-steps`` (what a revealed label teaches the labels not asked; the protocol's
 default first) and the new label's probation of ``--probations`` ("yes" answers before it
 may be asked first; the default first, 0 = none).

@@ -277,7 +277,7 @@ def _teach_sim_iris(centring=None, tuned=False):
 
 
 def test_teach_sim_on_iris_with_its_tuned_settings_is_right_in_three_of_four():
-    # The target of issue 21: true mistakes over rounds 101-150 at most 25 %.  Measured: 9 of
+    # The target: true mistakes over rounds 101-150 at most 25 %.  Measured: 9 of
     # 50 with the settings banditlearn_evaluate tuned for iris, 13 with params.yaml's.
     tuned, untuned = _teach_sim_iris(tuned=True), _teach_sim_iris()
     assert tuned[2] <= 50 // 4, (tuned, untuned)

@@ -49,7 +49,7 @@ def test_questions_group_into_interactions_by_id_and_number():
 
 def test_a_planned_session_is_complete_with_every_question_the_learner_asked():
     """
-    Issue 25: the summary of a session planned for n counts what its recording holds.
+    The summary of a session planned for n counts what its recording holds.
 
     The replay counts the first n recorded interactions with all their questions; a summary
     taken after the last "no" but before the question asked again counted one too few.

@@ -16,7 +16,7 @@
 ``banditlearn_bag replay``: a recorded session through the learning layer, deterministically.
 
 Reads a bag's labels, features, answers (and the predictions, to compare) in recorded
-order and hands them to ``learning.replay``; the learner is configured like learner_node,
+order and hands them to ``learning.offline.replay``; the learner is configured like learner_node,
 from the same parameter files.  Nothing here needs rclpy.
 """
 

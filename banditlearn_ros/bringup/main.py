@@ -18,7 +18,7 @@ banditlearn_bringup: start a system of nodes in one process, without ``ros2 laun
 A system is a YAML file (``config/<name>.system.yaml``, read by ``system_file``) naming the
 nodes, the parameter files (the same ``config/params.yaml`` the launch files read) and
 per-node overrides; the options are ``bringup_options``.  All nodes run on one executor
-(``nodes.system``); the command prints the online mistake rate as the learner learns and
+(``bringup.system``); the command prints the online mistake rate as the learner learns and
 ends cleanly when the data set is played (or after ``--rounds`` / ``--duration``).
 """
 

@@ -18,7 +18,7 @@ The bring-up's teaching-session mode.
 A system with a ``session_node`` runs with the live view and ends with a learning-curve
 PNG, the saved model and a one-line JSON summary.
 
-Kept out of ``bringup.py`` so that the generic bring-up stays generic: ``prepare`` folds the
+Kept out of ``bringup/main.py`` so that the generic bring-up stays generic: ``prepare`` folds the
 session options into the system before it starts, ``run_session`` replaces the progress
 lines of a plain system.
 """

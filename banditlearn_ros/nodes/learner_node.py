@@ -19,7 +19,7 @@ After a "no" it asks its next-best label itself (up to ``max_questions`` per ges
 announces how each interaction ended (``gesture_interaction``) and when it ended without a
 "yes" (``gesture_unknown``), after which a name on ``gesture_name`` teaches the gesture.  The
 node converts messages and parameters; the questions, the learning and the feedback-matching
-rule live behind one door, ``learning.live_learner.LiveLearner``, tested without DDS.
+rule live behind one door, ``learning.protocol.live_learner.LiveLearner``, tested without DDS.
 """
 
 import json

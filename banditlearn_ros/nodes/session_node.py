@@ -17,7 +17,7 @@ session_node: the teaching session as the person sees it, and the person's keybo
 
 Listens to the true gesture (``gesture_label``, when a simulation shows them), the questions
 (``gesture_prediction_details``: interaction id and question number) and the answers
-(``gesture_feedback``), and keeps a ``learning.session.SessionLog`` for the live view, the
+(``gesture_feedback``), and keeps a ``learning.protocol.session.SessionLog`` for the live view, the
 learning curve and the summary.  In a terminal it also reads the person's keys: ``y``/``n``
 answer (published on ``keyboard_answer``, which the feedback node passes on), ``+name`` adds
 a gesture to the learner's labels; right after an interaction ended without a "yes"

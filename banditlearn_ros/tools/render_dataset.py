@@ -17,7 +17,7 @@ banditlearn_render: write a features data set of rendered hand gestures (NPZ).
 
 The file holds ``X`` (n x d), ``y`` (label indices), ``labels`` (names) and
 ``feature_names``; ``banditlearn_evaluate`` and the dataset node read it with
-``learning.datasets.load_file``.
+``learning.offline.datasets.load_file``.
 """
 
 import argparse

@@ -41,7 +41,7 @@ No decay and no outlier clipping: the cumulative mean's steps shrink as 1/n, and
 measurements in docs/benchmarks.md found neither an exponential forgetting of the mean
 nor a clipped update better on the papers' data or the rendered gestures.  No scaling:
 dividing by each feature's standard deviation makes ``||x||^2`` about d and widens the
-bound at d = 80-124 (issue 21's real-photo figures); a common factor such as 1/sqrt(d) was
+bound at d = 80-124 (real-photo figures); a common factor such as 1/sqrt(d) was
 measured too (docs/benchmarks.md).
 
 The learner carries its ``Centring`` (``OnlineClassifier.centring``) so that it is saved in

@@ -76,7 +76,7 @@ DEFAULT_PROBATION = 3
 docs/benchmarks.md, bench_new_gesture.py)."""
 
 OUTCOMES = ('yes', 'all_rejected', 'out_of_questions', 'timed_out', 'unknown')
-"""How an interaction ended ('unknown': rejected as never taught, ``learning.open_set``)."""
+"""How an interaction ended ('unknown': rejected as never taught, ``algorithms.open_set``)."""
 
 NAMEABLE = ('all_rejected', 'out_of_questions', 'unknown')
 """Endings after which a person may say what the gesture was (``Interaction.name_unknown``)."""
@@ -316,7 +316,7 @@ class Questions:
         End the interaction unasked: the gesture looks never taught (no more learning).
 
         Before question 1 nothing was asked (``declined``); after a "no" (a recheck,
-        ``learning.open_set``) the next question, made but not yet asked, is taken back.
+        ``learning.algorithms.open_set``) the next question, made but not yet asked, is taken back.
         """
         if self.outcome is not None:
             return

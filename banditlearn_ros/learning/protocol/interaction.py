@@ -16,7 +16,7 @@
 Interactions between a learner and a person, without ROS: questions, yes/no, the matching rule.
 
 One *interaction* per presented gesture (feature vector), up to ``max_questions``
-*questions* in it (``learning.ask_again``: after a "no" the robot asks its next-best label).
+*questions* in it (``ask_again``: after a "no" the robot asks its next-best label).
 Each question carries ``(interaction id, question number)``; the details message puts both
 on the wire.  A yes/no (std_msgs/Bool) carries no id, so it can only be about the last thing
 the robot said.  The rule, in words:
@@ -84,7 +84,7 @@ class Interaction:
     seed : int
         Seed of the tie-breaks between equally good next questions.
     open_set : OpenSet, optional
-        Rejection of never-taught gestures (``learning.open_set``); None = off.
+        Rejection of never-taught gestures (``learning.algorithms.open_set``); None = off.
 
     """
 
@@ -378,7 +378,7 @@ class Interaction:
 
         Allowed once, and only while the latest interaction is one that ended without a
         "yes" (``ask_again.NAMEABLE``: every label rejected, the questions ran out, or it was
-        rejected as never taught, ``learning.open_set``).  A new name is appended and the
+        rejected as never taught, ``algorithms.open_set``).  A new name is appended and the
         observation becomes its first example (``BanditLearner.learn_new_label``): a
         gesture the robot did not know.  A known name
         is learned as a "yes" to that label (``Questions.tell``): the robot's questions

@@ -15,8 +15,8 @@
 """
 What one interaction is made of: the checked vector, its questions, its end, the answers' fate.
 
-``Interaction`` (``learning.interaction``) makes these records; the details message
-(``learning.details``), the live learner and the replays read them.  ``Window`` and
+``Interaction`` (``learning.protocol.interaction``) makes these records; the details message
+(``learning.protocol.details``), the live learner and the replays read them.  ``Window`` and
 ``Counts`` are the windowed rates and counters every interaction and teacher keeps.
 """
 
