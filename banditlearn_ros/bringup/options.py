@@ -28,18 +28,14 @@ from pathlib import Path
 from typing import Any, Dict
 
 from banditlearn_ros.bringup.system_file import BringupError, dataset_params_file, file_value
+from banditlearn_ros.command_line import OneLineParser
 import yaml
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message):
-        self.exit(2, f'{self.prog}: error: {message} (see --help)\n')
 
 
 def build_parser() -> argparse.ArgumentParser:
     """Return the command-line parser."""
-    p = _Parser(prog='banditlearn_bringup', description=DESCRIPTION, epilog=SESSION_COLUMNS,
-                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = OneLineParser(prog='banditlearn_bringup', description=DESCRIPTION,
+                      epilog=SESSION_COLUMNS, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument('--system', default=None,
                    help='system name (config/<name>.system.yaml) or path (default gestures; '
                    'camera with --camera, teach_sim with --dataset)')

@@ -30,7 +30,7 @@ from typing import Any, Dict, Optional
 
 from banditlearn_ros.bringup.log_filter import StderrFilter
 from banditlearn_ros.bringup.report import (
-    plot_learning_curve, session_summary, summary_line)
+    plot_learning_curve, session_summary, summary_line, summary_sentence)
 from banditlearn_ros.bringup.system_file import BringupError
 from banditlearn_ros.bringup.view import label_mismatch, SessionView
 from banditlearn_ros.shutdown import hold_signals, requested
@@ -157,6 +157,11 @@ def run_session(running, options, out_dir: str, out) -> int:
                                  list(learner.get_parameter('labels').value))
         if warning:
             view.note(warning)
+    if learner is not None and learner.live.loaded_from:
+        view.note(f'continuing from {learner.live.loaded_from}: '
+                  f'{len(learner.get_parameter("labels").value)} labels, '
+                  f'{learner.live.loaded_updates} updates '
+                  "(the updates column counts this session's)")
     drain()
     view.header()
     interrupted = False
@@ -216,7 +221,8 @@ def run_session(running, options, out_dir: str, out) -> int:
             view.note('no learning curve: no interaction was judged (no answer came)')
             curve = None
         else:
-            plot_learning_curve(session.log, curve, title=f'banditlearn_ros: {name} session')
+            plot_learning_curve(session.log, curve, title=f'banditlearn_ros: {name} session',
+                                n_labels=len(labels) if labels else None)
     except ImportError:
         view.note('no learning curve: matplotlib is not installed')
         curve = None
@@ -235,6 +241,7 @@ def run_session(running, options, out_dir: str, out) -> int:
                               system=name, interrupted=interrupted, **extra)
     with open(os.path.join(out_dir, 'summary.json'), 'w', encoding='utf-8') as handle:
         handle.write(summary_line(summary) + '\n')
+    print(summary_sentence(summary), file=out)
     print(summary_line(summary), file=out, flush=True)
     if failed:
         print(f'banditlearn_bringup: error: {", ".join(failed)} could not save on shutdown '

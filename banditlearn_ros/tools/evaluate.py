@@ -27,6 +27,7 @@ import argparse
 import sys
 from typing import Optional, Sequence
 
+from banditlearn_ros.command_line import OneLineParser
 from banditlearn_ros.learning import ALGORITHMS
 from banditlearn_ros.learning.algorithms.base import HyperparameterError
 from banditlearn_ros.learning.algorithms.centring import CENTRING_MODES, DEFAULT_CENTRING
@@ -67,17 +68,9 @@ output (--out DIR):
 """
 
 
-class _Parser(argparse.ArgumentParser):
-    """An argument parser whose errors are one line (no usage block)."""
-
-    def error(self, message):
-        """Print one line and exit 2."""
-        self.exit(2, f'{self.prog}: error: {message} (see --help)\n')
-
-
 def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser (its --help is the tool's documentation)."""
-    p = _Parser(
+    p = OneLineParser(
         prog='banditlearn_evaluate',
         description='Offline evaluation of bandit learners (the protocol of Ngo et al. '
                     '2013, section 5): one pass, online mistake rate against the '

@@ -93,6 +93,8 @@ class LiveLearner:
         self.problem = start.problem
         self.loaded_from = start.path
         """The file the learner was read from ('' = none): the node says so once started."""
+        self.loaded_updates = start.learner.n_updates if start.learner is not None else 0
+        """Updates the loaded model had made: ``progress`` counts this run's only."""
         self.labels_from_file = False
         if start.learner is not None:
             self.algorithm, labels = model_store.reconcile(
@@ -339,6 +341,7 @@ class LiveLearner:
                 # that fixed a wrong size is undone by ~/reset_model.
                 self.interaction.learner = None
             self.saves.updates_since_save = 0
+            self.loaded_updates = 0
             self.counts.add('resets')
             self.note_change(session_config.RESET, stamp)
 
@@ -357,7 +360,8 @@ class LiveLearner:
             feedback_received=int(stats['feedback_received']),
             feedback_matched=int(stats['feedback_matched']),
             feedback_dropped=int(stats['feedback_dropped']),
-            updates=int(stats['updates']), mistake_rate=stats['mistake_rate'],
+            updates=max(int(stats['updates']) - self.loaded_updates, 0),
+            mistake_rate=stats['mistake_rate'],
             mistake_rate_window=stats['mistake_rate_window'],
             exploration_rate_window=stats['exploration_rate_window'],
             learning_problem=learning_check(int(stats['first_guess_right_window']),

@@ -58,7 +58,7 @@ class Progress:
     feedback_matched: int
     feedback_dropped: int
     updates: int
-    """Model updates so far (the learner's ``n_updates``)."""
+    """Model updates this run made (the learner's ``n_updates`` less a loaded model's)."""
     mistake_rate: float
     """First guesses the person said were wrong, over all (NaN before the first)."""
     mistake_rate_window: float
