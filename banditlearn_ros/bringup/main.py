@@ -23,7 +23,9 @@ ends cleanly when the data set is played (or after ``--rounds`` / ``--duration``
 """
 
 import argparse
+import json
 import math
+import os
 import sys
 import time
 from typing import List, Optional
@@ -124,6 +126,8 @@ def run(options: argparse.Namespace, out=sys.stdout) -> int:
     notes = configure_learner(system)  # a played recording brings its learner's parameters
     if session:
         out_dir = session_bringup.prepare(system, options)
+    elif getattr(options, 'out', None):
+        out_dir = _stream_out(system, options.out)
     names = ', '.join(e['name'] for e in system['nodes'])
     print(f'banditlearn_bringup: system {system["path"].stem.replace(".system", "")} '
           f'({names})', file=out, flush=True)
@@ -176,11 +180,44 @@ def run(options: argparse.Namespace, out=sys.stdout) -> int:
         failed = running.close()
     print((f'interrupted ({interrupted}): ' if interrupted else 'finished: ') + summary,
           file=out, flush=True)
+    if getattr(options, 'out', None):
+        print(f'summary and model in {_write_stream_summary(reporter, out_dir, interrupted)}',
+              file=out, flush=True)
     if failed:
         print(f'banditlearn_bringup: error: {", ".join(failed)} could not save on shutdown '
               '(see the log above)', file=sys.stderr)
         return 1
     return 0
+
+
+def _stream_out(system, out: str) -> str:
+    """Make ``--out`` for a played stream; its learner's model goes there unless set."""
+    folder = os.path.abspath(os.path.expanduser(out))
+    os.makedirs(folder, exist_ok=True)
+    for entry in system['nodes']:
+        if entry['name'] == 'learner_node':
+            entry['parameters'].setdefault('model_path',
+                                           os.path.join(folder, 'gesture_model.npz'))
+    return folder
+
+
+def _write_stream_summary(reporter: Reporter, folder: str, interrupted: str) -> str:
+    """Write ``summary.json`` of a played stream into ``folder``; return the folder."""
+    record = {'rounds': reporter.rounds(), 'interrupted': bool(interrupted)}
+    if reporter.teacher is not None:
+        t = reporter.teacher.progress()
+        record.update(mistake_rate=t.true_mistake_rate,
+                      mistake_rate_last=t.true_mistake_rate_window, window=t.window_rounds)
+    if reporter.learner is not None:
+        s = reporter.learner.progress()
+        record.update(updates=s.updates, feedback_matched=s.feedback_matched,
+                      feedback_dropped=s.feedback_dropped,
+                      model=os.path.expanduser(reporter.learner.get_parameter('model_path').value))
+    record = {k: (None if isinstance(v, float) and not math.isfinite(v) else v)
+              for k, v in record.items()}
+    with open(os.path.join(folder, 'summary.json'), 'w', encoding='utf-8') as handle:
+        handle.write(json.dumps(record) + '\n')
+    return folder
 
 
 def _summary(reporter: Reporter) -> str:

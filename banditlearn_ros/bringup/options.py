@@ -49,7 +49,8 @@ def build_parser() -> argparse.ArgumentParser:
                    '(learner_node.unknown_rejection)')
     p.add_argument('--out', metavar='DIR',
                    help='folder for the session curve and summary (default '
-                   '~/.ros/banditlearn_ros/sessions/<time>)')
+                   '~/.ros/banditlearn_ros/sessions/<time>); with --dataset, for its '
+                   'summary.json and model')
     p.add_argument('--list', action='store_true', help='list the shipped systems and exit')
     p.add_argument('--answers', choices=('teacher', 'head'), default=None,
                    help='who answers: the simulated person on a topic (teacher, the '
