@@ -24,6 +24,7 @@ work is shared out and ``docs/benchmarks.md`` for results.
 """
 
 import argparse
+import os
 import sys
 from typing import Optional, Sequence
 
@@ -182,16 +183,18 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except KeyboardInterrupt as exc:
         print('banditlearn_evaluate: interrupted', file=sys.stderr)
         return exit_status(exc)
+    out = os.path.normpath(args.out)  # 'results/' is said 'results/summary.json'
     if 'text' in summary:  # --open-set
         print(summary['text'])
-        print(f'wrote {args.out}/summary.json and {args.out}/results.md')
+        print(f'wrote {os.path.join(out, "summary.json")} and {os.path.join(out, "results.md")}')
         return 0
     print(terminal_table(summary['records']))
     if not args.replot:
         n = len(summary['records'])
-        print(f"wrote {n} record{'' if n == 1 else 's'} to {args.out}/summary.json and "
-              f'{args.out}/results.md' + ('' if args.no_figures else
-                                          f', figures to {args.figures or args.out}/'))
+        figures = os.path.normpath(args.figures or out)
+        print(f"wrote {n} record{'' if n == 1 else 's'} to {os.path.join(out, 'summary.json')} "
+              f"and {os.path.join(out, 'results.md')}"
+              + ('' if args.no_figures else f', figures to {figures}{os.sep}'))
     return 0
 
 
