@@ -267,6 +267,23 @@ def test_bar_and_lines_fit_the_terminal_and_the_open_question_stays_last(monkeyp
     assert len(view.columns(3, 2)) > 79
 
 
+def test_the_bar_keeps_its_layout_whatever_the_question_list(monkeypatch):
+    # At one width the drawn bar and the figures stay put while questions come and go.
+    import io
+    log = SessionLog()
+    view = SessionView(log, target=200, every=0, out=io.StringIO(), tty=True)
+    layouts = set()
+    for i, names in enumerate((['a'], ['thumbs_up', 'open_palm', 'victory', 'point'], ['b'])):
+        log.on_label('a')
+        for q, name in enumerate(names, start=1):
+            log.on_question(name, i, q)
+            log.on_answer(name == 'a')
+            bar = view._bar_text(79)
+            assert len(bar) <= 79 and 'right50' in bar and 'judged' in bar, bar
+            layouts.add(bar.find(']'))  # the drawn bar's end: -1 once it is dropped
+    assert len(layouts) == 1, layouts
+
+
 def test_open_ended_bar_draws_no_bar_it_cannot_fill(monkeypatch):
     _, view = _long_session(0, 120, monkeypatch)
     bar = view._bar_text(119)

@@ -214,25 +214,31 @@ class SessionView:
         """
         Return the bar within ``width`` characters; the question under way is kept last.
 
-        It gives up, in turn, the drawn bar's length, the figures and the start of the
-        question list, so a person always sees the question to answer.
+        What the bar holds depends on the width alone, never on the question's length, so it
+        does not jump from one redraw to the next: a drawn bar (20 cells from 100 columns, 10
+        from 70, none below or with no planned end), the count, the figures (from 50
+        columns), then as much of the question list as fits, its end kept.
         """
         n = self.log.interactions
         count = f'{n}/{self.target}' if self.target else str(n)
-        figures = (f' right50 {_pct(self.log.windowed_accuracy())} '
-                   f'q/int {_num(self.log.questions_per_interaction())}')
+        cells = (20 if width >= 100 else 10 if width >= 70 else 0) if self.target else 0
+        graph = ''
+        if cells:
+            filled = min(cells, cells * n // max(self.target, 1))
+            graph = f'[{"#" * filled}{"-" * (cells - filled)}] '
+        figures = ''
+        if width >= 50:
+            figures = (f' right50 {_pct(self.log.windowed_accuracy())} '
+                       f'q/int {_num(self.log.questions_per_interaction())} '
+                       f'judged {self.log.first_right().size}')
+        head = f'{graph}{count}{figures} | '
         last = describe(self.log.current)
-        for drawn in ((20, 10, 0) if self.target else (0,)):
-            filled = min(drawn, drawn * n // max(self.target, 1)) if drawn else 0
-            graph = f'[{"#" * filled}{"-" * (drawn - filled)}] ' if drawn else ''
-            text = f'{graph}{count}{figures} | {last}'
-            if len(text) <= width:
-                return text
-        text = f'{count} | {last}'
-        if len(text) > width:
-            keep = max(width - len(count) - 6, 0)
-            text = f'{count} | ..{last[len(last) - keep:]}' if keep else text[:width]
-        return text
+        room = width - len(head)
+        if len(last) <= room:
+            return head + last
+        if room > 2:
+            return head + '..' + last[len(last) - room + 2:]
+        return head[:width]
 
     def _print(self, text: str) -> None:
         if self.tty and self._bar:
