@@ -284,6 +284,29 @@ def test_the_bar_keeps_its_layout_whatever_the_question_list(monkeypatch):
     assert len(layouts) == 1, layouts
 
 
+def test_a_typed_answer_leaves_no_stale_bar_behind(monkeypatch):
+    # y + Enter is echoed behind the bar: the view clears that line and draws the bar there.
+    import io
+    monkeypatch.setenv('COLUMNS', '80')
+    out = io.StringIO()
+    log = SessionLog()
+    view = SessionView(log, target=10, every=0, out=out, tty=True)
+    log.on_label('a')
+    log.on_question('a', 0, 1)
+    view.update(updates=0)
+    drawn = out.getvalue()
+    view.forget_typed_line()
+    assert out.getvalue() == drawn + '\x1b[1A\r\x1b[K'
+    log.on_answer(True)
+    view.update(updates=1)
+    assert out.getvalue().endswith('a? yes\x1b[K')  # the bar again, on the cleared line
+    view.forget_typed_line()
+    drawn = out.getvalue()
+    view.forget_typed_line()  # no bar on screen now: nothing to take back
+    SessionView(log, out=out, tty=False).forget_typed_line()  # a pipe has no echo
+    assert out.getvalue() == drawn
+
+
 def test_open_ended_bar_draws_no_bar_it_cannot_fill(monkeypatch):
     _, view = _long_session(0, 120, monkeypatch)
     bar = view._bar_text(119)

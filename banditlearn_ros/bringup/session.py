@@ -144,7 +144,12 @@ def run_session(running, options, out_dir: str, out) -> int:
     deadline = time.monotonic() + options.duration if options.duration else float('inf')
     stderr = _stderr if _stderr is not None and _stderr.active else None
 
+    typed = [0]
+
     def drain() -> None:
+        if session.lines_typed != typed[0]:
+            typed[0] = session.lines_typed
+            view.forget_typed_line()
         while not session.notes.empty():
             view.note(session.notes.get())
         for line in stderr.take() if stderr is not None else ():

@@ -189,6 +189,18 @@ class SessionView:
             self.out.flush()
             self._bar = ''
 
+    def forget_typed_line(self) -> None:
+        """
+        Take a typed answer's echo off the screen: the bar it was typed behind, one line up.
+
+        The terminal echoes ``y`` and Enter after the bar, so the cursor is on a new line and
+        the line above holds the old bar and the ``y``; the next bar is drawn there again.
+        """
+        if self.tty and self._bar:
+            self.out.write('\x1b[1A\r\x1b[K')
+            self.out.flush()
+            self._bar = ''
+
     def close(self, updates: int) -> None:
         """Print the final column line."""
         self._print(self._fit(self.columns(updates)))

@@ -68,6 +68,7 @@ class SessionNode(common.GuardedNode):
                          'simulated person answers)', read_only=True)
         self.log = SessionLog(window=window)
         self.notes: 'queue.Queue[str]' = queue.Queue()
+        self.lines_typed = 0  # the view takes each typed line's echo off the screen
         self._last_event = time.monotonic()
         self._asked_at: Optional[float] = None
         self._warned_at: Optional[float] = None
@@ -158,6 +159,7 @@ class SessionNode(common.GuardedNode):
     # -- the person's keys -------------------------------------------------------------
     def _read_keys(self) -> None:
         for line in sys.stdin:
+            self.lines_typed += 1
             self.handle_key_line(line)
 
     def handle_key_line(self, line: str) -> None:
