@@ -89,6 +89,7 @@ setup(
             'banditlearn_bag = banditlearn_ros.bags.cli:main',
             'bag_player = banditlearn_ros.nodes.bag_player:main',
             'banditlearn_render = banditlearn_ros.tools.render_dataset:main',
+            'banditlearn_ctl = banditlearn_ros.tools.control:main',
         ],
     },
 )

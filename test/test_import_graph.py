@@ -82,6 +82,7 @@ LAYERS: Dict[str, int] = {
     f'{PACKAGE}.nodes.*': NODES,
     f'{PACKAGE}.tools.evaluate': TOOLS,
     f'{PACKAGE}.tools.render_dataset': TOOLS,
+    f'{PACKAGE}.tools.control': TOOLS,
 }
 
 # Packages of one layer that must not import each other.
