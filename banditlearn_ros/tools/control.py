@@ -13,10 +13,10 @@
 # limitations under the License.
 
 """
-banditlearn_ctl: what ``ros2 param`` / ``ros2 service call`` / ``ros2 lifecycle`` do for this
-package, for a set-up without a ROS installation (the PyPI wheels carry no ``ros2`` command).
+banditlearn_ctl: ``ros2 param`` / ``service call`` / ``lifecycle`` for this package's nodes.
 
-It talks to running nodes over DDS with the same requests: SetParameters, GetParameters,
+For a set-up without a ROS installation (the PyPI wheels carry no ``ros2`` command).  It
+talks to running nodes over DDS with the same requests: SetParameters, GetParameters,
 DescribeParameters, the learner's Trigger services and ChangeState.  A value is read as the
 parameter's declared type, so ``set learner_node k abc`` answers that k takes a number
 (``ros2 param set`` says only ``Wrong parameter type, expected '3' got '4'``).
@@ -175,7 +175,9 @@ class Control:
 
 def build_parser() -> OneLineParser:
     """Return the argument parser."""
-    p = OneLineParser(prog='banditlearn_ctl', description=__doc__.split('\n\n')[0].strip())
+    p = OneLineParser(prog='banditlearn_ctl', description='Set and read parameters of running '
+                      'banditlearn_ros nodes, call their services and lifecycle transitions, '
+                      'without the ros2 command.')
     p.add_argument('--namespace', default='', help="the nodes' namespace (default none)")
     p.add_argument('--timeout', type=float, default=TIMEOUT,
                    help=f'seconds to wait for a node (default {TIMEOUT:g})')
