@@ -17,6 +17,7 @@
 import json
 import math
 import os
+import textwrap
 import threading
 from typing import Any, Dict, List, Optional
 
@@ -135,8 +136,8 @@ def summary_sentence(summary: Dict[str, Any]) -> str:
 
     >>> print(summary_sentence({'interactions': 3, 'labels': ['a', 'b'], 'model': 'm.npz',
     ...                         'accuracy_last_50': 0.5, 'questions_per_interaction': 1.5}))
-    Learned 2 gestures (a, b) in 3 interactions: 50 % of first guesses right over the last 3,
-    1.50 questions each. Model: m.npz.
+    Learned 2 gestures (a, b) in 3 interactions: 50 % of first guesses right over
+    the last 3, 1.50 questions each. Model: m.npz.
     """
     labels = summary.get('labels') or []
     n = summary.get('interactions', 0)
@@ -147,8 +148,15 @@ def summary_sentence(summary: Dict[str, Any]) -> str:
         text += (f': {100.0 * accuracy:.0f} % of first guesses right over the last '
                  f'{min(50, summary.get("judged", n) or n)}')
         if isinstance(qpi, float) and math.isfinite(qpi):
-            text += f',\n{qpi:.2f} questions each'
+            text += f', {qpi:.2f} questions each'
     text += '.'
+    never = summary.get('never_taught')
+    if never:
+        text += (f' Never taught: {never["shown"]} shown, {never["rejected"]} said to be '
+                 f'unknown, {never["questions_per_gesture"]:.2f} questions each; taught '
+                 f'gestures rejected: {never["taught_rejected"]}.')
     files = [f'{name}: {summary[key]}' for name, key in (('Model', 'model'), ('curve', 'curve'))
              if summary.get(key)]
-    return text + (' ' + '; '.join(files) + '.' if files else '')
+    text += ' ' + '; '.join(files) + '.' if files else ''
+    # Lines for an 80-column terminal; a figure keeps its ' %'.
+    return textwrap.fill(text.replace(' %', '\0%'), 79).replace('\0%', ' %')

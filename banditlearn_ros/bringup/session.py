@@ -240,6 +240,10 @@ def run_session(running, options, out_dir: str, out) -> int:
         extra['warning'] = not_learning
     if show is not None:  # gestures the camera never took (segmentation missed the hand)
         extra['presentations_missed'] = show.schedule.missed
+    never = session.log.never_taught(labels or session.log.labels())
+    if never['shown'] or never['taught_rejected'] or session.log.rejected:
+        extra['never_taught'] = {k: (round(v, 4) if isinstance(v, float) else v)
+                                 for k, v in never.items()}
     if face is not None:  # answers given with the head, and how the feedback node heard them
         extra['head_answers'] = dict(face.stats(), listener=listener)
     summary = session_summary(session.log, model, curve, labels=labels, updates=final_updates,

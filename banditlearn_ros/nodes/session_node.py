@@ -127,7 +127,7 @@ class SessionNode(common.GuardedNode):
             self.get_logger().warning('unreadable interaction end skipped',
                                       throttle_duration_sec=5.0)
             return
-        self.log.on_end(ident, asked, heard)
+        self.log.on_end(ident, asked, heard, str(event.get('outcome', '')))
 
     def _on_unknown(self, msg: String) -> None:
         try:
