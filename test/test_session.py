@@ -313,6 +313,14 @@ def test_open_ended_bar_draws_no_bar_it_cannot_fill(monkeypatch):
     assert not bar.startswith('[') and bar.startswith('3 right50'), bar
 
 
+def test_no_answer_message_with_a_simulated_person_suggests_no_keys():
+    # --answers head: the rendered face answers; typing y/n is not what the user should do.
+    text = why_no_answer(5.0, keyboard=True, face_frames=90, faces_seen=90, joysticks=0,
+                         teachers=0, camera_frames=90, simulated=True)
+    assert 'simulated person answers' in text and 'nod or shake' in text
+    assert 'type y or n' not in text and 'joystick' not in text
+
+
 def test_no_answer_message_names_every_missing_source():
     text = why_no_answer(5.2, keyboard=False, face_frames=120, faces_seen=0, joysticks=0,
                          teachers=0, camera_frames=120)

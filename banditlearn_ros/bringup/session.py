@@ -85,8 +85,8 @@ def prepare(system: Dict[str, Any], options) -> str:
     if 'gesture_show_node' in by_name and learner is not None and \
             'model_path' not in learner['parameters']:
         learner['parameters']['model_path'] = os.path.join(out, 'gesture_model.npz')
-    if 'teacher_node' in by_name:  # a simulated person answers: no "type y/n" prompts
-        session.setdefault('prompts', False)
+    if 'teacher_node' in by_name or 'face_show_node' in by_name:
+        session.setdefault('prompts', False)  # a simulated person answers: no "type y/n"
     return out
 
 

@@ -54,7 +54,8 @@ def describe(rec: Optional[InteractionRecord]) -> str:
 
 def why_no_answer(waited: float, *, keyboard: bool, face_frames: Optional[int],
                   faces_seen: Optional[int], joysticks: int, teachers: int,
-                  camera_frames: Optional[int], face_loading: bool = False) -> str:
+                  camera_frames: Optional[int], face_loading: bool = False,
+                  simulated: bool = False) -> str:
     """
     Return the sentence the session prints when a question waits too long for its answer.
 
@@ -75,6 +76,8 @@ def why_no_answer(waited: float, *, keyboard: bool, face_frames: Optional[int],
         Frames the camera node received (None: no camera node reports).
     face_loading : bool
         Whether the feedback node is still loading Face Mesh (it skips frames meanwhile).
+    simulated : bool
+        A simulated person answers (a rendered face): no keyboard or joystick to suggest.
 
     """
     reasons: List[str] = []
@@ -91,9 +94,12 @@ def why_no_answer(waited: float, *, keyboard: bool, face_frames: Optional[int],
     else:
         reasons.append(f'the feedback node sees a face in {faces_seen} of {face_frames} frames '
                        'but no nod or shake')
-    reasons.append('keyboard: type y or n and Enter' if keyboard
-                   else 'keyboard off (stdin is not a terminal)')
-    if not joysticks:
+    if simulated:  # the person is simulated: no keys or buttons to suggest
+        reasons.append('the simulated person answers (no keys needed)')
+    else:
+        reasons.append('keyboard: type y or n and Enter' if keyboard
+                       else 'keyboard off (stdin is not a terminal)')
+    if not joysticks and not simulated:
         reasons.append('no joystick publishes on joy')
     if teachers:
         reasons.append(f'{teachers} other publisher(s) on the feedback topic')

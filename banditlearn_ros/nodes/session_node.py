@@ -230,7 +230,8 @@ class SessionNode(common.GuardedNode):
             joysticks=self.count_publishers(self.resolve_topic_name('joy')),
             teachers=max(feedback_publishers - own, 0),
             camera_frames=None if cam is None else _int(cam.get('frames_received')),
-            face_loading=face is not None and face.get('face_mesh') == 'loading'))
+            face_loading=face is not None and face.get('face_mesh') == 'loading',
+            simulated=not self.prompts))
 
     def quiet(self) -> float:
         """Return the seconds since the last question or answer."""
