@@ -30,6 +30,7 @@ import sys
 import time
 from typing import List, Optional
 
+from banditlearn_ros.bringup.log_filter import StderrFilter
 from banditlearn_ros.bringup.options import apply_options, build_parser
 from banditlearn_ros.bringup.report import preload_plotting
 from banditlearn_ros.bringup.system import start, System
@@ -38,6 +39,9 @@ from banditlearn_ros.bringup.system_file import (
 from banditlearn_ros.shutdown import (
     exit_status, hold_signals, ignore_signals, requested, requested_name, stop_on_first_signal,
     Terminated)
+
+LOG_DIR = '~/.ros/banditlearn_ros'
+"""Where a system without --out keeps MediaPipe's and OpenCV's log lines."""
 
 HEAD_SYSTEM = 'head_answers'
 """The system of ``--answers head``: a rendered face answers, the feedback node hears it."""
@@ -137,8 +141,15 @@ def run(options: argparse.Namespace, out=sys.stdout) -> int:
         print(f'  note: {note}', file=out, flush=True)
     if system.get('ros_args'):
         print(f'  ros arguments: {" ".join(system["ros_args"])}', file=out, flush=True)
+    stderr = None
     if session:
         session_bringup.keep_third_party_logs(out_dir)
+    elif {'camera_node', 'feedback_node'} & {e['name'] for e in system['nodes']}:
+        # MediaPipe's and OpenCV's own lines to a file, as in a session, not between the rows.
+        folder = out_dir if getattr(options, 'out', None) else os.path.expanduser(LOG_DIR)
+        os.makedirs(folder, exist_ok=True)
+        stderr = StderrFilter(os.path.join(folder, 'third_party.log')).start()
+        print(f'  MediaPipe / OpenCV log lines: {stderr.path}', file=out, flush=True)
     running = start(system, log_level=options.log_level)
     # A session's plotting import fills the discovery wait, not the time before its summary.
     plotting = preload_plotting() if session else None
@@ -160,6 +171,8 @@ def run(options: argparse.Namespace, out=sys.stdout) -> int:
         reporter.header()
         while not requested():
             running.spin_once(0.1)
+            for line in stderr.take() if stderr is not None else ():
+                stderr.write(line)
             reporter.poll()
             if dataset is not None and dataset.finished:
                 break
@@ -178,6 +191,8 @@ def run(options: argparse.Namespace, out=sys.stdout) -> int:
         interrupted = requested_name() or interrupted
         summary = _summary(reporter)
         failed = running.close()
+        if stderr is not None:
+            stderr.stop()
     print((f'interrupted ({interrupted}): ' if interrupted else 'finished: ') + summary,
           file=out, flush=True)
     if getattr(options, 'out', None):
