@@ -81,6 +81,7 @@ def test_options_choose_dataset_noise_and_algorithm(tmp_path):
     (['--noise', '1.5'], 'not a probability'),
     (['--system', 'nope'], "no system 'nope'"),
     (['--dataset', '/no/such.csv'], 'no such file'),
+    (['--dataset', 'irs'], 'did you mean iris? built in: digits, iris, wine'),
     (['--set', 'learner_node.k=-1', '--rounds', '5'], 'k out of range'),
     (['--set', 'nobody.k=1'], "no node 'nobody'"),
     (['--params', '/no/params.yaml'], 'does not exist'),
