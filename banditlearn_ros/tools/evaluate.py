@@ -104,7 +104,8 @@ def build_parser() -> argparse.ArgumentParser:
                         'fixed values are not tuned')
     p.add_argument('--centring', default=DEFAULT_CENTRING, choices=CENTRING_MODES,
                    help='mean taken out of every vector before the core algorithms see it, '
-                        "as the learner node does (learning.centring); none = the papers' "
+                        'as the learner node does (learning/algorithms/centring.py); '
+                        "none = the papers' "
                         'protocol; ucwl-paper is always none (with no_weight equal) and runs '
                         'beside ucwl '
                         f'(default {DEFAULT_CENTRING})')
@@ -160,7 +161,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument('--unknown-share', type=float, default=0.2, metavar='P',
                    help='share of never-taught gestures in an open-set session (default 0.2)')
     p.add_argument('--unknown', action='append', default=[], metavar='K=V',
-                   help='open-set setting (learning.open_set: target, rate, window, warmup, '
+                   help='open-set setting (learning/algorithms/open_set.py: target, rate, '
+                        'window, warmup, '
                         'min_yes, score, variance_floor, recheck, first_share, shrinkage, '
                         'keep_confident, start, min_scores, recheck_score), '
                         'e.g. --unknown target=0.03')
