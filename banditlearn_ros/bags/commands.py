@@ -212,6 +212,7 @@ def cmd_replay(args) -> int:
     from banditlearn_ros.learning.protocol.simulated_teacher import SimulatedTeacher
     from banditlearn_ros.learning.offline.replay import replay, session_figures
     from banditlearn_ros.bags import replay as bag_replay
+    from banditlearn_ros.bags.config_check import set_value
     if args.every < 0:
         raise UsageError(f'--every {args.every}: must be 0 (off) or a positive count')
     if args.rounds < 0:
@@ -221,7 +222,8 @@ def cmd_replay(args) -> int:
         key, sep, text = item.partition('=')
         if not sep or not key:
             raise UsageError(f'--set {item!r}: write PARAM=VALUE')
-        overrides[key.split('learner_node.', 1)[-1]] = _yaml_value(text)
+        name = key.split('learner_node.', 1)[-1]
+        overrides[name] = set_value(name, text)
     notes: List[str] = []
     with bagio.open_bag(args.path) as bag:
         for note in bag.notes:
@@ -257,6 +259,7 @@ def cmd_replay(args) -> int:
         raise UsageError(f'the learner cannot be built: {err}') from None
     for note in result.notes:
         print(f'note: {note}')
+    _check_replayed(args.path, counts, result)
     source = 'answered by the simulated teacher' if teacher else 'with the recorded answers'
     print(f'replayed {counts["features"]} gestures, {counts["label"]} labels, '
           f'{counts["feedback"]} recorded answers ({source}) with {config.algorithm}, '
@@ -276,6 +279,21 @@ def cmd_replay(args) -> int:
         atomic_write_bytes(args.output, (json.dumps(document, indent=2) + '\n').encode())
         print(f'figures written to {args.output}')
     return 0
+
+
+def _check_replayed(path: str, counts: Dict[str, int], result) -> None:
+    """Refuse a replay that replayed nothing, saying why; note vectors refused on the way."""
+    why = '; '.join(f'{n} {reason}' for reason, n in sorted(result.refused.items()))
+    if not counts['features']:
+        raise UsageError(f'{path}: nothing to replay: the bag holds no gesture_features '
+                         'message')
+    if not result.figures.get('interactions'):
+        raise UsageError(f'{path}: replayed 0 of {counts["features"]} gestures: the learner '
+                         f'refused every feature vector ({why or "no question was asked"})')
+    refused = sum(result.refused.values())
+    if refused:
+        print(f'note: {refused} of {counts["features"]} feature vectors were refused before '
+              f'any question ({why})')
 
 
 # ---------------------------------------------------------------------- sample
@@ -317,14 +335,6 @@ def _sample_command(args) -> str:
         if getattr(args, name) != default:
             words += ['--' + name.replace('_', '-'), str(getattr(args, name))]
     return ' '.join(shlex.quote(w) for w in words)
-
-
-def _yaml_value(text: str):
-    import yaml
-    try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError:
-        return text
 
 
 # ---------------------------------------------------------------------- play
