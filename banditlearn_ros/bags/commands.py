@@ -48,8 +48,12 @@ def _duration(seconds: float) -> str:
     return f'{seconds:.3f} s'
 
 
-def format_info(bag: bagio.Bag, quick: bool = False) -> str:
-    """Return the human-readable ``info`` report of a checked bag (``quick``: not decoded)."""
+def format_info(bag: bagio.Bag, quick: bool = False, warnings: Sequence[str] = ()) -> str:
+    """
+    Return the human-readable ``info`` report of a checked bag (``quick``: not decoded).
+
+    ``warnings``: what the recording lacks of its session (``pairing_problems``).
+    """
     files = ', '.join(p.name for p in bag.files)
     lines = [f'path:      {bag.path}',
              f'storage:   {bag.storage} ({len(bag.files)} file{"s" * (len(bag.files) != 1)}:'
@@ -65,6 +69,8 @@ def format_info(bag: bagio.Bag, quick: bool = False) -> str:
     else:
         lines.append(f'messages:  {bag.message_count} ({decoded} decoded)')
     lines.extend(f'note:      {n}' for n in bag.notes)
+    lines.extend(f'warning:   {w}: the recorder missed messages, so a replay cannot match '
+                 'the session' for w in warnings)
     lines.append(f'topics:    {len(bag.topics)}')
     width = max([len(t) for t in bag.topics] + [5])
     type_width = max([len(t.msgtype) for t in bag.topics.values()] + [4])
@@ -79,17 +85,24 @@ def format_info(bag: bagio.Bag, quick: bool = False) -> str:
 
 def cmd_info(args) -> int:
     """Print topics, types, counts, storage, duration and per-topic problems."""
+    from banditlearn_ros.bags.pairing import pairing_problems
     with bagio.open_bag(args.path) as bag:
         bag.check(decode=not args.quick)
+        counts = {name: (t.read, t.decoded, t.failed) for name, t in bag.topics.items()}
+        warnings = pairing_problems(bag)
+        for name, (read, decoded, failed) in counts.items():  # as the full pass found them
+            bag.topics[name].read, bag.topics[name].decoded = read, decoded
+            bag.topics[name].failed = failed
         if args.json:
             summary = bag.summary()
+            summary['pairing'] = warnings
             summary['decoded'] = not args.quick
             if args.quick:
                 for topic in summary['topics']:
                     topic['decoded'] = topic['failed'] = None
             print(json.dumps(summary, indent=2))
         else:
-            print(format_info(bag, quick=args.quick))
+            print(format_info(bag, quick=args.quick, warnings=warnings))
     return 0
 
 
@@ -232,6 +245,10 @@ def cmd_replay(args) -> int:
                                            model_file=args.model, notes=notes)
         events, counts = bag_replay.read_events(bag)
         missed = bag_replay.late_start(bag)
+        from banditlearn_ros.bags.pairing import pairing_problems
+        for problem in pairing_problems(bag):
+            print(f'warning: {problem}: the recorder missed messages, so the replay cannot '
+                  'match the session')
     if missed:
         notes.append(f'the recording starts at interaction {missed}: the learner had asked '
                      f'about {missed} gesture(s) the bag does not hold, so the replay cannot '
