@@ -26,7 +26,7 @@ DDS stays on this machine (``ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST``) in the d
 ``--domain`` (default: ``ROS_DOMAIN_ID``, else 0).
 
     .venv/bin/python benchmarks/bench_recorder_load.py [--rounds 40] [--runs 1] [--busy N]
-        [--domain 153]
+        [--domain 153] [--keep FOLDER]
 """
 
 import argparse
@@ -88,7 +88,7 @@ def one_run(folder: Path, rounds: int, env) -> dict:
         'replay', str(bag), '--rounds', str(rounds), '-o', str(figures)], env=env,
         capture_output=True, text=True, timeout=600)
     document = json.loads(figures.read_text()) if replayed.returncode == 0 else {}
-    return {'counts': counts, 'pairing': summary.get('pairing', []),
+    return {'counts': counts, 'pairing': summary.get('pairing'),
             'recorder_lost': [line.strip() for line in said.splitlines() if 'lost' in line],
             'live': {k: live.get(k) for k in ('interactions', 'accuracy', 'accuracy_last_50')},
             'replay': {k: document.get('session', {}).get(k)
@@ -106,6 +106,8 @@ def main(argv=None) -> int:
     parser.add_argument('--busy', type=int, default=os.cpu_count() or 1,
                         help='busy loops started for the run (default: one per core)')
     parser.add_argument('--domain', type=int, default=int(os.environ.get('ROS_DOMAIN_ID', 0)))
+    parser.add_argument('--keep', default='', metavar='FOLDER',
+                        help='keep each run (bag, session, figures) in FOLDER/runN')
     args = parser.parse_args(argv)
     env = dict(os.environ, ROS_AUTOMATIC_DISCOVERY_RANGE='LOCALHOST',
                ROS_DOMAIN_ID=str(args.domain))
@@ -116,15 +118,22 @@ def main(argv=None) -> int:
         for run in range(1, args.runs + 1):
             before = os.getloadavg()[0]
             started = time.monotonic()
-            with tempfile.TemporaryDirectory(prefix='bench_recorder_') as folder:
-                result = one_run(Path(folder), args.rounds, env)
+            if args.keep:
+                folder = Path(args.keep) / f'run{run}'
+                folder.mkdir(parents=True)
+                result = one_run(folder, args.rounds, env)
+            else:
+                with tempfile.TemporaryDirectory(prefix='bench_recorder_') as folder:
+                    result = one_run(Path(folder), args.rounds, env)
             print(f'run {run}: load {before:.1f} -> {os.getloadavg()[0]:.1f}, '
                   f'{time.monotonic() - started:.0f} s', flush=True)
             for topic in ('/gesture_label', '/gesture_features', '/gesture_prediction',
                           '/gesture_prediction_details', '/gesture_feedback',
                           '/gesture_interaction'):
                 print(f'  {topic:<30} {result["counts"].get(topic, 0)}')
-            print(f'  pairing check: {result["pairing"] or "every question and answer pairs"}')
+            pairing = result['pairing']
+            print('  pairing check: ' + ('(none in this version of info)' if pairing is None
+                                         else '; '.join(pairing) or 'everything pairs up'))
             for line in result['recorder_lost']:
                 print(f'  recorder: {line}')
             print(f'  live   {result["live"]}')

@@ -387,3 +387,19 @@ def test_an_embedded_model_is_decoded_once_checked(tmp_path):
     entry = {'path': '/nowhere', 'bytes': len(data), 'sha256': hashlib.sha256(data).hexdigest(),
              'data': base64.b64encode(data).decode()}
     assert start_model(entry) == data
+
+
+def test_reindex_sets_aside_a_fifo_metadata_file_unread(tmp_path):
+    from banditlearn_ros.bags.mcap import McapFileWriter
+    folder = tmp_path / 'bag'
+    folder.mkdir()
+    writer = McapFileWriter(folder / 'bag_0.mcap')
+    writer.add_channel(1, '/gesture_label', 'std_msgs/msg/String', 'string data', 'ros2msg',
+                       '')
+    writer.write(1, 10, _string_cdr('fist'))
+    writer.close()
+    os.mkfifo(folder / 'metadata.yaml')
+    done = _bag_cli('reindex', str(folder), timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert (folder / 'metadata.yaml.bad').exists()
+    assert 'bag_0.mcap' in (folder / 'metadata.yaml').read_text()
