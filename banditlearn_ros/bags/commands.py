@@ -69,8 +69,7 @@ def format_info(bag: bagio.Bag, quick: bool = False, warnings: Sequence[str] = (
     else:
         lines.append(f'messages:  {bag.message_count} ({decoded} decoded)')
     lines.extend(f'note:      {n}' for n in bag.notes)
-    lines.extend(f'warning:   {w}: the recorder missed messages, so a replay cannot match '
-                 'the session' for w in warnings)
+    lines.extend(f'warning:   {w}' for w in warnings)
     lines.append(f'topics:    {len(bag.topics)}')
     width = max([len(t) for t in bag.topics] + [5])
     type_width = max([len(t.msgtype) for t in bag.topics.values()] + [4])
@@ -247,8 +246,7 @@ def cmd_replay(args) -> int:
         missed = bag_replay.late_start(bag)
         from banditlearn_ros.bags.pairing import pairing_problems
         for problem in pairing_problems(bag):
-            print(f'warning: {problem}: the recorder missed messages, so the replay cannot '
-                  'match the session')
+            print(f'warning: {problem}')
     if missed:
         notes.append(f'the recording starts at interaction {missed}: the learner had asked '
                      f'about {missed} gesture(s) the bag does not hold, so the replay cannot '

@@ -91,16 +91,20 @@ def pairing_problems(bag: Bag) -> List[str]:
     except ValueError:
         lost = {}
     if isinstance(lost, dict):
-        problems.extend(f'the recorder was told that {n} message(s) on {topic} were lost'
+        problems.extend(f'the recorder was told that {n} message(s) on {topic} were lost: a '
+                        'replay cannot match the session'
                         for topic, n in sorted(lost.items()) if isinstance(n, int) and n > 0)
     gestures, answers = count['gesture_features'], count['gesture_feedback']
     if count['gesture_label'] and count['gesture_label'] != gestures:
         problems.append(f'{count["gesture_label"]} true labels for {gestures} gestures (one is '
-                        'sent before each gesture)')
+                        'sent before each): the session missed a presentation (its summary '
+                        'says presentations_missed) or the recorder a label; true-label '
+                        'figures and --answers teacher see only those labels')
     if found['gesture_prediction'] and found['gesture_prediction_details'] and \
             count['gesture_prediction'] != count['gesture_prediction_details']:
         problems.append(f'{count["gesture_prediction"]} questions but '
-                        f'{count["gesture_prediction_details"]} question details (one each)')
+                        f'{count["gesture_prediction_details"]} question details (one each): '
+                        'the recorder missed some')
     ids = [_int(d, 'id') for d in details]
     first = next((i for i in ids if i is not None), None)
     restarted = any(b is not None and a is not None and b < a for a, b in zip(ids, ids[1:]))
@@ -109,10 +113,12 @@ def pairing_problems(bag: Bag) -> List[str]:
         taken_b = max((_int(d, 'inputs', 'feedback') or 0 for d in details), default=0)
         if first == 0 and taken_f > gestures:
             problems.append(f'the learner had taken {taken_f} gestures by its last question; '
-                            f'the bag holds {gestures}')
+                            f'the bag holds {gestures}: the recorder missed some, a replay '
+                            'cannot ask the same questions')
         if first == 0 and taken_b > answers:
             problems.append(f'the learner had taken {taken_b} yes/no answers by its last '
-                            f'question; the bag holds {answers}')
+                            f'question; the bag holds {answers}: the recorder missed some, a '
+                            'replay cannot ask the same questions')
         asked: Dict[int, int] = {}
         for i in ids:
             if i is not None:
@@ -121,10 +127,11 @@ def pairing_problems(bag: Bag) -> List[str]:
                       for e in ended if _int(e, 'id') is not None and _int(e, 'id') >= first)
         if missing:
             problems.append(f'{missing} question(s) of finished interactions are not in the '
-                            'bag')
+                            'bag: the recorder missed them')
         took = sum(_int(e, 'answers') or 0 for e in ended
                    if _int(e, 'id') is not None and _int(e, 'id') >= first)
         if first == 0 and took > answers:
             problems.append(f'the finished interactions took {took} answers; the bag holds '
-                            f'{answers}')
+                            f'{answers}: the recorder missed some, a replay cannot ask the same '
+                            'questions')
     return problems
