@@ -124,9 +124,12 @@ def test_a_session_with_a_hole_is_said_by_info_and_replay(tmp_path, capsys, drop
 
 
 def test_messages_the_recorder_was_told_were_lost_are_said(tmp_path):
-    bag = _session_bag(tmp_path / 'told', lost={'/gesture_feedback': 2})
-    assert _problems(bag) == ['the recorder was told that 2 message(s) on /gesture_feedback '
-                              'were lost: a replay cannot match the session']
+    bag = _session_bag(tmp_path / 'told', lost={'/gesture_feedback': 2, '/image_raw': 1})
+    assert _problems(bag) == [
+        'the recorder was told that 2 message(s) on /gesture_feedback were lost: a replay '
+        'cannot match the session',
+        'the recorder was told that 1 message(s) on /image_raw were lost (a replay does not '
+        'need them)']
 
 
 def test_the_recorder_keeps_every_session_message_until_written():

@@ -36,6 +36,12 @@ TOPICS = ('gesture_label', 'gesture_features', 'gesture_prediction',
           'gesture_prediction_details', 'gesture_feedback', 'gesture_interaction')
 
 
+def _session_topic(topic: str) -> bool:
+    """Return whether a replay needs ``topic`` (a package topic, under any namespace)."""
+    return any(topic.rstrip('/').endswith('/' + name) or topic == name
+               for name in TOPICS + ('learner_config', 'gesture_name'))
+
+
 def _json_messages(bag: Bag, topic: Optional[str]) -> List[Dict[str, Any]]:
     out = []
     if topic is None:
@@ -91,9 +97,12 @@ def pairing_problems(bag: Bag) -> List[str]:
     except ValueError:
         lost = {}
     if isinstance(lost, dict):
-        problems.extend(f'the recorder was told that {n} message(s) on {topic} were lost: a '
-                        'replay cannot match the session'
-                        for topic, n in sorted(lost.items()) if isinstance(n, int) and n > 0)
+        for topic, n in sorted(lost.items()):
+            if isinstance(n, int) and n > 0:
+                problems.append(f'the recorder was told that {n} message(s) on {topic} were '
+                                'lost' + (': a replay cannot match the session'
+                                          if _session_topic(topic) else
+                                          ' (a replay does not need them)'))
     gestures, answers = count['gesture_features'], count['gesture_feedback']
     if count['gesture_label'] and count['gesture_label'] != gestures:
         problems.append(f'{count["gesture_label"]} true labels for {gestures} gestures (one is '

@@ -319,7 +319,8 @@ def record(output: str, topics: Sequence[str] = (), storage: str = 'mcap',
         say(f'  {topic}: {count}')
     for topic, count in sorted(recorder.lost.items()):
         say(f'lost {count} message(s) on {topic}: its publisher gave up on them before the '
-            'recorder had them (a replay of this bag cannot match the session)')
+            'recorder had them' + (' (a replay of this bag cannot match the session)'
+                                   if recorder._package_name(topic) in EVENT_TOPICS else ''))
     return {'path': output, 'messages': recording.message_count, 'files': recording.files,
             'counts': counts, 'lost': dict(recorder.lost),
             'signal': stop[0] if stop else None}
