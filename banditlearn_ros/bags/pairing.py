@@ -89,9 +89,14 @@ def pairing_problems(bag: Bag) -> List[str]:
     try:
         details = _json_messages(bag, found['gesture_prediction_details'])
         ended = _json_messages(bag, found['gesture_interaction'])
+    except BagError as err:  # a damaged file: info says so elsewhere; check what counts can
+        details, ended = [], []
+        problems_read = [f'questions and answers could not be paired ({err})']
+    else:
+        problems_read = []
     finally:
         bag.reset_counts()
-    problems = []
+    problems = problems_read
     try:
         lost = json.loads(bag.custom_data.get(CUSTOM_LOST) or '{}')
     except ValueError:
