@@ -13,7 +13,7 @@
 # limitations under the License.
 
 """
-A teaching session recorded on a busy machine: does the bag hold every gesture and answer?
+A teaching session recorded on a busy machine: the bag must hold every gesture and answer.
 
 Starts ``--busy`` busy loops (default: one per core; this script starts and ends them),
 then ``banditlearn_bag record`` (waited for with ``--ready-file``), then README command 1

@@ -13,7 +13,7 @@
 # limitations under the License.
 
 """
-Does a recording hold every gesture, question and answer of its session?
+Whether a recording holds every gesture, question and answer of its session.
 
 A recorder that missed messages gives a replay that differs from the session without a
 word, so ``banditlearn_bag info`` checks what the learner's own messages say it had:
