@@ -341,7 +341,7 @@ def test_a_3_gb_start_model_is_refused_before_it_is_read(tmp_path):
     entry = {'path': str(big), 'bytes': 3 * 10 ** 9, 'sha256': 'a' * 64}
     bag = _config_bag(tmp_path / 'bag', model=entry)
     _one_line_refusal(_bag_cli('replay', str(bag), '--model', str(big)), 'max_model_bytes')
-    # A bag that embeds nothing, replayed with a start model: held to max_model_bytes too.
+    # A session that started from no model: the file given is not even opened.
     plain = _config_bag(tmp_path / 'plain', params={})
     done = _bag_cli('replay', str(plain), '--model', str(big))
     assert done.returncode == 0, done.stderr
