@@ -147,7 +147,8 @@ class Recorder:
                  image_width: int = 160, say: Callable[[str], None] = print):
         self.node = node
         self.recording = recording
-        self.wanted = [_absolute(t, node.get_namespace()) for t in topics]
+        self.namespace = node.get_namespace()  # kept: asked after the node is gone too
+        self.wanted = [_absolute(t, self.namespace) for t in topics]
         self.types = dict(PACKAGE_TOPICS)
         self.types.update(types or {})
         self.thin = ImageThinner(image_rate, image_width)
@@ -183,7 +184,7 @@ class Recorder:
 
     def _package_name(self, topic: str) -> str:
         """Return the package's name of a topic under the recorder's namespace ('' if none)."""
-        namespace = self.node.get_namespace().rstrip('/')
+        namespace = self.namespace.rstrip('/')
         if namespace and topic.startswith(namespace + '/'):
             topic = topic[len(namespace):]
         return topic
