@@ -152,3 +152,47 @@ def test_every_node_leaves_within_two_seconds_of_a_sigint_at_any_moment(tmp_path
                             f'status {status}; {bad[:3]} (seed {seed}, {log.name})')
     assert not failures, '\n'.join(failures)
     assert min(moments.values()) > 0, moments  # both kinds of moment were tried
+
+
+STUCK = """
+import sys
+import threading
+from banditlearn_ros.nodes import common
+from rclpy.node import Node
+
+
+class Stuck(Node):
+    def __init__(self):
+        super().__init__('stuck')
+        print('built', flush=True)
+
+    def destroy_node(self):  # a handle in use for ever: rclpy's destroy would spin on
+        threading.Event().wait()
+
+
+common.run_node(Stuck, args=sys.argv, name='stuck')
+"""
+
+
+@pytest.mark.ros
+def test_a_node_whose_destruction_never_ends_still_leaves(tmp_path):
+    from banditlearn_ros.nodes.run import DESTROY_WAIT
+    script = tmp_path / 'stuck.py'
+    script.write_text(STUCK)
+    log = tmp_path / 'stuck.log'
+    with log.open('w') as out:
+        process = subprocess.Popen([sys.executable, str(script)], stdout=out,
+                                   stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        _wait_for(log, process, 'built')
+        os.kill(process.pid, signal.SIGINT)
+        signalled = time.monotonic()
+        status = process.wait(timeout=DESTROY_WAIT + 60.0)
+        took = time.monotonic() - signalled
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+    assert status == 0, log.read_text()
+    assert 'destroying the node took more than' in log.read_text()
+    assert took < DESTROY_WAIT + BOUND, took
