@@ -132,8 +132,10 @@ def run_node(node_factory: Callable[..., Node], args=None, name: str = '',
     try:
         # Made before the node, so that a signal during the node's start cannot leave a
         # half-made executor behind (rclpy then complains as the process ends).
-        shutdown.raise_on_signal(True)  # nothing learned yet: a hanging start can be ended
         executor = SingleThreadedExecutor()
+        shutdown.raise_on_signal(True)  # nothing learned yet: a hanging start can be ended
+        if shutdown.requested():  # asked already (during rclpy.init): build nothing
+            raise KeyboardInterrupt
         node = node_factory()
         shutdown.raise_on_signal(False)  # from here a signal only asks: no half update
         if not shutdown.requested():
