@@ -38,8 +38,8 @@ BOUND = 2.0
 """Seconds from the SIGINT to the end of the process (the requirement)."""
 
 ROOT = Path(__file__).resolve().parent.parent
-STARTED = 'listens to'
-"""Every node's start line says what it listens to (``topics_line``)."""
+STARTED = '[{name}]: '
+"""A node's first log line (ROS's format: ``[INFO] [stamp] [name]: ...``): it is up."""
 PACKAGE_IMPORTED = '| banditlearn_ros\n'
 """The line ``-X importtime`` prints once the package itself (its __init__) is imported."""
 
@@ -110,7 +110,7 @@ def _run_until_signal(name, ros_args, log: Path, rng: random.Random):
             time.sleep(rng.uniform(0.0, 1.0))
         else:  # running: idle or busy, after its start line
             moment = 'running'
-            _wait_for(log, process, STARTED)
+            _wait_for(log, process, STARTED.format(name=name))
             time.sleep(rng.uniform(0.0, 1.0))
         if process.poll() is not None:
             return 0.0, process.returncode, f'{moment} (ended before the signal)'
