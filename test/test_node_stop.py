@@ -143,18 +143,20 @@ def test_every_node_leaves_within_two_seconds_of_a_sigint_at_any_moment(tmp_path
     rng = random.Random(seed)
     nodes = _nodes(tmp_path)
     names = sorted(nodes)
-    failures, moments = [], {'starting': 0, 'running': 0}
+    failures, moments, longest = [], {'starting': 0, 'running': 0}, 0.0
     for stop in range(STOPS):
         name = names[stop % len(names)]
         log = tmp_path / f'{stop:02d}_{name}.log'
         took, status, moment = _run_until_signal(name, nodes[name], log, rng)
         moments[moment.split()[0]] += 1
+        longest = max(longest, took)
         text = log.read_text()
         bad = [line for line in text.splitlines()
                if 'Traceback' in line or '[ERROR]' in line or 'context is invalid' in line]
         if took > BOUND or status != 0 or bad:
             failures.append(f'{name} stopped while {moment}: left after {took:.2f} s, '
                             f'status {status}; {bad[:3]} (seed {seed}, {log.name})')
+    print(f'{STOPS} SIGINTs (seed {seed}): {moments}; the longest stop took {longest:.2f} s')
     assert not failures, '\n'.join(failures)
     assert min(moments.values()) > 0, moments  # signalled before and after the start line
 
