@@ -19,9 +19,10 @@ Arguments: ``namespace``, ``use_sim_time``, ``log_level``, ``params_file`` (defa
 package's config/params.yaml), ``camera_params_file`` (overlay loaded after it, default
 config/camera.params.yaml: the learner settings measured on a real camera; '' = none),
 ``model_path`` (default: the file's), ``image_topic`` (the camera's sensor_msgs/Image topic;
-camera_node and feedback_node read ``image_raw`` remapped to it) and ``autostart`` (default
+camera_node and feedback_node read ``image_raw`` remapped to it), ``autostart`` (default
 true: the managed camera_node and feedback_node are configured and activated; false: they wait
-for ``ros2 lifecycle set``).  Every other topic is relative: ``namespace`` or a
+for ``ros2 lifecycle set``) and ``page`` (an address: the managed page_node serves the teaching
+page there; '' = none).  Every other topic is relative: ``namespace`` or a
 ``PushROSNamespace`` / ``SetRemap`` around this file moves it.
 """
 
@@ -47,6 +48,11 @@ def generate_launch_description():
             description='sensor_msgs/Image topic of the camera (camera_node and feedback_node); '
                         'relative names are in the namespace'),
         autostart_argument(),
+        DeclareLaunchArgument(
+            'page', default_value='',
+            description="serve the teaching page (page_node) on this address: localhost = this "
+                        "machine only, 0.0.0.0 = every network (the logged link carries a "
+                        "random token); '' = no page"),
         OpaqueFunction(function=nodes),
     ])
 
@@ -58,9 +64,12 @@ def nodes(context):
     image = [('image_raw', arg('image_topic'))]
     options = arg.node_options(arg('namespace'))
     autostart = arg.flag('autostart')
+    page = '127.0.0.1' if arg('page') == 'localhost' else arg('page')
     return managed(autostart, executable='camera_node', name='camera_node',
                    parameters=files + [arg.sim_time()], remappings=image, **options) + [
         Node(executable='learner_node', name='learner_node', parameters=files + [arg.learner()],
              **options),
     ] + managed(autostart, executable='feedback_node', name='feedback_node',
-                parameters=files + [arg.sim_time()], remappings=image, **options)
+                parameters=files + [arg.sim_time()], remappings=image, **options) + (
+        managed(autostart, executable='page_node', name='page_node', remappings=image,
+                parameters=[{**arg.sim_time(), 'host': page}], **options) if page else [])

@@ -136,6 +136,10 @@ def run(options: argparse.Namespace, out=sys.stdout) -> int:
     if session:
         session_bringup.keep_third_party_logs(out_dir)
     running = start(system, log_level=options.log_level)
+    from banditlearn_ros.nodes.page_node import PageNode
+    page = running.find(PageNode)
+    if page is not None:  # the link a person opens on a phone (with its token, if any)
+        print(f'  teaching page: {page.url}', file=out, flush=True)
     # A session's plotting import fills the discovery wait, not the time before its summary.
     plotting = preload_plotting() if session else None
     if options.discovery_wait:
