@@ -50,8 +50,8 @@ def generate_launch_description():
         autostart_argument(),
         DeclareLaunchArgument(
             'page', default_value='',
-            description="serve the teaching page (page_node) on this address: localhost = this "
-                        "machine only, 0.0.0.0 = every network (the logged link carries a "
+            description='serve the teaching page (page_node) on this address: localhost = this '
+                        'machine only, 0.0.0.0 = every network (the logged link carries a '
                         "random token); '' = no page"),
         OpaqueFunction(function=nodes),
     ])

@@ -4,7 +4,7 @@
 "use strict";
 (function () {
   const $ = (id) => document.getElementById(id);
-  let socket = null, state = null, retry = 500;
+  let socket = null, state = null, retry = 500, shown = "";
 
   function connect() {
     const scheme = location.protocol === "https:" ? "wss:" : "ws:";
@@ -59,6 +59,9 @@
 
   function render() {
     const q = asked();
+    const key = q ? q.id + "/" + q.question : "";
+    if (key !== shown && $("message").className === "message") { say(""); }  // a refusal stays
+    shown = key;
     const ask = $("ask");
     ask.dataset.id = q ? q.id : "";
     ask.dataset.question = q ? q.question : "";
