@@ -198,7 +198,8 @@ def load_launch(path: Path, share: Path, monkeypatch):
 @pytest.fixture(scope='module')
 def declared():
     """Return ``{node name: declared parameter names}`` for the launched and configured nodes."""
-    sections = {'camera_node', 'feedback_node', 'learner_node', 'teacher_node', 'dataset_node'}
+    sections = {'camera_node', 'feedback_node', 'learner_node', 'teacher_node', 'dataset_node',
+                'page_node'}
     for name in ('params.yaml', 'teach_sim.params.yaml'):
         sections |= {system_file.section_node(key) for key
                      in yaml.safe_load((ROOT / 'config' / name).read_text())}
@@ -384,6 +385,26 @@ def test_full_system_drives_its_managed_nodes_like_launch_ros(share, monkeypatch
                        for a in actions[:position])
             assert any(isinstance(a, EmitEvent) and a.event.matcher.action is node
                        for a in actions[position:])
+
+
+def test_full_system_serves_the_teaching_page_only_when_asked(share, monkeypatch, declared):
+    description = load_launch(share / 'launch' / 'banditlearn.launch.py', share, monkeypatch)
+    defaults = {name: a.default_value for name, a in arguments_of(description).items()}
+    assert defaults['page'] == ''
+    for page, host in (('', None), ('localhost', '127.0.0.1'), ('0.0.0.0', '0.0.0.0')):
+        actions = _actions(description, dict(defaults, page=page))
+        managed = {a.kwargs['name']: a for a in actions if isinstance(a, LifecycleNode)}
+        if host is None:
+            assert 'page_node' not in managed
+            continue
+        kw = managed['page_node'].kwargs
+        assert kw['executable'] == 'page_node'
+        (parameters,) = kw['parameters']
+        assert parameters['host'] == host and parameters['autostart'] is False
+        assert set(parameters) <= declared['page_node']
+        configured = [a.event.matcher.action.kwargs['name'] for a in actions
+                      if isinstance(a, EmitEvent)]
+        assert 'page_node' in configured  # driven through configure and activate like the others
 
 
 @pytest.mark.parametrize('dataset', ['digits', 'iris', 'wine'])
