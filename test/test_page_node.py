@@ -398,20 +398,23 @@ def test_the_page_loads_fast_and_the_screenshot_for_the_docs(tmp_path):
 @pytest.mark.slow
 def test_a_rendered_session_answered_only_on_the_page_learns(tmp_path):
     """``banditlearn_bringup --answers page``: a simulated person taps (10 % wrong)."""
-    proc = subprocess.Popen(
-        [sys.executable, '-m', 'banditlearn_ros.bringup.main', '--answers', 'page',
-         '--page', ':0', '--seed', '0', '--out', str(tmp_path / 'out'), '--every', '50'],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out_path, err_path = tmp_path / 'stdout', tmp_path / 'stderr'
+    with open(out_path, 'w') as out, open(err_path, 'w') as err:  # files: nothing blocks
+        proc = subprocess.Popen(
+            [sys.executable, '-m', 'banditlearn_ros.bringup.main', '--answers', 'page',
+             '--page', ':0', '--seed', '0', '--out', str(tmp_path / 'out'), '--every', '50'],
+            stdout=out, stderr=err, text=True)
     ros = Ros()
     try:
-        lines = []
-        url = None
-        while url is None:
-            line = proc.stdout.readline()
-            assert line, proc.stderr.read()
-            lines.append(line)
-            if 'teaching page:' in line:
-                url = line.split('teaching page:')[1].strip()
+        def link():
+            for line in out_path.read_text().splitlines():
+                if 'teaching page:' in line:
+                    return line.split('teaching page:')[1].strip()
+            return None
+        assert wait(lambda: link() is not None or proc.poll() is not None, 120.0), \
+            err_path.read_text()
+        url = link()
+        assert url, err_path.read_text()
         truth, last = {}, {'label': None}
         ros.probe.create_subscription(String, 'gesture_label',
                                       lambda m: last.update(label=m.data), 100)
@@ -421,7 +424,7 @@ def test_a_rendered_session_answered_only_on_the_page_learns(tmp_path):
             if q['question'] == 1:
                 truth.setdefault(q['id'], last['label'])
         ros.probe.create_subscription(String, 'gesture_prediction_details', on_details, 100)
-        rng = np.random.default_rng(7)
+        rng, done = np.random.default_rng(7), set()
         with Spinning(ros), phone(tmp_path) as browser:
             page = browser.new_page()
             page.goto(url)
@@ -431,18 +434,24 @@ def test_a_rendered_session_answered_only_on_the_page_learns(tmp_path):
                     page.wait_for_selector('#yes:not([disabled])', timeout=2000)
                 except Exception:  # noqa: B902 - no open question now: look again
                     continue
-                ident = int(page.get_attribute('#ask', 'data-id'))
-                label = page.inner_text('#asking')[len('Is it \u201c'):-len('\u201d?')]
-                if not wait(lambda: ident in truth, 5.0):
+                ident, number, text = page.evaluate(  # one render's values, read at once
+                    '[document.querySelector("#ask").dataset.id, document.querySelector('
+                    '"#ask").dataset.question, document.querySelector("#asking").textContent]')
+                ident, asked = int(ident), (int(ident), int(number))
+                label = text[len('Is it \u201c'):-len('\u201d?')]
+                if asked in done or not wait(lambda: ident in truth, 5.0):
+                    time.sleep(0.02)  # tapped already: the page is about to say so
                     continue
+                done.add(asked)
                 right = (label == truth[ident]) != (rng.random() < 0.1)
                 page.click('#yes' if right else '#no')
-        out, err = proc.communicate(timeout=BOUND)
+        proc.wait(BOUND)
     finally:
         if proc.poll() is None:
             proc.terminate()
             proc.wait(BOUND)
         ros.close()
+    out, err = out_path.read_text(), err_path.read_text()
     assert proc.returncode == 0, err
     summary = json.loads([line for line in out.splitlines() if line.strip()][-1])
     assert summary['interactions'] == 200
