@@ -425,6 +425,7 @@ def test_a_rendered_session_answered_only_on_the_page_learns(tmp_path):
                 truth.setdefault(q['id'], last['label'])
         ros.probe.create_subscription(String, 'gesture_prediction_details', on_details, 100)
         rng, done = np.random.default_rng(7), set()
+        from playwright.sync_api import TimeoutError as PlaywrightTimeout
         with Spinning(ros), phone(tmp_path) as browser:
             page = browser.new_page()
             page.goto(url)
@@ -432,7 +433,7 @@ def test_a_rendered_session_answered_only_on_the_page_learns(tmp_path):
             while proc.poll() is None:
                 try:
                     page.wait_for_selector('#yes:not([disabled])', timeout=2000)
-                except Exception:  # noqa: B902 - no open question now: look again
+                except PlaywrightTimeout:  # no open question now: look again
                     continue
                 ident, number, text = page.evaluate(  # one render's values, read at once
                     '[document.querySelector("#ask").dataset.id, document.querySelector('
@@ -444,7 +445,11 @@ def test_a_rendered_session_answered_only_on_the_page_learns(tmp_path):
                     continue
                 done.add(asked)
                 right = (label == truth[ident]) != (rng.random() < 0.1)
-                page.click('#yes' if right else '#no')
+                try:  # only while the button is still for that question
+                    page.click(f'#{"yes" if right else "no"}[data-for="{ident}/{number}"]',
+                               timeout=5000)
+                except PlaywrightTimeout:  # the session ended, or moved on: look again
+                    continue
         proc.wait(BOUND)
     finally:
         if proc.poll() is None:

@@ -72,6 +72,7 @@
     if (state.unknown !== null) { which = "I didn't get that one: what was it?"; }
     $("which").textContent = which;
     $("yes").disabled = $("no").disabled = !(q && state.open);
+    $("yes").dataset.for = $("no").dataset.for = key;  // the question a tap is about
     const thumb = $("thumb");
     if (state.thumbnail) { thumb.src = state.thumbnail; thumb.hidden = false; }
     else { thumb.hidden = true; thumb.removeAttribute("src"); }
