@@ -213,6 +213,8 @@ def run_server(token='', **kwargs):
 
     def on_action(message):
         taps.append(message)
+        if message.get('action') == 'crash':
+            raise RuntimeError('a bug in a handler')
         try:
             state.answer(message.get('id'), message.get('question'), message.get('yes'))
         except PageError as exc:
@@ -252,13 +254,16 @@ def test_the_server_serves_the_page_and_pushes_the_state_to_every_page():
             assert reply['ok'] is False and 'answered already' in reply['message']
             await two.send_str('not json')
             assert json.loads((await two.receive()).data)['ok'] is False
+            await two.send_str(json.dumps({'action': 'crash'}))  # the page goes on
+            assert 'a bug in a handler' in json.loads((await two.receive()).data)['message']
             await one.close()
             await two.close()
     try:
         asyncio.run(session())
     finally:
         server.stop()
-    assert len(taps) == 2 and server.counts['bad_messages'] == 1
+    assert len(taps) == 3 and server.counts['bad_messages'] == 1
+    assert server.counts['action_errors'] == 1
     server.stop()  # twice: nothing left to stop
 
 

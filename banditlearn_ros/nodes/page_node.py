@@ -51,7 +51,7 @@ class PageNode(ManagedNode):
         super().__init__(node_name, **kwargs)
         v = common.declare_specs(self, SPECS)
         self.counters = common.Counters((
-            'answers', 'names', 'labels_added', 'refused_stale', 'unreadable_events',
+            'answers', 'names', 'labels_added', 'taps_refused', 'unreadable_events',
             'thumbnails', 'unsupported_encoding', 'bad_image', 'frame_too_large'))
         self.state = self.server = self._image = None
         self.url = ''
@@ -115,7 +115,7 @@ class PageNode(ManagedNode):
             else:
                 raise PageError(f'unknown action {str(kind)[:40]!r}')
         except PageError as exc:
-            self.counters.add('refused_stale')
+            self.counters.add('taps_refused')
             self._send_state()
             return {'ok': False, 'message': str(exc)}
         text = self._do(todo)

@@ -119,7 +119,7 @@ class PageServer:
         self._stopped: Optional[asyncio.Event] = None
         self._document = page_document(token)
         self.counts = {'pages_served': 0, 'pages_refused': 0, 'actions': 0,
-                       'bad_messages': 0}
+                       'bad_messages': 0, 'action_errors': 0}
 
     @property
     def url(self) -> str:
@@ -243,7 +243,12 @@ class PageServer:
             self.counts['bad_messages'] += 1
             return {'type': 'reply', 'ok': False, 'message': 'unreadable message'}
         self.counts['actions'] += 1
-        reply = self._on_action(message)
+        try:
+            reply = self._on_action(message)
+        except Exception as exc:  # noqa: B902 - a tap never ends the server or the node
+            self.counts['action_errors'] += 1
+            return {'type': 'reply', 'ok': False,
+                    'message': f'not taken: {type(exc).__name__}: {exc}'[:200]}
         reply.setdefault('type', 'reply')
         if 'tag' in message:
             reply['tag'] = message['tag']
