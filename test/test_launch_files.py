@@ -28,6 +28,7 @@ from banditlearn_ros.learning.offline.datasets import DatasetError, load_dataset
 import pytest
 import rclpy
 from rclpy.context import Context
+from rclpy.parameter import Parameter
 import setuptools
 import yaml
 
@@ -210,7 +211,9 @@ def declared():
         from banditlearn_ros.nodes.bag_player import BagPlayerNode
         for section in sorted(sections | {'bag_player'}):
             cls = BagPlayerNode if section == 'bag_player' else system.node_class(section)
-            node = cls(context=context)
+            # page_node would open its port when it starts itself: left unconfigured.
+            node = cls(context=context, parameter_overrides=[
+                Parameter('autostart', value=False)] if section == 'page_node' else None)
             out[section] = set(node.get_parameters_by_prefix(''))
             node.destroy_node()
     finally:

@@ -461,3 +461,54 @@ def test_a_rendered_session_answered_only_on_the_page_learns(tmp_path):
     summary = json.loads([line for line in out.splitlines() if line.strip()][-1])
     assert summary['interactions'] == 200
     assert summary['accuracy_last_50'] >= 0.90, out
+
+
+def test_the_managed_page_node_closes_its_port_while_inactive():
+    import socket
+    from banditlearn_ros.nodes.managed import bring_up
+    ros = Ros()
+    try:
+        node = ros.add(PageNode(context=ros.context, parameter_overrides=[
+            Parameter('port', value=0), Parameter('autostart', value=False)]))
+        assert node.lifecycle_state == 'unconfigured' and node.server is None
+        numeric = (Parameter.Type.DOUBLE.value, Parameter.Type.INTEGER.value)
+        assert not [name for name in node._parameters if name != 'use_sim_time'
+                    and node.describe_parameter(name).type in numeric
+                    and not (node.describe_parameter(name).floating_point_range
+                             or node.describe_parameter(name).integer_range)]
+        bring_up([node])
+        port = node.server.port
+
+        def listening():
+            with socket.socket() as probe:
+                return probe.connect_ex(('127.0.0.1', port)) == 0
+        assert listening() and node.url == f'http://127.0.0.1:{port}/'
+        subscribed = {s.topic_name for s in node.subscriptions}
+        assert {'/gesture_prediction_details', '/gesture_feedback', '/image_raw'} <= subscribed
+        node.trigger_deactivate()
+        assert node.lifecycle_state == 'inactive' and not listening()
+        assert '/gesture_feedback' not in {s.topic_name for s in node.subscriptions}
+        values = {kv.key: kv.value for kv in node.diagnostics.publish().status[0].values}
+        assert values['lifecycle_state'] == 'inactive'
+        node.trigger_activate()
+        assert node.lifecycle_state == 'active' and listening()
+        # A second page node on the same port: its activation fails with the reason, it runs on.
+        other = ros.add(PageNode('page_two', context=ros.context, parameter_overrides=[
+            Parameter('port', value=node.server.port), Parameter('autostart', value=False)]))
+        with pytest.raises(OSError, match='cannot listen'):
+            bring_up([other])
+        assert other.lifecycle_state == 'inactive' and other.lifecycle_failures == 1
+    finally:
+        ros.close()
+
+
+def test_without_thumbnails_no_camera_image_is_subscribed():
+    ros = Ros()
+    try:
+        node = ros.add(PageNode(context=ros.context, parameter_overrides=[
+            Parameter('port', value=0), Parameter('thumbnail', value=False)]))
+        assert node.lifecycle_state == 'active'
+        assert '/image_raw' not in {s.topic_name for s in node.subscriptions}
+        assert json.loads(node.state.text(node.thumbnails))['thumbnail'] is None
+    finally:
+        ros.close()
