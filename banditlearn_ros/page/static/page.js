@@ -41,9 +41,9 @@
 
   function asked() { return state && state.question ? state.question : null; }
 
-  function answer(yes) {
-    const q = asked();
-    if (q) { send({action: "answer", id: q.id, question: q.question, yes: yes}); }
+  function answer(button, yes) {  // about the question the button showed when tapped
+    const [id, question] = button.dataset.for.split("/").map(Number);
+    if (button.dataset.for) { send({action: "answer", id: id, question: question, yes: yes}); }
   }
 
   function name(text) {
@@ -131,8 +131,8 @@
     g.stroke();
   }
 
-  $("yes").onclick = () => answer(true);
-  $("no").onclick = () => answer(false);
+  $("yes").onclick = () => answer($("yes"), true);
+  $("no").onclick = () => answer($("no"), false);
   $("new").onsubmit = (event) => {
     event.preventDefault();
     const text = $("newname").value.trim();
