@@ -46,7 +46,7 @@ from rclpy.parameter import Parameter
 from ros_harness import BOUND, Ros
 from std_msgs.msg import Float32MultiArray, String
 
-pytestmark = pytest.mark.ros
+pytestmark = [pytest.mark.ros, pytest.mark.slow]  # a browser and DDS: tens of seconds each
 CHROMIUM = shutil.which('chromium') or '/usr/bin/chromium'
 BROWSER_ARGS = ['--headless', '--no-sandbox', '--disable-gpu',
                 '--disable-background-networking', '--disable-component-update',
