@@ -22,7 +22,8 @@ config/camera.params.yaml: the learner settings measured on a real camera; '' = 
 camera_node and feedback_node read ``image_raw`` remapped to it), ``autostart`` (default
 true: the managed camera_node and feedback_node are configured and activated; false: they wait
 unconfigured for ``ros2 lifecycle set``) and ``activate`` (false: with autostart they are
-configured only and wait inactive).  Every other topic is relative: ``namespace`` or a
+configured only and wait inactive), ``page`` (an address: the managed page_node serves the
+teaching page there; '' = none).  Every other topic is relative: ``namespace`` or a
 ``PushROSNamespace`` / ``SetRemap`` around this file moves it.
 """
 
@@ -48,6 +49,11 @@ def generate_launch_description():
             description='sensor_msgs/Image topic of the camera (camera_node and feedback_node); '
                         'relative names are in the namespace'),
     ] + autostart_argument() + [
+        DeclareLaunchArgument(
+            'page', default_value='',
+            description='serve the teaching page (page_node) on this address: localhost = this '
+                        'machine only, 0.0.0.0 = every network (the logged link carries a '
+                        "random token); '' = no page"),
         OpaqueFunction(function=nodes),
     ])
 
@@ -59,9 +65,12 @@ def nodes(context):
     image = [('image_raw', arg('image_topic'))]
     options = arg.node_options(arg('namespace'))
     start = {'autostart': arg.flag('autostart'), 'activate': arg.flag('activate')}
+    page = '127.0.0.1' if arg('page') == 'localhost' else arg('page')
     return managed(**start, executable='camera_node', name='camera_node',
                    parameters=files + [arg.sim_time()], remappings=image, **options) + [
         Node(executable='learner_node', name='learner_node', parameters=files + [arg.learner()],
              **options),
     ] + managed(**start, executable='feedback_node', name='feedback_node',
-                parameters=files + [arg.sim_time()], remappings=image, **options)
+                parameters=files + [arg.sim_time()], remappings=image, **options) + (
+        managed(**start, executable='page_node', name='page_node', remappings=image,
+                parameters=[{**arg.sim_time(), 'host': page}], **options) if page else [])

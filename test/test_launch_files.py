@@ -28,6 +28,7 @@ from banditlearn_ros.learning.offline.datasets import DatasetError, load_dataset
 import pytest
 import rclpy
 from rclpy.context import Context
+from rclpy.parameter import Parameter
 import setuptools
 import yaml
 
@@ -349,7 +350,8 @@ def load_launch(path: Path, share: Path, monkeypatch):
 @pytest.fixture(scope='module')
 def declared():
     """Return ``{node name: declared parameter names}`` for the launched and configured nodes."""
-    sections = {'camera_node', 'feedback_node', 'learner_node', 'teacher_node', 'dataset_node'}
+    sections = {'camera_node', 'feedback_node', 'learner_node', 'teacher_node', 'dataset_node',
+                'page_node'}
     for name in ('params.yaml', 'teach_sim.params.yaml'):
         sections |= {system_file.section_node(key) for key
                      in yaml.safe_load((ROOT / 'config' / name).read_text())}
@@ -360,7 +362,9 @@ def declared():
         from banditlearn_ros.nodes.bag_player import BagPlayerNode
         for section in sorted(sections | {'bag_player'}):
             cls = BagPlayerNode if section == 'bag_player' else system.node_class(section)
-            node = cls(context=context)
+            # page_node would open its port when it starts itself: left unconfigured.
+            node = cls(context=context, parameter_overrides=[
+                Parameter('autostart', value=False)] if section == 'page_node' else None)
             out[section] = set(node.get_parameters_by_prefix(''))
             node.destroy_node()
     finally:
@@ -607,6 +611,26 @@ def test_full_system_can_start_its_managed_nodes_configured_but_inactive(share, 
             assert node.kwargs['parameters'][-1]['autostart'] is False
     with pytest.raises(RuntimeError, match='not valid'):
         launched(description, activate='maybe')
+
+
+def test_full_system_serves_the_teaching_page_only_when_asked(share, monkeypatch, declared):
+    description = load_launch(share / 'launch' / 'banditlearn.launch.py', share, monkeypatch)
+    defaults = {name: a.default_value for name, a in arguments_of(description).items()}
+    assert defaults['page'] == ''
+    for page, host in (('', None), ('localhost', '127.0.0.1'), ('0.0.0.0', '0.0.0.0')):
+        actions = _actions(description, dict(defaults, page=page))
+        managed = {a.kwargs['name']: a for a in actions if isinstance(a, LifecycleNode)}
+        if host is None:
+            assert 'page_node' not in managed
+            continue
+        kw = managed['page_node'].kwargs
+        assert kw['executable'] == 'page_node'
+        (parameters,) = kw['parameters']
+        assert parameters['host'] == host and parameters['autostart'] is False
+        assert set(parameters) <= declared['page_node']
+        configured = [a.event.matcher.action.kwargs['name'] for a in actions
+                      if isinstance(a, EmitEvent)]
+        assert 'page_node' in configured  # driven through configure and activate like the others
 
 
 @pytest.mark.parametrize('dataset', ['digits', 'iris', 'wine'])

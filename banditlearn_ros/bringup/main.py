@@ -151,6 +151,10 @@ def run(options: argparse.Namespace, out=sys.stdout) -> int:
         stderr = StderrFilter(os.path.join(folder, 'third_party.log')).start()
         print(f'  MediaPipe / OpenCV log lines: {stderr.path}', file=out, flush=True)
     running = start(system, log_level=options.log_level)
+    from banditlearn_ros.nodes.page_node import PageNode
+    page = running.find(PageNode)
+    if page is not None:  # the link a person opens on a phone (with its token, if any)
+        print(f'  teaching page: {page.url}', file=out, flush=True)
     # A session's plotting import fills the discovery wait, not the time before its summary.
     plotting = preload_plotting() if session else None
     if options.discovery_wait:
