@@ -138,8 +138,10 @@ TAIL_SPECS = (
          high=1_000_000),
     Spec('seed', 0, 'seed of the learner', read_only=True, low=0, high=2 ** 31 - 1),
     Spec('centring', DEFAULT_CENTRING, 'mean taken out of every feature vector before the '
-         'learner sees it: running (the mean so far), fixed (the mean of the first 50, then '
-         "frozen) or none (the papers' algorithms); a model file keeps the centring it "
+         'learner sees it: running (the mean so far, a stray vector far outside the spread '
+         'moving it no more than one at 10 spreads, counted as centring_outliers), mean (the '
+         'plain mean so far), fixed (running for the first 50, then frozen) or none (the '
+         "papers' algorithms); a model file keeps the centring it "
          'learned with until ~/reset_model', read_only=True,
          constraints='one of ' + ', '.join(CENTRING_MODES)),
     Spec('model_path', '', 'model file: loaded at start, saved by ~/save_model, '

@@ -30,6 +30,7 @@ STATS_SHOWN = (
     ['predictions', 'feedback_received', 'feedback_matched', 'feedback_dropped']
     + ['feedback_dropped_' + r for r in DROP_REASONS]
     + ['features_refused'] + ['features_' + r for r in BAD_INPUT_REASONS]
+    + ['centring_outliers']
     + ['unanswered', 'unanswered_superseded', 'unanswered_expired', 'unanswered_overflow',
        'mistake_rate_window', 'mistake_rate', 'exploration_rate_window', 'exploration_rate',
        'updates', 'max_questions', 'interactions', 'questions_asked',
