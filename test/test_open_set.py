@@ -225,7 +225,8 @@ def test_off_by_default_and_reset_forgets_the_calibration():
 def test_the_open_set_learns_the_vectors_before_centring():
     """The running mean moves; the Gaussians hold the vectors as they came."""
     shown = []
-    open_set = OpenSet(True, warmup=10, min_yes=3)
+    # Every "yes" taken at once: a taught gesture held for support would be missing below.
+    open_set = OpenSet(True, warmup=10, min_yes=3, trust='yes')
     inter = _taught_interaction(open_set, centring='running', shown=shown)
     assert inter.learner.centring.count == 120
     gaussians = open_set.calibration.gaussians
@@ -678,3 +679,67 @@ def test_rejection_is_armed_once_the_window_holds_min_scores(min_scores):
         armed.append(verdict.armed)
         open_set.taught(verdict, 0, np.zeros(1))
     assert armed == [False] * min_scores + [True] * (25 - min_scores)
+
+
+def _slip_then_show_again(trust, seed=0):
+    """Teach, answer a never-taught gesture a wrong "yes", show it 5 more times truthfully."""
+    open_set = OpenSet(True, warmup=10, min_yes=3, trust=trust)
+    inter = _taught_interaction(open_set)
+    stray = np.array([-3.0, 4.0, -2.0, 1.0])
+    item, _ = inter.predict(stray, now=0.0)
+    assert not item.questions.declined and item.verdict.kept  # sure of 'palm': asked
+    inter.feedback(True, now=0.0)  # the person slips
+    rng = np.random.default_rng(seed)
+    outcomes = []
+    for _ in range(5):
+        item, _ = inter.predict(stray + rng.normal(0, 0.05, 4), now=0.0)
+        while not item.questions.declined:
+            result = inter.feedback(False, now=0.0)  # never taught: every label is wrong
+            if result.next_round is None:
+                break
+            item = result.next_round
+        outcomes.append(item.questions.outcome)
+    return outcomes, open_set
+
+
+def test_one_wrong_yes_does_not_teach_a_never_taught_gesture_for_good():
+    outcomes, open_set = _slip_then_show_again('support')
+    # Held, not confirmed: each later showing is rejected after its first "no" (the recheck).
+    assert outcomes == ['unknown'] * 5, outcomes
+    held = [x for _, x in open_set.calibration.held]
+    assert any(np.array_equal(x, [-3.0, 4.0, -2.0, 1.0]) for x in held)
+    assert open_set.calibration.examples.score(np.array([-3.0, 4.0, -2.0, 1.0])) < -3.0
+    assert open_set.stats()['unknown_held'] == open_set.counts['held'] >= 1
+    # Every "yes" at once (as before): the slip made it a confirmed example, and the later
+    # showings near it are asked every label (measured: 2 of the 5).
+    outcomes, open_set = _slip_then_show_again('yes')
+    assert outcomes.count('unknown') < 5, outcomes
+    assert open_set.counts['held'] == 0
+
+
+def test_a_held_gesture_is_confirmed_by_a_trusted_neighbour_of_its_label_and_saved():
+    open_set = OpenSet(True, warmup=10, min_yes=3)
+    inter = _taught_interaction(open_set)
+    palm = LABELS.index('palm')
+    far = np.array([0.0, 1.6, 0.0, 1.0])  # a palm farther out than any taught so far
+    verdict = Verdict(score=0.0, threshold=0.0, armed=True, reject=False, label=palm,
+                      nearest=open_set.calibration.examples.score(far))
+    cal = open_set.calibration
+    cal.held.clear()  # taught gestures still waiting (the far side of their labels)
+    open_set.taught(verdict, palm, far)
+    assert len(cal.held) == 1
+    # Saved with the model and loaded again (older files have none).
+    info, arrays = cal.state()
+    again = Calibration.from_state(info, arrays, 4)
+    assert [(label, x.tolist()) for label, x in again.held] == [(palm, far.tolist())]
+    del arrays['held'], arrays['held_label']
+    assert Calibration.from_state(info, arrays, 4).held == []
+    # Another label's gesture near it does not confirm it; a trusted palm beside it does.
+    count = cal.gaussians.yes_count(palm)
+    open_set.taught(None, LABELS.index('fist'), far + 0.01, named=True)
+    assert len(cal.held) == 1
+    confirmed = open_set.counts['held_confirmed']
+    open_set.taught(None, palm, far + 0.01, named=True)
+    assert cal.held == [] and open_set.counts['held_confirmed'] == confirmed + 1
+    assert cal.gaussians.yes_count(palm) == count + 2
+    assert inter is not None

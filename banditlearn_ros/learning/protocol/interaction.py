@@ -418,7 +418,7 @@ class Interaction:
                 self.counts['labels_named'] += 1
                 verdict = None  # rightly not known: the new label's first example only
             if self.open_set.enabled:
-                self.open_set.taught(verdict, index, latest.raw)
+                self.open_set.taught(verdict, index, latest.raw, named=True)
             self._named = latest.id
             return index
 

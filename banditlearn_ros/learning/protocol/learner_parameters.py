@@ -30,7 +30,7 @@ from .details import DETAILS_TOP
 from .labels import check_labels, MAX_LABEL_LENGTH, MAX_LABELS
 from .. import BANDIT_ALGORITHMS, BanditLearner, HyperparameterError, make_learner
 from ..algorithms.centring import CENTRING_MODES, DEFAULT_CENTRING
-from ..algorithms.open_set import DEFAULTS as OPEN_SET_DEFAULTS, RECHECK_SCORES, SCORES
+from ..algorithms.open_set import DEFAULTS as OPEN_SET_DEFAULTS, RECHECK_SCORES, SCORES, TRUST
 from ..storage.persistence import MAX_MODEL_BYTES
 
 # Hyperparameters fixed at construction (they shape the learned arrays): read-only. Each
@@ -198,6 +198,10 @@ TAIL_SPECS = (
     Spec('unknown_recheck_score', OPEN_SET['recheck_score'], 'what a recheck after a "no" '
          'scores by: the nearest confirmed gesture, or unknown_score for the next label',
          constraints='one of ' + ', '.join(RECHECK_SCORES)),
+    Spec('unknown_trust', OPEN_SET['trust'], 'when a "yes" confirms a gesture for the '
+         'never-taught check: support (a gesture that looked never taught waits until a '
+         'later trusted one of its label is near it: one wrong "yes" cannot teach it) or '
+         'yes (at once)', constraints='one of ' + ', '.join(TRUST)),
     Spec('max_unanswered', 100, 'most unanswered predictions kept', read_only=True,
          low=1, high=100_000),
     Spec('stats_window', 100, 'rounds in the windowed rates', read_only=True,
