@@ -421,7 +421,8 @@ def _label_prediction(index):
 
 
 def test_recheck_rejects_for_the_next_label_only_when_on():
-    open_set = _two_label_open_set(recheck=True, recheck_score='score')
+    # Every "yes" confirmed at once (trust: yes): the recheck alone, on known windows.
+    open_set = _two_label_open_set(recheck=True, recheck_score='score', trust='yes')
     near_0 = np.array([0.1, -0.1])
     verdict = open_set.decide(near_0, _label_prediction(0))
     assert verdict.armed and not verdict.reject  # fits label 0
@@ -440,7 +441,7 @@ def test_recheck_rejects_for_the_next_label_only_when_on():
     v = off.decide(near_0, _label_prediction(0))
     assert off.recheck(v, near_0, _label_prediction(1), 2) is v
     # the recheck's level is alpha_t, before question 1 first_share x alpha_t
-    shared = _two_label_open_set(recheck=True, first_share=0.5)
+    shared = _two_label_open_set(recheck=True, first_share=0.5, trust='yes')
     assert shared.threshold(0.5) == pytest.approx(
         np.quantile(list(shared.calibration.scores), 0.5 * shared.alpha))
     assert shared.decide(near_0, _label_prediction(0)).threshold == shared.threshold(0.5)
@@ -611,7 +612,9 @@ def test_the_kept_count_round_trips_and_an_older_file_loads_without_it(tmp_path)
 
 
 def test_the_nearest_examples_and_their_window_round_trip(tmp_path):
-    inter = _taught_interaction(OpenSet(True, warmup=10, min_yes=3), shown=(shown := []))
+    # trust: yes, so that every gesture shown is a confirmed example (none held).
+    inter = _taught_interaction(OpenSet(True, warmup=10, min_yes=3, trust='yes'),
+                                shown=(shown := []))
     cal = inter.learner.calibration
     np.testing.assert_array_equal(cal.examples.arrays()['examples'],
                                   np.array([x for _, x in shown]))
@@ -646,7 +649,7 @@ def test_nearest_examples_keep_the_last_ones_and_score_by_the_nearest():
 def test_a_nearest_recheck_rejects_what_is_far_from_every_confirmed_gesture():
     """Labels 0 and 1 at 0 and 10: after a "no", only a gesture far from both is rejected."""
     from dataclasses import replace
-    open_set = _two_label_open_set(recheck=True)
+    open_set = _two_label_open_set(recheck=True, trust='yes')  # every "yes" confirmed
     assert open_set.recheck_score == 'nearest'
     cal = open_set.calibration
     assert len(cal.nearest) == len(cal.scores) == 54  # from each label's third "yes" on
@@ -717,29 +720,37 @@ def test_one_wrong_yes_does_not_teach_a_never_taught_gesture_for_good():
     assert open_set.counts['held'] == 0
 
 
-def test_a_held_gesture_is_confirmed_by_a_trusted_neighbour_of_its_label_and_saved():
+def test_a_held_gesture_is_confirmed_once_its_label_scores_it_as_taught_and_saved():
     open_set = OpenSet(True, warmup=10, min_yes=3)
-    inter = _taught_interaction(open_set)
+    _taught_interaction(open_set)
     palm = LABELS.index('palm')
-    far = np.array([0.0, 1.6, 0.0, 1.0])  # a palm farther out than any taught so far
-    verdict = Verdict(score=0.0, threshold=0.0, armed=True, reject=False, label=palm,
-                      nearest=open_set.calibration.examples.score(far))
     cal = open_set.calibration
-    cal.held.clear()  # taught gestures still waiting (the far side of their labels)
-    open_set.taught(verdict, palm, far)
-    assert len(cal.held) == 1
+    cal.held.clear()  # taught gestures still waiting
+    # A palm a little off, answered "yes" after a "no": held, whatever its score.
+    near = np.array([0.0, 1.08, 0.0, 1.0])
+    verdict = Verdict(score=0.0, threshold=0.0, armed=True, reject=False, label=palm,
+                      nearest=cal.examples.score(near))
+    open_set.taught(verdict, palm, near, question=2)
+    assert [label for label, _ in cal.held] == [palm]
     # Saved with the model and loaded again (older files have none).
     info, arrays = cal.state()
     again = Calibration.from_state(info, arrays, 4)
-    assert [(label, x.tolist()) for label, x in again.held] == [(palm, far.tolist())]
+    assert [(label, x.tolist()) for label, x in again.held] == [(palm, near.tolist())]
     del arrays['held'], arrays['held_label']
     assert Calibration.from_state(info, arrays, 4).held == []
-    # Another label's gesture near it does not confirm it; a trusted palm beside it does.
-    count = cal.gaussians.yes_count(palm)
-    open_set.taught(None, LABELS.index('fist'), far + 0.01, named=True)
+    # Another label's gesture does not look at it; the next trusted palm confirms it: the
+    # palm Gaussian scores it above the taught scores' alpha_t quantile.
+    assert cal.gaussians.log_likelihood(palm, near, open_set.variance_floor, True,
+                                        open_set.shrinkage) >= open_set.threshold()
+    count, confirmed = cal.gaussians.yes_count(palm), open_set.counts['held_confirmed']
+    open_set.taught(None, LABELS.index('fist'), np.array([1.0, 0.0, 0.0, 1.0]), named=True)
     assert len(cal.held) == 1
-    confirmed = open_set.counts['held_confirmed']
-    open_set.taught(None, palm, far + 0.01, named=True)
+    open_set.taught(None, palm, np.array([0.0, 1.0, 0.0, 1.0]), named=True)
     assert cal.held == [] and open_set.counts['held_confirmed'] == confirmed + 1
     assert cal.gaussians.yes_count(palm) == count + 2
-    assert inter is not None
+    # Far out, it stays held however many palms are named where palms are.
+    far = np.array([0.0, 2.5, 0.0, 1.0])
+    open_set.taught(verdict, palm, far, question=2)
+    for _ in range(10):
+        open_set.taught(None, palm, np.array([0.0, 1.0, 0.0, 1.0]), named=True)
+    assert [x.tolist() for _, x in cal.held] == [far.tolist()]

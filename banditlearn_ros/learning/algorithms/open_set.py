@@ -77,18 +77,21 @@ interactions of a fresh calibration, while the window holds fewer than ``min_sco
 taught scores, and when the label the learner would ask first has had fewer than
 ``min_yes`` "yes" answers: its Gaussian is not yet worth judging by.
 
-*Trust* (``trust``): a person slips.  One wrong "yes" to a never-taught gesture would make it
-a confirmed example of a taught label, and every later gesture like it would then be near a
-confirmed example (the recheck) and likely under that label's Gaussian: accepted for good.
-With ``'support'`` (default) a "yes" to a gesture that looked never taught when it was asked
-(farther from the nearest confirmed example than the ``first_share * alpha_t`` quantile of
-the taught gestures' distances) is *held*: it joins neither the Gaussians, nor the confirmed
-examples, nor the windows of taught scores, until a later gesture of the same label that is
-trusted lies within the recheck's distance of it; held ones past ``HELD_LIMIT`` are
-forgotten, the oldest first.  The rule keeps the density estimates of Lee et al. (2018,
-section 2) and the nearest-neighbour score of Sun et al. (2022) on confirmations that agree
-with others; a gesture named by the person, and every "yes" while rejection is not armed for
-the label, is trusted at once.  ``'yes'``: every "yes" confirms at once (as before).
+*Trust* (``trust``): a person slips.  A never-taught gesture asked three questions gets at
+least one wrong "yes" from a person wrong one time in ten with probability 0.27; that "yes"
+would make it a confirmed example of a taught label, and every later gesture like it would
+then be near a confirmed example (the recheck) and likely under that label's Gaussian:
+accepted for good.  With ``'support'`` (default) such a "yes" is *held*: it joins neither the
+Gaussians, nor the confirmed examples, nor the windows of taught scores, until that label's
+Gaussian, fitted to trusted examples, scores it at least at the recheck's ``alpha_t``
+quantile of the taught scores (looked at each time a trusted gesture joins the label).  Held
+is a "yes" that came after a "no" in the same interaction (where most wrong ones come: the
+first guess was not it), and a "yes" at question 1 to a gesture scored below that quantile
+under its label's Gaussian, or farther from every confirmed example than that quantile of
+the taught gestures' distances.  Past ``HELD_LIMIT`` the oldest are forgotten; a gesture
+the person names is trusted at once.  This keeps the class-conditional densities (Lee et al.
+2018, section 2) and the nearest-neighbour score (Sun et al. 2022) on confirmations that
+agree with the rest of their label.  ``'yes'``: every "yes" confirms at once (as before).
 
 What is learned (the Gaussians, the confirmed examples, the windows, ``alpha_t``, the counts)
 is a ``Calibration`` (``open_set_state``); the learner carries it
@@ -411,15 +414,15 @@ class OpenSet:
 
     # -- what the answers teach ---------------------------------------------------------
     def taught(self, verdict: Optional[Verdict], index: int, x: np.ndarray,
-               named: bool = False) -> None:
+               named: bool = False, question: int = 1) -> None:
         """
         Learn that the observation ``x`` was label ``index`` (a "yes", or a person named it).
 
         Its score joins the calibration window when its label had ``min_yes`` "yes" answers
         (``_judged``); if rejection was armed for it, the adaptive conformal step moves
         ``alpha_t`` (a rejected one was a false rejection).  With ``trust`` ``'support'``
-        a "yes" (not ``named``) to a gesture that looked never taught is held instead
-        (``_held``), and a trusted one confirms the held gestures of its label near it.
+        a "yes" (not ``named``) to a gesture unlike its label is held instead
+        (``_suspect``), and each trusted one re-scores the held gestures of its label.
         """
         if not self.enabled:
             return
@@ -430,39 +433,45 @@ class OpenSet:
             cal.counts['false_rejections'] += int(verdict.reject)
             cal.alpha = min(self._cap(),
                             cal.alpha + self.rate * (self.target - float(verdict.reject)))
-        if not named and self._suspect(verdict, index):
+        if not named and self._suspect(verdict, index, first, question):
             cal.held.append((index, np.array(x, dtype=np.float64)))
             cal.counts['held'] += 1
             del cal.held[:-HELD_LIMIT]
             return
         self._confirm(verdict, index, x, first)
         if cal.held and self.trust == 'support':
-            self._support(index, x)
+            self._support(index)
 
-    def _suspect(self, verdict: Optional[Verdict], index: int) -> bool:
+    def _suspect(self, verdict: Optional[Verdict], index: int, first: float,
+                 question: int) -> bool:
         """
         Return whether a "yes" to this gesture waits for support (``trust`` ``'support'``).
 
-        It does when rejection was armed, the label is judged (``_judged``), and the gesture
-        was farther from every confirmed example than the ``first_share * alpha_t`` quantile
-        of the taught gestures' distances (the level rejection uses before question 1):
-        clearly unlike what was taught.
+        It does after a "no" in the same interaction (``question`` > 1), and at question 1
+        once label ``index`` is judged (``_judged``) when the gesture scored below the
+        recheck's ``alpha_t`` quantile of the taught scores under that label's Gaussian, or
+        lay farther from every confirmed example than that quantile of their distances.
         """
-        if self.trust != 'support' or verdict is None or not verdict.armed \
-                or not self._judged(index):
+        if self.trust != 'support' or verdict is None:
+            return False
+        if question > 1:
+            return True
+        if not self._judged(index):
             return False
         cal = self.calibration
-        return bool(cal.nearest) and \
-            verdict.nearest < self.threshold(self.first_share, cal.nearest)
+        low = bool(cal.scores) and first < self.threshold()
+        far = bool(cal.nearest) and verdict.nearest < self.threshold(1.0, cal.nearest)
+        return low or far
 
-    def _support(self, index: int, x: np.ndarray) -> None:
-        """Confirm the held gestures of label ``index`` within the recheck's distance of x."""
+    def _support(self, index: int) -> None:
+        """Confirm the held gestures of label ``index`` its Gaussian now scores as taught."""
         cal = self.calibration
-        reach = -self.threshold(1.0, cal.nearest) if cal.nearest else 0.0
+        level = self.threshold()
+        full = self.score_name.startswith('likelihood_full')
         keep = []
         for label, held in cal.held:
-            diff = held - x
-            if label == index and math.sqrt(float(diff @ diff)) <= reach:
+            if label == index and cal.gaussians.log_likelihood(
+                    label, held, self.variance_floor, full, self.shrinkage) >= level:
                 self._confirm(None, label, held, math.nan)
                 cal.counts['held_confirmed'] += 1
             else:

@@ -328,7 +328,8 @@ class Interaction:
             else:
                 result.ended = self._end(latest)
                 if questions.revealed is not None and self.open_set.enabled:
-                    self.open_set.taught(latest.verdict, questions.revealed, latest.raw)
+                    self.open_set.taught(latest.verdict, questions.revealed, latest.raw,
+                                         question=questions.number)
             return result
 
     def _end(self, item: Round, timed_out: bool = False) -> Optional[Ended]:

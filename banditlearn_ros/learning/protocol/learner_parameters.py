@@ -161,7 +161,8 @@ TAIL_SPECS = (
          "next-best label is asked; 1 = the paper's protocol, 0 = every label", low=0,
          high=1000, constraints='> 1 only for ' + ', '.join(ASK_AGAIN_ALGORITHMS)),
     Spec('reveal_step', DEFAULT_REVEAL_STEP, 'what a revealed label teaches the labels '
-         'not asked: none, top1 (demote the best-scoring one) or all',
+         'not asked: none, top1 (demote the best-scoring one), all, or all_known (all but '
+         'the labels on new_label_probation)',
          constraints='one of ' + ', '.join(REVEAL_STEPS)),
     Spec('new_label_probation', DEFAULT_PROBATION, '"yes" answers a label added at runtime '
          'needs before it may be asked first (with max_questions > 1); 0 = at once', low=0,
