@@ -108,7 +108,8 @@ def ask(learner: UCWL, x: np.ndarray, truth: int, max_questions: int, reveal_ste
 def run_once(X: np.ndarray, y: np.ndarray, names: Sequence[str], new: int, before: int,
              after: int, max_questions: int, prior: str, rho: float, seed: int,
              reveal_step: str = DEFAULT_REVEAL_STEP,
-             probation: int = DEFAULT_PROBATION, centring: str = 'none') -> RunFigures:
+             probation: int = DEFAULT_PROBATION, centring: str = 'none',
+             C: float = 1.0) -> RunFigures:
     """Teach every class but ``new`` for ``before`` interactions, append it, go on."""
     centre = Centring(centring)
     rng = np.random.default_rng(seed)
@@ -120,7 +121,7 @@ def run_once(X: np.ndarray, y: np.ndarray, names: Sequence[str], new: int, befor
     index_of = {c: i for i, c in enumerate(known)}
     index_of[new] = len(known)
     learner = UCWL([names[c] for c in known], X.shape[1], seed=seed,
-                   added_label_prior=prior)
+                   added_label_prior=prior, C=C)
     teacher = TeacherModel(rho0=rho, rho1=rho)
     answers, ties = np.random.default_rng(seed + 1), np.random.default_rng(seed + 2)
     right_first, questions = [], []
@@ -189,6 +190,8 @@ def main(argv=None) -> int:
                         help="the new label's probation in the ask-again arms")
     parser.add_argument('--priors', nargs='+', default=list(ADDED_LABEL_PRIORS),
                         choices=ADDED_LABEL_PRIORS, help="UCWL's added_label_prior values")
+    parser.add_argument('--C', type=float, default=1.0,
+                        help="UCWL's C (config/camera.params.yaml: 0.5)")
     parser.add_argument('--seed', type=int, default=0)
     args = parser.parse_args(argv)
     if args.before < 100:
@@ -221,7 +224,8 @@ def main(argv=None) -> int:
                         else f'ask again (<= {max_q}, reveal {step}, probation {probation})')
             for prior in args.priors:
                 runs = [run_once(X, y, names, r % K, args.before, args.after, max_q, prior,
-                                 args.rho, args.seed * 1000 + r, step, probation, centring)
+                                 args.rho, args.seed * 1000 + r, step, probation, centring,
+                                 args.C)
                         for r in range(args.runs)]
                 s = summarise(runs)
                 print(f'| {protocol} | {prior} | {s["new 1-5"]:.3f} | {s["new 6-10"]:.3f} '

@@ -447,8 +447,9 @@ class OpenSet:
         """
         Return whether a "yes" to this gesture waits for support (``trust`` ``'support'``).
 
-        It does after a "no" in the same interaction (``question`` > 1), and at question 1
-        once label ``index`` is judged (``_judged``) when the gesture scored below the
+        Only once label ``index`` is judged (``_judged``: its first "yes" answers build the
+        Gaussian that judges the others).  Then it does after a "no" in the same interaction
+        (``question`` > 1), and at question 1 when the gesture scored below the
         recheck's ``alpha_t`` quantile of the taught scores under that label's Gaussian, or
         lay farther from every confirmed example than that quantile of their distances.
         """
@@ -466,7 +467,7 @@ class OpenSet:
     def _support(self, index: int) -> None:
         """Confirm the held gestures of label ``index`` its Gaussian now scores as taught."""
         cal = self.calibration
-        level = self.threshold()
+        level = self.threshold() if self._judged(index) else -math.inf
         full = self.score_name.startswith('likelihood_full')
         keep = []
         for label, held in cal.held:
