@@ -447,18 +447,18 @@ class OpenSet:
         """
         Return whether a "yes" to this gesture waits for support (``trust`` ``'support'``).
 
-        Only once label ``index`` is judged (``_judged``: its first "yes" answers build the
-        Gaussian that judges the others).  Then it does after a "no" in the same interaction
-        (``question`` > 1), and at question 1 when the gesture scored below the
-        recheck's ``alpha_t`` quantile of the taught scores under that label's Gaussian, or
-        lay farther from every confirmed example than that quantile of their distances.
+        Only once rejection could be armed for label ``index`` (``_settled``: its first "yes"
+        answers build the Gaussian and the window that judge the others; until then its
+        held gestures are confirmed with the next trusted one).  Then it does after a "no"
+        in the same interaction (``question`` > 1), and at question 1 when the gesture
+        scored below the recheck's ``alpha_t`` quantile of the taught scores under that
+        label's Gaussian, or lay farther from every confirmed example than that quantile of
+        their distances.
         """
-        if self.trust != 'support' or verdict is None:
+        if self.trust != 'support' or verdict is None or not self._settled(index):
             return False
         if question > 1:
             return True
-        if not self._judged(index):
-            return False
         cal = self.calibration
         low = bool(cal.scores) and first < self.threshold()
         far = bool(cal.nearest) and verdict.nearest < self.threshold(1.0, cal.nearest)
@@ -467,7 +467,7 @@ class OpenSet:
     def _support(self, index: int) -> None:
         """Confirm the held gestures of label ``index`` its Gaussian now scores as taught."""
         cal = self.calibration
-        level = self.threshold() if self._judged(index) else -math.inf
+        level = self.threshold() if self._settled(index) else -math.inf
         full = self.score_name.startswith('likelihood_full')
         keep = []
         for label, held in cal.held:
@@ -493,6 +493,11 @@ class OpenSet:
         if cal.examples is None:  # loaded from a file saved before it was kept
             cal.examples = NearestExamples(x.size)
         cal.examples.add(x)
+
+    def _settled(self, index: int) -> bool:
+        """Return whether rejection could be armed for label ``index`` (it is judged and the
+        window holds ``min_scores``): only then is a "yes" to it held (``_suspect``)."""
+        return self._judged(index) and len(self.calibration.scores) >= self.min_scores
 
     def _judged(self, index: int) -> bool:
         """
