@@ -388,3 +388,16 @@ def test_the_spread_and_outliers_are_saved_and_older_files_load(tmp_path):
                 {'spread_count': 1.5}):
         with pytest.raises(ValueError, match='centring'):
             Centring.from_state({**state, **bad}, 6)
+
+
+def test_the_live_learner_warns_of_stray_vectors_first_and_then_ever_more_rarely():
+    X, _ = stream(40)
+    log = Log()
+    state, _ = live(log=log, labels=LABELS)
+    for x in X:
+        state.interaction.predict(x, now=0.0)
+    for _ in range(5):
+        state.predict(list(np.full(6, 1e6)))
+    warned = [text for level, text in log.lines if 'centring_outliers' in text]
+    assert len(warned) == 3 and '(1 so far' in warned[0] and '(4 so far' in warned[2]
+    assert state.status()['centring_outliers'] == 5

@@ -129,11 +129,6 @@ class LearnerNode(common.GuardedNode):
             self.get_logger().warning(f'feature message refused ({reason}: {what})',
                                       throttle_duration_sec=5.0)
             return
-        if item.outlier:
-            self.get_logger().warning(
-                'feature vector far outside the spread of those before: it moved the '
-                'running mean no more than one at the limit (counted: centring_outliers)',
-                throttle_duration_sec=5.0)
         self._ask(item)
         self._times.add(time.perf_counter() - start)
 

@@ -77,21 +77,8 @@ interactions of a fresh calibration, while the window holds fewer than ``min_sco
 taught scores, and when the label the learner would ask first has had fewer than
 ``min_yes`` "yes" answers: its Gaussian is not yet worth judging by.
 
-*Trust* (``trust``): a person slips.  A never-taught gesture asked three questions gets at
-least one wrong "yes" from a person wrong one time in ten with probability 0.27; that "yes"
-would make it a confirmed example of a taught label, and every later gesture like it would
-then be near a confirmed example (the recheck) and likely under that label's Gaussian:
-accepted for good.  With ``'support'`` (default) such a "yes" is *held*: it joins neither the
-Gaussians, nor the confirmed examples, nor the windows of taught scores, until that label's
-Gaussian, fitted to trusted examples, scores it at least at the recheck's ``alpha_t``
-quantile of the taught scores (looked at each time a trusted gesture joins the label).  Held
-is a "yes" that came after a "no" in the same interaction (where most wrong ones come: the
-first guess was not it), and a "yes" at question 1 to a gesture scored below that quantile
-under its label's Gaussian, or farther from every confirmed example than that quantile of
-the taught gestures' distances.  Past ``HELD_LIMIT`` the oldest are forgotten; a gesture
-the person names is trusted at once.  This keeps the class-conditional densities (Lee et al.
-2018, section 2) and the nearest-neighbour score (Sun et al. 2022) on confirmations that
-agree with the rest of their label.  ``'yes'``: every "yes" confirms at once (as before).
+*Trust* (``trust``): a "yes" that may be a slip waits for support before it teaches the
+check (``trusted_answers``); ``'yes'`` takes every "yes" at once (as before).
 
 What is learned (the Gaussians, the confirmed examples, the windows, ``alpha_t``, the counts)
 is a ``Calibration`` (``open_set_state``); the learner carries it
@@ -107,11 +94,13 @@ from typing import Any, Deque, Dict, Optional
 
 import numpy as np
 
+from . import trusted_answers
 from .base import check_choice, HyperparameterError, Prediction
 from .label_gaussians import LabelGaussians
 from .nearest_examples import NearestExamples
 from .open_set_state import (  # noqa: F401 (callers take them here)
     Calibration, COUNTS, HELD_LIMIT, WINDOW)
+from .trusted_answers import TRUST
 
 SCORES = ('likelihood_full', 'likelihood_full_max', 'likelihood', 'likelihood_max', 'lcb')
 """Observation scores; the first is the default."""
@@ -119,8 +108,6 @@ SCORES = ('likelihood_full', 'likelihood_full_max', 'likelihood', 'likelihood_ma
 RECHECK_SCORES = ('nearest', 'score')
 """What a recheck scores by: the nearest confirmed observation, or ``score``."""
 
-TRUST = ('support', 'yes')
-"""When a "yes" confirms a gesture: once a trusted neighbour supports it, or at once."""
 
 DEFAULTS: Dict[str, Any] = {'target': 0.05, 'rate': 0.03, 'window': WINDOW, 'warmup': 20,
                             'min_yes': 5, 'score': 'likelihood_full', 'variance_floor': 0.3,
@@ -421,8 +408,8 @@ class OpenSet:
         Its score joins the calibration window when its label had ``min_yes`` "yes" answers
         (``_judged``); if rejection was armed for it, the adaptive conformal step moves
         ``alpha_t`` (a rejected one was a false rejection).  With ``trust`` ``'support'``
-        a "yes" (not ``named``) to a gesture unlike its label is held instead
-        (``_suspect``), and each trusted one re-scores the held gestures of its label.
+        a "yes" (not ``named``) that may be a slip is held instead, and each trusted one
+        looks again at the held gestures of its label (``trusted_answers``).
         """
         if not self.enabled:
             return
@@ -433,54 +420,17 @@ class OpenSet:
             cal.counts['false_rejections'] += int(verdict.reject)
             cal.alpha = min(self._cap(),
                             cal.alpha + self.rate * (self.target - float(verdict.reject)))
-        if not named and self._suspect(verdict, index, first, question):
+        if not named and trusted_answers.suspect(self, verdict, index, first, question):
             cal.held.append((index, np.array(x, dtype=np.float64)))
             cal.counts['held'] += 1
             del cal.held[:-HELD_LIMIT]
             return
-        self._confirm(verdict, index, x, first)
+        self.confirm(verdict, index, x, first)
         if cal.held and self.trust == 'support':
-            self._support(index)
+            trusted_answers.release(self, index)
 
-    def _suspect(self, verdict: Optional[Verdict], index: int, first: float,
-                 question: int) -> bool:
-        """
-        Return whether a "yes" to this gesture waits for support (``trust`` ``'support'``).
-
-        Only once rejection could be armed for label ``index`` (``_settled``: its first "yes"
-        answers build the Gaussian and the window that judge the others; until then its
-        held gestures are confirmed with the next trusted one).  Then it does after a "no"
-        in the same interaction (``question`` > 1), and at question 1 when the gesture
-        scored below the recheck's ``alpha_t`` quantile of the taught scores under that
-        label's Gaussian, or lay farther from every confirmed example than that quantile of
-        their distances.
-        """
-        if self.trust != 'support' or verdict is None or not self._settled(index):
-            return False
-        if question > 1:
-            return True
-        cal = self.calibration
-        low = bool(cal.scores) and first < self.threshold()
-        far = bool(cal.nearest) and verdict.nearest < self.threshold(1.0, cal.nearest)
-        return low or far
-
-    def _support(self, index: int) -> None:
-        """Confirm the held gestures of label ``index`` its Gaussian now scores as taught."""
-        cal = self.calibration
-        level = self.threshold() if self._settled(index) else -math.inf
-        full = self.score_name.startswith('likelihood_full')
-        keep = []
-        for label, held in cal.held:
-            if label == index and cal.gaussians.log_likelihood(
-                    label, held, self.variance_floor, full, self.shrinkage) >= level:
-                self._confirm(None, label, held, math.nan)
-                cal.counts['held_confirmed'] += 1
-            else:
-                keep.append((label, held))
-        cal.held = keep
-
-    def _confirm(self, verdict: Optional[Verdict], index: int, x: np.ndarray,
-                 first: float) -> None:
+    def confirm(self, verdict: Optional[Verdict], index: int, x: np.ndarray,
+                first: float) -> None:
         """Take ``x`` into label ``index``'s Gaussian, the confirmed examples and the windows."""
         cal = self.calibration
         if verdict is not None and self._judged(index) and math.isfinite(verdict.nearest):
@@ -493,11 +443,6 @@ class OpenSet:
         if cal.examples is None:  # loaded from a file saved before it was kept
             cal.examples = NearestExamples(x.size)
         cal.examples.add(x)
-
-    def _settled(self, index: int) -> bool:
-        """Return whether rejection could be armed for label ``index`` (it is judged and the
-        window holds ``min_scores``): only then is a "yes" to it held (``_suspect``)."""
-        return self._judged(index) and len(self.calibration.scores) >= self.min_scores
 
     def _judged(self, index: int) -> bool:
         """
