@@ -200,9 +200,10 @@ TAIL_SPECS = (
          'scores by: the nearest confirmed gesture, or unknown_score for the next label',
          constraints='one of ' + ', '.join(RECHECK_SCORES)),
     Spec('unknown_trust', OPEN_SET['trust'], 'when a "yes" confirms a gesture for the '
-         'never-taught check: support (a gesture that looked never taught waits until a '
-         'later trusted one of its label is near it: one wrong "yes" cannot teach it) or '
-         'yes (at once)', constraints='one of ' + ', '.join(TRUST)),
+         'never-taught check: support (once rejection could be armed for its label, a "yes" '
+         'after a "no", or to a gesture unlike its label, waits until its label scores it '
+         'as taught: one wrong "yes" cannot teach it) or yes (at once)',
+         constraints='one of ' + ', '.join(TRUST)),
     Spec('max_unanswered', 100, 'most unanswered predictions kept', read_only=True,
          low=1, high=100_000),
     Spec('stats_window', 100, 'rounds in the windowed rates', read_only=True,
