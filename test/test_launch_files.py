@@ -491,14 +491,15 @@ def test_the_robot_gets_the_learner_settings_measured_on_a_real_camera(share, mo
         assert [str(p) for p in kw['parameters'][:2]] == [
             str(share / 'config' / 'params.yaml'), str(overlay)]
     assert values['reveal_step'] == 'none' and values['C'] == 0.5
+    assert values['new_label_probation'] == 0
     # The same settings as the bring-up's camera system, from the same file.
     camera = yaml.safe_load((ROOT / 'config' / 'camera.system.yaml').read_text())
     assert camera['params_files'] == ['params.yaml', 'camera.params.yaml']
     assert not any(e.get('parameters') for e in camera['nodes'] if e['node'] == 'learner_node')
     # The overlay changes only what was measured; params.yaml keeps the rendered session's.
-    assert set(section(overlay, 'learner_node')) == {'reveal_step', 'C'}
+    assert set(section(overlay, 'learner_node')) == {'reveal_step', 'C', 'new_label_probation'}
     base = section(ROOT / 'config' / 'params.yaml', 'learner_node')
-    assert (base['reveal_step'], base['C']) == ('all', 1.0)
+    assert (base['reveal_step'], base['C'], base['new_label_probation']) == ('all', 1.0, 3)
     # '' leaves params_file alone; a user's own params_file still comes first.
     nodes, values = learner_values(camera_params_file='')
     assert values['reveal_step'] == 'all' and values['C'] == 1.0

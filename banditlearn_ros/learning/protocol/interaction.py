@@ -232,6 +232,7 @@ class Interaction:
                 # x is finite (checked above): only then may it enter the mean.  The round
                 # keeps the centred x, so every answer and a named label learn what was shown.
                 x = centring.apply(x)
+            outlier = centred and centring is not None and centring.last_outlier
             now = self._clock() if now is None else now
             pending = self._pending
             if pending and now - pending[0].stamp > self.feedback_timeout:
@@ -246,7 +247,8 @@ class Interaction:
                 protocol.reveal_step, self._rng, first, protocol.new_label_probation)
             first = questions.asked[0]
             item = Round(id=self._next_id, x=x, prediction=first, stamp=now,
-                         final=questions.limit <= 1, questions=questions, raw=raw)
+                         final=questions.limit <= 1, questions=questions, raw=raw,
+                         outlier=outlier)
             self._next_id += 1
             if self.open_set.enabled:
                 # Switched on since (a fresh calibration): the model file keeps this one.
@@ -326,7 +328,8 @@ class Interaction:
             else:
                 result.ended = self._end(latest)
                 if questions.revealed is not None and self.open_set.enabled:
-                    self.open_set.taught(latest.verdict, questions.revealed, latest.raw)
+                    self.open_set.taught(latest.verdict, questions.revealed, latest.raw,
+                                         question=questions.number)
             return result
 
     def _end(self, item: Round, timed_out: bool = False) -> Optional[Ended]:
@@ -416,7 +419,7 @@ class Interaction:
                 self.counts['labels_named'] += 1
                 verdict = None  # rightly not known: the new label's first example only
             if self.open_set.enabled:
-                self.open_set.taught(verdict, index, latest.raw)
+                self.open_set.taught(verdict, index, latest.raw, named=True)
             self._named = latest.id
             return index
 
@@ -427,6 +430,8 @@ class Interaction:
             out: Dict[str, float] = dict(self.counts)
             out['feedback_dropped'] = self.counts.total('feedback_dropped_', DROP_REASONS)
             out['features_refused'] = self.counts.total('features_', BAD_INPUT_REASONS)
+            centring = getattr(self.learner, 'centring', None)
+            out['centring_outliers'] = centring.outliers if centring is not None else 0
             out['unanswered'] = len(self._pending)
             out['mistake_rate_window'] = self._mistakes.windowed()
             out['mistake_rate'] = self._mistakes.cumulative()

@@ -272,8 +272,18 @@ class LiveLearner:
                 self.counts.add('features_' + reason)
                 return None, reason, f'{size} values'
             item, reason = self.interaction.predict(values)
+            if item is not None and item.outlier:
+                self._say_outlier()
             expected = self.interaction.n_features or 'any'
         return item, reason, f'{size} values, {expected} expected' if reason else ''
+
+    def _say_outlier(self) -> None:
+        """Warn of a vector whose step of the running mean was bounded (1st, 2nd, 4th ...)."""
+        n = self.interaction.learner.centring.outliers
+        if n & (n - 1) == 0:  # a burst of them cannot flood the log
+            self.log.warning(f'feature vector far outside the spread of those before ({n} so '
+                             'far, centring_outliers): its step of the running mean was '
+                             'bounded')
 
     def take_ended(self, stamp: float) -> List[Announcement]:
         """Return the interactions finished since the last call, as the node says them."""

@@ -97,6 +97,9 @@ class Round:
     raw: Optional[np.ndarray] = None
     """The vector before centring, which the open set scores and learns from: its Gaussians
     do not move with the running mean (docs/benchmarks.md, "Never-taught gestures")."""
+    outlier: bool = False
+    """The vector lay far outside the spread of those before: the centring bounded its
+    step (``centring.Centring``; counted as ``centring_outliers``)."""
 
 
 @dataclass(slots=True)
