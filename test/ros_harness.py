@@ -15,7 +15,7 @@
 """Helpers for the node tests: a private rclpy context, a probe node, bounded waits."""
 
 import time
-from typing import Callable, Dict, List, Optional
+from typing import Callable, Dict, List, Optional, Tuple
 import uuid
 
 import rclpy
@@ -90,6 +90,47 @@ class Ros:
             node.destroy_node()
         self.nodes = []
         self.executor.shutdown(timeout_sec=1.0)
+        if self.context.ok():
+            rclpy.shutdown(context=self.context)
+
+
+class DomainWatch:
+    """
+    A node of this test process that sees every node of its ROS domain between the tests.
+
+    The domain lock (conftest.py) keeps other test processes out, not a node started by hand
+    or by another tool with this ``ROS_DOMAIN_ID``: such a node hears and answers the tests'
+    topics and services.  This watch stays in the domain for the life of the process, so by
+    the time a test starts its discovery has long run, and ``others()`` names every node that
+    is not the watch itself (between tests this process has none of its own).
+    """
+
+    NAME = '_banditlearn_test_domain_watch'
+    """Hidden from ``ros2 node list`` (a leading underscore); no rosout, no services."""
+
+    def __init__(self, domain: int, discovery: float = 1.0):
+        from rclpy.signals import SignalHandlerOptions
+        self.domain = domain
+        self.context = Context()
+        rclpy.init(context=self.context, domain_id=domain,
+                   signal_handler_options=SignalHandlerOptions.NO)
+        self.node = Node(self.NAME + '_' + uuid.uuid4().hex[:8], context=self.context,
+                         enable_rosout=False, start_parameter_services=False)
+        # The graph fills from discovery (DDS threads, nothing to spin): a node already
+        # running in the domain shows within this bound, usually in a tenth of it.
+        deadline = time.monotonic() + discovery
+        while not self.others() and time.monotonic() < deadline:
+            time.sleep(0.02)
+
+    def others(self) -> List[Tuple[str, str]]:
+        """Return (namespace, name) of every node in the domain but this watch."""
+        own = self.node.get_name()
+        return sorted((namespace, name) for name, namespace
+                      in self.node.get_node_names_and_namespaces() if name != own)
+
+    def close(self) -> None:
+        """Leave the domain."""
+        self.node.destroy_node()
         if self.context.ok():
             rclpy.shutdown(context=self.context)
 
