@@ -166,7 +166,7 @@ class ListeningWindow:
         return self.switch(True)
 
     def frame(self, stamp: float, now: float) -> None:
-        """Take note of a camera frame (its stamp, and ``now`` on the wall clock)."""
+        """Take note of a camera frame: its stamp, and ``now`` on the wall clock."""
         first = stamp if self._frames is None else self._frames[0]
         last = stamp if self._frames is None else max(self._frames[1], stamp)
         self._frames = (first, last, now)

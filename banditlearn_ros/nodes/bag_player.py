@@ -252,7 +252,7 @@ class BagPlayerNode(common.GuardedNode):
             self._last_id = max(self._last_id, ident)
 
     def _on_end(self, msg: String) -> None:
-        """An interaction begun after this round's gesture was sent ended: the round's."""
+        """End the round when an interaction begun after its gesture was sent ended."""
         ident = self._interaction_id(msg)
         if ident is None:
             return
