@@ -20,6 +20,7 @@ import os
 from pathlib import Path
 import signal
 import tempfile
+import time
 import warnings
 
 import pytest
@@ -75,6 +76,9 @@ SHARED_DATA = ROOT.parent / 'shared' / 'data'
 _WATCH = []
 """This process's ``ros_harness.DomainWatch``, made by the first test (none without rclpy)."""
 
+LEAVING = 10.0
+"""Seconds the nodes of a closed context may take to leave the graph (a bound, not a wait)."""
+
 
 @atexit.register
 def _leave_domain():
@@ -101,6 +105,12 @@ def move_from_strangers() -> str:
     said = []
     for _ in range(20):
         others = domain_watch().others()
+        # The nodes of the test before, in this process, leave the graph a moment after
+        # their context shut down: only nodes still there after that moment are strangers.
+        deadline = time.monotonic() + LEAVING
+        while others and time.monotonic() < deadline:
+            time.sleep(0.02)
+            others = domain_watch().others()
         if not others:
             return '; '.join(said)
         old = _WATCH.pop()
