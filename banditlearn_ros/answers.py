@@ -142,6 +142,12 @@ class ListeningWindow:
 
     ``on_open`` runs whenever listening starts (a new question for the detector: motion begun
     before it is no answer). Each method returns True when listening changed.
+
+    A window lasts its seconds on the wall clock *and*, while camera frames come, on the
+    frames' own stamps (``frame``): a loaded machine that delivers the camera's frames late
+    or slowly (a simulated face keeps its own time) does not close the window before the
+    head motion in it was seen.  Frames that stop for the window's length leave the wall
+    clock to decide.
     """
 
     def __init__(self, on_prediction: bool, on_open: Callable[[], None]):
@@ -149,12 +155,21 @@ class ListeningWindow:
         self._on_open = on_open
         self.listening = not on_prediction
         self.end = math.inf if self.listening else -math.inf
+        self.seconds = 0.0
+        self._frames: Optional[Tuple[float, float, float]] = None
+        """(first stamp, last stamp, wall time of the last frame) since the window opened."""
 
     def question(self, now: float, seconds: float) -> bool:
         """Listen for ``seconds`` from ``now``, afresh: a question was asked."""
         self._on_open()
-        self.end = now + seconds
+        self.end, self.seconds, self._frames = now + seconds, seconds, None
         return self.switch(True)
+
+    def frame(self, stamp: float, now: float) -> None:
+        """Take note of a camera frame: its stamp, and ``now`` on the wall clock."""
+        first = stamp if self._frames is None else self._frames[0]
+        last = stamp if self._frames is None else max(self._frames[1], stamp)
+        self._frames = (first, last, now)
 
     def switch(self, listening: bool) -> bool:
         """Start or stop listening."""
@@ -168,7 +183,12 @@ class ListeningWindow:
 
     def expired(self, now: float) -> bool:
         """Return True when a window a question opened has passed its end."""
-        return self.on_prediction and self.listening and now > self.end
+        if not (self.on_prediction and self.listening and now > self.end):
+            return False
+        if self._frames is None:  # no camera: the wall clock alone
+            return True
+        first, last, seen = self._frames
+        return last - first >= self.seconds or now - seen >= self.seconds
 
     def follow(self, on_prediction: bool) -> bool:
         """Listen on questions only, or always (``listen_on_prediction`` changed)."""

@@ -20,6 +20,8 @@ import os
 from pathlib import Path
 import signal
 import tempfile
+import time
+import warnings
 
 import pytest
 
@@ -31,6 +33,8 @@ def _domain_id() -> int:
     Each test process (an xdist worker, or a run without workers) takes the first domain whose
     lock file it can lock and keeps the lock while it lives, so two suites run side by side
     never share a domain; the kernel drops the lock when the process ends, however it ends.
+    A domain this process holds already is locked too (a lock belongs to its open file), so
+    a second call returns another one.  Other tools on this machine may use 201-232.
     """
     folder = Path(tempfile.gettempdir()) / 'banditlearn-test-domains'
     folder.mkdir(exist_ok=True)
@@ -67,6 +71,78 @@ os.environ.setdefault('ROS_LOG_DIR', tempfile.mkdtemp(prefix='banditlearn-test-r
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED_DATA = ROOT.parent / 'shared' / 'data'
+
+
+_WATCH = []
+"""This process's ``ros_harness.DomainWatch``, made by the first test (none without rclpy)."""
+
+LEAVING = 10.0
+"""Seconds the nodes of a closed context may take to leave the graph (a bound, not a wait)."""
+
+
+@atexit.register
+def _leave_domain():
+    for watch in _WATCH:
+        watch.close()
+    _WATCH.clear()
+
+
+def domain_watch():
+    """Return this process's ``ros_harness.DomainWatch`` (made at the first call)."""
+    from ros_harness import DomainWatch
+    if not _WATCH:
+        _WATCH.append(DomainWatch(int(os.environ['ROS_DOMAIN_ID'])))
+    return _WATCH[0]
+
+
+def move_from_strangers() -> str:
+    """
+    Move this process to a free ROS domain if a node of another process is in its own.
+
+    Returns what was done ('' when the domain holds no other node).  The old domain's lock
+    stays held, so no other test process walks into it.
+    """
+    said = []
+    for _ in range(20):
+        others = domain_watch().others()
+        # The nodes of the test before, in this process, leave the graph a moment after
+        # their context shut down: only nodes still there after that moment are strangers.
+        deadline = time.monotonic() + LEAVING
+        while others and time.monotonic() < deadline:
+            time.sleep(0.02)
+            others = domain_watch().others()
+        if not others:
+            return '; '.join(said)
+        old = _WATCH.pop()
+        old.close()
+        os.environ['ROS_DOMAIN_ID'] = str(_domain_id())
+        domain_watch()
+        said.append(f'ROS domain {old.domain} holds nodes of another process ('
+                    + ', '.join(ns.rstrip('/') + '/' + n for ns, n in others[:5])
+                    + f'): this test process moved to domain {os.environ["ROS_DOMAIN_ID"]}')
+    raise RuntimeError('20 ROS domains in a row hold nodes of other processes')
+
+
+@pytest.fixture(autouse=True)
+def _domain_without_strangers():
+    """
+    Before each test, move to a free domain if a node of another process is in this one.
+
+    The lock of ``_domain_id`` keeps other test processes out, not a node someone started by
+    hand or another tool with this ``ROS_DOMAIN_ID``: it would hear and answer the test's
+    topics and services (a second ``/learner_node`` answers every gesture).  The test then
+    runs in a domain of its own instead of failing, and the move is said in the warnings
+    summary.
+    """
+    try:
+        import rclpy  # noqa: F401
+    except ImportError:  # nothing here speaks DDS
+        yield
+        return
+    moved = move_from_strangers()
+    if moved:
+        warnings.warn(moved)
+    yield
 
 
 @pytest.fixture

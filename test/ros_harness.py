@@ -14,8 +14,9 @@
 
 """Helpers for the node tests: a private rclpy context, a probe node, bounded waits."""
 
+import os
 import time
-from typing import Callable, Dict, List, Optional
+from typing import Callable, Dict, List, Optional, Tuple
 import uuid
 
 import rclpy
@@ -90,6 +91,69 @@ class Ros:
             node.destroy_node()
         self.nodes = []
         self.executor.shutdown(timeout_sec=1.0)
+        if self.context.ok():
+            rclpy.shutdown(context=self.context)
+
+
+class DomainWatch:
+    """
+    A node of this test process that sees every node of its ROS domain between the tests.
+
+    The domain lock (conftest.py) keeps other test processes out, not a node started by hand
+    or by another tool with this ``ROS_DOMAIN_ID``: such a node hears and answers the tests'
+    topics and services.  This watch stays in the domain for the life of the process, so by
+    the time a test starts its discovery has long run, and ``others()`` names every node that
+    is not the watch itself or of this process (one a test left behind is its own
+    business, not a stranger's).
+    """
+
+    NAME = '_banditlearn_test_domain_watch'
+    """Hidden from ``ros2 node list`` (a leading underscore); no rosout, no services."""
+
+    def __init__(self, domain: int, discovery: float = 1.0):
+        from rclpy.signals import SignalHandlerOptions
+        self.domain = domain
+        self.context = Context()
+        rclpy.init(context=self.context, domain_id=domain,
+                   signal_handler_options=SignalHandlerOptions.NO)
+        self.node = Node(self.NAME + '_' + uuid.uuid4().hex[:8], context=self.context,
+                         enable_rosout=False, start_parameter_services=False)
+        # The graph fills from discovery (DDS threads, nothing to spin): a node already
+        # running in the domain shows within this bound, usually in a tenth of it.
+        deadline = time.monotonic() + discovery
+        while not self.others() and time.monotonic() < deadline:
+            time.sleep(0.02)
+
+    def others(self) -> List[Tuple[str, str]]:
+        """Return (namespace, name) of every node in the domain but those of this process."""
+        mine = {(namespace, self.node.get_name())
+                for namespace in ('/', self.node.get_namespace())}
+        mine |= self._of_this_process()
+        return sorted((namespace, name) for name, namespace
+                      in self.node.get_node_names_and_namespaces()
+                      if (namespace, name) not in mine)
+
+    def _of_this_process(self) -> set:
+        """
+        Return (namespace, name) of the nodes this process made (a leaked one, say).
+
+        Told by their /rosout or /parameter_events writers: Fast DDS puts the low 16 bits
+        of the process id in bytes 4-5 of every endpoint's GUID prefix (after the vendor
+        0x010f and the host id).  Another middleware's ids are not read: its nodes count as
+        strangers.
+        """
+        pid = (os.getpid() & 0xFFFF).to_bytes(2, 'little')
+        out = set()
+        for topic in ('/rosout', '/parameter_events'):
+            for info in self.node.get_publishers_info_by_topic(topic):
+                gid = bytes(info.endpoint_gid)
+                if gid[:2] == b'\x01\x0f' and gid[4:6] == pid:
+                    out.add((info.node_namespace, info.node_name))
+        return out
+
+    def close(self) -> None:
+        """Leave the domain."""
+        self.node.destroy_node()
         if self.context.ok():
             rclpy.shutdown(context=self.context)
 

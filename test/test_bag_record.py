@@ -246,3 +246,60 @@ def test_dds_lockstep_replay_gives_the_deterministic_figures(answers):
         assert stats[key] == expected['figures'][key], key
     for key in ('mistake_rate', 'exploration_rate'):
         assert stats[key] == pytest.approx(expected['figures'][key], abs=1e-9), key
+
+
+def test_a_lockstep_round_ends_on_the_learners_word_not_on_a_clock():
+    """
+    The player's callbacks called directly, with times given: nothing here depends on timing.
+
+    A gesture's round ends when the learner announces the end of an interaction begun after
+    the gesture was sent; an answer alone, the end of an earlier interaction, or a wait
+    longer than the old 5 s bound do not end it.
+    """
+    from banditlearn_ros.nodes.bag_player import BagPlayerNode
+    from rclpy.parameter import Parameter
+    from std_msgs.msg import Bool, String
+    from ros_harness import Ros
+
+    def event(ident, **more):
+        return String(data=json.dumps(dict(id=ident, **more)))
+    ros = Ros()
+    try:
+        teacher, recorded = (ros.add(BagPlayerNode(
+            node_name=f'bag_player_{answers}', context=ros.context, parameter_overrides=[
+                Parameter('bag', value=str(SAMPLE)), Parameter('answers', value=answers)]))
+            for answers in ('teacher', 'recorded'))
+        # The learner's side of the topic: the player knows ends will be announced.
+        ends = ros.probe.create_publisher(String, 'gesture_interaction', 10)
+        assert ros.spin_until(lambda: teacher._ends.get_publisher_count() > 0)
+        assert ends.topic_name == '/gesture_interaction'
+        teacher._on_details(event(6, question=1, label='fist'))  # an earlier gesture's
+        t = time.monotonic()  # the player's clock: its callbacks read it too
+        teacher._send(teacher.gestures[0], t)
+        r = teacher._round
+        assert r['after'] == 6
+        teacher._on_question(String(data='fist'))
+        teacher._on_answer(Bool(data=False))
+        assert not teacher._round_over(t + 10.0)  # longer than the old bound
+        teacher._on_end(event(6, outcome='superseded', questions=1, answers=0))
+        assert not teacher._round_over(t + 10.0)  # not this gesture's interaction
+        teacher._on_details(event(7, question=1, label='fist'))
+        assert not r['ended']
+        teacher._on_end(event(7, outcome='no', questions=1, answers=1))
+        assert r['ended'] and teacher._round_over(t + 10.0)
+        # A learner that says nothing at all (a refused vector): the bound ends the round.
+        teacher._send(teacher.gestures[1], t)
+        assert not teacher._round_over(t + 29.0)
+        assert teacher._round_over(t + 31.0)
+        # Recorded answers: a gesture the learner ended without a question (never taught)
+        # gets its recorded answer at once, as the recording did, not after the bound.
+        gesture = recorded.gestures[0]
+        assert len(gesture.answers) == 1
+        recorded._send(gesture, t)
+        assert not recorded._round_over(t + 1.0) and recorded.counters.get('answers_sent') == 0
+        recorded._on_end(event(0, outcome='unknown', questions=0, answers=0))
+        assert not recorded._round_over(t + 1.0)  # the answer goes out now ...
+        assert recorded.counters.get('answers_sent') == 1
+        assert recorded._round_over(t + 1.0)  # ... and the round is over
+    finally:
+        ros.close()

@@ -28,6 +28,7 @@ from rclpy.context import Context
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.parameter import Parameter
 from rclpy.qos import DurabilityPolicy, QoSProfile
+from ros_harness import BOUND
 from sensor_msgs.msg import Image, Joy
 from std_msgs.msg import Bool, Float32, String
 
@@ -56,7 +57,7 @@ class Harness:
         self.image = self.probe.create_publisher(Image, 'image_raw', 10)
         self.prediction = self.probe.create_publisher(String, 'gesture_prediction', 10)
 
-    def spin_until(self, condition, timeout=5.0):
+    def spin_until(self, condition, timeout=BOUND):
         end = time.monotonic() + timeout
         while time.monotonic() < end:
             self.executor.spin_once(timeout_sec=0.02)
@@ -64,7 +65,7 @@ class Harness:
                 return True
         return condition()
 
-    def wait_connected(self, publisher, timeout=5.0):
+    def wait_connected(self, publisher, timeout=BOUND):
         assert self.spin_until(lambda: publisher.get_subscription_count() > 0, timeout)
 
     def close(self):
@@ -228,7 +229,7 @@ def test_listening_window_times_out(harness):
     h.wait_connected(h.prediction)
     h.prediction.publish(String(data='point'))
     assert h.spin_until(lambda: h.listening[-1:] == [True])
-    assert h.spin_until(lambda: h.listening[-1:] == [False], timeout=3.0)
+    assert h.spin_until(lambda: h.listening[-1:] == [False])
     assert h.node.counters.get('windows_timed_out') == 1
 
 
@@ -264,7 +265,7 @@ def test_camera_images_of_a_nodding_face_answer_right(harness, shared_data):
         h.image.publish(msg)
         # One frame at a time, so the best-effort camera queue drops nothing.
         assert h.spin_until(lambda: h.node.counters.get('frames') == i + 1, timeout=30.0)
-    assert h.spin_until(lambda: h.feedback == [True], timeout=2.0), h.node.counters.snapshot()
+    assert h.spin_until(lambda: h.feedback == [True]), h.node.counters.snapshot()
     assert h.node.counters.get('frames_no_face') == 0
 
 

@@ -89,8 +89,8 @@ def gesture(ros, pub, node, frames, features):
     for msg in [blank] * 3 + [hand] * 6:
         before = node.counters.get('frames_processed')
         pub.publish(msg)
-        assert ros.spin_until(lambda: node.counters.get('frames_processed') > before, 10.0)
-    assert ros.spin_until(lambda: len(features) > count, 5.0)
+        assert ros.spin_until(lambda: node.counters.get('frames_processed') > before)
+    assert ros.spin_until(lambda: len(features) > count)
     return np.array(features[-1].data)
 
 
@@ -107,7 +107,7 @@ def test_an_inactive_camera_takes_no_images_and_wakes_with_the_same_features(ros
     assert life.change(Transition.TRANSITION_DEACTIVATE)
     assert life.get() == 'inactive'
     assert '/image_raw' not in {s.topic_name for s in node.subscriptions}
-    assert ros.spin_until(lambda: pub.get_subscription_count() == 0, 5.0)
+    assert ros.spin_until(lambda: pub.get_subscription_count() == 0)
     assert node._worker is None and node.extractor is not None  # configuration kept
     received, published = node.counters.get('frames_received'), len(features)
     for msg in frames * 5:
@@ -175,17 +175,17 @@ def test_the_learners_model_and_labels_survive_a_pause_of_camera_and_feedback(ro
         ros.connect(image, subscribers=1)
         ros.connect(joy)
         gesture(ros, image, cam, frames, features)
-        assert ros.spin_until(lambda: len(predictions) > asked, 5.0)
+        assert ros.spin_until(lambda: len(predictions) > asked)
         joy.publish(Joy(buttons=[1, 0]))  # button 0: right
         joy.publish(Joy(buttons=[0, 0]))
-        assert ros.spin_until(lambda: len(answers) > answered, 5.0)
-        assert ros.spin_until(lambda: learner.live.interaction.stats()['updates'] >= 1, 5.0)
+        assert ros.spin_until(lambda: len(answers) > answered)
+        assert ros.spin_until(lambda: learner.live.interaction.stats()['updates'] >= 1)
 
     round_trip()
     model = flat(copy.deepcopy(learner.live.interaction.learner.state_dict()))
     for life in lives:
         assert life.change(Transition.TRANSITION_DEACTIVATE) and life.get() == 'inactive'
-    assert ros.spin_until(lambda: joy.get_subscription_count() == 0, 5.0)
+    assert ros.spin_until(lambda: joy.get_subscription_count() == 0)
     joy.publish(Joy(buttons=[1, 0]))
     ros.spin_for(0.3)
     assert len(answers) == 1  # an inactive feedback node answers nothing

@@ -106,7 +106,7 @@ def test_label_appended_mid_stream_is_learned_and_the_known_ones_keep_their_accu
         msg = Float32MultiArray()
         msg.data = array.array('f', x.astype(np.float32).tobytes())
         features_pub.publish(msg)
-        assert ros.spin_until(lambda: len(ended) == t + 1, 10.0), \
+        assert ros.spin_until(lambda: len(ended) == t + 1), \
             f'interaction {t} did not end: {dict(node.live.interaction.counts)}'
     interactions = [json.loads(m.data) for m in ended]
     online = [i['first_guess'] for i in interactions]
@@ -145,7 +145,7 @@ def test_unknown_gesture_named_on_gesture_name_is_learned_from_that_observation(
         msg.data = array.array('f', (centres[c] + rng.normal(0, 0.15, 8)).astype(
             np.float32).tobytes())
         features_pub.publish(msg)
-        assert ros.spin_until(lambda: len(ended) > n, 10.0), f'interaction {n} did not end'
+        assert ros.spin_until(lambda: len(ended) > n), f'interaction {n} did not end'
         return json.loads(ended[-1].data)
 
     for _ in range(60):
@@ -247,7 +247,7 @@ def test_terminal_plus_name_after_an_unknown_gesture_names_it(ros):
         msg = Float32MultiArray()
         msg.data = array.array('f', xs[-1].astype(np.float32).tobytes())
         features_pub.publish(msg)
-        assert ros.spin_until(lambda: len(ended) > n, 10.0), f'interaction {n} did not end'
+        assert ros.spin_until(lambda: len(ended) > n), f'interaction {n} did not end'
         return json.loads(ended[-1].data)
 
     for _ in range(30):

@@ -42,6 +42,28 @@ def test_a_question_opens_a_window_that_expires():
     assert window.switch(False) and not window.listening and window.end == -math.inf
 
 
+def test_a_window_lasts_its_seconds_of_camera_time_too():
+    """Frames slowed by a loaded machine keep the window open; frames that stop do not."""
+    window = answers.ListeningWindow(True, lambda: None)
+    window.question(10.0, 8.0)
+    # A face whose frames come at a quarter of their pace: 4 s of its time in 16 s.
+    for i in range(64):
+        window.frame(1000.0 + i / 16, 10.0 + i / 4)
+    assert not window.expired(25.9)  # the wall clock passed, the camera's time did not
+    for i in range(64, 129):
+        window.frame(1000.0 + i / 16, 10.0 + i / 4)
+    assert window.expired(42.1)  # 8 s of the camera's time
+    # Frames that stop: the window ends once they stayed away for its length.
+    window.question(100.0, 8.0)
+    window.frame(5000.0, 100.5)
+    assert not window.expired(108.4) and window.expired(108.6)
+    # A new question starts the camera's count afresh.
+    window.question(200.0, 8.0)
+    window.frame(6000.0, 200.1)
+    window.frame(6001.0, 207.9)
+    assert not window.expired(208.1)
+
+
 def test_listening_always_never_expires_and_follows_the_parameter():
     window = answers.ListeningWindow(False, lambda: None)
     assert window.listening and not window.expired(1e12)

@@ -142,7 +142,7 @@ def test_camera_node_to_learner_on_real_photos():
                 pub.publish(msg)
                 assert ros.spin_until(
                     lambda: node.counters.get('frames_processed') > before, 10.0)
-            assert ros.spin_until(lambda: len(out) == i + 1, 5.0), f'no vector for photo {i}'
+            assert ros.spin_until(lambda: len(out) == i + 1), f'no vector for photo {i}'
     finally:
         ros.close()
     vectors = np.array([msg.data for msg in out], np.float64)

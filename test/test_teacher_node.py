@@ -24,6 +24,7 @@ from banditlearn_ros.nodes.teacher_node import TeacherNode
 import numpy as np
 import pytest
 from rclpy.parameter import Parameter
+from ros_harness import BOUND
 from std_msgs.msg import Bool, Float32MultiArray, String
 
 pytestmark = pytest.mark.ros
@@ -45,7 +46,7 @@ def question(label, number=1, interaction=0):
     return String(data=json.dumps({'id': interaction, 'question': number, 'label': label}))
 
 
-def round_trip(ros, label, prediction, answers, truth, said, expect=True, timeout=3.0):
+def round_trip(ros, label, prediction, answers, truth, said, expect=True, timeout=BOUND):
     n = len(answers)
     label.publish(String(data=truth))
     ros.spin_until(lambda: False, 0.0)
@@ -80,7 +81,7 @@ def test_answer_comes_after_the_delay(ros):
     ros.spin_for(0.05)
     start = time.monotonic()
     prediction.publish(question('fist'))
-    assert ros.spin_until(lambda: len(answers) == 1, 3.0)
+    assert ros.spin_until(lambda: len(answers) == 1)
     assert time.monotonic() - start >= 0.4
     assert answers[0].data is True
 
@@ -113,12 +114,12 @@ def test_every_question_of_an_interaction_is_answered_about_its_gesture(ros):
     ros.spin_for(0.05)
     for number, said, expect in ((1, 'fist', False), (2, 'point', False), (3, 'palm', True)):
         prediction.publish(question(said, number, interaction=4))
-        assert ros.spin_until(lambda n=number: len(answers) == n, 3.0)
+        assert ros.spin_until(lambda n=number: len(answers) == n)
         assert answers[-1].data is expect
     # A later question of an interaction it never saw begin, and unreadable details: silence.
     prediction.publish(question('palm', 2, interaction=5))
     prediction.publish(String(data='not json'))
-    assert ros.spin_until(lambda: node.counters.get('bad_details') == 1, 3.0)
+    assert ros.spin_until(lambda: node.counters.get('bad_details') == 1)
     ros.spin_for(0.2)
     assert len(answers) == 3 and node.teacher.counts['no_label'] == 1
     assert node.teacher.stats()['rounds'] == 1

@@ -20,7 +20,10 @@ The package's own player for the replay system (``banditlearn_bringup --system r
 gesture's label and features, waits for the learner's question and answers it with the
 recorded yes/no (``answers: recorded``), or leaves the answer to teacher_node (``answers:
 teacher``), before the next gesture; so a run over DDS gives the figures of
-``banditlearn_bag replay`` on the same bag whatever the machine's speed.
+``banditlearn_bag replay`` on the same bag whatever the machine's speed.  A round ends on the
+learner's word that the gesture's interaction ended (``gesture_interaction``, whose ids the
+question details carry), not on a clock: ``prediction_wait`` and ``answer_wait`` only bound
+the wait for a learner that says nothing (a refused vector, a silent teacher).
 """
 
 import time
@@ -29,6 +32,7 @@ from typing import List, Optional
 from banditlearn_ros.bags.replay import sample_session_path
 from banditlearn_ros.learning.offline.replay import FEATURES, FEEDBACK, LABEL
 from banditlearn_ros.nodes import common
+from banditlearn_ros.nodes.events import read_event
 from rclpy.duration import Duration
 from std_msgs.msg import Bool, Float32MultiArray, MultiArrayDimension, String
 
@@ -73,10 +77,14 @@ class BagPlayerNode(common.GuardedNode):
                           'the next gesture; false = the recorded pace', read_only=True)
         self.rate = d(self, 'rate', 1.0, 'speed factor of the recorded pace (lockstep false)',
                       low=1e-3, high=1e6, read_only=True)
-        self.prediction_wait = d(self, 'prediction_wait', 5.0, 'lock-step: seconds to wait '
-                                 'for a question', low=0.0, high=3600.0)
-        self.answer_wait = d(self, 'answer_wait', 5.0, 'lock-step, teacher: seconds to wait '
-                             'for the answer', low=0.0, high=3600.0)
+        # Bounds, not pacing: a loaded machine took more than 5 s to ask (then the next
+        # gesture cut the question short and the figures changed).
+        self.prediction_wait = d(self, 'prediction_wait', 30.0, 'lock-step: seconds to wait '
+                                 'for a question that does not come (a refused vector)',
+                                 low=0.0, high=3600.0)
+        self.answer_wait = d(self, 'answer_wait', 30.0, 'lock-step, teacher: seconds to wait '
+                             'for an answer that does not come (a silent teacher)', low=0.0,
+                             high=3600.0)
         self.start_delay = d(self, 'start_delay', 0.5, 'seconds to wait after the learner '
                              'appears', low=0.0, high=60.0, read_only=True)
         self.exit_when_done = d(self, 'exit_when_done', False, 'end the process after the '
@@ -102,7 +110,7 @@ class BagPlayerNode(common.GuardedNode):
         if not self.gestures:
             raise ValueError(f'bag_player: {self.path} holds no gesture to play')
         self.counters = common.Counters(('gestures_sent', 'questions', 'answers_sent',
-                                         'no_question', 'answers_received'))
+                                         'no_question', 'answers_received', 'no_answer'))
         self.sent = 0
         self.finished = False
         self._round = None
@@ -115,6 +123,10 @@ class BagPlayerNode(common.GuardedNode):
         self.create_subscription(String, 'gesture_prediction', self._on_question, 10)
         if self.answers == 'teacher':
             self.create_subscription(Bool, 'gesture_feedback', self._on_answer, 10)
+        # The learner's interaction ids: the highest heard, and the ends of interactions.
+        self._last_id = -1
+        self.create_subscription(String, 'gesture_prediction_details', self._on_details, 10)
+        self._ends = self.create_subscription(String, 'gesture_interaction', self._on_end, 10)
         self._timer = self.create_timer(0.01, self._tick)
         self.diagnostics = common.Diagnostics(self, 'banditlearn_ros: bag_player',
                                               self._collect, period=period)
@@ -165,7 +177,7 @@ class BagPlayerNode(common.GuardedNode):
         self.sent += 1
         self.counters.add('gestures_sent')
         self._round = {'gesture': gesture, 'asked_at': now, 'questions': 0, 'answered': 0,
-                       'done': False}
+                       'done': False, 'after': self._last_id, 'ended': False}
         if not self.lockstep and self.answers == 'recorded':
             for answer in gesture.answers:
                 self._feedback_pub.publish(Bool(data=answer))
@@ -179,15 +191,18 @@ class BagPlayerNode(common.GuardedNode):
             return True
         if self.answers == 'recorded':
             if r['answered'] >= len(r['gesture'].answers):
-                return (r['answered'] > 0 or r['questions'] > 0
+                return (r['answered'] > 0 or r['questions'] > 0 or r['ended']
                         or now - r['asked_at'] >= self.prediction_wait)
-            if now - r['asked_at'] >= self.prediction_wait:
-                # No question came: answer anyway, as the recording did (the learner drops it).
+            if r['ended'] or now - r['asked_at'] >= self.prediction_wait:
+                # No (further) question comes: answer anyway, as the recording did (the
+                # learner drops it).
                 self.counters.add('no_question')
                 self._answer(now)
             return False
+        if r['ended']:  # the learner has every answer of this gesture
+            return True
         if now - r['asked_at'] >= (self.answer_wait if r['questions'] else self.prediction_wait):
-            self.counters.add('no_question' if not r['questions'] else 'answers_received')
+            self.counters.add('no_question' if not r['questions'] else 'no_answer')
             return True
         return False
 
@@ -221,7 +236,30 @@ class BagPlayerNode(common.GuardedNode):
         if r is None or r['done'] or not r['questions']:
             return
         self.counters.add('answers_received')
-        r['done'] = True
+        r['asked_at'] = time.monotonic()
+        if self._ends.get_publisher_count() == 0:  # a learner that announces no ends
+            r['done'] = True
+
+    def _interaction_id(self, msg: String) -> Optional[int]:
+        try:
+            return int(read_event(msg.data)['id'])
+        except (ValueError, KeyError, TypeError, OverflowError):
+            return None
+
+    def _on_details(self, msg: String) -> None:
+        ident = self._interaction_id(msg)
+        if ident is not None:
+            self._last_id = max(self._last_id, ident)
+
+    def _on_end(self, msg: String) -> None:
+        """End the round when an interaction begun after its gesture was sent ended."""
+        ident = self._interaction_id(msg)
+        if ident is None:
+            return
+        self._last_id = max(self._last_id, ident)
+        r = self._round
+        if r is not None and ident > r['after']:
+            r['ended'] = True
 
     @property
     def rounds_done(self) -> int:

@@ -208,6 +208,7 @@ class FeedbackNode(ManagedNode):
                          lambda kind, exc: self._warn(kind, f'image dropped: {exc}'))
         if frame is None:
             return
+        self.window.frame(self._stamp(msg), time.monotonic())  # its time passes, seen or not
         if self.head.loading or not self.head.due(self.window.listening):
             self.counters.add('frames_skipped')
             return
