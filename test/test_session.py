@@ -296,7 +296,7 @@ def test_a_typed_answer_leaves_no_stale_bar_behind(monkeypatch):
     view.update(updates=0)
     drawn = out.getvalue()
     view.forget_typed_line()
-    assert out.getvalue() == drawn + '\x1b[1A\r\x1b[K'
+    assert out.getvalue() == drawn + '\r\x1b[K\x1b[1A\r\x1b[K'
     log.on_answer(True)
     view.update(updates=1)
     assert out.getvalue().endswith('a? yes\x1b[K')  # the bar again, on the cleared line

@@ -199,11 +199,12 @@ class SessionView:
         """
         Take a typed answer's echo off the screen: the bar it was typed behind, one line up.
 
-        The terminal echoes ``y`` and Enter after the bar, so the cursor is on a new line and
-        the line above holds the old bar and the ``y``; the next bar is drawn there again.
+        The terminal echoes ``y`` and Enter after the bar, so the cursor went to a new line
+        (where a bar may have been drawn again since) and the line above holds the old bar
+        and the ``y``: both lines are cleared and the next bar is drawn on the upper one.
         """
         if self.tty and self._bar:
-            self.out.write('\x1b[1A\r\x1b[K')
+            self.out.write('\r\x1b[K\x1b[1A\r\x1b[K')
             self.out.flush()
             self._bar = ''
 

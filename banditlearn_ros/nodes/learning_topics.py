@@ -56,7 +56,7 @@ class LearningTopics:
                                             qos.LATCHED)
 
     def question(self, item) -> None:
-        """Publish one question (a ``rounds.Round``) with its fields by name."""
+        """Publish one question of ``item`` (a ``rounds.Round``), its fields by name."""
         p = item.prediction
         questions = item.questions
         rejected = ([questions.learner.labels[i] for i in questions.rejected]
