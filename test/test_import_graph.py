@@ -57,6 +57,7 @@ LAYERS: Dict[str, int] = {
     f'{PACKAGE}.learning.*': CORE,
     f'{PACKAGE}.vision.*': CORE,
     f'{PACKAGE}.answers': LIBRARY,
+    f'{PACKAGE}.dds_profile': LIBRARY,
     f'{PACKAGE}.image_bridge': LIBRARY,
     f'{PACKAGE}.launch_arguments': LIBRARY,
     f'{PACKAGE}.shutdown': LIBRARY,

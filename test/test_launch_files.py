@@ -117,6 +117,20 @@ def matches_action(action):
     return matcher
 
 
+class SetEnvironmentVariable:
+    """Stand-in for launch.actions.SetEnvironmentVariable: a name and a value, both given."""
+
+    def __init__(self, name, value, **kwargs):
+        self.name, self.value = name, value
+
+
+class LogInfo:
+    """Stand-in for launch.actions.LogInfo: ``msg`` by keyword only, as the real one."""
+
+    def __init__(self, *, msg, **kwargs):
+        self.msg = msg
+
+
 class ExecuteProcess:
     """Stand-in for launch.actions.ExecuteProcess: keeps its arguments."""
 
@@ -171,8 +185,9 @@ def load_launch(path: Path, share: Path, monkeypatch):
         'launch': {'LaunchDescription': LaunchDescription},
         'launch.actions': {'DeclareLaunchArgument': DeclareLaunchArgument,
                            'EmitEvent': EmitEvent, 'ExecuteProcess': ExecuteProcess,
-                           'OpaqueFunction': OpaqueFunction,
-                           'RegisterEventHandler': RegisterEventHandler},
+                           'LogInfo': LogInfo, 'OpaqueFunction': OpaqueFunction,
+                           'RegisterEventHandler': RegisterEventHandler,
+                           'SetEnvironmentVariable': SetEnvironmentVariable},
         'launch.events': {'matches_action': matches_action},
         'launch.substitutions': {'LaunchConfiguration': LaunchConfiguration},
         'launch_ros': {},
@@ -531,3 +546,35 @@ def test_replay_params_are_declared_by_their_nodes():
             assert not unknown, f'{name} does not declare {unknown}'
     finally:
         rclpy.shutdown(context=context)
+
+
+@pytest.mark.parametrize('launch_file', LAUNCH_FILES)
+def test_launch_gives_the_nodes_the_packages_dds_profile(launch_file, share, monkeypatch):
+    """Without a profile of the user's, the launch sets the package's (installed) one."""
+    for name in ('FASTDDS_DEFAULT_PROFILES_FILE', 'FASTRTPS_DEFAULT_PROFILES_FILE',
+                 'RMW_IMPLEMENTATION', 'BANDITLEARN_DDS_PROFILE'):
+        monkeypatch.delenv(name, raising=False)
+    installed = share / 'config' / 'fastdds_profile.xml'
+    assert installed.is_file(), 'setup.py does not install config/fastdds_profile.xml'
+    description = load_launch(share / 'launch' / launch_file, share, monkeypatch)
+    settings = [e for e in description.entities if isinstance(e, SetEnvironmentVariable)]
+    assert [s.name for s in settings] == ['FASTDDS_DEFAULT_PROFILES_FILE']
+    assert Path(settings[0].value).read_bytes() == installed.read_bytes()
+    # Set before any node is started, and said in the launch's log.
+    first_node = min(i for i, e in enumerate(description.entities)
+                     if isinstance(e, (Node, OpaqueFunction)))
+    assert description.entities.index(settings[0]) < first_node
+    logs = [e.msg for e in description.entities if isinstance(e, LogInfo)]
+    assert len(logs) == 1 and "the package's" in logs[0]
+
+
+@pytest.mark.parametrize('launch_file', LAUNCH_FILES)
+def test_launch_keeps_the_users_dds_profile(launch_file, share, monkeypatch, tmp_path):
+    """A profile the user named wins: the launch sets nothing and says whose is used."""
+    mine = tmp_path / 'mine.xml'
+    mine.write_text('<dds/>')
+    monkeypatch.setenv('FASTDDS_DEFAULT_PROFILES_FILE', str(mine))
+    description = load_launch(share / 'launch' / launch_file, share, monkeypatch)
+    assert not [e for e in description.entities if isinstance(e, SetEnvironmentVariable)]
+    logs = [e.msg for e in description.entities if isinstance(e, LogInfo)]
+    assert len(logs) == 1 and str(mine) in logs[0] and 'yours' in logs[0]

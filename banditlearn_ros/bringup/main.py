@@ -28,6 +28,7 @@ import sys
 import time
 from typing import List, Optional
 
+from banditlearn_ros import dds_profile
 from banditlearn_ros.bringup.options import apply_options, build_parser
 from banditlearn_ros.bringup.report import preload_plotting
 from banditlearn_ros.bringup.system import start, System
@@ -135,6 +136,7 @@ def run(options: argparse.Namespace, out=sys.stdout) -> int:
         print(f'  ros arguments: {" ".join(system["ros_args"])}', file=out, flush=True)
     if session:
         session_bringup.keep_third_party_logs(out_dir)
+    print(f'  {dds_profile.apply().line}', file=out, flush=True)  # before rclpy.init
     running = start(system, log_level=options.log_level)
     # A session's plotting import fills the discovery wait, not the time before its summary.
     plotting = preload_plotting() if session else None

@@ -23,7 +23,7 @@ never does.
 import gc
 from typing import Callable, Optional
 
-from banditlearn_ros import shutdown
+from banditlearn_ros import dds_profile, shutdown
 from banditlearn_ros.nodes.callback_guard import CallbackGuard, GuardedNode
 from rclpy.exceptions import ParameterException
 import rclpy.logging
@@ -111,10 +111,12 @@ def run_node(node_factory: Callable[..., Node], args=None, name: str = '',
         print(node_usage(label, getattr(module, '__doc__', '') or node_factory.__doc__ or ''))
         return
     shutdown.stop_on_first_signal()
+    profile = dds_profile.apply()  # before the first participant: Fast DDS reads it then
     try:
         import rclpy
         from rclpy.executors import ExternalShutdownException
         rclpy.init(args=args)
+        rclpy.logging.get_logger(label).info(profile.line)
     except KeyboardInterrupt:  # a signal before the node exists: nothing to save
         sys.exit(0)
     except Exception as exc:  # noqa: B902 - rcl reports a bad --ros-args as RCLError
