@@ -88,6 +88,10 @@ SPECS = (
          'pixels (height x width x bytes per pixel); larger ones are counted '
          '(frame_too_large) and skipped before anything is allocated', low=1024,
          high=2 ** 31),
+    Spec('image_transport', 'raw', "'raw': sensor_msgs/Image on image_raw; 'compressed': "
+         'sensor_msgs/CompressedImage (JPEG or PNG) on image_raw/compressed, as '
+         "image_transport's compressed plugin publishes it", read_only=True,
+         constraints='raw | compressed'),
     Spec('diagnostics_period', 1.0, 'seconds between /diagnostics messages', read_only=True,
          low=0.05, high=3600.0),
 )
@@ -135,6 +139,9 @@ def problem(values: Dict[str, Any]) -> str:
     """Return why the segmentation and episode values cannot work together, or ''."""
     if values.get('mode') not in ('episode', 'frame'):
         return f"mode must be 'episode' or 'frame', got {values.get('mode')!r}"
+    if values.get('image_transport', 'raw') not in ('raw', 'compressed'):
+        return ("image_transport must be 'raw' or 'compressed', got "
+                f"{values.get('image_transport')!r}")
     if values.get('fallback') not in ('grabcut', 'none'):
         return f"fallback must be 'grabcut' or 'none', got {values.get('fallback')!r}"
     if not values['min_area'] < values['max_area']:

@@ -1,0 +1,123 @@
+# Copyright 2026 banditlearn_ros contributors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+
+"""
+How many camera frames arrive, against how many their header stamps say were sent.
+
+A best-effort image topic loses frames without a word (a frame larger than the writer's
+shared-memory segment, a saturated network): the reader sees only a lower rate.  The
+stamps of the frames that did arrive tell the sender's rate: the smallest gaps between
+them are one frame period, larger ones whole multiples of it.  So the sent rate is one
+over the typical smallest gap, and the frames lost are those the stamps' span should have
+held and did not.  A loss so regular that no two frames in a row ever arrive (exactly every
+other one) looks like a slower camera: the stamps cannot tell them apart.
+"""
+
+from collections import deque
+from dataclasses import dataclass
+from typing import Deque, Optional, Tuple
+
+FIX = ('start the camera driver with FASTDDS_DEFAULT_PROFILES_FILE set to this package\'s '
+       'config/fastdds_profile.xml (a larger shared-memory segment; the writer\'s is the one '
+       'that counts), or subscribe to compressed images (image_transport: compressed); '
+       'see docs/robot.md')
+"""The one-line fix said with the warning."""
+
+
+@dataclass(frozen=True)
+class Rates:
+    """Frame rates over the last window."""
+
+    arrived: float
+    """Frames per second that arrived."""
+    sent: float
+    """Frames per second the stamps say were sent (0 = not known yet)."""
+    lost: float
+    """Fraction of the frames sent in the window that did not arrive (0 when unknown)."""
+
+
+class FrameRates:
+    """
+    Arrival and sending rates of a frame stream, from arrival times and header stamps.
+
+    Parameters
+    ----------
+    window : float
+        Seconds of arrivals the rates are taken over.
+    least_frames : int
+        Frames in the window before the sent rate and the loss are told.
+    least_span : float
+        Seconds of stamps in the window before they are told.
+    min_gap : float
+        Stamp gaps shorter than this (seconds) are not a frame period (a repeated stamp).
+
+    Examples
+    --------
+    >>> rates = FrameRates()
+    >>> for i in range(90):  # 30 Hz sent for 3 s, every third frame lost
+    ...     if i % 3 != 2:
+    ...         rates.add(arrival=i / 30.0, stamp=i / 30.0)
+    >>> r = rates.rates(now=3.0)
+    >>> round(r.arrived, 1), round(r.sent, 1), round(r.lost, 2)
+    (20.0, 30.0, 0.33)
+
+    """
+
+    def __init__(self, window: float = 5.0, least_frames: int = 10, least_span: float = 2.0,
+                 min_gap: float = 1e-3):
+        self.window, self.least_frames = float(window), int(least_frames)
+        self.least_span, self.min_gap = float(least_span), float(min_gap)
+        self._frames: Deque[Tuple[float, float]] = deque()
+        self._since: Optional[float] = None
+
+    def reset(self) -> None:
+        """Forget the stream (a new one starts)."""
+        self._frames.clear()
+        self._since = None
+
+    def add(self, arrival: float, stamp: float) -> None:
+        """Record a frame that arrived at ``arrival`` (monotonic s) stamped ``stamp`` (s)."""
+        if self._since is None:
+            self._since = arrival
+        if self._frames and stamp < self._frames[-1][1] - 1.0:
+            # The stamps went back (a bag played again, a clock reset): a new stream.
+            self.reset()
+            self._since = arrival
+        self._frames.append((arrival, stamp))
+        self._prune(arrival)
+
+    def _prune(self, now: float) -> None:
+        while self._frames and self._frames[0][0] < now - self.window:
+            self._frames.popleft()
+
+    def rates(self, now: float) -> Rates:
+        """Return the rates over the window ending at ``now`` (the arrivals' clock)."""
+        self._prune(now)
+        if self._since is None:
+            return Rates(0.0, 0.0, 0.0)
+        span = min(self.window, now - self._since)
+        arrived = len(self._frames) / span if span > 0 else 0.0
+        stamps = sorted(stamp for _, stamp in self._frames)
+        if len(stamps) < self.least_frames or stamps[-1] - stamps[0] < self.least_span:
+            return Rates(arrived, 0.0, 0.0)
+        gaps = sorted(b - a for a, b in zip(stamps, stamps[1:]) if b - a >= self.min_gap)
+        if not gaps:
+            return Rates(arrived, 0.0, 0.0)
+        # One period: the gaps near the smallest one (a camera's stamps jitter a little).
+        near = [g for g in gaps if g <= 1.5 * gaps[0]]
+        period = near[len(near) // 2]
+        expected = (stamps[-1] - stamps[0]) / period + 1.0
+        lost = max(0.0, 1.0 - len(stamps) / expected)
+        return Rates(arrived, 1.0 / period, lost)
