@@ -100,7 +100,7 @@ def choose(environ: Mapping[str, str], shipped: Optional[str],
         value = environ.get(name, '')
         if value:
             if shipped and os.path.abspath(value) == os.path.abspath(shipped):
-                return Choice(None, f'DDS profile: the package\'s, {value} ({name})')
+                return Choice(None, f"DDS profile: the package's, {value} ({name})")
             return Choice(None, f'DDS profile: yours, {value} ({name})')
     folder = cwd if cwd is not None else os.getcwd()
     for name in DEFAULT_FILES:
@@ -110,7 +110,7 @@ def choose(environ: Mapping[str, str], shipped: Optional[str],
         return Choice(None, 'DDS profile: Fast DDS defaults (BANDITLEARN_DDS_PROFILE=off)')
     if shipped is None:
         return Choice(None, f'DDS profile: Fast DDS defaults ({PROFILE_NAME} not found)')
-    return Choice(shipped, f'DDS profile: the package\'s, {shipped} (8 MiB shared-memory '
+    return Choice(shipped, f"DDS profile: the package's, {shipped} (8 MiB shared-memory "
                            f'segment; set {VARIABLE} to use your own)')
 
 

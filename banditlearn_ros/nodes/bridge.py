@@ -80,6 +80,7 @@ class FrameWatch:
     """
     The rate frames arrive at and the rate their stamps say they were sent, for /diagnostics.
 
+    ``subscribe`` takes the node's image topic (a new stream: the rates start again);
     ``frame(msg)`` for every image message that arrives (readable or not); ``status()``
     gives the diagnostic values and, when most frames are lost, the problem, logged once
     as a warning with the likely cause and the fix.
@@ -92,7 +93,15 @@ class FrameWatch:
         import time
         self._logger, self._clock = logger, clock or time.monotonic
         self.rates = FrameRates()
+        self.transport = 'raw'
         self._warned = False
+
+    def subscribe(self, node, transport: str, callback, qos_profile):
+        """Return ``subscribe_images(...)``'s subscription; the rates start again."""
+        subscription = subscribe_images(node, transport, callback, qos_profile)
+        self.transport = transport
+        self.rates.reset()
+        return subscription
 
     def frame(self, msg) -> None:
         """Record one image message's arrival and header stamp (an unstamped one: arrival)."""
@@ -103,7 +112,7 @@ class FrameWatch:
     def status(self) -> 'tuple[dict, str]':
         """Return the diagnostic values and the problem ('' while most frames arrive)."""
         rates = self.rates.rates(self._clock())
-        values = {'frames_arrived_hz': round(rates.arrived, 2),
+        values = {'image_transport': self.transport, 'frames_arrived_hz': round(rates.arrived, 2),
                   'frames_sent_hz': round(rates.sent, 2),
                   'frames_lost_fraction': round(rates.lost, 3)}
         if rates.sent <= 0 or rates.lost < self.LOST_MOST:

@@ -29,7 +29,7 @@ from typing import Any, Dict, Optional
 
 from banditlearn_ros.nodes import common, qos
 from banditlearn_ros.nodes.bridge import (
-    array_to_image, frame_of, FrameWatch, subscribe_images)
+    array_to_image, frame_of, FrameWatch)
 from banditlearn_ros.nodes.managed import ManagedNode
 from banditlearn_ros.vision import camera_settings as settings
 from banditlearn_ros.vision.drawing import draw_observation
@@ -130,8 +130,7 @@ class CameraNode(ManagedNode):
                                       loop=self.get_parameter('loop_video').value,
                                       on_end=self._on_source_end)
         else:
-            self._watch.rates.reset()
-            self._image_sub = subscribe_images(
+            self._image_sub = self._watch.subscribe(
                 self, self.get_parameter('image_transport').value, self._on_image, qos.IMAGES)
         self.get_logger().info(f'active: source {source or "the image topic"}; '
                                f'{common.topics_line(self)}')

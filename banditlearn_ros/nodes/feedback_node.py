@@ -35,8 +35,7 @@ from typing import Any, Dict
 
 from banditlearn_ros import answers
 from banditlearn_ros.nodes import common, qos
-from banditlearn_ros.nodes.bridge import (
-    check_transport, frame_of, FrameWatch, subscribe_images)
+from banditlearn_ros.nodes.bridge import check_transport, frame_of, FrameWatch
 from banditlearn_ros.nodes.managed import ManagedNode
 from banditlearn_ros.vision.frame_source import BackgroundLoad, IMPORT_DELAY, LOAD_WAIT
 from banditlearn_ros.vision.head_answers import HeadAnswers
@@ -103,9 +102,8 @@ class FeedbackNode(ManagedNode):
         if self.use_camera:  # Face Mesh loads in a thread; /diagnostics says when it failed
             self.head.restart()  # a new stream: the person followed before the pause is gone
             self.head.start_loading(after=self._import.wait)  # not before the import
-            self._watch.rates.reset()
-            subscribe(subscribe_images(self, self.get_parameter('image_transport').value,
-                                       self._on_image, qos.IMAGES))
+            subscribe(self._watch.subscribe(self, self.get_parameter('image_transport').value,
+                                            self._on_image, qos.IMAGES))
         subscribe(qos.subscribe_events(self, String, 'gesture_prediction', self._on_prediction))
         subscribe(qos.subscribe_events(self, Joy, 'joy', self._on_joy))
         for topic in self.bool_topics:

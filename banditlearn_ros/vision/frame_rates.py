@@ -29,8 +29,8 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Deque, Optional, Tuple
 
-FIX = ('start the camera driver with FASTDDS_DEFAULT_PROFILES_FILE set to this package\'s '
-       'config/fastdds_profile.xml (a larger shared-memory segment; the writer\'s is the one '
+FIX = ("start the camera driver with FASTDDS_DEFAULT_PROFILES_FILE set to this package's "
+       "config/fastdds_profile.xml (a larger shared-memory segment; the writer's is the one "
        'that counts), or subscribe to compressed images (image_transport: compressed); '
        'see docs/robot.md')
 """The one-line fix said with the warning."""
