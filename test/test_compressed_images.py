@@ -269,9 +269,31 @@ def test_frame_watch_warns_once_when_most_frames_are_lost():
 def test_frame_watch_is_quiet_when_frames_arrive():
     clock = [0.0]
     logger = Logger()
-    watch = FrameWatch(logger, clock=lambda: clock[0])
+    watch = FrameWatch(logger, clock=lambda: clock[0], wall_clock=lambda: clock[0])
     for arrival, stamp in stream(30.0, 4.0, 0.95, seed=8):
         clock[0] = arrival
         watch.frame(stamped(stamp))
     values, problem = watch.status()
     assert problem == '' and values['frames_lost_fraction'] < 0.1 and not logger.warnings
+    # Stamp to arrival: 4 ms for every frame of the stream (the stamps' nanoseconds round).
+    assert values['frame_age_ms_p50'] == pytest.approx(4.0, abs=0.01)
+    assert values['frame_age_ms_p99'] == pytest.approx(4.0, abs=0.01)
+
+
+def test_frame_age_is_not_told_when_the_clocks_disagree():
+    clock = [0.0]
+    watch = FrameWatch(Logger(), clock=lambda: clock[0], wall_clock=lambda: clock[0] + 1e6)
+    for arrival, stamp in stream(30.0, 3.0, 1.0):
+        clock[0] = arrival
+        watch.frame(stamped(stamp))
+    values, _ = watch.status()
+    assert values['frames_sent_hz'] == pytest.approx(30.0)
+    assert 'frame_age_ms_p50' not in values and 'frame_age_ms_p99' not in values
+
+
+def test_age_quantiles():
+    rates = FrameRates(least_frames=1, least_span=0.0)
+    for i in range(100):
+        rates.add(arrival=i * 0.01, stamp=i * 0.01, age=(i + 1) * 1e-3)  # 1..100 ms
+    got = rates.rates(now=1.0)
+    assert got.age_p50 == pytest.approx(0.050) and got.age_p99 == pytest.approx(0.099)

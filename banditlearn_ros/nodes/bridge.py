@@ -83,15 +83,21 @@ class FrameWatch:
     ``subscribe`` takes the node's image topic (a new stream: the rates start again);
     ``frame(msg)`` for every image message that arrives (readable or not); ``status()``
     gives the diagnostic values and, when most frames are lost, the problem, logged once
-    as a warning with the likely cause and the fix.
+    as a warning with the likely cause and the fix.  The age of a frame on arrival (wall
+    clock minus its stamp: the sender's clock must agree, as on one machine or with NTP) is
+    told as ``frame_age_ms_p50`` / ``_p99`` unless it is beyond ``MAX_AGE``.
     """
 
     LOST_MOST = 0.5
     """Fraction of frames lost from which the node warns."""
 
-    def __init__(self, logger, clock=None):
+    MAX_AGE = 60.0
+    """Seconds beyond which a stamp-to-arrival age is not told (sim time, clocks apart)."""
+
+    def __init__(self, logger, clock=None, wall_clock=None):
         import time
         self._logger, self._clock = logger, clock or time.monotonic
+        self._wall = wall_clock or time.time
         self.rates = FrameRates()
         self.transport = 'raw'
         self._warned = False
@@ -107,7 +113,7 @@ class FrameWatch:
         """Record one image message's arrival and header stamp (an unstamped one: arrival)."""
         stamp = msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9
         if stamp > 0:
-            self.rates.add(self._clock(), stamp)
+            self.rates.add(self._clock(), stamp, self._wall() - stamp)
 
     def status(self) -> 'tuple[dict, str]':
         """Return the diagnostic values and the problem ('' while most frames arrive)."""
@@ -115,6 +121,9 @@ class FrameWatch:
         values = {'image_transport': self.transport, 'frames_arrived_hz': round(rates.arrived, 2),
                   'frames_sent_hz': round(rates.sent, 2),
                   'frames_lost_fraction': round(rates.lost, 3)}
+        if abs(rates.age_p50) < self.MAX_AGE:  # false for nan: not told
+            values.update(frame_age_ms_p50=round(rates.age_p50 * 1e3, 1),
+                          frame_age_ms_p99=round(rates.age_p99 * 1e3, 1))
         if rates.sent <= 0 or rates.lost < self.LOST_MOST:
             return values, ''
         problem = (f'most camera frames are lost: {rates.arrived:.1f} of {rates.sent:.1f} '

@@ -26,6 +26,7 @@ other one) looks like a slower camera: the stamps cannot tell them apart.
 """
 
 from collections import deque
+import math
 from dataclasses import dataclass
 from typing import Deque, Optional, Tuple
 
@@ -46,6 +47,10 @@ class Rates:
     """Frames per second the stamps say were sent (0 = not known yet)."""
     lost: float
     """Fraction of the frames sent in the window that did not arrive (0 when unknown)."""
+    age_p50: float = math.nan
+    """Median seconds from a frame's stamp to its arrival (nan: not known)."""
+    age_p99: float = math.nan
+    """99th percentile of the same."""
 
 
 class FrameRates:
@@ -79,7 +84,7 @@ class FrameRates:
                  min_gap: float = 1e-3):
         self.window, self.least_frames = float(window), int(least_frames)
         self.least_span, self.min_gap = float(least_span), float(min_gap)
-        self._frames: Deque[Tuple[float, float]] = deque()
+        self._frames: Deque[Tuple[float, float, float]] = deque()
         self._since: Optional[float] = None
 
     def reset(self) -> None:
@@ -87,15 +92,19 @@ class FrameRates:
         self._frames.clear()
         self._since = None
 
-    def add(self, arrival: float, stamp: float) -> None:
-        """Record a frame that arrived at ``arrival`` (monotonic s) stamped ``stamp`` (s)."""
+    def add(self, arrival: float, stamp: float, age: float = math.nan) -> None:
+        """
+        Record a frame that arrived at ``arrival`` (monotonic s) stamped ``stamp`` (s).
+
+        ``age``: seconds from its stamp to its arrival, when the two clocks agree.
+        """
         if self._since is None:
             self._since = arrival
         if self._frames and stamp < self._frames[-1][1] - 1.0:
             # The stamps went back (a bag played again, a clock reset): a new stream.
             self.reset()
             self._since = arrival
-        self._frames.append((arrival, stamp))
+        self._frames.append((arrival, stamp, age))
         self._prune(arrival)
 
     def _prune(self, now: float) -> None:
@@ -109,15 +118,22 @@ class FrameRates:
             return Rates(0.0, 0.0, 0.0)
         span = min(self.window, now - self._since)
         arrived = len(self._frames) / span if span > 0 else 0.0
-        stamps = sorted(stamp for _, stamp in self._frames)
+        ages = sorted(age for _, _, age in self._frames if age == age)
+        p50, p99 = (_quantile(ages, 0.5), _quantile(ages, 0.99)) if ages else (math.nan,) * 2
+        stamps = sorted(stamp for _, stamp, _ in self._frames)
         if len(stamps) < self.least_frames or stamps[-1] - stamps[0] < self.least_span:
-            return Rates(arrived, 0.0, 0.0)
+            return Rates(arrived, 0.0, 0.0, p50, p99)
         gaps = sorted(b - a for a, b in zip(stamps, stamps[1:]) if b - a >= self.min_gap)
         if not gaps:
-            return Rates(arrived, 0.0, 0.0)
+            return Rates(arrived, 0.0, 0.0, p50, p99)
         # One period: the gaps near the smallest one (a camera's stamps jitter a little).
         near = [g for g in gaps if g <= 1.5 * gaps[0]]
         period = near[len(near) // 2]
         expected = (stamps[-1] - stamps[0]) / period + 1.0
         lost = max(0.0, 1.0 - len(stamps) / expected)
-        return Rates(arrived, 1.0 / period, lost)
+        return Rates(arrived, 1.0 / period, lost, p50, p99)
+
+
+def _quantile(ordered, q: float) -> float:
+    """Return the ``q`` quantile of sorted values (nearest rank)."""
+    return ordered[min(len(ordered) - 1, max(0, math.ceil(q * len(ordered)) - 1))]
