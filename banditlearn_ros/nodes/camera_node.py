@@ -131,7 +131,8 @@ class CameraNode(ManagedNode):
                                       on_end=self._on_source_end)
         else:
             self._image_sub = self._watch.subscribe(
-                self, self.get_parameter('image_transport').value, self._on_image, qos.IMAGES)
+                self, self.get_parameter('image_transport').value, self._on_image,
+                qos.NEWEST_IMAGE)
         self.get_logger().info(f'active: source {source or "the image topic"}; '
                                f'{common.topics_line(self)}')
 
