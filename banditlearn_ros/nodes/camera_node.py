@@ -190,7 +190,7 @@ class CameraNode(ManagedNode):
         if frame is None:
             return
         stamp = msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9
-        self._on_frame(frame, stamp, received=False)
+        self._on_frame(frame, stamp or time.time(), received=False)  # unstamped: arrival
 
     def _skipped(self, kind: str, exc: Exception) -> None:
         if kind == 'unsupported_encoding' and len(self._bad_encodings) < MAX_ENCODINGS_SHOWN:

@@ -29,7 +29,7 @@ from .hand_segmentation import HandSegmenter
 from .mediapipe_hands import mediapipe_available, MediaPipeHands
 
 EPISODE_KEYS = ('mode', 'stable_frames', 'stability_tolerance', 'absent_frames',
-                'change_tolerance')
+                'change_tolerance', 'stable_seconds', 'absent_seconds')
 SEGMENT_KEYS = ('min_area', 'max_area', 'skin_threshold', 'adapt_skin',
                 'background_subtraction', 'fallback', 'work_size')
 
@@ -65,6 +65,11 @@ SPECS = (
          'frame with a hand', constraints='episode | frame'),
     Spec('stable_frames', 8, 'frames a hand must be present and steady before its gesture '
          'is published', low=1, high=300),
+    Spec('stable_seconds', 0.0, 'when > 0: how long (frame stamps) a hand must be present '
+         'and steady, however many frames were processed meanwhile; 0 = stable_frames',
+         low=0.0, high=60.0),
+    Spec('absent_seconds', 0.0, 'when > 0: how long (frame stamps) without a hand ends a '
+         'presentation; 0 = absent_frames', low=0.0, high=60.0),
     Spec('stability_tolerance', 0.15, 'steady = every frame of the window within this '
          'relative distance of the window mean', low=1e-4, high=10.0),
     Spec('absent_frames', 5, 'frames without a hand that end a presentation', low=1,
@@ -163,7 +168,9 @@ def make_episodes(values: Dict[str, Any]) -> EpisodeDetector:
     return EpisodeDetector(stable_frames=values['stable_frames'],
                            tolerance=values['stability_tolerance'],
                            absent_frames=values['absent_frames'],
-                           change_tolerance=values['change_tolerance'], mode=values['mode'])
+                           change_tolerance=values['change_tolerance'], mode=values['mode'],
+                           stable_seconds=values['stable_seconds'],
+                           absent_seconds=values['absent_seconds'])
 
 
 def replace_segmenter(extractor: GestureExtractor, values: Dict[str, Any]) -> None:
