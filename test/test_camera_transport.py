@@ -107,3 +107,34 @@ def test_compressed_frames_from_another_process(ros):
             if status.name == DIAG for kv in status.values if kv.key == 'frames_sent_hz']
     assert any(value == pytest.approx(20.0, abs=0.01) for value in sent), sent
     assert diagnostic_values(diagnostics, DIAG)['image_transport'] == 'compressed'
+
+
+def test_feedback_node_takes_compressed_images_and_reports_lost_frames(ros):
+    """feedback_node: compressed frames in, the rates in /diagnostics, WARN when most are lost."""
+    from banditlearn_ros.image_bridge import array_to_compressed
+    from banditlearn_ros.nodes.feedback_node import FeedbackNode
+    from sensor_msgs.msg import CompressedImage
+    overrides = [Parameter('image_transport', value='compressed'),
+                 Parameter('diagnostics_period', value=0.2)]
+    node = ros.add(FeedbackNode(context=ros.context, parameter_overrides=overrides))
+    pub = ros.probe.create_publisher(CompressedImage, 'image_raw/compressed', 10)
+    ros.connect(pub)
+    bad = CompressedImage(format='tiff')
+    bad.data = b'II*\x00'
+    pub.publish(bad)
+    assert ros.spin_until(lambda: node.counters.get('unsupported_encoding') == 1, 10.0)
+    frame = array_to_compressed(np.zeros((120, 160, 3), np.uint8), 'jpeg')
+    # A 20 Hz camera for 3 s of which two frames in five arrive.
+    sent = [i for i in range(60) if i % 5 in (0, 1)]
+    for n, i in enumerate(sent, 1):
+        frame.header.stamp.sec, frame.header.stamp.nanosec = 500 + i // 20, (i % 20) * 50000000
+        pub.publish(frame)
+        assert ros.spin_until(lambda: len(node._watch.rates._frames) == n, 10.0)
+    msg = node.diagnostics.publish()
+    values = {kv.key: kv.value for kv in msg.status[0].values}
+    assert values['image_transport'] == 'compressed'
+    assert float(values['frames_sent_hz']) == pytest.approx(20.0, abs=0.01)
+    span = sent[-1] - sent[0] + 1
+    assert float(values['frames_lost_fraction']) == pytest.approx(1 - len(sent) / span,
+                                                                  abs=1e-3)
+    assert msg.status[0].level == msg.status[0].WARN
