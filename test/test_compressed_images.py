@@ -32,7 +32,7 @@ import pytest
 
 
 def picture(h=48, w=64):
-    """Return a smooth BGR test picture (JPEG keeps it within a few levels)."""
+    """Return a smooth BGR test image: JPEG keeps it within a few levels."""
     y, x = np.mgrid[0:h, 0:w]
     return np.stack([x * 255 // w, y * 255 // h, (x + y) * 255 // (w + h)], -1).astype(np.uint8)
 
@@ -196,7 +196,7 @@ def stream(rate, seconds, keep, seed=0, start=100.0):
     return out
 
 
-@pytest.mark.parametrize('keep', [1.0, 0.8, 0.3])
+@pytest.mark.parametrize('keep', [1.0, 0.8, 0.5])
 def test_sent_rate_and_loss_from_the_stamps(keep):
     rates = FrameRates(window=5.0)
     frames = stream(30.0, 5.0, keep, seed=3)
@@ -210,12 +210,23 @@ def test_sent_rate_and_loss_from_the_stamps(keep):
     assert got.arrived == pytest.approx(len(frames) / (frames[-1][0] - frames[0][0]), rel=0.05)
 
 
+def test_a_burst_of_close_stamps_is_not_the_period():
+    # A video read behind time sends a few frames at once; the camera's period still shows.
+    rates = FrameRates(window=5.0)
+    frames = stream(15.0, 4.0, 1.0)
+    for n, (arrival, stamp) in enumerate(frames):
+        rates.add(arrival, stamp)
+        if n % 10 == 0:  # one frame in ten followed 5 ms later by another
+            rates.add(arrival + 0.005, stamp + 0.005)
+    assert rates.rates(now=frames[-1][0]).sent == pytest.approx(15.0, abs=1e-6)
+
+
 def test_heavy_loss_is_seen_as_most_frames_lost():
-    # At 10 % two frames in a row are rare, so the period may be taken as two or three;
-    # the loss is then underestimated, never hidden.
-    for seed in range(5):
+    # 6 of 30 a second (the worst seen without the profile: 3-13): two frames in a row are
+    # rarer, and the period may be taken as two; the loss is then underestimated, not hidden.
+    for seed in range(8):
         rates = FrameRates(window=5.0)
-        frames = stream(30.0, 5.0, 0.1, seed=seed)
+        frames = stream(30.0, 5.0, 0.2, seed=seed)
         for arrival, stamp in frames:
             rates.add(arrival, stamp)
         assert rates.rates(now=frames[-1][0]).lost > 0.5, seed
@@ -264,6 +275,7 @@ def test_frame_watch_warns_once_when_most_frames_are_lost():
     watch.status()
     assert len(logger.warnings) == 1
     assert 'fastdds_profile.xml' in logger.warnings[0] and 'docs/robot.md' in logger.warnings[0]
+    assert 'too busy' in logger.warnings[0]
 
 
 def test_frame_watch_is_quiet_when_frames_arrive():

@@ -24,7 +24,7 @@ from banditlearn_ros.image_bridge import (  # noqa: F401 (re-exported for the no
     array_to_compressed, array_to_image, clipped, compressed_to_array, FrameTooLargeError,
     image_to_array, ImageFormatError, MAX_FRAME_BYTES, SUPPORTED_ENCODINGS,
     UnsupportedEncodingError, UnsupportedFormatError)
-from banditlearn_ros.vision.frame_rates import FIX, FrameRates
+from banditlearn_ros.vision.frame_rates import CAUSE, FrameRates
 import numpy as np
 
 IMAGE_TRANSPORTS = ('raw', 'compressed')
@@ -130,6 +130,5 @@ class FrameWatch:
                    f'per second arrive')
         if not self._warned:
             self._warned = True
-            self._logger.warning(f'{problem}; likely a frame larger than the camera '
-                                 f"driver's shared-memory segment; fix: {FIX}")
+            self._logger.warning(f'{problem}: {CAUSE}')
         return values, problem

@@ -17,24 +17,27 @@
 How many camera frames arrive, against how many their header stamps say were sent.
 
 A best-effort image topic loses frames without a word (a frame larger than the writer's
-shared-memory segment, a saturated network): the reader sees only a lower rate.  The
-stamps of the frames that did arrive tell the sender's rate: the smallest gaps between
-them are one frame period, larger ones whole multiples of it.  So the sent rate is one
-over the typical smallest gap, and the frames lost are those the stamps' span should have
-held and did not.  A loss so regular that no two frames in a row ever arrive (exactly every
-other one) looks like a slower camera: the stamps cannot tell them apart.
+shared-memory segment, a saturated network, a reader too busy to take them): the reader
+sees only a lower rate.  The stamps of the frames that did arrive tell the sender's rate:
+the shortest gaps between them are one frame period, longer ones whole multiples of it.
+So the period is the typical shortest gap (a burst of frames stamped close together, as a
+video read behind time sends, lies far below the gaps' 20th percentile and is not taken),
+and the frames lost are those the stamps' span should have held and did not.  When so few
+frames arrive that no two in a row do, the period is taken as a multiple of the true one:
+the loss is then underestimated (a loss of exactly every other frame looks like a slower
+camera).
 """
 
 from collections import deque
-import math
 from dataclasses import dataclass
+import math
 from typing import Deque, Optional, Tuple
 
-FIX = ("start the camera driver with FASTDDS_DEFAULT_PROFILES_FILE set to this package's "
-       "config/fastdds_profile.xml (a larger shared-memory segment; the writer's is the one "
-       'that counts), or subscribe to compressed images (image_transport: compressed); '
-       'see docs/robot.md')
-"""The one-line fix said with the warning."""
+CAUSE = ("likely the camera driver's shared-memory segment is smaller than a frame (start "
+         'the driver with FASTDDS_DEFAULT_PROFILES_FILE=<this package>/config/'
+         'fastdds_profile.xml, or set image_transport: compressed; docs/robot.md), or this '
+         'process is too busy to take them (see its processing time and the load)')
+"""The likely causes and their fix, said once with the warning."""
 
 
 @dataclass(frozen=True)
@@ -126,8 +129,11 @@ class FrameRates:
         gaps = sorted(b - a for a, b in zip(stamps, stamps[1:]) if b - a >= self.min_gap)
         if not gaps:
             return Rates(arrived, 0.0, 0.0, p50, p99)
-        # One period: the gaps near the smallest one (a camera's stamps jitter a little).
-        near = [g for g in gaps if g <= 1.5 * gaps[0]]
+        # One period: the shortest gaps, less a burst (gaps far below the 20th percentile),
+        # and those near them (a camera's stamps jitter a little).
+        low = gaps[len(gaps) // 5]
+        kept = [g for g in gaps if g >= 0.25 * low]
+        near = [g for g in kept if g <= 1.5 * kept[0]]
         period = near[len(near) // 2]
         expected = (stamps[-1] - stamps[0]) / period + 1.0
         lost = max(0.0, 1.0 - len(stamps) / expected)
