@@ -97,13 +97,23 @@ class Answerer:
         self.records: Dict[int, Dict[str, object]] = {}
         self._waiting: List[Tuple[int, int, str]] = []
         self._answer_pub = self.node.create_publisher(Bool, 'keyboard_answer', qos.EVENTS_OUT)
+        self.foreign = 0
+        """Feature vectors of another size heard (not this session's), kept out."""
         self.camera: Dict[str, str] = {}
         """The camera node's last /diagnostics values."""
         self.node.create_subscription(DiagnosticArray, '/diagnostics', self._on_diagnostics,
                                       qos.DIAGNOSTICS)
         qos.subscribe_events(self.node, Float32MultiArray, 'gesture_features',
-                             lambda msg: self.vectors.append(list(msg.data)))
+                             self._on_features)
         qos.subscribe_events(self.node, String, 'gesture_prediction_details', self._on_details)
+
+    def _on_features(self, msg) -> None:
+        # A vector of another size is not this session's (a stray process in the same ROS
+        # domain): kept out, or every later interaction would take the wrong photo.
+        if len(msg.data) == self.features.shape[1]:
+            self.vectors.append(list(msg.data))
+        else:
+            self.foreign += 1
 
     def _on_diagnostics(self, msg) -> None:
         for status in msg.status:
