@@ -20,12 +20,11 @@ A best-effort image topic loses frames without a word (a frame larger than the w
 shared-memory segment, a saturated network, a reader too busy to take them): the reader
 sees only a lower rate.  The stamps of the frames that did arrive tell the sender's rate:
 the shortest gaps between them are one frame period, longer ones whole multiples of it.
-So the period is the typical shortest gap (a burst of frames stamped close together, as a
-video read behind time sends, lies far below the gaps' 20th percentile and is not taken),
-and the frames lost are those the stamps' span should have held and did not.  When so few
-frames arrive that no two in a row do, the period is taken as a multiple of the true one:
-the loss is then underestimated (a loss of exactly every other frame looks like a slower
-camera).
+So the period is the longest one of which most gaps are whole multiples
+(``frame_period``), and the frames lost are those the stamps' span should have held and did
+not.  When so few frames arrive that no two in a row do, the period may be taken as a
+multiple of the true one: the loss is then underestimated (a loss of exactly every other
+frame looks like a slower camera).
 """
 
 from collections import deque
@@ -126,18 +125,39 @@ class FrameRates:
         stamps = sorted(stamp for _, stamp, _ in self._frames)
         if len(stamps) < self.least_frames or stamps[-1] - stamps[0] < self.least_span:
             return Rates(arrived, 0.0, 0.0, p50, p99)
-        gaps = sorted(b - a for a, b in zip(stamps, stamps[1:]) if b - a >= self.min_gap)
-        if not gaps:
+        gaps = [b - a for a, b in zip(stamps, stamps[1:]) if b - a >= self.min_gap]
+        period = frame_period(gaps)
+        if period is None:
             return Rates(arrived, 0.0, 0.0, p50, p99)
-        # One period: the shortest gaps, less a burst (gaps far below the 20th percentile),
-        # and those near them (a camera's stamps jitter a little).
-        low = gaps[len(gaps) // 5]
-        kept = [g for g in gaps if g >= 0.25 * low]
-        near = [g for g in kept if g <= 1.5 * kept[0]]
-        period = near[len(near) // 2]
         expected = (stamps[-1] - stamps[0]) / period + 1.0
         lost = max(0.0, 1.0 - len(stamps) / expected)
         return Rates(arrived, 1.0 / period, lost, p50, p99)
+
+
+def frame_period(gaps, tolerance: float = 0.2, share: float = 0.75,
+                 most: int = 12) -> Optional[float]:
+    """
+    Return the sender's frame period from the gaps between the stamps that arrived, or None.
+
+    Every gap is a whole number of periods when frames are lost, give or take the stamps'
+    jitter.  The candidates are the median gap divided by 1, 2, ... ``most``; the first
+    (the longest) of which at least ``share`` of the gaps are a whole multiple, within
+    ``tolerance`` of a period, is refined to the mean period those gaps say.  A sender that
+    stamps late now and then (a video read on a loaded machine) leaves a few gaps off the
+    multiples, which ``share`` allows; a burst of frames stamped together is such a gap too.
+    """
+    if not gaps:
+        return None
+    ordered = sorted(gaps)
+    median = ordered[len(ordered) // 2]
+    for k in range(1, most + 1):
+        candidate = median / k
+        multiples = [(g, round(g / candidate)) for g in gaps]
+        fits = [(g, m) for g, m in multiples
+                if m >= 1 and abs(g / candidate - m) <= tolerance]
+        if len(fits) >= share * len(gaps):
+            return sum(g for g, _ in fits) / sum(m for _, m in fits)
+    return None
 
 
 def _quantile(ordered, q: float) -> float:
