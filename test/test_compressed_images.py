@@ -235,6 +235,18 @@ def test_a_sender_that_stamps_late_now_and_then_is_not_losing_frames():
     assert got.sent == pytest.approx(15.0, abs=0.5) and got.lost < 0.1
 
 
+def test_a_jittery_sender_is_not_taken_for_a_faster_one():
+    # Every frame of a 15 fps video stamped 0-30 ms late: the gaps spread around 67 ms.
+    for seed in range(5):
+        rng = random.Random(seed)
+        rates = FrameRates(window=5.0)
+        for i in range(70):
+            stamp = 100.0 + i / 15.0 + rng.uniform(0.0, 0.03)
+            rates.add(stamp + 0.01, stamp)
+        got = rates.rates(now=104.7)
+        assert got.sent == pytest.approx(15.0, abs=0.5) and got.lost < 0.1, seed
+
+
 def test_heavy_loss_is_seen_as_most_frames_lost():
     # 6 of 30 a second (the worst seen without the profile: 3-13): two frames in a row are
     # rarer, and the period may be taken as two; the loss is then underestimated, not hidden.
