@@ -34,17 +34,22 @@ vowpal = ['vowpalwabbit']
 # Optional compiled UCWL steps (learning/algorithms/ucwl_kernels.py) and the details JSON
 # written by orjson (learning/protocol/details.py); without them numpy and json.dumps run.
 fast = ['numba', 'orjson']
+# The teaching page's web server (page_node): aiohttp serves the page and its WebSocket from
+# one asyncio thread; its test drives the page in the system chromium through playwright.
+page = ['aiohttp']
 test = [
     'pytest', 'pytest-xdist', 'hypothesis', 'flake8', 'pydocstyle', 'catkin_pkg',
     'flake8-import-order', 'flake8-quotes', 'flake8-builtins', 'flake8-comprehensions',
     'ros-ament-flake8', 'ros-ament-pep257',
-    'colcon-core', 'colcon-ros', 'colcon-python-setup-py',
+    'colcon-core', 'colcon-ros', 'colcon-python-setup-py', 'playwright',
 ]
 
 setup(
     name=package_name,
     version='0.1.0',
     packages=find_packages(exclude=['test', 'test.*']),
+    # The teaching page's HTML, CSS and JS: served from the package, never from a CDN.
+    package_data={'banditlearn_ros.page': ['static/*']},
     data_files=[
         ('share/ament_index/resource_index/packages', ['resource/' + package_name]),
         ('share/' + package_name, ['package.xml']),
@@ -66,8 +71,9 @@ setup(
         'eval': evaluation,
         'vowpal': vowpal,
         'fast': fast,
+        'page': page,
         'test': test,
-        'all': ros_wheels + vision + bags + evaluation + vowpal + fast + test,
+        'all': ros_wheels + vision + bags + evaluation + vowpal + fast + page + test,
     },
     python_requires='>=3.10',
     zip_safe=True,
@@ -84,12 +90,14 @@ setup(
             'feedback_node = banditlearn_ros.nodes.feedback_node:main',
             'gesture_show_node = banditlearn_ros.nodes.gesture_show_node:main',
             'face_show_node = banditlearn_ros.nodes.face_show_node:main',
+            'page_node = banditlearn_ros.nodes.page_node:main',
             'image_source_node = banditlearn_ros.nodes.image_source_node:main',
             'banditlearn_bringup = banditlearn_ros.bringup.main:main',
             'banditlearn_evaluate = banditlearn_ros.tools.evaluate:main',
             'banditlearn_bag = banditlearn_ros.bags.cli:main',
             'bag_player = banditlearn_ros.nodes.bag_player:main',
             'banditlearn_render = banditlearn_ros.tools.render_dataset:main',
+            'banditlearn_ctl = banditlearn_ros.tools.control:main',
         ],
     },
 )

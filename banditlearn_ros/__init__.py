@@ -37,5 +37,6 @@ def _quiet_until_started() -> None:
 
 
 _NODE_SCRIPTS = ('learner_node', 'teacher_node', 'dataset_node', 'camera_node',
-                 'feedback_node', 'gesture_show_node', 'image_source_node')
+                 'feedback_node', 'gesture_show_node', 'face_show_node', 'image_source_node',
+                 'bag_player')
 _quiet_until_started()

@@ -92,31 +92,43 @@ class Values:
         return out
 
     def node_options(self, namespace: str) -> Dict[str, Any]:
-        """Return the Node arguments every node gets: package, namespace, output, log level."""
-        return {'package': PACKAGE, 'namespace': namespace or None, 'output': 'screen',
+        """
+        Return the Node arguments every node gets: package, namespace, output, log level.
+
+        The namespace is always text: launch_ros's ``LifecycleNode`` takes no None (its node
+        name would be '<node_namespace_unspecified>/camera_node' and the launch would stop),
+        and '' is the root namespace for ``Node`` and ``LifecycleNode`` alike, under a
+        ``PushROSNamespace`` too.
+        """
+        return {'package': PACKAGE, 'namespace': namespace or '', 'output': 'screen',
                 'ros_arguments': ['--log-level', self('log_level')]}
 
 
 AUTOSTART = ('configure and activate the managed nodes (camera_node, feedback_node) at start; '
              'false = they wait unconfigured: ros2 lifecycle set /camera_node configure')
+ACTIVATE = ('with autostart: also activate the managed nodes; false = they start configured '
+            'but inactive (no camera frames read): ros2 lifecycle set /camera_node activate')
 
 
-def autostart_argument():
-    """Return the ``autostart`` launch argument of a launch file with managed nodes."""
+def autostart_argument() -> List[Any]:
+    """Return the ``autostart`` and ``activate`` launch arguments (files with managed nodes)."""
     from launch.actions import DeclareLaunchArgument
-    return DeclareLaunchArgument('autostart', default_value='true', choices=['true', 'false'],
-                                 description=AUTOSTART)
+    return [DeclareLaunchArgument('autostart', default_value='true', choices=['true', 'false'],
+                                  description=AUTOSTART),
+            DeclareLaunchArgument('activate', default_value='true', choices=['true', 'false'],
+                                  description=ACTIVATE)]
 
 
-def managed(autostart: bool, **node_arguments: Any) -> List[Any]:
+def managed(autostart: bool, activate: bool = True, **node_arguments: Any) -> List[Any]:
     """
     Return a managed node's launch actions, driven as launch_ros drives lifecycle nodes.
 
     A ``launch_ros.actions.LifecycleNode`` whose own ``autostart`` parameter is false; with
-    ``autostart`` the launch file takes it through configure, and on reaching ``inactive``
-    from configuring (once) through activate (``ChangeState`` events, as in launch_ros's
-    lifecycle_pub_sub_launch.py example). Without, it stays unconfigured until someone
-    drives it (``ros2 lifecycle``).
+    ``autostart`` the launch file takes it through configure, and (with ``activate``) on
+    reaching ``inactive`` from configuring (once) through activate (``ChangeState`` events,
+    as in launch_ros's lifecycle_pub_sub_launch.py example). Without ``autostart`` it stays
+    unconfigured until someone drives it (``ros2 lifecycle``); without ``activate`` it
+    waits inactive.
     """
     from launch.actions import EmitEvent, RegisterEventHandler
     from launch.events import matches_action
@@ -129,12 +141,14 @@ def managed(autostart: bool, **node_arguments: Any) -> List[Any]:
     last = parameters.pop() if parameters and isinstance(parameters[-1], dict) else {}
     node_arguments['parameters'] = parameters + [{**last, 'autostart': False}]
     node = LifecycleNode(**node_arguments)
-    if not autostart:
-        return [node]
 
     def change(transition: int):
         return EmitEvent(event=ChangeState(lifecycle_node_matcher=matches_action(node),
                                            transition_id=transition))
+    if not autostart:
+        return [node]
+    if not activate:
+        return [node, change(Transition.TRANSITION_CONFIGURE)]
     return [
         # Once, after configure only: a later `ros2 lifecycle set ... deactivate` (also
         # ending in inactive) or cleanup and configure by hand must not be undone.

@@ -18,7 +18,7 @@ What a stranger's messages and files cost: the nodes' memory under tiny images, 
 1. camera_node and feedback_node run as processes; five well-formed mono8 images of one
    row of 10 pixels (the baseline: a first frame loads what a first frame loads), then five
    of one row, step 2^32 - 1 and 10 bytes of data are published on ``image_raw`` (each
-   padded to 4 GiB before issue 25).  Reported: each node's peak resident memory (VmHWM)
+   padded to 4 GiB before the size checks).  Reported: each node's peak resident memory (VmHWM)
    at start, after the well-formed and after the attack, measured in the same run.
 2. A model file whose one member declares 2 GiB (zeros, ~2 MB compressed) is read:
    seconds and peak traced memory until it is refused.

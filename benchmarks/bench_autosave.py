@@ -23,7 +23,7 @@ node scripts.  Interactions are ``--gap`` seconds apart (a person takes a second
 the writer needs the time between them); ``--gap 0`` runs them back to back.
 
 At 1000 x 784 one select reads the model's 12 MB (memory-bound, ~1-3 ms whatever the
-saving); the default d = 124 is the size of the VW comparison (issue 26).
+saving); the default d = 124 is the size of the VW comparison.
 
     nice -n 5 .venv/bin/python benchmarks/bench_autosave.py [--interactions 2000] [--gap 0.02]
         [--features 124]

@@ -39,6 +39,18 @@ presentation order with no look-ahead:
 
 ``--outliers P`` replaces a fraction P of the vectors (the same ones for every variant) by
 the vector times 5, to see what an outlier does to each mean.
+
+``--stray``: one stray vector (every value 1e6, or 3e38) among normal ones, through the
+learner node's own path (``LiveLearner``, its defaults: three questions, a faultless
+person).  Per order: ``--taught`` gestures, then the stray (unanswered, answered "no" or
+answered "yes"), then 20 gestures whose first guesses are counted, in memory and after a
+restart from the saved model; the same order without the stray is the reference.  Printed
+per centring (``running``, the plain ``mean``, ``none``): first guesses right of 20, mean
+over the orders, and the worst order's difference from the reference.  Also the largest
+distance from the mean in spreads that a normal vector reached (what ``OUTLIER_LIMIT``
+must stay above), in random and class-sorted orders.
+
+    .venv/bin/python benchmarks/bench_centring.py --stray [--stray-data digits sign_digits]
 """
 
 import argparse
@@ -120,9 +132,115 @@ def transformed(X, streams, transform, outliers, seed):
     return np.concatenate(blocks), out
 
 
+def _stray_data(name):
+    """Return (X, y, names) of ``digits`` or ``sign_digits`` (bench_unknown's landmarks)."""
+    if name == 'sign_digits':
+        from bench_unknown import load as load_unknown
+        return load_unknown('sign_digits', 0)
+    X, y, names = load_dataset(name)
+    return np.asarray(X, dtype=np.float64), y, list(names)
+
+
+def _first_guesses(X, y, names, order, taught, mode, stray, answer, restart, path):
+    """Return first guesses right over the 20 gestures after ``taught`` and a stray vector."""
+    import os
+
+    from banditlearn_ros.learning.protocol import learner_parameters as lp
+    from banditlearn_ros.learning.protocol.live_learner import LiveLearner
+
+    class Quiet:
+        def __getattr__(self, _):
+            return lambda *a, **k: None
+
+    if os.path.exists(path):
+        os.remove(path)
+    specs = lp.HEAD_SPECS + tuple(lp.hyperparameter_specs()) + lp.TAIL_SPECS
+    values = {spec.name: spec.default for spec in specs}  # the node's defaults
+    values.update(labels=list(names), centring=mode)
+    state = LiveLearner(values.__getitem__, path if restart else '', Quiet())
+
+    def show(x, label):
+        inter = state.interaction
+        item, _ = inter.predict(x, now=0.0)
+        right = item.prediction.index == label
+        result = inter.feedback(right, now=0.0)
+        while result.next_round is not None:
+            result = inter.feedback(result.next_round.prediction.index == label, now=0.0)
+        return right
+
+    for t in order[:taught]:
+        show(X[t], y[t])
+    if stray is not None:
+        item, _ = state.interaction.predict(np.full(X.shape[1], stray), now=0.0)
+        result = item is not None and answer is not None and \
+            state.interaction.feedback(answer, now=0.0)
+        while result and result.next_round is not None:
+            result = state.interaction.feedback(answer, now=0.0)
+    if restart:
+        state.save()
+        state = LiveLearner(values.__getitem__, path, Quiet())
+    return sum(show(X[t], y[t]) for t in order[taught:taught + 20])
+
+
+def _spread_ratio(X, order):
+    """Return the largest distance from the running mean, in spreads, of a vector in order."""
+    centring, worst = Centring('mean'), 0.0
+    spread, n = 0.0, 0
+    for x in X[order]:
+        if centring.mean is not None:
+            dist = float(np.linalg.norm(x - centring.mean))
+            if n >= 10 and spread > 0:
+                worst = max(worst, dist / spread)
+            n += 1
+            spread += (dist - spread) / n
+        centring.apply(x)
+    return worst
+
+
+def stray_main(args) -> None:
+    """Print the stray-vector figures per data set (see the module text)."""
+    import tempfile
+    path = tempfile.mkdtemp(prefix='bench_centring_') + '/model.npz'
+    cases = [(None, None)] + [(v, a) for v in (1e6, 3e38) for a in (None, False, True)]
+    for name in args.stray_data:
+        X, y, names = _stray_data(name)
+        orders = [np.random.default_rng([args.seed, r]).permutation(len(y))
+                  for r in range(args.orders)]
+        ratios = [_spread_ratio(X, o) for o in orders]
+        sorted_ratios = [_spread_ratio(X, o[np.argsort(y[o], kind='stable')])
+                         for o in orders]
+        print(f'\n## {name}: {X.shape[0]} x {X.shape[1]}, {len(names)} labels; {args.orders} '
+              f'orders, {args.taught} taught then one stray vector then 20 counted')
+        print(f'largest distance of a normal vector from the mean: {max(ratios):.2f} spreads '
+              f'(random orders), {max(sorted_ratios):.2f} (class-sorted orders)')
+        print('| centring | restart | no stray | ' + ' | '.join(
+            f'{v:g} {"unanswered" if a is None else ("yes" if a else "no")}'
+            for v, a in cases[1:]) + ' |')
+        print('|' + '---|' * (2 + len(cases)))
+        for mode in ('running', 'mean', 'none'):
+            for restart in (False, True):
+                start = time.perf_counter()
+                table = np.array([[_first_guesses(X, y, names, o, args.taught, mode, v, a,
+                                                  restart, path) for v, a in cases]
+                                  for o in orders], dtype=float)
+                ref = table[:, :1]
+                cells = [f'{100 * table[:, 0].mean() / 20:.1f} %']
+                for j in range(1, len(cases)):
+                    worst = np.abs(table[:, j:j + 1] - ref).max()
+                    cells.append(f'{100 * table[:, j].mean() / 20:.1f} % '
+                                 f'(worst {100 * worst / 20:.0f} pt)')
+                print(f'| {mode} | {"yes" if restart else "no"} | ' + ' | '.join(cells) +
+                      f' |  ({time.perf_counter() - start:.0f} s)', flush=True)
+
+
 def main() -> None:
     """Print one table: data set x noise rows, one column per variant."""
     p = argparse.ArgumentParser(description=__doc__.splitlines()[1])
+    p.add_argument('--stray', action='store_true', help='the stray-vector figures instead')
+    p.add_argument('--stray-data', nargs='+', default=['digits', 'sign_digits'],
+                   choices=['digits', 'wine', 'iris', 'sign_digits'])
+    p.add_argument('--orders', type=int, default=10)
+    p.add_argument('--taught', type=int, default=200)
     p.add_argument('--permutations', type=int, default=20)
     p.add_argument('--datasets', nargs='+', default=['digits', 'wine', 'iris'])
     p.add_argument('--noise', nargs='+', type=float, default=[0.0, 0.2])
@@ -130,6 +248,9 @@ def main() -> None:
     p.add_argument('--variants', nargs='+', default=list(VARIANTS))
     p.add_argument('--seed', type=int, default=0)
     args = p.parse_args()
+    if args.stray:
+        stray_main(args)
+        return
     eta, C, k = (list(v) for v in zip(*GRID))
     print(f'{len(GRID)} settings, {args.permutations} permutations, outliers {args.outliers}')
     print('| data | noise | ' + ' | '.join(args.variants) + ' |')

@@ -13,7 +13,7 @@
 # limitations under the License.
 
 """
-Benchmark the head-gesture layer against the feedback issue's targets.
+Benchmark the head-gesture layer against the feedback node's targets.
 
 1. The nod/shake detector on seeded synthetic pose sequences: recall and precision per
    condition, false answers per 10 minutes of still head, talking head and slow turns, and

@@ -37,7 +37,11 @@ of renders); sign digits (``../shared/data/real/sign_digits``: MediaPipe landmar
 of the enlarged, padded photos, cached under ~/.cache/banditlearn_ros; skipped with the
 reason when the photos or MediaPipe are missing).
 
+``--wrong 0 0.1``: the sessions again with 10 % of the yes/no answers wrong (a person who
+slips; the package's simulated person slips as often).
+
     .venv/bin/python benchmarks/bench_unknown.py [--data digits rendered sign_digits]
+        [--wrong 0 0.1]
 """
 
 import argparse
@@ -146,6 +150,8 @@ def main(argv=None) -> int:
     for key, value in DEFAULTS.items():
         parser.add_argument('--' + key.replace('_', '-'), default=value,
                             type=_true if isinstance(value, bool) else type(value))
+    parser.add_argument('--wrong', type=float, nargs='+', default=[0.0],
+                        help='probability of a wrong yes/no in the sessions (each in turn)')
     parser.add_argument('--skip-separation', action='store_true')
     parser.add_argument('--centring', choices=CENTRING_MODES, default=DEFAULT_CENTRING,
                         help="the learner's centring (none = the papers' algorithm)")
@@ -165,9 +171,12 @@ def main(argv=None) -> int:
         n_taught = TAUGHT[name]
         print(f'\n## {name}: {X.shape[0]} examples, {X.shape[1]} features, '
               f'{n_taught} taught / {len(names) - n_taught} never taught')
-        fig = open_set_figures(X, y, names, n_taught, settings, args.splits, args.interactions,
-                               args.unknown_share, not args.skip_separation, args.centring)
-        print(report(fig, settings, args.splits, args.interactions))
+        for i, wrong in enumerate(args.wrong):
+            print(f'\n### {100 * wrong:.0f} % wrong answers')
+            fig = open_set_figures(X, y, names, n_taught, settings, args.splits,
+                                   args.interactions, args.unknown_share,
+                                   not args.skip_separation and i == 0, args.centring, wrong)
+            print(report(fig, settings, args.splits, args.interactions), flush=True)
         print(f'({time.perf_counter() - start:.0f} s)')
         sys.stdout.flush()
     return 0

@@ -19,9 +19,11 @@ Arguments: ``namespace``, ``use_sim_time``, ``log_level``, ``params_file`` (defa
 package's config/params.yaml), ``camera_params_file`` (overlay loaded after it, default
 config/camera.params.yaml: the learner settings measured on a real camera; '' = none),
 ``model_path`` (default: the file's), ``image_topic`` (the camera's sensor_msgs/Image topic;
-camera_node and feedback_node read ``image_raw`` remapped to it) and ``autostart`` (default
+camera_node and feedback_node read ``image_raw`` remapped to it), ``autostart`` (default
 true: the managed camera_node and feedback_node are configured and activated; false: they wait
-for ``ros2 lifecycle set``).  Every other topic is relative: ``namespace`` or a
+unconfigured for ``ros2 lifecycle set``) and ``activate`` (false: with autostart they are
+configured only and wait inactive), ``page`` (an address: the managed page_node serves the
+teaching page there; '' = none).  Every other topic is relative: ``namespace`` or a
 ``PushROSNamespace`` / ``SetRemap`` around this file moves it.
 """
 
@@ -47,7 +49,12 @@ def generate_launch_description():
             'image_topic', default_value='image_raw',
             description='sensor_msgs/Image topic of the camera (camera_node and feedback_node); '
                         'relative names are in the namespace'),
-        autostart_argument(),
+    ] + autostart_argument() + [
+        DeclareLaunchArgument(
+            'page', default_value='',
+            description='serve the teaching page (page_node) on this address: localhost = this '
+                        'machine only, 0.0.0.0 = every network (the logged link carries a '
+                        "random token); '' = no page"),
         OpaqueFunction(function=nodes),
     ])
 
@@ -58,10 +65,13 @@ def nodes(context):
     files = [f for f in (arg('params_file'), arg('camera_params_file')) if f]
     image = [('image_raw', arg('image_topic'))]
     options = arg.node_options(arg('namespace'))
-    autostart = arg.flag('autostart')
-    return managed(autostart, executable='camera_node', name='camera_node',
+    start = {'autostart': arg.flag('autostart'), 'activate': arg.flag('activate')}
+    page = '127.0.0.1' if arg('page') == 'localhost' else arg('page')
+    return managed(**start, executable='camera_node', name='camera_node',
                    parameters=files + [arg.sim_time()], remappings=image, **options) + [
         Node(executable='learner_node', name='learner_node', parameters=files + [arg.learner()],
              **options),
-    ] + managed(autostart, executable='feedback_node', name='feedback_node',
-                parameters=files + [arg.sim_time()], remappings=image, **options)
+    ] + managed(**start, executable='feedback_node', name='feedback_node',
+                parameters=files + [arg.sim_time()], remappings=image, **options) + (
+        managed(**start, executable='page_node', name='page_node', remappings=image,
+                parameters=[{**arg.sim_time(), 'host': page}], **options) if page else [])

@@ -35,7 +35,7 @@ import shutil
 from banditlearn_ros import dds_profile
 from banditlearn_ros.launch_arguments import common_arguments, share_path, Values
 from launch import LaunchDescription
-from launch.actions import DeclareLaunchArgument, ExecuteProcess, OpaqueFunction
+from launch.actions import DeclareLaunchArgument, ExecuteProcess, LogInfo, OpaqueFunction
 from launch_ros.actions import Node
 
 # Played topics, relative (the namespace is put in front by remapping).
@@ -129,8 +129,12 @@ def actions(context):
     if sim_time:
         command += ['--clock', '100']
     player = arg('player')
+    chosen = []
     if player == 'auto':
         player = 'ros2bag' if rosbag2_installed() else 'package'
+        chosen = [LogInfo(msg=f'player:=auto chose {player}: ' + (
+            'ros2 bag play (rosbag2 is installed)' if player == 'ros2bag' else
+            "the package's bag_player node (no ros2 bag command here)"))]
     if player == 'ros2bag' and not rosbag2_installed():
         raise RuntimeError('player:=ros2bag needs rosbag2 (the ros2 bag command): install '
                            'ros-$ROS_DISTRO-rosbag2, or use player:=package')
@@ -140,8 +144,8 @@ def actions(context):
     files = [arg('params_file'), arg('replay_params_file')]
     learner = arg.learner(labels=labels) if labels else arg.learner()
     options = arg.node_options(namespace)
-    out = [Node(executable='learner_node', name='learner_node',
-                parameters=files + [{**recorded, **learner}], **options)]
+    out = chosen + [Node(executable='learner_node', name='learner_node',
+                         parameters=files + [{**recorded, **learner}], **options)]
     if teacher:
         noise = float(arg('noise'))
         teacher_params = {**arg.sim_time(), 'rho0': noise, 'rho1': noise}

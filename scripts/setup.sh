@@ -51,6 +51,9 @@ ldconfig -p 2>/dev/null | grep -q 'libglib-2.0.so.0' || missing+=(libglib2.0-0)
 "$py" -c 'import ensurepip' 2>/dev/null || missing+=("$(basename "$py")-venv")
 # iproute2 (`ip`): the two-host test makes network namespaces with it.
 command -v ip >/dev/null 2>&1 || missing+=(iproute2)
+# chromium: the teaching page's test drives the page in it (playwright with the system
+# browser: `playwright install` needs a download these machines cannot make).
+command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 if [ ${#missing[@]} -gt 0 ]; then
   sudo=""
   [ "$(id -u)" = 0 ] || sudo="sudo"
@@ -79,7 +82,7 @@ pip=(env PYTHONWARNINGS=ignore::UserWarning "$venv/bin/python" -m pip install -q
 # comparison: a platform without its wheel installs the rest and still works.
 if ! "${pip[@]}" -e '.[all]'; then
   echo "setup: installing again without vowpalwabbit; the evaluation tool will skip it"
-  "${pip[@]}" -e '.[ros,vision,bags,eval,fast,test]'
+  "${pip[@]}" -e '.[ros,vision,bags,eval,fast,page,test]'
 fi
 # numba compiles the UCWL steps into its cache now (a few seconds), so that the first node or
 # test that uses them loads them instead of compiling them, each process again.

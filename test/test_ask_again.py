@@ -422,3 +422,43 @@ def test_a_protocol_is_checked_whole_when_made_and_never_changed_in_place():
     with pytest.raises(FrozenInstanceError):
         protocol.max_questions = 5
     assert protocol.questions_for('ucwl') == 3 and protocol.questions_for('banditron') == 1
+
+
+@pytest.mark.parametrize('reveal_step', ['all', 'all_known'])
+def test_all_known_spares_a_label_on_probation_the_reveal_of_another(reveal_step):
+    learner, x = with_new_label()
+    new = len(LABELS)
+    before = arrays(learner)
+    # The new gesture's first showing: question 1 is a known label, and the person slips.
+    q = Questions.start(learner, x, max_questions=3, reveal_step=reveal_step, probation=3)
+    assert q.first.index != new
+    assert q.answer(True) is None and q.revealed == q.first.index
+    changed = rows_changed(before, arrays(learner))
+    # 'all' steps every other label with z = -1, the new one too (as before); 'all_known'
+    # leaves the new label as it was: no "no" before an example of its own.
+    expected = set(range(new + 1)) if reveal_step == 'all' else set(range(new))
+    assert changed == expected, (reveal_step, changed)
+    # Out of probation, 'all_known' steps it like 'all'.
+    learner.confirmations['wave'] = 3
+    rng = np.random.default_rng(2)
+    other = next(z for z in rng.random((500, 6)) if learner.select(z).index != new)
+    before = arrays(learner)
+    q = Questions.start(learner, other, max_questions=3, reveal_step=reveal_step, probation=3)
+    assert q.first.index != new and q.answer(True) is None
+    assert new in rows_changed(before, arrays(learner))
+
+
+def test_all_known_is_all_bit_for_bit_without_labels_added_at_runtime():
+    X, y, names = load_dataset('digits')
+    said = {}
+    for step in ('all', 'all_known'):
+        learner = make_learner('ucwl', names, X.shape[1], seed=4)
+        rng = np.random.default_rng(1)
+        teacher = TeacherModel(rho0=0.1, rho1=0.1)
+        said[step] = [run_interaction(
+            learner, X[i], lambda index, number: teacher.answer(index, int(y[i]), rng),
+            max_questions=3, reveal_step=step, probation=3).first.index for i in range(200)]
+        said[step + ' arrays'] = arrays(learner)
+    assert said['all'] == said['all_known']
+    for name, value in said['all arrays'].items():
+        np.testing.assert_array_equal(value, said['all_known arrays'][name])

@@ -149,7 +149,8 @@ def test_a_killed_recorder_keeps_the_session_and_replay_reproduces_it(tmp_path):
                 '--set', 'learner_node.max_questions=1'],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         # A session that ends early (a bad option, say) fails the test at once, with its reason.
-        _wait(lambda: _recorded_messages(out) >= 1000 or session.poll() is not None, 240,
+        # About 8 messages a gesture (the recorder keeps each interaction's end too).
+        _wait(lambda: _recorded_messages(out) >= 1300 or session.poll() is not None, 240,
               'recorded messages', poll=0.2)
         assert session.poll() is None, f'the session ended early: {session.stderr.read()}'
         recorder.send_signal(signal.SIGKILL)

@@ -12,7 +12,7 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""Deterministic replay, the bundled sample session, and the small CLI promises of issue 13/17."""
+"""Deterministic replay, the bundled sample session, and the small CLI promises of the replay."""
 
 import json
 import math

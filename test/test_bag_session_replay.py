@@ -13,7 +13,7 @@
 # limitations under the License.
 
 """
-Issue 23: a session recorded as a user records it replays exactly, with no flags.
+A session recorded as a user records it replays exactly, with no flags.
 
 The recorder is started first and waited for (``--ready-file``), then README command 1
 (``banditlearn_bringup --rounds N``) runs in its own process; ``banditlearn_bag replay BAG``

@@ -14,6 +14,7 @@
 
 """banditlearn_bringup: the default demo learns, options work, bad arguments fail readably."""
 
+import json
 import re
 import signal
 import subprocess
@@ -60,12 +61,19 @@ def test_default_demo_prints_a_falling_mistake_rate():
     assert 'params.yaml' in result.stdout and 'teach_sim.params.yaml' in result.stdout
 
 
-def test_options_choose_dataset_noise_and_algorithm():
+def test_options_choose_dataset_noise_and_algorithm(tmp_path):
     result = run('--dataset', 'iris', '--noise', '0.2', '--algorithm', 'banditron',
-                 '--every', '50', '--set', 'learner_node.banditron.gamma=0.1')
+                 '--every', '50', '--set', 'learner_node.banditron.gamma=0.1',
+                 '--out', str(tmp_path))
     assert result.returncode == 0, result.stderr
     assert [r[0] for r in rows(result.stdout)] == [50, 100, 150]
     assert 'finished: 150 rounds' in result.stdout
+    # --out holds what a played data set leaves: its summary and the model.
+    summary = json.loads((tmp_path / 'summary.json').read_text())
+    assert summary['rounds'] == 150 and summary['interrupted'] is False
+    assert summary['model'] == str(tmp_path / 'gesture_model.npz')
+    assert (tmp_path / 'gesture_model.npz').is_file()
+    assert f'summary and model in {tmp_path}' in result.stdout
 
 
 @pytest.mark.parametrize('args, message', [
@@ -73,6 +81,7 @@ def test_options_choose_dataset_noise_and_algorithm():
     (['--noise', '1.5'], 'not a probability'),
     (['--system', 'nope'], "no system 'nope'"),
     (['--dataset', '/no/such.csv'], 'no such file'),
+    (['--dataset', 'irs'], 'did you mean iris? built in: digits, iris, wine'),
     (['--set', 'learner_node.k=-1', '--rounds', '5'], 'k out of range'),
     (['--set', 'nobody.k=1'], "no node 'nobody'"),
     (['--params', '/no/params.yaml'], 'does not exist'),

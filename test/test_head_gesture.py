@@ -12,7 +12,7 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""The nod/shake detector against seeded synthetic head motion, with the issue's targets."""
+"""The nod/shake detector against seeded synthetic head motion, with its targets."""
 
 from pathlib import Path
 
@@ -387,7 +387,7 @@ def test_the_tail_of_a_shake_never_answers_the_next_question(seed):
 
 
 def test_the_head_modules_stay_within_500_lines():
-    # Issue 28: the detector and the synthetic motion are split by responsibility.
+    # The detector and the synthetic motion are split by responsibility.
     vision = Path(hs.__file__).resolve().parent
     sizes = {p.name: len(p.read_text().splitlines()) for p in sorted(vision.glob('head_*.py'))}
     assert {'head_gesture.py', 'head_swings.py', 'head_context.py', 'head_motion_synth.py',

@@ -26,7 +26,8 @@ The layers, lowest first (a module imports only from its own layer or lower ones
 1. core: ``learning/`` and ``vision/``, plain Python on numpy/scipy/OpenCV; neither imports
    the other (``test_layers`` checks that they never import rclpy);
 2. library: what the nodes and the command-line tools share: the bags (``bags/``: reading,
-   writing, recording, playing and replaying rosbag2 folders), the image bridge, shutdown,
+   writing, recording, playing and replaying rosbag2 folders), the teaching page (``page/``:
+   its state, web server and files), the image bridge, shutdown,
    the bring-up's options, system files, session view, report and log filter, the
    question figures and what ``tools/evaluate`` runs (``tools/evaluation_*``);
 3. nodes: ``nodes/``;
@@ -57,9 +58,11 @@ LAYERS: Dict[str, int] = {
     f'{PACKAGE}.learning.*': CORE,
     f'{PACKAGE}.vision.*': CORE,
     f'{PACKAGE}.answers': LIBRARY,
+    f'{PACKAGE}.command_line': LIBRARY,
     f'{PACKAGE}.image_bridge': LIBRARY,
     f'{PACKAGE}.launch_arguments': LIBRARY,
     f'{PACKAGE}.shutdown': LIBRARY,
+    f'{PACKAGE}.page.*': LIBRARY,
     f'{PACKAGE}.dds_profile': LIBRARY,
     f'{PACKAGE}.bags.*': LIBRARY,
     f'{PACKAGE}.bags.cli': TOOLS,
@@ -82,6 +85,7 @@ LAYERS: Dict[str, int] = {
     f'{PACKAGE}.nodes.*': NODES,
     f'{PACKAGE}.tools.evaluate': TOOLS,
     f'{PACKAGE}.tools.render_dataset': TOOLS,
+    f'{PACKAGE}.tools.control': TOOLS,
 }
 
 # Packages of one layer that must not import each other.

@@ -28,6 +28,7 @@ from banditlearn_ros.learning.offline.datasets import DatasetError, load_dataset
 import pytest
 import rclpy
 from rclpy.context import Context
+from rclpy.parameter import Parameter
 import setuptools
 import yaml
 
@@ -36,107 +37,253 @@ PACKAGE = 'banditlearn_ros'
 LAUNCH_FILES = ['banditlearn.launch.py', 'teach_sim.launch.py', 'replay.launch.py']
 
 
+# The stand-ins below take the arguments the real launch and launch_ros classes take (their
+# signatures in launch 3.x and launch_ros 0.26-0.28: Jazzy, Kilted, Rolling) and refuse what
+# those refuse, when they are built and when ``ros2 launch`` executes them (``execute``): a
+# launch file that passes the real classes something they cannot take fails here.
+SUBSTITUTABLE = (str,)
+"""What our launch files pass where launch takes SomeSubstitutionsType (text only)."""
+
+# ExecuteProcess's own keywords, ExecuteLocal's, and Action's (``condition``).
+EXECUTE_PROCESS_KEYWORDS = {
+    'cmd', 'prefix', 'name', 'cwd', 'env', 'additional_env', 'shell', 'sigterm_timeout',
+    'sigkill_timeout', 'emulate_tty', 'output', 'output_format', 'cached_output', 'log_cmd',
+    'on_exit', 'respawn', 'respawn_delay', 'respawn_max_retries', 'condition'}
+
+
+def substitutions(value, what):
+    """Check a SomeSubstitutionsType argument: text, or a list of texts."""
+    parts = value if isinstance(value, (list, tuple)) else [value]
+    assert parts and all(isinstance(p, SUBSTITUTABLE) for p in parts), \
+        f'{what}: {value!r} is not a substitution (text)'
+    return ''.join(parts)
+
+
+def prefix_namespace(base, ns):
+    """launch_ros.utilities.prefix_namespace."""
+    if base is None and ns is None:
+        return None
+    if ns is None:
+        combined = base
+    elif not base or ns.startswith('/'):
+        combined = ns
+    else:
+        combined = ('' if base == '/' else base) + '/' + ns
+    return combined if combined == '/' else combined.rstrip('/')
+
+
 class LaunchConfiguration:
     """Stand-in for launch.substitutions.LaunchConfiguration; the context is a dict."""
 
-    def __init__(self, name, default=None):
-        self.name = name
+    def __init__(self, variable_name, *, default=None):
+        self.name = substitutions(variable_name, 'LaunchConfiguration')
 
     def perform(self, context):
         return context[self.name]
 
 
-class OpaqueFunction:
+class Action:
+    """Stand-in for launch.Action: takes only ``condition``."""
+
+    def __init__(self, *, condition=None):
+        self.condition = condition
+
+
+class OpaqueFunction(Action):
     """Stand-in for launch.actions.OpaqueFunction."""
 
-    def __init__(self, function, **kwargs):
+    def __init__(self, *, function, args=None, kwargs=None, **left_over_kwargs):
+        super().__init__(**left_over_kwargs)
+        if not callable(function):
+            raise TypeError(f"OpaqueFunction expected a callable for 'function', got "
+                            f"'{type(function)}'")
         self.function = function
 
 
-class DeclareLaunchArgument:
+class DeclareLaunchArgument(Action):
     """Stand-in for launch.actions.DeclareLaunchArgument."""
 
-    def __init__(self, name, default_value=None, description='', **kwargs):
+    def __init__(self, name, *, default_value=None, description=None, choices=None,
+                 **kwargs):
+        super().__init__(**kwargs)
+        assert isinstance(name, str), name
+        if default_value is not None:
+            substitutions(default_value, f'{name} default_value')
+        if choices is not None:
+            if len(choices) == 0:
+                raise RuntimeError('Provided choices arg is empty.')
+            if default_value is not None and default_value not in choices:
+                raise RuntimeError(f'Provided default_value "{default_value}" is not in '
+                                   f'provided choices "{choices}".')
         self.name, self.default_value, self.description = name, default_value, description
+        self.choices = choices
+
+
+class LogInfo(Action):
+    """Stand-in for launch.actions.LogInfo."""
+
+    def __init__(self, *, msg, **kwargs):
+        super().__init__(**kwargs)
+        self.msg = substitutions(msg, 'LogInfo msg')
 
 
 class LaunchDescription:
     """Stand-in for launch.LaunchDescription."""
 
-    def __init__(self, entities=()):
-        self.entities = list(entities)
+    def __init__(self, initial_entities=None, *, deprecated_reason=None):
+        self.entities = list(initial_entities or [])
 
 
-class Node:
-    """Stand-in for launch_ros.actions.Node: keeps its arguments."""
+class ExecuteProcess(Action):
+    """Stand-in for launch.actions.ExecuteProcess: keeps its arguments, checks their names."""
 
-    def __init__(self, **kwargs):
+    def __init__(self, *, cmd, **kwargs):
+        unknown = set(kwargs) - EXECUTE_PROCESS_KEYWORDS
+        if unknown:
+            raise TypeError(f'ExecuteProcess got unexpected keyword arguments {unknown}')
+        super().__init__(condition=kwargs.get('condition'))
+        self.cmd = [substitutions(part, 'cmd') for part in cmd]
+        for key in ('prefix', 'name', 'cwd', 'output'):
+            if kwargs.get(key) is not None:
+                substitutions(kwargs[key], key)
         self.kwargs = kwargs
+
+    def execute(self, context):
+        """Do what ros2 launch checks as it starts the process (nothing more here)."""
+
+
+class Node(ExecuteProcess):
+    """Stand-in for launch_ros.actions.Node: keeps its arguments, expands name and namespace."""
+
+    UNSPECIFIED_NODE_NAME = '<node_name_unspecified>'
+    UNSPECIFIED_NODE_NAMESPACE = '<node_namespace_unspecified>'
+
+    def __init__(self, **given):
+        self._take(**given)  # launch_ros's signature: an unknown or missing name is refused
+        self.kwargs = given  # what the launch file passed, as passed
+        self.node_name = None
+
+    def _take(self, *, executable, package=None, name=None, namespace=None, exec_name=None,
+              parameters=None, remappings=None, ros_arguments=None, arguments=None,
+              **kwargs):
+        substitutions(executable, 'executable')
+        for key, value in (('package', package), ('name', name), ('namespace', namespace),
+                           ('exec_name', exec_name)):
+            if value is not None:
+                substitutions(value, key)
+        if parameters is not None and not isinstance(parameters, list):
+            raise TypeError("'parameters' of Node must be a list")
+        for item in ros_arguments or []:
+            substitutions(item, 'ros_arguments')
+        cmd = [executable] + list(arguments or []) + (
+            ['--ros-args'] + list(ros_arguments) if ros_arguments else [])
+        ExecuteProcess.__init__(self, cmd=cmd, name=exec_name, **kwargs)
+
+    def execute(self, context):
+        """Expand the node's name and namespace as launch_ros's Node._perform_substitutions."""
+        from rclpy.validate_namespace import validate_namespace
+        from rclpy.validate_node_name import validate_node_name
+        name, namespace = self.kwargs.get('name'), self.kwargs.get('namespace')
+        expanded_name = self.UNSPECIFIED_NODE_NAME
+        if name is not None:
+            expanded_name = substitutions(name, 'name')
+            validate_node_name(expanded_name)
+        expanded_namespace = substitutions(namespace, 'namespace') \
+            if namespace is not None else None
+        expanded_namespace = prefix_namespace(context.get('ros_namespace'), expanded_namespace)
+        if expanded_namespace is not None and not expanded_namespace.startswith('/'):
+            expanded_namespace = '/' + expanded_namespace
+        if expanded_namespace is None:
+            expanded_namespace = self.UNSPECIFIED_NODE_NAMESPACE
+        else:
+            validate_namespace(expanded_namespace)
+        self.node_name = prefix_namespace(expanded_namespace, expanded_name)
 
 
 class LifecycleNode(Node):
-    """Stand-in for launch_ros.actions.LifecycleNode."""
+    """Stand-in for launch_ros.actions.LifecycleNode: name and namespace are required."""
+
+    def __init__(self, **given):
+        def required(*, name, namespace, **kwargs):
+            """Refuse what launch_ros's LifecycleNode.__init__ refuses: no name or namespace."""
+        required(**given)
+        super().__init__(**given)
+
+    def execute(self, context):
+        """Subscribe to the node's transition events as launch_ros does (by its full name)."""
+        from rclpy.expand_topic_name import expand_topic_name
+        from rclpy.validate_full_topic_name import validate_full_topic_name
+        super().execute(context)
+        if self.UNSPECIFIED_NODE_NAME in self.node_name:
+            raise RuntimeError('node_name unexpectedly incomplete for lifecycle node')
+        for suffix in ('transition_event', 'change_state'):
+            # launch_ros's own node ('launch_ros_<pid>' in '/') creates these endpoints.
+            validate_full_topic_name(expand_topic_name(
+                f'{self.node_name}/{suffix}', 'launch_ros_1', '/'))
 
 
-class EmitEvent:
+class Event:
+    """Stand-in for launch.Event."""
+
+
+class EmitEvent(Action):
     """Stand-in for launch.actions.EmitEvent."""
 
-    def __init__(self, *, event):
+    def __init__(self, *, event, **kwargs):
+        super().__init__(**kwargs)
+        if not isinstance(event, Event):
+            raise RuntimeError(f"EmitEvent() expected an event instance, got '{event}'.")
         self.event = event
 
 
-class RegisterEventHandler:
+class RegisterEventHandler(Action):
     """Stand-in for launch.actions.RegisterEventHandler."""
 
-    def __init__(self, event_handler):
+    def __init__(self, event_handler, **kwargs):
+        super().__init__(**kwargs)
         self.event_handler = event_handler
 
 
 class OnStateTransition:
     """Stand-in for launch_ros.event_handlers.OnStateTransition."""
 
-    def __init__(self, *, target_lifecycle_node, entities, start_state=None, goal_state=None,
-                 handle_once=False):
+    def __init__(self, *, entities, target_lifecycle_node=None, transition=None,
+                 start_state=None, goal_state=None, matcher=None, handle_once=False):
+        if not isinstance(target_lifecycle_node, (LifecycleNode, type(None))):
+            raise RuntimeError("OnStateTransition requires a 'LifecycleNode' action as the "
+                               'target')
         self.target, self.entities = target_lifecycle_node, entities
         self.start_state, self.goal_state = start_state, goal_state
         self.handle_once = handle_once
 
 
-class ChangeState:
+class ChangeState(Event):
     """Stand-in for launch_ros.events.lifecycle.ChangeState."""
 
     def __init__(self, *, lifecycle_node_matcher, transition_id):
+        from lifecycle_msgs.msg import Transition
+        valid = {getattr(Transition, k) for k in dir(Transition)
+                 if k.startswith('TRANSITION_') and not k.startswith('TRANSITION_CALLBACK')}
+        if transition_id not in valid:
+            raise ValueError(f"given transition_id of '{transition_id}'")
         self.matcher, self.transition_id = lifecycle_node_matcher, transition_id
 
 
-def matches_action(action):
+def matches_action(target_action):
     """Stand-in for launch.events.matches_action: a matcher that knows its action."""
     def matcher(candidate):
-        return candidate is action
-    matcher.action = action
+        return candidate is target_action
+    matcher.action = target_action
     return matcher
 
 
-class SetEnvironmentVariable:
-    """Stand-in for launch.actions.SetEnvironmentVariable: a name and a value, both given."""
+class SetEnvironmentVariable(Action):
+    """Stand-in for launch.actions.SetEnvironmentVariable: a name and a value, substitutions."""
 
     def __init__(self, name, value, **kwargs):
-        self.name, self.value = name, value
-
-
-class LogInfo:
-    """Stand-in for launch.actions.LogInfo: ``msg`` by keyword only, as the real one."""
-
-    def __init__(self, *, msg, **kwargs):
-        self.msg = msg
-
-
-class ExecuteProcess:
-    """Stand-in for launch.actions.ExecuteProcess: keeps its arguments."""
-
-    def __init__(self, *, cmd, **kwargs):
-        self.cmd = [str(part) for part in cmd]
-        self.kwargs = kwargs
+        super().__init__(**kwargs)
+        self.name = substitutions(name, 'SetEnvironmentVariable name')
+        self.value = substitutions(value, 'SetEnvironmentVariable value')
 
 
 @pytest.fixture(scope='module')
@@ -213,7 +360,8 @@ def load_launch(path: Path, share: Path, monkeypatch):
 @pytest.fixture(scope='module')
 def declared():
     """Return ``{node name: declared parameter names}`` for the launched and configured nodes."""
-    sections = {'camera_node', 'feedback_node', 'learner_node', 'teacher_node', 'dataset_node'}
+    sections = {'camera_node', 'feedback_node', 'learner_node', 'teacher_node', 'dataset_node',
+                'page_node'}
     for name in ('params.yaml', 'teach_sim.params.yaml'):
         sections |= {system_file.section_node(key) for key
                      in yaml.safe_load((ROOT / 'config' / name).read_text())}
@@ -224,7 +372,9 @@ def declared():
         from banditlearn_ros.nodes.bag_player import BagPlayerNode
         for section in sorted(sections | {'bag_player'}):
             cls = BagPlayerNode if section == 'bag_player' else system.node_class(section)
-            node = cls(context=context)
+            # page_node would open its port when it starts itself: left unconfigured.
+            node = cls(context=context, parameter_overrides=[
+                Parameter('autostart', value=False)] if section == 'page_node' else None)
             out[section] = set(node.get_parameters_by_prefix(''))
             node.destroy_node()
     finally:
@@ -248,10 +398,19 @@ def launched(description, **given):
 
 
 def _actions(description, context):
+    """Return the actions ``ros2 launch`` would run, each executed as the real one checks."""
+    for argument in description.entities:
+        if isinstance(argument, DeclareLaunchArgument) and argument.choices and \
+                context.get(argument.name) not in argument.choices:
+            raise RuntimeError(f'Argument {argument.name} provided value '
+                               f'{context.get(argument.name)!r} is not valid.')
     out = list(description.entities)
     for entity in description.entities:
         if isinstance(entity, OpaqueFunction):
             out += entity.function(context)
+    for entity in out:
+        if isinstance(entity, ExecuteProcess):
+            entity.execute(context)
     return out
 
 
@@ -259,7 +418,8 @@ def processes(description, **given):
     """Return the ExecuteProcess actions as ``ros2 launch ... name:=value`` would make them."""
     context = {name: a.default_value for name, a in arguments_of(description).items()}
     context.update(given)
-    return [e for e in _actions(description, context) if isinstance(e, ExecuteProcess)]
+    return [e for e in _actions(description, context)
+            if isinstance(e, ExecuteProcess) and not isinstance(e, Node)]
 
 
 def section(path: Path, node: str):
@@ -290,7 +450,8 @@ def test_launch_file_names_installed_things(launch_file, share, console_scripts,
         module = console_scripts[executable].split(':')[0]
         assert importlib.util.find_spec(module) is not None, f'{module} does not exist'
         assert kw.get('name') == executable  # so the params.yaml section applies
-        assert kw['namespace'] is None and kw['ros_arguments'] == ['--log-level', 'info']
+        assert kw['namespace'] == '' and kw['ros_arguments'] == ['--log-level', 'info']
+        assert action.node_name == '/' + executable  # the root namespace
         for item in kw.get('parameters', []):
             if isinstance(item, dict):
                 unknown = set(item) - declared[kw['name']]
@@ -340,14 +501,15 @@ def test_the_robot_gets_the_learner_settings_measured_on_a_real_camera(share, mo
         assert [str(p) for p in kw['parameters'][:2]] == [
             str(share / 'config' / 'params.yaml'), str(overlay)]
     assert values['reveal_step'] == 'none' and values['C'] == 0.5
+    assert values['new_label_probation'] == 0
     # The same settings as the bring-up's camera system, from the same file.
     camera = yaml.safe_load((ROOT / 'config' / 'camera.system.yaml').read_text())
     assert camera['params_files'] == ['params.yaml', 'camera.params.yaml']
     assert not any(e.get('parameters') for e in camera['nodes'] if e['node'] == 'learner_node')
     # The overlay changes only what was measured; params.yaml keeps the rendered session's.
-    assert set(section(overlay, 'learner_node')) == {'reveal_step', 'C'}
+    assert set(section(overlay, 'learner_node')) == {'reveal_step', 'C', 'new_label_probation'}
     base = section(ROOT / 'config' / 'params.yaml', 'learner_node')
-    assert (base['reveal_step'], base['C']) == ('all', 1.0)
+    assert (base['reveal_step'], base['C'], base['new_label_probation']) == ('all', 1.0, 3)
     # '' leaves params_file alone; a user's own params_file still comes first.
     nodes, values = learner_values(camera_params_file='')
     assert values['reveal_step'] == 'all' and values['C'] == 1.0
@@ -399,6 +561,87 @@ def test_full_system_drives_its_managed_nodes_like_launch_ros(share, monkeypatch
                        for a in actions[:position])
             assert any(isinstance(a, EmitEvent) and a.event.matcher.action is node
                        for a in actions[position:])
+
+
+@pytest.mark.parametrize('launch_file', LAUNCH_FILES)
+@pytest.mark.parametrize('namespace, pushed, full', [
+    ('', None, ''), ('robot1', None, '/robot1'), ('/robot1', None, '/robot1'),
+    ('', '/robot2', '/robot2'), ('robot1', '/robot2', '/robot2/robot1')])
+def test_every_node_gets_a_valid_full_name_in_any_namespace(launch_file, namespace, pushed,
+                                                            full, share, monkeypatch):
+    """
+    Without a namespace, with one, and inside a ``PushROSNamespace``, as ros2 launch runs them.
+
+    launch_ros's LifecycleNode needs its namespace as text: None made the whole launch stop
+    ("Invalid topic name: '<node_namespace_unspecified>/camera_node/transition_event'").
+    """
+    description = load_launch(share / 'launch' / launch_file, share, monkeypatch)
+    if launch_file == 'replay.launch.py':
+        monkeypatch.setattr(description.module, 'rosbag2_installed', lambda: False)
+    context = {name: a.default_value for name, a in arguments_of(description).items()}
+    context['namespace'] = namespace
+    if pushed is not None:
+        context['ros_namespace'] = pushed
+    nodes = [a for a in _actions(description, context) if isinstance(a, Node)]
+    assert nodes
+    assert sorted(n.node_name for n in nodes) == sorted(
+        f'{full}/{n.kwargs["name"]}' for n in nodes)
+
+
+def test_a_launch_file_passing_no_namespace_fails_as_under_ros2_launch():
+    """The stand-in refuses what launch_ros refuses: the check above can fail."""
+    with pytest.raises(TypeError):
+        LifecycleNode(executable='camera_node', name='camera_node')  # no namespace
+    node = LifecycleNode(executable='camera_node', name='camera_node', namespace=None)
+    with pytest.raises(Exception, match='node_namespace_unspecified'):
+        node.execute({})
+    with pytest.raises(TypeError):
+        Node(executable='learner_node', namespce='robot1')
+    with pytest.raises(AssertionError, match='not a substitution'):
+        Node(executable='learner_node', namespace=1)
+    with pytest.raises(RuntimeError, match='not in provided choices'):
+        DeclareLaunchArgument('x', default_value='maybe', choices=['true', 'false'])
+
+
+def test_full_system_can_start_its_managed_nodes_configured_but_inactive(share, monkeypatch):
+    from lifecycle_msgs.msg import Transition
+    description = load_launch(share / 'launch' / 'banditlearn.launch.py', share, monkeypatch)
+    assert arguments_of(description)['activate'].default_value == 'true'
+    for autostart, activate, configured in (('true', 'false', True), ('false', 'false', False),
+                                            ('false', 'true', False)):
+        context = {name: a.default_value for name, a in arguments_of(description).items()}
+        context.update(autostart=autostart, activate=activate)
+        actions = _actions(description, context)
+        managed = [a for a in actions if isinstance(a, LifecycleNode)]
+        emitted = [a.event for a in actions if isinstance(a, EmitEvent)]
+        assert not [a for a in actions if isinstance(a, RegisterEventHandler)]
+        assert sorted((e.matcher.action.kwargs['name'], e.transition_id) for e in emitted) == (
+            [('camera_node', Transition.TRANSITION_CONFIGURE),
+             ('feedback_node', Transition.TRANSITION_CONFIGURE)] if configured else [])
+        for node in managed:
+            assert node.kwargs['parameters'][-1]['autostart'] is False
+    with pytest.raises(RuntimeError, match='not valid'):
+        launched(description, activate='maybe')
+
+
+def test_full_system_serves_the_teaching_page_only_when_asked(share, monkeypatch, declared):
+    description = load_launch(share / 'launch' / 'banditlearn.launch.py', share, monkeypatch)
+    defaults = {name: a.default_value for name, a in arguments_of(description).items()}
+    assert defaults['page'] == ''
+    for page, host in (('', None), ('localhost', '127.0.0.1'), ('0.0.0.0', '0.0.0.0')):
+        actions = _actions(description, dict(defaults, page=page))
+        managed = {a.kwargs['name']: a for a in actions if isinstance(a, LifecycleNode)}
+        if host is None:
+            assert 'page_node' not in managed
+            continue
+        kw = managed['page_node'].kwargs
+        assert kw['executable'] == 'page_node'
+        (parameters,) = kw['parameters']
+        assert parameters['host'] == host and parameters['autostart'] is False
+        assert set(parameters) <= declared['page_node']
+        configured = [a.event.matcher.action.kwargs['name'] for a in actions
+                      if isinstance(a, EmitEvent)]
+        assert 'page_node' in configured  # driven through configure and activate like the others
 
 
 @pytest.mark.parametrize('dataset', ['digits', 'iris', 'wine'])
@@ -530,6 +773,20 @@ def test_replay_without_rosbag2_uses_the_packages_player(share, monkeypatch):
         launched(description, player='ros2bag')
 
 
+@pytest.mark.parametrize('installed, chosen', [(True, 'ros2bag'), (False, 'package')])
+def test_replay_says_which_player_auto_chose(installed, chosen, share, monkeypatch):
+    description = load_launch(share / 'launch' / 'replay.launch.py', share, monkeypatch)
+    monkeypatch.setattr(description.module, 'rosbag2_installed', lambda: installed)
+    context = {name: a.default_value for name, a in arguments_of(description).items()}
+
+    def said():  # besides the DDS profile line every launch file says
+        return [a.msg for a in _actions(description, context)
+                if isinstance(a, LogInfo) and not a.msg.startswith('DDS profile')]
+    assert len(said()) == 1 and said()[0].startswith(f'player:=auto chose {chosen}')
+    context['player'] = chosen  # named by the user: nothing to say
+    assert not said()
+
+
 def test_replay_params_are_declared_by_their_nodes():
     from banditlearn_ros.nodes.bag_player import BagPlayerNode
     path = ROOT / 'config' / 'replay.params.yaml'
@@ -564,7 +821,8 @@ def test_launch_gives_the_nodes_the_packages_dds_profile(launch_file, share, mon
     first_node = min(i for i, e in enumerate(description.entities)
                      if isinstance(e, (Node, OpaqueFunction)))
     assert description.entities.index(settings[0]) < first_node
-    logs = [e.msg for e in description.entities if isinstance(e, LogInfo)]
+    logs = [e.msg for e in description.entities
+            if isinstance(e, LogInfo) and e.msg.startswith('DDS profile')]
     assert len(logs) == 1 and "the package's" in logs[0]
 
 
@@ -576,5 +834,6 @@ def test_launch_keeps_the_users_dds_profile(launch_file, share, monkeypatch, tmp
     monkeypatch.setenv('FASTDDS_DEFAULT_PROFILES_FILE', str(mine))
     description = load_launch(share / 'launch' / launch_file, share, monkeypatch)
     assert not [e for e in description.entities if isinstance(e, SetEnvironmentVariable)]
-    logs = [e.msg for e in description.entities if isinstance(e, LogInfo)]
+    logs = [e.msg for e in description.entities
+            if isinstance(e, LogInfo) and e.msg.startswith('DDS profile')]
     assert len(logs) == 1 and str(mine) in logs[0] and 'yours' in logs[0]

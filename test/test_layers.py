@@ -42,6 +42,8 @@ BLOCKER = textwrap.dedent("""
 @pytest.mark.parametrize('package, blocked', [
     ('banditlearn_ros.learning', 'rclpy,cv2,mediapipe,sensor_msgs,std_msgs'),
     ('banditlearn_ros.vision', 'rclpy,mediapipe,sensor_msgs,std_msgs'),
+    # The teaching page (state, server, thumbnail): what a tap means is decided without ROS.
+    ('banditlearn_ros.page', 'rclpy,mediapipe,sensor_msgs,std_msgs'),
 ])
 def test_layer_imports_without(package, blocked):
     result = subprocess.run([sys.executable, '-c', BLOCKER, blocked, package],

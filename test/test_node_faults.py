@@ -232,7 +232,7 @@ def test_bad_ros_arguments_are_one_line():
 
 
 @pytest.mark.parametrize('node', ['learner_node', 'teacher_node', 'dataset_node',
-                                  'camera_node', 'feedback_node'])
+                                  'camera_node', 'feedback_node', 'page_node'])
 def test_help_prints_usage_without_starting_the_node(node):
     result = subprocess.run([sys.executable, '-m', f'banditlearn_ros.nodes.{node}', '--help'],
                             capture_output=True, text=True, timeout=60)

@@ -12,7 +12,7 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""What a stranger sends is checked against what it carries and against a limit (issue 25)."""
+"""What a stranger sends is checked against what it carries and against a limit."""
 
 import io
 import os

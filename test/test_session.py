@@ -49,7 +49,7 @@ def test_questions_group_into_interactions_by_id_and_number():
 
 def test_a_planned_session_is_complete_with_every_question_the_learner_asked():
     """
-    Issue 25: the summary of a session planned for n counts what its recording holds.
+    The summary of a session planned for n counts what its recording holds.
 
     The replay counts the first n recorded interactions with all their questions; a summary
     taken after the last "no" but before the question asked again counted one too few.
@@ -267,10 +267,58 @@ def test_bar_and_lines_fit_the_terminal_and_the_open_question_stays_last(monkeyp
     assert len(view.columns(3, 2)) > 79
 
 
+def test_the_bar_keeps_its_layout_whatever_the_question_list(monkeypatch):
+    # At one width the drawn bar and the figures stay put while questions come and go.
+    import io
+    log = SessionLog()
+    view = SessionView(log, target=200, every=0, out=io.StringIO(), tty=True)
+    layouts = set()
+    for i, names in enumerate((['a'], ['thumbs_up', 'open_palm', 'victory', 'point'], ['b'])):
+        log.on_label('a')
+        for q, name in enumerate(names, start=1):
+            log.on_question(name, i, q)
+            log.on_answer(name == 'a')
+            bar = view._bar_text(79)
+            assert len(bar) <= 79 and 'right50' in bar and 'judged' in bar, bar
+            layouts.add(bar.find(']'))  # the drawn bar's end: -1 once it is dropped
+    assert len(layouts) == 1, layouts
+
+
+def test_a_typed_answer_leaves_no_stale_bar_behind(monkeypatch):
+    # y + Enter is echoed behind the bar: the view clears that line and draws the bar there.
+    import io
+    monkeypatch.setenv('COLUMNS', '80')
+    out = io.StringIO()
+    log = SessionLog()
+    view = SessionView(log, target=10, every=0, out=out, tty=True)
+    log.on_label('a')
+    log.on_question('a', 0, 1)
+    view.update(updates=0)
+    drawn = out.getvalue()
+    view.forget_typed_line()
+    assert out.getvalue() == drawn + '\x1b[1A\r\x1b[K'
+    log.on_answer(True)
+    view.update(updates=1)
+    assert out.getvalue().endswith('a? yes\x1b[K')  # the bar again, on the cleared line
+    view.forget_typed_line()
+    drawn = out.getvalue()
+    view.forget_typed_line()  # no bar on screen now: nothing to take back
+    SessionView(log, out=out, tty=False).forget_typed_line()  # a pipe has no echo
+    assert out.getvalue() == drawn
+
+
 def test_open_ended_bar_draws_no_bar_it_cannot_fill(monkeypatch):
     _, view = _long_session(0, 120, monkeypatch)
     bar = view._bar_text(119)
     assert not bar.startswith('[') and bar.startswith('3 right50'), bar
+
+
+def test_no_answer_message_with_a_simulated_person_suggests_no_keys():
+    # --answers head: the rendered face answers; typing y/n is not what the user should do.
+    text = why_no_answer(5.0, keyboard=True, face_frames=90, faces_seen=90, joysticks=0,
+                         teachers=0, camera_frames=90, simulated=True)
+    assert 'simulated person answers' in text and 'nod or shake' in text
+    assert 'type y or n' not in text and 'joystick' not in text
 
 
 def test_no_answer_message_names_every_missing_source():

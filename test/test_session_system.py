@@ -217,7 +217,7 @@ def test_camera_session_ends_with_its_video_and_keeps_mediapipe_lines_out(tmp_pa
 
 def test_a_planned_session_ends_only_once_the_learner_ended_its_last_interaction():
     """
-    Issue 25: quiet after the last "no" is no end; the question asked again may come late.
+    Quiet after the last "no" is no end; the question asked again may come late.
 
     Callbacks are called directly and the quiet is set, so nothing here depends on timing.
     """

@@ -33,7 +33,9 @@ def test_writes_a_dataset_load_file_reads(tmp_path, capsys, features, dim):
                  '--height', '240', '--seed', '3']) == 0
     assert 'wrote' in capsys.readouterr().out
     X, y, labels = load_file(str(out))
-    assert X.shape == (24, dim) and labels == ['fist', 'one', 'two', 'three', 'four', 'five']
+    # Every gesture by default: the seven the rendered session shows.
+    assert X.shape == (24, dim) and labels == ['fist', 'one', 'two', 'three', 'four', 'five',
+                                               'thumbs_up']
     with np.load(out) as data:
         assert list(data['feature_names'])[:2] == (['bias', 'hu_1'] if features == 'contour'
                                                    else ['contour.bias', 'contour.hu_1'])

@@ -48,8 +48,12 @@ def _duration(seconds: float) -> str:
     return f'{seconds:.3f} s'
 
 
-def format_info(bag: bagio.Bag, quick: bool = False) -> str:
-    """Return the human-readable ``info`` report of a checked bag (``quick``: not decoded)."""
+def format_info(bag: bagio.Bag, quick: bool = False, warnings: Sequence[str] = ()) -> str:
+    """
+    Return the human-readable ``info`` report of a checked bag (``quick``: not decoded).
+
+    ``warnings``: what the recording lacks of its session (``pairing_problems``).
+    """
     files = ', '.join(p.name for p in bag.files)
     lines = [f'path:      {bag.path}',
              f'storage:   {bag.storage} ({len(bag.files)} file{"s" * (len(bag.files) != 1)}:'
@@ -65,6 +69,7 @@ def format_info(bag: bagio.Bag, quick: bool = False) -> str:
     else:
         lines.append(f'messages:  {bag.message_count} ({decoded} decoded)')
     lines.extend(f'note:      {n}' for n in bag.notes)
+    lines.extend(f'warning:   {w}' for w in warnings)
     lines.append(f'topics:    {len(bag.topics)}')
     width = max([len(t) for t in bag.topics] + [5])
     type_width = max([len(t.msgtype) for t in bag.topics.values()] + [4])
@@ -79,17 +84,24 @@ def format_info(bag: bagio.Bag, quick: bool = False) -> str:
 
 def cmd_info(args) -> int:
     """Print topics, types, counts, storage, duration and per-topic problems."""
+    from banditlearn_ros.bags.pairing import pairing_problems
     with bagio.open_bag(args.path) as bag:
         bag.check(decode=not args.quick)
+        counts = {name: (t.read, t.decoded, t.failed) for name, t in bag.topics.items()}
+        warnings = pairing_problems(bag)
+        for name, (read, decoded, failed) in counts.items():  # as the full pass found them
+            bag.topics[name].read, bag.topics[name].decoded = read, decoded
+            bag.topics[name].failed = failed
         if args.json:
             summary = bag.summary()
+            summary['pairing'] = warnings
             summary['decoded'] = not args.quick
             if args.quick:
                 for topic in summary['topics']:
                     topic['decoded'] = topic['failed'] = None
             print(json.dumps(summary, indent=2))
         else:
-            print(format_info(bag, quick=args.quick))
+            print(format_info(bag, quick=args.quick, warnings=warnings))
     return 0
 
 
@@ -212,6 +224,7 @@ def cmd_replay(args) -> int:
     from banditlearn_ros.learning.protocol.simulated_teacher import SimulatedTeacher
     from banditlearn_ros.learning.offline.replay import replay, session_figures
     from banditlearn_ros.bags import replay as bag_replay
+    from banditlearn_ros.bags.config_check import set_value
     if args.every < 0:
         raise UsageError(f'--every {args.every}: must be 0 (off) or a positive count')
     if args.rounds < 0:
@@ -221,7 +234,8 @@ def cmd_replay(args) -> int:
         key, sep, text = item.partition('=')
         if not sep or not key:
             raise UsageError(f'--set {item!r}: write PARAM=VALUE')
-        overrides[key.split('learner_node.', 1)[-1]] = _yaml_value(text)
+        name = key.split('learner_node.', 1)[-1]
+        overrides[name] = set_value(name, text)
     notes: List[str] = []
     with bagio.open_bag(args.path) as bag:
         for note in bag.notes:
@@ -230,6 +244,9 @@ def cmd_replay(args) -> int:
                                            model_file=args.model, notes=notes)
         events, counts = bag_replay.read_events(bag)
         missed = bag_replay.late_start(bag)
+        from banditlearn_ros.bags.pairing import pairing_problems
+        for problem in pairing_problems(bag):
+            print(f'warning: {problem}')
     if missed:
         notes.append(f'the recording starts at interaction {missed}: the learner had asked '
                      f'about {missed} gesture(s) the bag does not hold, so the replay cannot '
@@ -257,6 +274,7 @@ def cmd_replay(args) -> int:
         raise UsageError(f'the learner cannot be built: {err}') from None
     for note in result.notes:
         print(f'note: {note}')
+    _check_replayed(args.path, counts, result)
     source = 'answered by the simulated teacher' if teacher else 'with the recorded answers'
     print(f'replayed {counts["features"]} gestures, {counts["label"]} labels, '
           f'{counts["feedback"]} recorded answers ({source}) with {config.algorithm}, '
@@ -276,6 +294,21 @@ def cmd_replay(args) -> int:
         atomic_write_bytes(args.output, (json.dumps(document, indent=2) + '\n').encode())
         print(f'figures written to {args.output}')
     return 0
+
+
+def _check_replayed(path: str, counts: Dict[str, int], result) -> None:
+    """Refuse a replay that replayed nothing, saying why; note vectors refused on the way."""
+    why = '; '.join(f'{n} {reason}' for reason, n in sorted(result.refused.items()))
+    if not counts['features']:
+        raise UsageError(f'{path}: nothing to replay: the bag holds no gesture_features '
+                         'message')
+    if not result.figures.get('interactions'):
+        raise UsageError(f'{path}: replayed 0 of {counts["features"]} gestures: the learner '
+                         f'refused every feature vector ({why or "no question was asked"})')
+    refused = sum(result.refused.values())
+    if refused:
+        print(f'note: {refused} of {counts["features"]} feature vectors were refused before '
+              f'any question ({why})')
 
 
 # ---------------------------------------------------------------------- sample
@@ -317,14 +350,6 @@ def _sample_command(args) -> str:
         if getattr(args, name) != default:
             words += ['--' + name.replace('_', '-'), str(getattr(args, name))]
     return ' '.join(shlex.quote(w) for w in words)
-
-
-def _yaml_value(text: str):
-    import yaml
-    try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError:
-        return text
 
 
 # ---------------------------------------------------------------------- play

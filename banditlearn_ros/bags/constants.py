@@ -29,6 +29,8 @@ FEEDBACK_TYPE = 'std_msgs/msg/Bool'
 # Keys this package stores in metadata.yaml custom_data (ignored by ros2 bag).
 CUSTOM_LABELS = 'banditlearn_ros.labels'
 CUSTOM_FEATURE_SET = 'banditlearn_ros.feature_set'
+CUSTOM_LOST = 'banditlearn_ros.lost'
+"""Messages per topic (JSON) that a publisher gave up on before the recorder had them."""
 
 # Metadata version 8 is what rosbag2 on Jazzy writes; Jazzy and Kilted both read it.
 METADATA_VERSION = 8

@@ -28,6 +28,8 @@ import struct
 from typing import BinaryIO, Dict, List, Tuple
 import zlib
 
+from .limits import inflate, regular_file
+
 MAGIC = b'\x89MCAP0\r\n'
 
 OP_HEADER, OP_FOOTER, OP_SCHEMA, OP_CHANNEL, OP_MESSAGE = 0x01, 0x02, 0x03, 0x04, 0x05
@@ -232,21 +234,6 @@ class McapScan:
     problems: List[str] = field(default_factory=list)
 
 
-def _decompress(kind: str, data: bytes, size: int) -> bytes:
-    if kind == '':
-        return data
-    if kind == 'zstd':
-        try:
-            from compression import zstd
-        except ImportError:
-            from backports import zstd
-        return zstd.decompress(data)
-    if kind == 'lz4':
-        import lz4.frame
-        return lz4.frame.decompress(data)
-    raise ValueError(f'unknown chunk compression {kind!r}')
-
-
 class _Cursor:
     def __init__(self, data: bytes, pos: int = 0):
         self.data = data
@@ -339,6 +326,7 @@ def scan_mcap(path) -> McapScan:
         whether the file ended properly (``complete``).
 
     """
+    regular_file(path, 'MCAP file')
     with open(path, 'rb') as handle:
         data = handle.read()
     scan = McapScan()
@@ -361,7 +349,7 @@ def scan_mcap(path) -> McapScan:
             cur.u64()
             size, crc, kind = cur.u64(), cur.u32(), cur.string()
             try:
-                inner = _decompress(kind, cur.take(cur.u64()), size)
+                inner = inflate(kind, cur.take(cur.u64()), size)
                 if crc and zlib.crc32(inner) != crc:
                     raise ValueError('checksum mismatch')
             except Exception as err:  # a damaged chunk: count it, read on

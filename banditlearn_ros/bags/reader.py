@@ -22,6 +22,7 @@ reported per topic with the reason while every other topic is read.
 
 from dataclasses import dataclass, field
 import heapq
+import os
 from pathlib import Path
 from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
@@ -30,6 +31,7 @@ import yaml
 from .constants import DATA_SUFFIXES, PathLike
 from .decoder import Decoder
 from .errors import BagError, short_error as _short
+from .limits import check_mcap, MAX_METADATA_BYTES, read_bounded, regular_file
 from .qos import qos_dict as _qos_dict
 from .salvaged_mcap import open_mcap_or_salvage, SalvagedMcap
 
@@ -145,11 +147,12 @@ class Bag:
         path = self.path
         if not path.exists():
             raise BagError(f'{path}: no such file or folder')
-        if path.is_file() and path.name == 'metadata.yaml':
+        if path.name == 'metadata.yaml' and not path.is_dir():
             self.path = path = path.parent
         if path.is_dir():
             self._open_folder(path)
         elif path.suffix in DATA_SUFFIXES:
+            _check_data_file(path)
             self.storage = DATA_SUFFIXES[path.suffix]
             self.files = [path]
             self._readers = [self._file_reader(path)]
@@ -185,14 +188,19 @@ class Bag:
     def _open_folder(self, folder: Path) -> None:
         meta_path = folder / 'metadata.yaml'
         data_files = sorted(p for p in folder.iterdir() if p.suffix in DATA_SUFFIXES)
-        if not meta_path.is_file():
+        for path in data_files:
+            _check_data_file(path)
+        meta_text = None
+        if os.path.lexists(meta_path):
+            meta_text = read_bounded(meta_path, MAX_METADATA_BYTES, 'metadata file')
+        if meta_text is None:
             if not data_files:
                 raise BagError(f'{folder}: not a rosbag2 folder (no metadata.yaml and no '
                                '.mcap / .db3 file)')
             self._read_files_directly(data_files, 'no metadata.yaml')
             return
         try:
-            meta = yaml.safe_load(meta_path.read_text(encoding='utf-8'))
+            meta = yaml.safe_load(meta_text.decode('utf-8'))
             info = meta['rosbag2_bagfile_information']
             listed = [folder / Path(p).name for p in info.get('relative_file_paths', [])]
             self.storage = str(info.get('storage_identifier', ''))
@@ -200,7 +208,8 @@ class Bag:
             self.metadata_count = int(info.get('message_count', 0))
             compressed = bool(info.get('compression_mode')) and \
                 str(info.get('compression_mode')).lower() != 'none'
-        except (OSError, yaml.YAMLError, KeyError, TypeError, ValueError) as err:
+        except (OSError, yaml.YAMLError, KeyError, TypeError, ValueError,
+                AttributeError) as err:
             if not data_files:
                 raise BagError(f'{meta_path}: not a readable rosbag2 metadata file '
                                f'({_short(err)})') from None
@@ -426,6 +435,13 @@ class Bag:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def _check_data_file(path: Path) -> None:
+    """Refuse a data file that is not a regular file, or an MCAP file declaring too much."""
+    regular_file(path, 'data file')
+    if path.suffix == '.mcap':
+        check_mcap(path)
 
 
 def open_bag(path: PathLike) -> Bag:

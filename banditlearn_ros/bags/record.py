@@ -23,11 +23,13 @@ megabytes.  SIGINT and SIGTERM are handled here (not by rclpy): both finish the 
 file and write metadata.yaml.  A SIGKILL loses at most the last second (or chunk).
 """
 
+import json
 import os
 import signal
 import time
 from typing import Callable, Dict, Optional, Sequence
 
+from banditlearn_ros.bags.constants import CUSTOM_LOST
 from banditlearn_ros.bags.qos import qos_from_rclpy
 from banditlearn_ros.bags.recording import Recording
 
@@ -40,6 +42,9 @@ PACKAGE_TOPICS = {
     '/gesture_prediction': 'std_msgs/msg/String',
     '/gesture_prediction_details': 'std_msgs/msg/String',
     '/gesture_feedback': 'std_msgs/msg/Bool',
+    '/gesture_interaction': 'std_msgs/msg/String',
+    '/gesture_unknown': 'std_msgs/msg/String',
+    '/gesture_name': 'std_msgs/msg/String',
     '/feedback_confidence': 'std_msgs/msg/Float32',
     '/feedback_listening': 'std_msgs/msg/Bool',
     '/image_raw': IMAGE_TYPE,
@@ -89,15 +94,40 @@ class ImageThinner:
         return serialize_message(out)
 
 
-def _subscription_qos(infos, msgtype: str, latched: bool = False):
-    """Return a QoS that receives from every publisher (best effort if any offers only that)."""
+EVENT_TOPICS = frozenset({
+    '/gesture_label', '/gesture_features', '/gesture_prediction', '/gesture_prediction_details',
+    '/gesture_feedback', '/gesture_interaction', '/gesture_unknown', '/gesture_name',
+    '/learner_config'})
+"""The session's own messages (nodes/qos.py EVENTS_OUT): none may be dropped by the recorder."""
+
+IMAGE_DEPTH = 10
+"""Images waiting for a busy recorder (a 640 x 480 frame is 0.9 MB; they are thinned anyway)."""
+
+OTHER_DEPTH = 1000
+"""Messages of other topics waiting for a busy recorder (diagnostics, topics named)."""
+
+
+def _subscription_qos(infos, msgtype: str, latched: bool = False, topic: str = ''):
+    """
+    Return a QoS that receives from every publisher and drops nothing a session needs.
+
+    The session's events are published reliable, keep last 10, with a 1 s lifespan
+    (nodes/qos.py): a reliable reader gets each one as soon as the middleware has it, and
+    keep-all holds what it got until the recorder, however starved of CPU, writes it (a
+    keep-last queue would overwrite the oldest).  Best effort only where a publisher offers
+    only that (it would not match otherwise); images keep the last ``IMAGE_DEPTH``.
+    """
     from rclpy.qos import (DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy)
-    best_effort = msgtype == IMAGE_TYPE or any(
+    image = msgtype == IMAGE_TYPE
+    best_effort = image or any(
         i.qos_profile.reliability == ReliabilityPolicy.BEST_EFFORT for i in infos)
     transient = (latched and not infos) or bool(infos) and all(
         i.qos_profile.durability == DurabilityPolicy.TRANSIENT_LOCAL for i in infos)
-    # A deep queue: a burst waits here while the recorder catches up, instead of being lost.
-    return QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=1000,
+    if topic in EVENT_TOPICS and not image:
+        history, depth = HistoryPolicy.KEEP_ALL, OTHER_DEPTH
+    else:
+        history, depth = HistoryPolicy.KEEP_LAST, IMAGE_DEPTH if image else OTHER_DEPTH
+    return QoSProfile(history=history, depth=depth,
                       reliability=(ReliabilityPolicy.BEST_EFFORT if best_effort
                                    else ReliabilityPolicy.RELIABLE),
                       durability=(DurabilityPolicy.TRANSIENT_LOCAL if transient
@@ -117,13 +147,16 @@ class Recorder:
                  image_width: int = 160, say: Callable[[str], None] = print):
         self.node = node
         self.recording = recording
-        self.wanted = [_absolute(t, node.get_namespace()) for t in topics]
+        self.namespace = node.get_namespace()  # kept: asked after the node is gone too
+        self.wanted = [_absolute(t, self.namespace) for t in topics]
         self.types = dict(PACKAGE_TOPICS)
         self.types.update(types or {})
         self.thin = ImageThinner(image_rate, image_width)
         self.say = say
         self.subscriptions: Dict[str, object] = {}
         self.received: Dict[str, int] = {}
+        self.lost: Dict[str, int] = {}
+        self.calls = 0
         self.skipped: Dict[str, str] = {}
         self.discover()
 
@@ -145,12 +178,34 @@ class Recorder:
                 self.say(f'not recording {topic}: {err}')
                 continue
             infos = self.node.get_publishers_info_by_topic(topic)
-            self.subscriptions[topic] = self.node.create_subscription(
-                cls, topic, self._callback(topic, msgtype),
-                _subscription_qos(infos, msgtype, topic in LATCHED_TOPICS), raw=True)
+            qos = _subscription_qos(infos, msgtype, topic in LATCHED_TOPICS,
+                                    self._package_name(topic))
+            self.subscriptions[topic] = self._subscribe(cls, topic, msgtype, qos)
+
+    def _package_name(self, topic: str) -> str:
+        """Return the package's name of a topic under the recorder's namespace ('' if none)."""
+        namespace = self.namespace.rstrip('/')
+        if namespace and topic.startswith(namespace + '/'):
+            topic = topic[len(namespace):]
+        return topic
+
+    def _subscribe(self, cls, topic: str, msgtype: str, qos):
+        """Subscribe raw; count what a reliable publisher gave up on (message lost)."""
+        from rclpy.event_handler import SubscriptionEventCallbacks, UnsupportedEventTypeError
+
+        def lost(info) -> None:
+            self.lost[topic] = self.lost.get(topic, 0) + int(info.total_count_change)
+        try:
+            return self.node.create_subscription(
+                cls, topic, self._callback(topic, msgtype), qos, raw=True,
+                event_callbacks=SubscriptionEventCallbacks(message_lost=lost))
+        except UnsupportedEventTypeError:
+            return self.node.create_subscription(cls, topic, self._callback(topic, msgtype),
+                                                 qos, raw=True)
 
     def _callback(self, topic: str, msgtype: str):
         def on_message(raw: bytes, info) -> None:
+            self.calls += 1
             stamp = int(info.get('received_timestamp', 0) or 0) if isinstance(info, dict) \
                 else 0
             stamp = stamp or time.time_ns()
@@ -223,6 +278,7 @@ def record(output: str, topics: Sequence[str] = (), storage: str = 'mcap',
     from rclpy.executors import SingleThreadedExecutor
     executor = SingleThreadedExecutor(context=context)
     executor.add_node(node)
+    recorder = None
     try:
         recorder = Recorder(node, recording, list(topics) or list(PACKAGE_TOPICS),
                             image_rate=image_rate, image_width=image_width, say=say)
@@ -244,7 +300,10 @@ def record(output: str, topics: Sequence[str] = (), storage: str = 'mcap',
                 last_discovery = now
             if duration_s and now - start >= duration_s:
                 break
+        _drain(executor, recorder)
     finally:
+        if recorder is not None and recorder.lost:
+            recording.custom_data[CUSTOM_LOST] = json.dumps(recorder.lost, sort_keys=True)
         recording.close()
         if ready_file and os.path.exists(ready_file):
             os.remove(ready_file)
@@ -259,5 +318,30 @@ def record(output: str, topics: Sequence[str] = (), storage: str = 'mcap',
         + (f', {recorder.thin.dropped} images thinned out' if recorder.thin.dropped else ''))
     for topic, count in counts.items():
         say(f'  {topic}: {count}')
+    for topic, count in sorted(recorder.lost.items()):
+        say(f'lost {count} message(s) on {topic}: its publisher gave up on them before the '
+            'recorder had them' + (' (a replay of this bag cannot match the session)'
+                                   if recorder._package_name(topic) in EVENT_TOPICS else ''))
     return {'path': output, 'messages': recording.message_count, 'files': recording.files,
-            'counts': counts, 'signal': stop[0] if stop else None}
+            'counts': counts, 'lost': dict(recorder.lost),
+            'signal': stop[0] if stop else None}
+
+
+def _drain(executor, recorder: Recorder, quiet_s: float = 0.3, limit_s: float = 3.0) -> None:
+    """
+    Write what the middleware already holds for us before the bag is closed.
+
+    A stop (Ctrl-C, SIGTERM, ``--duration``) can come while received messages still wait
+    in the subscriptions' queues (a busy machine runs the recorder late): take them until
+    none came for ``quiet_s``, for at most ``limit_s``.
+    """
+    deadline = time.monotonic() + limit_s
+    quiet_since = time.monotonic()
+    while time.monotonic() < deadline:
+        before = recorder.calls
+        executor.spin_once(timeout_sec=0.05)
+        now = time.monotonic()
+        if recorder.calls != before:
+            quiet_since = now
+        elif now - quiet_since >= quiet_s:
+            return

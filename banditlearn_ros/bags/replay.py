@@ -16,21 +16,26 @@
 ``banditlearn_bag replay``: a recorded session through the learning layer, deterministically.
 
 Reads a bag's labels, features, answers (and the predictions, to compare) in recorded
-order and hands them to ``learning.replay``; the learner is configured like learner_node,
+order and hands them to ``learning.offline.replay``; the learner is configured like learner_node,
 from the same parameter files.  Nothing here needs rclpy.
 """
 
+import base64
+import hashlib
 import json
 import os
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from banditlearn_ros import bags as bagio
+from banditlearn_ros.bags.config_check import check_document
 from banditlearn_ros.bags.export import time_groups
+from banditlearn_ros.bags.limits import MAX_PARAMS_BYTES, read_bounded
 from banditlearn_ros.learning.offline.input_order import learner_order, Mark, mark_of, usable_marks
 from banditlearn_ros.learning.offline.replay import (Event, FEATURES, FEEDBACK, LABEL,
                                                      LearnerConfig, PREDICTION)
 from banditlearn_ros.learning.protocol import learner_parameters as lp, session_config
+from banditlearn_ros.learning.storage.persistence import MAX_MODEL_BYTES
 import yaml
 
 # metadata.yaml custom_data key: the learner_node parameters a recording was made with.
@@ -56,9 +61,10 @@ def sample_session_path() -> str:
 
 def learner_section(path: Path, node: str = 'learner_node') -> Dict[str, Any]:
     """Return the ros__parameters a params file gives ``node`` (plain, /node or /**/node)."""
+    text = read_bounded(path, MAX_PARAMS_BYTES, 'parameter file')
     try:
-        data = yaml.safe_load(Path(path).read_text(encoding='utf-8')) or {}
-    except (OSError, yaml.YAMLError) as err:
+        data = yaml.safe_load(text.decode('utf-8')) or {}
+    except (UnicodeDecodeError, yaml.YAMLError) as err:
         raise bagio.BagError(f'{path}: cannot read parameters ({bagio.short_error(err)})') \
             from None
     out: Dict[str, Any] = {}
@@ -94,6 +100,8 @@ def recorded_config(bag: bagio.Bag, notes: Optional[List[str]] = None
         bag.reset_counts()
     if not docs:
         return None
+    for doc in docs:
+        check_document(doc)
     first = [d for d in docs if d['start'] == docs[0]['start']]
     if len(first) < len(docs) and notes is not None:
         notes.append('the learner started again during the recording: replaying from its '
@@ -169,10 +177,10 @@ def learner_config(bag: Optional[bagio.Bag] = None, params_files: Sequence[str] 
         start = recorded['start']
         params = dict(start['parameters'])
         if start.get('model'):
-            try:
-                model = session_config.model_bytes(start['model'], model_file)
-            except (OSError, ValueError) as err:
-                raise bagio.BagError(str(err)) from None
+            model = start_model(start['model'], model_file, _max_model_bytes(params, asked))
+        elif model_file:
+            notes.append(f'the recorded session started from no model: {model_file} '
+                         'is not read')
         changes = recorded['changes']
         for name, value in asked.items():
             if name in params and params[name] != value and name != 'model_path':
@@ -184,13 +192,52 @@ def learner_config(bag: Optional[bagio.Bag] = None, params_files: Sequence[str] 
     else:
         params = _params_of_old_bag(bag, notes)
         if model_file:
-            model = Path(model_file).read_bytes()
+            model = read_bounded(model_file, _max_model_bytes(params, asked), 'model file')
     params.update(asked)
     try:
         return LearnerConfig.from_parameters(params, model, changes,
                                              recorded=recorded is not None)
     except ValueError as err:
         raise bagio.BagError(str(err)) from None
+
+
+def _max_model_bytes(params: Dict[str, Any], asked: Dict[str, Any]) -> int:
+    """Return the largest start model the replayed learner would read (its own limit)."""
+    value = asked.get('max_model_bytes', params.get('max_model_bytes'))
+    return value if isinstance(value, int) and value > 0 else MAX_MODEL_BYTES
+
+
+def start_model(model: Dict[str, Any], given: str = '',
+                max_bytes: int = MAX_MODEL_BYTES) -> bytes:
+    """
+    Return the bytes of the model a recorded session started from.
+
+    Embedded in the bag, or else the file the user named (``given``: ``--model FILE``, or
+    learner_node's ``model_path`` for the replay system), held to ``max_bytes`` and to the
+    recorded sha256.  The path the recording names is never opened: a bag is someone
+    else's file, and reading what it points at would let it read any file on the machine.
+
+    Raises
+    ------
+    BagError
+        One line saying which file is needed, or why the given one is not it.
+
+    """
+    if model.get('data'):
+        return base64.b64decode(model['data'])
+    need = (f"the session started from the model {model.get('path')} ({model.get('bytes')} "
+            f"bytes, sha256 {str(model.get('sha256'))[:16]}...), too large to be recorded")
+    if not given:
+        raise bagio.BagError(f'{need}; a replay reads only files you name: pass that file '
+                             'with --model FILE (the replay system: learner_node.model_path)')
+    if model.get('bytes', 0) > max_bytes:
+        raise bagio.BagError(f'{need}; it is larger than the {max_bytes} bytes '
+                             'max_model_bytes lets a learner read')
+    data = read_bounded(given, max_bytes, 'model file')
+    if hashlib.sha256(data).hexdigest() != model.get('sha256'):
+        raise bagio.BagError(f'{need}; {given} is not that file (its sha256 differs): pass '
+                             'the file as it was')
+    return data
 
 
 def _params_of_old_bag(bag: Optional[bagio.Bag], notes: List[str]) -> Dict[str, Any]:
@@ -319,13 +366,17 @@ def figures_text(figures: Dict[str, Any]) -> str:
 PLAYER_MODULE = 'banditlearn_ros.nodes.bag_player'
 
 
-def recorded_learner(path: str) -> Tuple[Optional[Dict[str, Any]], List[str]]:
+def recorded_learner(path: str, model_file: str = ''
+                     ) -> Tuple[Optional[Dict[str, Any]], List[str]]:
     """
     Return learner_node parameters that make the learner a bag recorded, and notes.
 
     The bag's ``learner_config`` start parameters, and its start model (when there is one)
     in a temporary file the learner reads and never writes (removed at exit); None for a
-    bag recorded without ``learner_config``.
+    bag recorded without ``learner_config``.  A start model too large to be recorded is
+    taken only from ``model_file`` (the learner's ``model_path`` the user gave), checked
+    against its sha256, and the learner reads that file itself (``model_path`` is then
+    left out of the parameters returned).
     """
     import atexit
     import shutil
@@ -340,12 +391,16 @@ def recorded_learner(path: str) -> Tuple[Optional[Dict[str, Any]], List[str]]:
     known = lp.defaults()
     params = {k: v for k, v in start['parameters'].items() if k in known}
     params.update(model_path='', autosave_every=0, save_on_shutdown=False)
-    if start.get('model'):
+    limit = _max_model_bytes(params, {})
+    if start.get('model') and not start['model'].get('data'):
+        start_model(start['model'], model_file, limit)  # the named file is that model
+        params.pop('model_path')
+    elif start.get('model'):
         folder = tempfile.mkdtemp(prefix='banditlearn_replay_model_')
         atexit.register(shutil.rmtree, folder, True)
         params['model_path'] = os.path.join(folder, 'start_model.npz')
         with open(params['model_path'], 'wb') as handle:
-            handle.write(session_config.model_bytes(start['model']))
+            handle.write(start_model(start['model'], '', limit))
     notes = []
     if recorded['changes']:
         notes.append(f'{len(recorded["changes"])} change(s) recorded during the session: '
@@ -370,7 +425,7 @@ def configure_learner(system: Dict[str, Any]) -> List[str]:
         return []
     path = player['parameters'].get('bag') or file_value(
         system['params_files'], player['name'], 'bag', '') or sample_session_path()
-    params, notes = recorded_learner(path)
+    params, notes = recorded_learner(path, str(learner['parameters'].get('model_path') or ''))
     if params is None:
         return notes
     given = learner['parameters']
@@ -379,6 +434,6 @@ def configure_learner(system: Dict[str, Any]) -> List[str]:
              if name in params and params[name] != value and name != 'model_path'] + notes
     if 'model_path' in given:
         for name in ('model_path', 'autosave_every', 'save_on_shutdown'):
-            params.pop(name)
+            params.pop(name, None)
     given.update({k: v for k, v in params.items() if k not in given})
     return notes

@@ -28,6 +28,7 @@ from typing import Any, Dict, List
 
 from .constants import DATA_SUFFIXES
 from .errors import BagError
+from .limits import MAX_METADATA_BYTES, read_bounded
 from .mcap import McapFileWriter
 from .metadata import BagMetadata, FileEntry, TopicEntry
 from .qos import qos_yaml_from_dicts
@@ -99,8 +100,9 @@ def reindex(folder, storage: str = '') -> Dict[str, Any]:
                 entry.count += info.read
     meta.topics = list(topics.values())
     old = folder / 'metadata.yaml'
-    if old.exists():
+    if os.path.lexists(old):
         try:
+            read_bounded(old, MAX_METADATA_BYTES, 'metadata file')  # a FIFO would block
             from rosbags.rosbag2 import Reader
             reader = Reader(folder)
             reader.open()

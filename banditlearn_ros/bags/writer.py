@@ -141,7 +141,7 @@ def write_dataset_bag(path: PathLike, X: np.ndarray, y: np.ndarray, label_names:
     path : str or os.PathLike
         The bag folder to create.
     X, y, label_names
-        The data set as ``learning.datasets`` returns it.
+        The data set as ``learning.offline.datasets`` returns it.
     storage : str
         'mcap' or 'sqlite3'.
     rate_hz : float

@@ -18,17 +18,20 @@ banditlearn_bringup: start a system of nodes in one process, without ``ros2 laun
 A system is a YAML file (``config/<name>.system.yaml``, read by ``system_file``) naming the
 nodes, the parameter files (the same ``config/params.yaml`` the launch files read) and
 per-node overrides; the options are ``bringup_options``.  All nodes run on one executor
-(``nodes.system``); the command prints the online mistake rate as the learner learns and
+(``bringup.system``); the command prints the online mistake rate as the learner learns and
 ends cleanly when the data set is played (or after ``--rounds`` / ``--duration``).
 """
 
 import argparse
+import json
 import math
+import os
 import sys
 import time
 from typing import List, Optional
 
 from banditlearn_ros import dds_profile
+from banditlearn_ros.bringup.log_filter import StderrFilter
 from banditlearn_ros.bringup.options import apply_options, build_parser
 from banditlearn_ros.bringup.report import preload_plotting
 from banditlearn_ros.bringup.system import start, System
@@ -37,6 +40,9 @@ from banditlearn_ros.bringup.system_file import (
 from banditlearn_ros.shutdown import (
     exit_status, hold_signals, ignore_signals, requested, requested_name, stop_on_first_signal,
     Terminated)
+
+LOG_DIR = '~/.ros/banditlearn_ros'
+"""Where a system without --out keeps MediaPipe's and OpenCV's log lines."""
 
 HEAD_SYSTEM = 'head_answers'
 """The system of ``--answers head``: a rendered face answers, the feedback node hears it."""
@@ -125,6 +131,8 @@ def run(options: argparse.Namespace, out=sys.stdout) -> int:
     notes = configure_learner(system)  # a played recording brings its learner's parameters
     if session:
         out_dir = session_bringup.prepare(system, options)
+    elif getattr(options, 'out', None):
+        out_dir = _stream_out(system, options.out)
     names = ', '.join(e['name'] for e in system['nodes'])
     print(f'banditlearn_bringup: system {system["path"].stem.replace(".system", "")} '
           f'({names})', file=out, flush=True)
@@ -134,10 +142,21 @@ def run(options: argparse.Namespace, out=sys.stdout) -> int:
         print(f'  note: {note}', file=out, flush=True)
     if system.get('ros_args'):
         print(f'  ros arguments: {" ".join(system["ros_args"])}', file=out, flush=True)
+    stderr = None
     if session:
         session_bringup.keep_third_party_logs(out_dir)
+    elif {'camera_node', 'feedback_node'} & {e['name'] for e in system['nodes']}:
+        # MediaPipe's and OpenCV's own lines to a file, as in a session, not between the rows.
+        folder = out_dir if getattr(options, 'out', None) else os.path.expanduser(LOG_DIR)
+        os.makedirs(folder, exist_ok=True)
+        stderr = StderrFilter(os.path.join(folder, 'third_party.log')).start()
+        print(f'  MediaPipe / OpenCV log lines: {stderr.path}', file=out, flush=True)
     print(f'  {dds_profile.apply().line}', file=out, flush=True)  # before rclpy.init
     running = start(system, log_level=options.log_level)
+    from banditlearn_ros.nodes.page_node import PageNode
+    page = running.find(PageNode)
+    if page is not None:  # the link a person opens on a phone (with its token, if any)
+        print(f'  teaching page: {page.url}', file=out, flush=True)
     # A session's plotting import fills the discovery wait, not the time before its summary.
     plotting = preload_plotting() if session else None
     if options.discovery_wait:
@@ -158,6 +177,8 @@ def run(options: argparse.Namespace, out=sys.stdout) -> int:
         reporter.header()
         while not requested():
             running.spin_once(0.1)
+            for line in stderr.take() if stderr is not None else ():
+                stderr.write(line)
             reporter.poll()
             if dataset is not None and dataset.finished:
                 break
@@ -176,13 +197,48 @@ def run(options: argparse.Namespace, out=sys.stdout) -> int:
         interrupted = requested_name() or interrupted
         summary = _summary(reporter)
         failed = running.close()
+        if stderr is not None:
+            stderr.stop()
     print((f'interrupted ({interrupted}): ' if interrupted else 'finished: ') + summary,
           file=out, flush=True)
+    if getattr(options, 'out', None):
+        print(f'summary and model in {_write_stream_summary(reporter, out_dir, interrupted)}',
+              file=out, flush=True)
     if failed:
         print(f'banditlearn_bringup: error: {", ".join(failed)} could not save on shutdown '
               '(see the log above)', file=sys.stderr)
         return 1
     return 0
+
+
+def _stream_out(system, out: str) -> str:
+    """Make ``--out`` for a played stream; its learner's model goes there unless set."""
+    folder = os.path.abspath(os.path.expanduser(out))
+    os.makedirs(folder, exist_ok=True)
+    for entry in system['nodes']:
+        if entry['name'] == 'learner_node':
+            entry['parameters'].setdefault('model_path',
+                                           os.path.join(folder, 'gesture_model.npz'))
+    return folder
+
+
+def _write_stream_summary(reporter: Reporter, folder: str, interrupted: str) -> str:
+    """Write ``summary.json`` of a played stream into ``folder``; return the folder."""
+    record = {'rounds': reporter.rounds(), 'interrupted': bool(interrupted)}
+    if reporter.teacher is not None:
+        t = reporter.teacher.progress()
+        record.update(mistake_rate=t.true_mistake_rate,
+                      mistake_rate_last=t.true_mistake_rate_window, window=t.window_rounds)
+    if reporter.learner is not None:
+        s = reporter.learner.progress()
+        record.update(updates=s.updates, feedback_matched=s.feedback_matched,
+                      feedback_dropped=s.feedback_dropped,
+                      model=os.path.expanduser(reporter.learner.get_parameter('model_path').value))
+    record = {k: (None if isinstance(v, float) and not math.isfinite(v) else v)
+              for k, v in record.items()}
+    with open(os.path.join(folder, 'summary.json'), 'w', encoding='utf-8') as handle:
+        handle.write(json.dumps(record) + '\n')
+    return folder
 
 
 def _summary(reporter: Reporter) -> str:

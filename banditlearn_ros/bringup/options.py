@@ -28,18 +28,14 @@ from pathlib import Path
 from typing import Any, Dict
 
 from banditlearn_ros.bringup.system_file import BringupError, dataset_params_file, file_value
+from banditlearn_ros.command_line import OneLineParser
 import yaml
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message):
-        self.exit(2, f'{self.prog}: error: {message} (see --help)\n')
 
 
 def build_parser() -> argparse.ArgumentParser:
     """Return the command-line parser."""
-    p = _Parser(prog='banditlearn_bringup', description=DESCRIPTION, epilog=SESSION_COLUMNS,
-                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = OneLineParser(prog='banditlearn_bringup', description=DESCRIPTION,
+                      epilog=SESSION_COLUMNS, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument('--system', default=None,
                    help='system name (config/<name>.system.yaml) or path (default gestures; '
                    'camera with --camera, teach_sim with --dataset)')
@@ -53,12 +49,19 @@ def build_parser() -> argparse.ArgumentParser:
                    '(learner_node.unknown_rejection)')
     p.add_argument('--out', metavar='DIR',
                    help='folder for the session curve and summary (default '
-                   '~/.ros/banditlearn_ros/sessions/<time>)')
+                   '~/.ros/banditlearn_ros/sessions/<time>); with --dataset, for its '
+                   'summary.json and model')
     p.add_argument('--list', action='store_true', help='list the shipped systems and exit')
-    p.add_argument('--answers', choices=('teacher', 'head'), default=None,
+    p.add_argument('--answers', choices=('teacher', 'head', 'page'), default=None,
                    help='who answers: the simulated person on a topic (teacher, the '
-                   'default) or a rendered face whose nods and shakes the feedback node '
-                   'hears (head: system head_answers)')
+                   'default), a rendered face whose nods and shakes the feedback node '
+                   'hears (head: system head_answers) or a person on the teaching page '
+                   '(page: no simulated person; implies --page)')
+    p.add_argument('--page', nargs='?', const=('127.0.0.1', None), type=page_address,
+                   metavar='ADDRESS[:PORT]', help='serve the teaching page (page_node): '
+                   'the question, yes/no, "that\'s ..." and the learning curve, for a phone; '
+                   'on localhost unless an address is named (0.0.0.0 = every network: the '
+                   'printed link carries a random token); PORT 0 = a free one')
     p.add_argument('--params', metavar='FILE',
                    help="parameter file replacing the system's first one (config/params.yaml)")
     p.add_argument('--dataset', help='data set for dataset_node: digits, iris, wine or a '
@@ -240,7 +243,40 @@ def apply_options(system: Dict[str, Any], options: argparse.Namespace) -> None:
             raise BringupError(f'--remap {rule!r}: write FROM:=TO')
         ros_args += ['-r', rule]
     system['ros_args'] = ros_args
+    add_page(system, getattr(options, 'page', None), getattr(options, 'answers', None))
     match_dataset(system)
+
+
+def page_address(text: str) -> tuple:
+    """Return ``(host, port or None)`` of ``--page ADDRESS[:PORT]`` (``[v6]:PORT`` too)."""
+    host, port = text.strip(), None
+    if host.startswith('['):
+        host, _, rest = host[1:].partition(']')
+        port = rest[1:] if rest.startswith(':') else None
+    elif host.count(':') == 1:
+        host, port = host.split(':')
+    host = '127.0.0.1' if host in ('', 'localhost') else host
+    if port is not None:
+        port = _parsed(port, int, 'a port number')
+        if not 0 <= port <= 65535:
+            raise argparse.ArgumentTypeError(f'port {port} is not in 0-65535')
+    return host, port
+
+
+def add_page(system: Dict[str, Any], page, answers) -> None:
+    """Add the teaching page (``--page``); ``--answers page`` also drops the simulated person."""
+    if page is None and answers != 'page':
+        return
+    host, port = page if page is not None else ('127.0.0.1', None)
+    if answers == 'page':
+        system['nodes'] = [e for e in system['nodes'] if e['name'] != 'teacher_node']
+    entry = next((e for e in system['nodes'] if e['name'] == 'page_node'), None)
+    if entry is None:
+        entry = {'node': 'page_node', 'name': 'page_node', 'parameters': {}, 'remappings': {}}
+        system['nodes'].append(entry)
+    entry['parameters']['host'] = host
+    if port is not None:
+        entry['parameters']['port'] = port
 
 
 def _one_kind(value: Any, text: str) -> Any:

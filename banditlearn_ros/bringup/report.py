@@ -17,6 +17,7 @@
 import json
 import math
 import os
+import textwrap
 import threading
 from typing import Any, Dict, List, Optional
 
@@ -49,7 +50,8 @@ def preload_plotting() -> threading.Thread:
     return thread
 
 
-def plot_learning_curve(log: SessionLog, path: str, title: str = '') -> str:
+def plot_learning_curve(log: SessionLog, path: str, title: str = '',
+                        n_labels: Optional[int] = None) -> str:
     """
     Draw the first-guess accuracy per interaction (windowed and cumulative) to a PNG.
 
@@ -61,6 +63,9 @@ def plot_learning_curve(log: SessionLog, path: str, title: str = '') -> str:
         Where to write the figure (written to a temporary name, then renamed).
     title : str
         Figure title.
+    n_labels : int, optional
+        Labels the learner chooses from, for the chance line (default: those the session
+        saw, which can be more than the learner's when gestures it was never taught came).
 
     Returns
     -------
@@ -76,7 +81,7 @@ def plot_learning_curve(log: SessionLog, path: str, title: str = '') -> str:
     try:
         ax.plot(t, windowed, color='tab:blue', label=f'last {log.window} interactions')
         ax.plot(t, cumulative, color='tab:gray', linestyle='--', label='since the start')
-        labels = max(len(log.labels()), 1)
+        labels = max(n_labels or len(log.labels()), 1)
         ax.axhline(1.0 / labels, color='tab:red', linestyle=':', linewidth=1,
                    label=f'chance (1/{labels})')
         ax.set_xlabel('interaction (presented gesture)')
@@ -123,3 +128,35 @@ def session_summary(log: SessionLog, model: Optional[str], curve: Optional[str],
 def summary_line(summary: Dict[str, Any]) -> str:
     """Return the summary as one line of JSON."""
     return json.dumps(summary, separators=(', ', ': '))
+
+
+def summary_sentence(summary: Dict[str, Any]) -> str:
+    """
+    Return what the session learned in words, for the person (the JSON line is for scripts).
+
+    >>> print(summary_sentence({'interactions': 3, 'labels': ['a', 'b'], 'model': 'm.npz',
+    ...                         'accuracy_last_50': 0.5, 'questions_per_interaction': 1.5}))
+    Learned 2 gestures (a, b) in 3 interactions: 50 % of first guesses right over
+    the last 3, 1.50 questions each. Model: m.npz.
+    """
+    labels = summary.get('labels') or []
+    n = summary.get('interactions', 0)
+    text = (f'Learned {len(labels)} gesture{"s" * (len(labels) != 1)} ({", ".join(labels)}) '
+            f'in {n} interactions')
+    accuracy, qpi = summary.get('accuracy_last_50'), summary.get('questions_per_interaction')
+    if isinstance(accuracy, float) and math.isfinite(accuracy):
+        text += (f': {100.0 * accuracy:.0f} % of first guesses right over the last '
+                 f'{min(50, summary.get("judged", n) or n)}')
+        if isinstance(qpi, float) and math.isfinite(qpi):
+            text += f', {qpi:.2f} questions each'
+    text += '.'
+    never = summary.get('never_taught')
+    if never:
+        text += (f' Never taught: {never["shown"]} shown, {never["rejected"]} said to be '
+                 f'unknown, {never["questions_per_gesture"]:.2f} questions each; taught '
+                 f'gestures rejected: {never["taught_rejected"]}.')
+    files = [f'{name}: {summary[key]}' for name, key in (('Model', 'model'), ('curve', 'curve'))
+             if summary.get(key)]
+    text += ' ' + '; '.join(files) + '.' if files else ''
+    # Lines for an 80-column terminal; a figure keeps its ' %'.
+    return textwrap.fill(text.replace(' %', '\0%'), 79).replace('\0%', ' %')

@@ -18,7 +18,7 @@ The bring-up's teaching-session mode.
 A system with a ``session_node`` runs with the live view and ends with a learning-curve
 PNG, the saved model and a one-line JSON summary.
 
-Kept out of ``bringup.py`` so that the generic bring-up stays generic: ``prepare`` folds the
+Kept out of ``bringup/main.py`` so that the generic bring-up stays generic: ``prepare`` folds the
 session options into the system before it starts, ``run_session`` replaces the progress
 lines of a plain system.
 """
@@ -30,7 +30,7 @@ from typing import Any, Dict, Optional
 
 from banditlearn_ros.bringup.log_filter import StderrFilter
 from banditlearn_ros.bringup.report import (
-    plot_learning_curve, session_summary, summary_line)
+    plot_learning_curve, session_summary, summary_line, summary_sentence)
 from banditlearn_ros.bringup.system_file import BringupError
 from banditlearn_ros.bringup.view import label_mismatch, SessionView
 from banditlearn_ros.shutdown import hold_signals, requested
@@ -85,8 +85,8 @@ def prepare(system: Dict[str, Any], options) -> str:
     if 'gesture_show_node' in by_name and learner is not None and \
             'model_path' not in learner['parameters']:
         learner['parameters']['model_path'] = os.path.join(out, 'gesture_model.npz')
-    if 'teacher_node' in by_name:  # a simulated person answers: no "type y/n" prompts
-        session.setdefault('prompts', False)
+    if 'teacher_node' in by_name or 'face_show_node' in by_name:
+        session.setdefault('prompts', False)  # a simulated person answers: no "type y/n"
     return out
 
 
@@ -144,7 +144,12 @@ def run_session(running, options, out_dir: str, out) -> int:
     deadline = time.monotonic() + options.duration if options.duration else float('inf')
     stderr = _stderr if _stderr is not None and _stderr.active else None
 
+    typed = [0]
+
     def drain() -> None:
+        if session.lines_typed != typed[0]:
+            typed[0] = session.lines_typed
+            view.forget_typed_line()
         while not session.notes.empty():
             view.note(session.notes.get())
         for line in stderr.take() if stderr is not None else ():
@@ -157,6 +162,11 @@ def run_session(running, options, out_dir: str, out) -> int:
                                  list(learner.get_parameter('labels').value))
         if warning:
             view.note(warning)
+    if learner is not None and learner.live.loaded_from:
+        view.note(f'continuing from {learner.live.loaded_from}: '
+                  f'{len(learner.get_parameter("labels").value)} labels, '
+                  f'{learner.live.loaded_updates} updates '
+                  "(the updates column counts this session's)")
     drain()
     view.header()
     interrupted = False
@@ -216,7 +226,8 @@ def run_session(running, options, out_dir: str, out) -> int:
             view.note('no learning curve: no interaction was judged (no answer came)')
             curve = None
         else:
-            plot_learning_curve(session.log, curve, title=f'banditlearn_ros: {name} session')
+            plot_learning_curve(session.log, curve, title=f'banditlearn_ros: {name} session',
+                                n_labels=len(labels) if labels else None)
     except ImportError:
         view.note('no learning curve: matplotlib is not installed')
         curve = None
@@ -229,12 +240,17 @@ def run_session(running, options, out_dir: str, out) -> int:
         extra['warning'] = not_learning
     if show is not None:  # gestures the camera never took (segmentation missed the hand)
         extra['presentations_missed'] = show.schedule.missed
+    never = session.log.never_taught(labels or session.log.labels())
+    if never['shown'] or never['taught_rejected'] or session.log.rejected:
+        extra['never_taught'] = {k: (round(v, 4) if isinstance(v, float) else v)
+                                 for k, v in never.items()}
     if face is not None:  # answers given with the head, and how the feedback node heard them
         extra['head_answers'] = dict(face.stats(), listener=listener)
     summary = session_summary(session.log, model, curve, labels=labels, updates=final_updates,
                               system=name, interrupted=interrupted, **extra)
     with open(os.path.join(out_dir, 'summary.json'), 'w', encoding='utf-8') as handle:
         handle.write(summary_line(summary) + '\n')
+    print(summary_sentence(summary), file=out)
     print(summary_line(summary), file=out, flush=True)
     if failed:
         print(f'banditlearn_bringup: error: {", ".join(failed)} could not save on shutdown '

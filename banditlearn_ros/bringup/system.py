@@ -183,11 +183,14 @@ class System:
                 close = getattr(node, 'close', None)
                 if close is not None and close() is False:
                     failed.append(node.get_name())
+            # Out of a shut-down executor before they are destroyed: a spin left between two
+            # ready callbacks holds their handles, and destroy_node would wait for them.
             for node in reversed(self.nodes):
                 self.executor.remove_node(node)
+            self.executor.shutdown(timeout_sec=1.0)
+            for node in reversed(self.nodes):
                 node.destroy_node()
             self.nodes = []
-            self.executor.shutdown(timeout_sec=1.0)
             if self.context.ok():
                 rclpy.shutdown(context=self.context)
         shutil.rmtree(self._tmp, ignore_errors=True)

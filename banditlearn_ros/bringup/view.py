@@ -54,7 +54,8 @@ def describe(rec: Optional[InteractionRecord]) -> str:
 
 def why_no_answer(waited: float, *, keyboard: bool, face_frames: Optional[int],
                   faces_seen: Optional[int], joysticks: int, teachers: int,
-                  camera_frames: Optional[int], face_loading: bool = False) -> str:
+                  camera_frames: Optional[int], face_loading: bool = False,
+                  simulated: bool = False) -> str:
     """
     Return the sentence the session prints when a question waits too long for its answer.
 
@@ -75,6 +76,8 @@ def why_no_answer(waited: float, *, keyboard: bool, face_frames: Optional[int],
         Frames the camera node received (None: no camera node reports).
     face_loading : bool
         Whether the feedback node is still loading Face Mesh (it skips frames meanwhile).
+    simulated : bool
+        A simulated person answers (a rendered face): no keyboard or joystick to suggest.
 
     """
     reasons: List[str] = []
@@ -91,9 +94,12 @@ def why_no_answer(waited: float, *, keyboard: bool, face_frames: Optional[int],
     else:
         reasons.append(f'the feedback node sees a face in {faces_seen} of {face_frames} frames '
                        'but no nod or shake')
-    reasons.append('keyboard: type y or n and Enter' if keyboard
-                   else 'keyboard off (stdin is not a terminal)')
-    if not joysticks:
+    if simulated:  # the person is simulated: no keys or buttons to suggest
+        reasons.append('the simulated person answers (no keys needed)')
+    else:
+        reasons.append('keyboard: type y or n and Enter' if keyboard
+                       else 'keyboard off (stdin is not a terminal)')
+    if not joysticks and not simulated:
         reasons.append('no joystick publishes on joy')
     if teachers:
         reasons.append(f'{teachers} other publisher(s) on the feedback topic')
@@ -189,6 +195,18 @@ class SessionView:
             self.out.flush()
             self._bar = ''
 
+    def forget_typed_line(self) -> None:
+        """
+        Take a typed answer's echo off the screen: the bar it was typed behind, one line up.
+
+        The terminal echoes ``y`` and Enter after the bar, so the cursor is on a new line and
+        the line above holds the old bar and the ``y``; the next bar is drawn there again.
+        """
+        if self.tty and self._bar:
+            self.out.write('\x1b[1A\r\x1b[K')
+            self.out.flush()
+            self._bar = ''
+
     def close(self, updates: int) -> None:
         """Print the final column line."""
         self._print(self._fit(self.columns(updates)))
@@ -214,25 +232,31 @@ class SessionView:
         """
         Return the bar within ``width`` characters; the question under way is kept last.
 
-        It gives up, in turn, the drawn bar's length, the figures and the start of the
-        question list, so a person always sees the question to answer.
+        What the bar holds depends on the width alone, never on the question's length, so it
+        does not jump from one redraw to the next: a drawn bar (20 cells from 100 columns, 10
+        from 70, none below or with no planned end), the count, the figures (from 50
+        columns), then as much of the question list as fits, its end kept.
         """
         n = self.log.interactions
         count = f'{n}/{self.target}' if self.target else str(n)
-        figures = (f' right50 {_pct(self.log.windowed_accuracy())} '
-                   f'q/int {_num(self.log.questions_per_interaction())}')
+        cells = (20 if width >= 100 else 10 if width >= 70 else 0) if self.target else 0
+        graph = ''
+        if cells:
+            filled = min(cells, cells * n // max(self.target, 1))
+            graph = f'[{"#" * filled}{"-" * (cells - filled)}] '
+        figures = ''
+        if width >= 50:
+            figures = (f' right50 {_pct(self.log.windowed_accuracy())} '
+                       f'q/int {_num(self.log.questions_per_interaction())} '
+                       f'judged {self.log.first_right().size}')
+        head = f'{graph}{count}{figures} | '
         last = describe(self.log.current)
-        for drawn in ((20, 10, 0) if self.target else (0,)):
-            filled = min(drawn, drawn * n // max(self.target, 1)) if drawn else 0
-            graph = f'[{"#" * filled}{"-" * (drawn - filled)}] ' if drawn else ''
-            text = f'{graph}{count}{figures} | {last}'
-            if len(text) <= width:
-                return text
-        text = f'{count} | {last}'
-        if len(text) > width:
-            keep = max(width - len(count) - 6, 0)
-            text = f'{count} | ..{last[len(last) - keep:]}' if keep else text[:width]
-        return text
+        room = width - len(head)
+        if len(last) <= room:
+            return head + last
+        if room > 2:
+            return head + '..' + last[len(last) - room + 2:]
+        return head[:width]
 
     def _print(self, text: str) -> None:
         if self.tty and self._bar:

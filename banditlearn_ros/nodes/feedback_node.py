@@ -38,7 +38,7 @@ from banditlearn_ros.nodes import common, qos
 from banditlearn_ros.nodes.bridge import check_transport, frame_of, FrameWatch
 from banditlearn_ros.nodes.managed import ManagedNode
 from banditlearn_ros.vision.frame_source import BackgroundLoad, IMPORT_DELAY, LOAD_WAIT
-from banditlearn_ros.vision.head_answers import HeadAnswers
+from banditlearn_ros.vision.head_answers import HeadAnswers, Released
 from banditlearn_ros.vision.head_gesture import HeadGestureDetector
 from banditlearn_ros.vision.mediapipe_hands import import_mediapipe
 from sensor_msgs.msg import Joy
@@ -220,6 +220,9 @@ class FeedbackNode(ManagedNode):
         stamp = self._stamp(msg)
         try:
             pose = self.head.pose(frame, stamp)
+        except Released:  # deactivated while this frame was on its way: nothing to look at
+            self.counters.add('frames_skipped')
+            return
         except Exception as exc:  # noqa: B902 - MediaPipe raises plain RuntimeErrors
             self.counters.add('pose_errors')
             self._warn('pose', f'head pose failed: {exc}')

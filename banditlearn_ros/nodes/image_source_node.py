@@ -88,7 +88,10 @@ class ImageSourceNode(common.GuardedNode):
 
     def _on_end(self, reason: str) -> None:
         self._ended = reason
-        self.get_logger().warning(f'image source ended: {reason}')
+        # A video file ends (info; the session says so itself); a camera that fails warns.
+        log = self.get_logger().info if reason in ('end of file', 'stopped') else \
+            self.get_logger().warning
+        log(f'image source ended: {reason}')
 
     def _collect(self):
         values = self.counters.snapshot()

@@ -15,11 +15,10 @@
 """
 learner_node: feature vectors in, spoken labels out, yes/no back into the model.
 
-After a "no" it asks its next-best label itself (up to ``max_questions`` per gesture), and
-announces how each interaction ended (``gesture_interaction``) and when it ended without a
-"yes" (``gesture_unknown``), after which a name on ``gesture_name`` teaches the gesture.  The
-node converts messages and parameters; the questions, the learning and the feedback-matching
-rule live behind one door, ``learning.live_learner.LiveLearner``, tested without DDS.
+After a "no" it asks its next-best label (up to ``max_questions``), says how each interaction
+ended (``gesture_interaction``; ``gesture_unknown`` without a "yes", after which a name on
+``gesture_name`` teaches it) and the figures to plot (``learning_topics``).  The questions, the
+learning and the feedback rule live behind one door, ``LiveLearner``, tested without DDS.
 """
 
 import json
@@ -33,12 +32,11 @@ from banditlearn_ros.learning.protocol.details import details_json
 from banditlearn_ros.learning.protocol.labels import clipped
 from banditlearn_ros.learning.protocol.live_learner import LiveLearner, Progress, SIZE_REASONS
 from banditlearn_ros.nodes import common, qos
+from banditlearn_ros.nodes.learning_topics import LearningTopics
 from banditlearn_ros.nodes.namesake import NamesakeWatch
 from rclpy.parameter import Parameter
 from std_msgs.msg import Bool, Float32MultiArray, String
 from std_srvs.srv import Trigger
-
-STRING_ARRAY = Parameter.Type.STRING_ARRAY
 
 
 class LearnerNode(common.GuardedNode):
@@ -54,14 +52,13 @@ class LearnerNode(common.GuardedNode):
         self.live = LiveLearner(lambda name: self.get_parameter(name).value, path,
                                 self.get_logger())
         if self.live.labels_from_file:
-            self.set_parameters([Parameter('labels', STRING_ARRAY, list(self.live.labels))])
+            self.set_parameters([Parameter('labels', value=list(self.live.labels))])
         self._parameter_changes = common.ParameterChanges.of(self)
         # On-set: a change to refuse is refused with the reason; post-set: applied.
         self._parameter_changes.check_with(self.live.check_change, self._after_set_parameters)
         self._input = common.RecentRefusals()
-        # Topic names are fixed and relative: namespaces and remapping move them.  Feedback
-        # first: a yes/no and the next vector ready together, the yes/no runs first.  *_lost:
-        # messages their publishers gave up on during a network drop-out (see qos.py).
+        # Relative topic names; feedback first (a yes/no and the next vector ready together:
+        # the yes/no runs first); *_lost: messages given up on in a drop-out (qos.py).
         for name, kind, callback in (('feedback', Bool, self._on_feedback),
                                      ('features', Float32MultiArray, self._on_features)):
             self.counters.add(name + '_lost', 0)
@@ -69,12 +66,13 @@ class LearnerNode(common.GuardedNode):
                                  lambda n, lost=name + '_lost': self.counters.add(lost, n))
         self._pubs = {topic: self.create_publisher(String, 'gesture_' + topic, qos.EVENTS_OUT)
                       for topic in ('prediction', 'prediction_details', 'interaction', 'unknown')}
+        self._typed = LearningTopics(self)  # typed messages and numbers to plot
         self.create_timer(0.25, self._publish_ended)  # interactions that timed out
         self.create_subscription(String, 'gesture_name', self._on_name, qos.EVENTS_IN)
         self.create_service(Trigger, '~/save_model', self._on_save)
         self.create_service(Trigger, '~/reset_model', self._on_reset)
-        self._config_pub = self.create_publisher(  # latched: a late recorder has it too
-            String, session_config.TOPIC, qos.LATCHED)
+        # Latched: a late recorder has it too.
+        self._config_pub = self.create_publisher(String, session_config.TOPIC, qos.LATCHED)
         self.live.start_config(self._now())
         self._publish_config()
         self.namesakes = NamesakeWatch(self)  # a second learner of this name: said once
@@ -139,6 +137,7 @@ class LearnerNode(common.GuardedNode):
         self._pubs['prediction'].publish(String(data=item.prediction.label))
         self._pubs['prediction_details'].publish(String(data=details_json(
             item, self._now(), self.get_parameter('details_top').value, self.live.inputs())))
+        self._typed.question(item)
 
     def _now(self) -> float:
         return self.get_clock().now().nanoseconds * 1e-9  # the node's clock, in seconds
@@ -151,6 +150,7 @@ class LearnerNode(common.GuardedNode):
                 self._pubs['unknown'].publish(String(data=json.dumps(said.unknown)))
             if said.note:
                 self.get_logger().info(said.note)
+            self._typed.ended(said.interaction)
 
     def _on_feedback(self, msg: Bool) -> None:
         result, _ = self.live.feedback(bool(msg.data))
@@ -167,14 +167,13 @@ class LearnerNode(common.GuardedNode):
         name = msg.data.strip()
         try:
             labels, added = self.live.name_unknown(name, self._now())
-        except ValueError as exc:  # LearnerInputError too
-            # Throttled and clipped: a sender repeating a bad name cannot flood the log.
+        except ValueError as exc:  # throttled and clipped: a repeated bad name cannot flood
             self.get_logger().warning(f'gesture name {clipped(name)} refused: {exc}',
                                       throttle_duration_sec=5.0)
             return
         self._publish_config()
         if added:
-            self.set_parameters([Parameter('labels', STRING_ARRAY, labels)])
+            self.set_parameters([Parameter('labels', Parameter.Type.STRING_ARRAY, labels)])
 
     def _on_save(self, request, response):
         try:

@@ -144,13 +144,23 @@ class ManagedNode(GuardedNode, LifecycleNode):
             bring_up([self])
 
     def close(self) -> None:
-        """Release everything (the end of the process): the shutdown transition, once."""
-        if self.lifecycle_state != 'finalized':
+        """
+        Release everything (the end of the process): the shutdown transition, once.
+
+        The transition publishes its event (a launch file listens); once the context has
+        ended that cannot be, and rclpy would log an error for a clean stop: the hooks then
+        run by hand.
+        """
+        if self.lifecycle_state == 'finalized':
+            return
+        if self.context.ok():
             try:
                 self.trigger_shutdown()
-            except Exception:  # noqa: B902 - rcl gone already: release by hand
-                self.deactivate()
-                self.cleanup()
+                return
+            except Exception:  # noqa: B902 - rcl gone meanwhile: release by hand
+                pass
+        self.deactivate()
+        self.cleanup()
 
     def destroy_node(self):
         """Release threads and MediaPipe before the node goes away."""

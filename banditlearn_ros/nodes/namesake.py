@@ -17,7 +17,7 @@ A second node of the same fully qualified name, seen in the ROS graph, is said o
 
 ROS 2 lets two nodes share a name: two learners then both ask every gesture and one answer
 updates both. Discovery takes a moment, so the graph is looked at on a timer, not only at
-start; the model file itself is guarded by a lock (``learning.model_store.claim``).
+start; the model file itself is guarded by a lock (``learning.storage.model_store.claim``).
 """
 
 from rclpy.node import Node

@@ -17,7 +17,7 @@ session_node: the teaching session as the person sees it, and the person's keybo
 
 Listens to the true gesture (``gesture_label``, when a simulation shows them), the questions
 (``gesture_prediction_details``: interaction id and question number) and the answers
-(``gesture_feedback``), and keeps a ``learning.session.SessionLog`` for the live view, the
+(``gesture_feedback``), and keeps a ``learning.protocol.session.SessionLog`` for the live view, the
 learning curve and the summary.  In a terminal it also reads the person's keys: ``y``/``n``
 answer (published on ``keyboard_answer``, which the feedback node passes on), ``+name`` adds
 a gesture to the learner's labels; right after an interaction ended without a "yes"
@@ -68,6 +68,7 @@ class SessionNode(common.GuardedNode):
                          'simulated person answers)', read_only=True)
         self.log = SessionLog(window=window)
         self.notes: 'queue.Queue[str]' = queue.Queue()
+        self.lines_typed = 0  # the view takes each typed line's echo off the screen
         self._last_event = time.monotonic()
         self._asked_at: Optional[float] = None
         self._warned_at: Optional[float] = None
@@ -126,7 +127,7 @@ class SessionNode(common.GuardedNode):
             self.get_logger().warning('unreadable interaction end skipped',
                                       throttle_duration_sec=5.0)
             return
-        self.log.on_end(ident, asked, heard)
+        self.log.on_end(ident, asked, heard, str(event.get('outcome', '')))
 
     def _on_unknown(self, msg: String) -> None:
         try:
@@ -158,6 +159,7 @@ class SessionNode(common.GuardedNode):
     # -- the person's keys -------------------------------------------------------------
     def _read_keys(self) -> None:
         for line in sys.stdin:
+            self.lines_typed += 1
             self.handle_key_line(line)
 
     def handle_key_line(self, line: str) -> None:
@@ -228,7 +230,8 @@ class SessionNode(common.GuardedNode):
             joysticks=self.count_publishers(self.resolve_topic_name('joy')),
             teachers=max(feedback_publishers - own, 0),
             camera_frames=None if cam is None else _int(cam.get('frames_received')),
-            face_loading=face is not None and face.get('face_mesh') == 'loading'))
+            face_loading=face is not None and face.get('face_mesh') == 'loading',
+            simulated=not self.prompts))
 
     def quiet(self) -> float:
         """Return the seconds since the last question or answer."""

@@ -19,8 +19,8 @@ It knows the true label of each observation from the label topic (published just
 observation's features) and answers every question the learner asks about it (the details
 message carries the interaction id and question number) after ``delay`` seconds, with flip
 noise ``rho0``/``rho1`` on every answer, label noise and a probability of saying nothing.
-The decisions are ``learning.simulated_teacher.SimulatedTeacher``'s; this node only carries
-messages.
+The decisions are ``learning.protocol.simulated_teacher.SimulatedTeacher``'s; this node only
+carries messages.
 """
 
 from typing import Any, Dict, List

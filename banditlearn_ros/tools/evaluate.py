@@ -24,9 +24,11 @@ work is shared out and ``docs/benchmarks.md`` for results.
 """
 
 import argparse
+import os
 import sys
 from typing import Optional, Sequence
 
+from banditlearn_ros.command_line import OneLineParser
 from banditlearn_ros.learning import ALGORITHMS
 from banditlearn_ros.learning.algorithms.base import HyperparameterError
 from banditlearn_ros.learning.algorithms.centring import CENTRING_MODES, DEFAULT_CENTRING
@@ -67,17 +69,9 @@ output (--out DIR):
 """
 
 
-class _Parser(argparse.ArgumentParser):
-    """An argument parser whose errors are one line (no usage block)."""
-
-    def error(self, message):
-        """Print one line and exit 2."""
-        self.exit(2, f'{self.prog}: error: {message} (see --help)\n')
-
-
 def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser (its --help is the tool's documentation)."""
-    p = _Parser(
+    p = OneLineParser(
         prog='banditlearn_evaluate',
         description='Offline evaluation of bandit learners (the protocol of Ngo et al. '
                     '2013, section 5): one pass, online mistake rate against the '
@@ -110,7 +104,8 @@ def build_parser() -> argparse.ArgumentParser:
                         'fixed values are not tuned')
     p.add_argument('--centring', default=DEFAULT_CENTRING, choices=CENTRING_MODES,
                    help='mean taken out of every vector before the core algorithms see it, '
-                        "as the learner node does (learning.centring); none = the papers' "
+                        'as the learner node does (learning/algorithms/centring.py); '
+                        "none = the papers' "
                         'protocol; ucwl-paper is always none (with no_weight equal) and runs '
                         'beside ucwl '
                         f'(default {DEFAULT_CENTRING})')
@@ -166,7 +161,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument('--unknown-share', type=float, default=0.2, metavar='P',
                    help='share of never-taught gestures in an open-set session (default 0.2)')
     p.add_argument('--unknown', action='append', default=[], metavar='K=V',
-                   help='open-set setting (learning.open_set: target, rate, window, warmup, '
+                   help='open-set setting (learning/algorithms/open_set.py: target, rate, '
+                        'window, warmup, '
                         'min_yes, score, variance_floor, recheck, first_share, shrinkage, '
                         'keep_confident, start, min_scores, recheck_score), '
                         'e.g. --unknown target=0.03')
@@ -189,16 +185,18 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except KeyboardInterrupt as exc:
         print('banditlearn_evaluate: interrupted', file=sys.stderr)
         return exit_status(exc)
+    out = os.path.normpath(args.out)  # 'results/' is said 'results/summary.json'
     if 'text' in summary:  # --open-set
         print(summary['text'])
-        print(f'wrote {args.out}/summary.json and {args.out}/results.md')
+        print(f'wrote {os.path.join(out, "summary.json")} and {os.path.join(out, "results.md")}')
         return 0
     print(terminal_table(summary['records']))
     if not args.replot:
         n = len(summary['records'])
-        print(f"wrote {n} record{'' if n == 1 else 's'} to {args.out}/summary.json and "
-              f'{args.out}/results.md' + ('' if args.no_figures else
-                                          f', figures to {args.figures or args.out}/'))
+        figures = os.path.normpath(args.figures or out)
+        print(f"wrote {n} record{'' if n == 1 else 's'} to {os.path.join(out, 'summary.json')} "
+              f"and {os.path.join(out, 'results.md')}"
+              + ('' if args.no_figures else f', figures to {figures}{os.sep}'))
     return 0
 
 

@@ -364,6 +364,9 @@ def progress_bar(total: float, disabled: bool):
         return _Null()
     # delay keeps short runs quiet; the bar appears once work takes a few seconds.  The
     # unit is a round (one example through one run), so the ETA weighs runs by their size.
+    # Tasks finish in bursts (a whole grid at once): the ETA uses the mean rate since the
+    # start (smoothing 0), not the last bursts', which made it jump from hours to seconds.
     return tqdm(total=total, unit='round', unit_scale=True, desc='evaluate', delay=2.0,
+                smoothing=0,
                 file=sys.stderr, bar_format='{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/'
                 '{total_fmt} rounds [{elapsed} elapsed, ETA {remaining}]')

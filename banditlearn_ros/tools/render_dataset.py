@@ -17,7 +17,7 @@ banditlearn_render: write a features data set of rendered hand gestures (NPZ).
 
 The file holds ``X`` (n x d), ``y`` (label indices), ``labels`` (names) and
 ``feature_names``; ``banditlearn_evaluate`` and the dataset node read it with
-``learning.datasets.load_file``.
+``learning.offline.datasets.load_file``.
 """
 
 import argparse
@@ -26,13 +26,14 @@ import sys
 
 import numpy as np
 
+from ..command_line import OneLineParser
 from ..learning.storage.persistence import atomic_write_bytes
 from ..vision.hand_renderer import GESTURES
 
 
 def build_parser() -> argparse.ArgumentParser:
     """Return the command-line parser."""
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog='banditlearn_render',
         description='Render hand gestures and write their features as an NPZ data set.')
     parser.add_argument('--out', required=True, help='output file (.npz)')
@@ -43,8 +44,9 @@ def build_parser() -> argparse.ArgumentParser:
                         choices=('truth', 'mediapipe', 'none'),
                         help="landmark source: the renderer's skeleton with jitter (truth), "
                         'MediaPipe on the image, or none (contour only)')
-    parser.add_argument('--gestures', default=','.join(GESTURES[:6]),
-                        help=f'comma-separated classes from {",".join(GESTURES)}')
+    parser.add_argument('--gestures', default=','.join(GESTURES),
+                        help='comma-separated classes (default: all, as the rendered session '
+                        f'shows them): {",".join(GESTURES)}')
     parser.add_argument('--seed', type=int, default=0)
     parser.add_argument('--jitter', type=float, default=0.03,
                         help='landmark noise for --landmarks truth, in palm widths')

@@ -34,7 +34,7 @@ def random_gesture(rng: np.random.Generator, kind: Optional[str] = None) -> Dict
     """
     Draw one answer's motion: kind, speed, size, cycles, cross-axis coupling, pose noise.
 
-    Sizes reach down to the small, slow gestures (4-8 degrees at 1.2 Hz) the issue names.
+    Sizes reach down to the small, slow gestures (4-8 degrees at 1.2 Hz) a person makes.
     """
     kind = kind or str(rng.choice([NOD, SHAKE]))
     size = rng.uniform(4.0, 15.0) if kind == NOD else rng.uniform(6.0, 25.0)

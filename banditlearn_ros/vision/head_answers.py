@@ -30,6 +30,10 @@ LOAD_WAIT = 60.0
 """Seconds ``close`` waits for a Face Mesh load in progress (10 s measured under load)."""
 
 
+class Released(RuntimeError):
+    """A frame came after ``close`` (a deactivation): there is no Face Mesh to look with."""
+
+
 class HeadAnswers:
     """
     Head pose per frame into a ``HeadGestureDetector``, every ``idle_every``-th frame idle.
@@ -68,6 +72,11 @@ class HeadAnswers:
         self._loader: Optional[threading.Thread] = None
         self.load_error: Optional[BaseException] = None
         """What loading Face Mesh in the background raised (``start_loading``)."""
+        # A frame in flight and ``close`` on another thread: the release waits for the frame
+        # (MediaPipe's graph would otherwise go from under it), and a later frame is refused
+        # rather than loading Face Mesh again. Re-entrant: one thread may close inside pose.
+        self._use = threading.RLock()
+        self._closed = False
 
     def due(self, listening: bool) -> bool:
         """Count one frame; return False for a frame skipped while not listening."""
@@ -96,6 +105,7 @@ class HeadAnswers:
         runs first in that thread (the node's MediaPipe import, to wait for).
         """
         self.load_error = None
+        self._closed = False
         self._loader = threading.Thread(target=self._load_in_thread, args=(after,),
                                         daemon=True, name='face_mesh_load')
         self._loader.start()
@@ -123,10 +133,14 @@ class HeadAnswers:
         return 'loaded' if self._estimator is not None else 'not loaded'
 
     def pose(self, frame, stamp: float):
-        """Return the head pose of a frame (raises what the estimator raises)."""
+        """Return the head pose of a frame (raises what the estimator raises; ``Released``)."""
         start = time.perf_counter()
-        self.load()
-        pose = self._estimator.process(frame, stamp)
+        with self._use:
+            if self._closed:
+                raise Released('Face Mesh was released (the node was deactivated)')
+            self.load()
+            estimator = self._estimator
+            pose = estimator.process(frame, stamp)
         elapsed = 1e3 * (time.perf_counter() - start)
         self.pose_ms = 0.9 * self.pose_ms + 0.1 * elapsed if self.pose_ms else elapsed
         self.faces = pose.faces
@@ -156,6 +170,8 @@ class HeadAnswers:
         if self._loader is not None:
             self._loader.join(timeout=LOAD_WAIT)
             self._loader = None
-        if self._estimator is not None:
-            self._estimator.close()
-            self._estimator = None
+        with self._use:
+            self._closed = True
+            if self._estimator is not None:
+                self._estimator.close()
+                self._estimator = None

@@ -35,7 +35,7 @@ DEFAULT_RATE = 30.0
 """Frames per second of a synthetic sequence (a typical webcam)."""
 
 LATENCY_LIMIT = 0.3
-"""A decision later than this after the gesture's end counts as a miss (the issue's target)."""
+"""A decision later than this after the gesture's end counts as a miss (the target)."""
 
 
 @dataclass

@@ -77,6 +77,9 @@ interactions of a fresh calibration, while the window holds fewer than ``min_sco
 taught scores, and when the label the learner would ask first has had fewer than
 ``min_yes`` "yes" answers: its Gaussian is not yet worth judging by.
 
+*Trust* (``trust``): a "yes" that may be a slip waits for support before it teaches the
+check (``trusted_answers``); ``'yes'`` takes every "yes" at once (as before).
+
 What is learned (the Gaussians, the confirmed examples, the windows, ``alpha_t``, the counts)
 is a ``Calibration`` (``open_set_state``); the learner carries it
 (``OnlineClassifier.calibration``), like its centring, so that it is saved in the model file,
@@ -91,10 +94,13 @@ from typing import Any, Deque, Dict, Optional
 
 import numpy as np
 
+from . import trusted_answers
 from .base import check_choice, HyperparameterError, Prediction
 from .label_gaussians import LabelGaussians
 from .nearest_examples import NearestExamples
-from .open_set_state import Calibration, COUNTS, WINDOW  # noqa: F401 (callers take them here)
+from .open_set_state import (  # noqa: F401 (callers take them here)
+    Calibration, COUNTS, HELD_LIMIT, WINDOW)
+from .trusted_answers import TRUST
 
 SCORES = ('likelihood_full', 'likelihood_full_max', 'likelihood', 'likelihood_max', 'lcb')
 """Observation scores; the first is the default."""
@@ -102,11 +108,12 @@ SCORES = ('likelihood_full', 'likelihood_full_max', 'likelihood', 'likelihood_ma
 RECHECK_SCORES = ('nearest', 'score')
 """What a recheck scores by: the nearest confirmed observation, or ``score``."""
 
+
 DEFAULTS: Dict[str, Any] = {'target': 0.05, 'rate': 0.03, 'window': WINDOW, 'warmup': 20,
                             'min_yes': 5, 'score': 'likelihood_full', 'variance_floor': 0.3,
                             'recheck': True, 'first_share': 0.2, 'shrinkage': 20.0,
                             'keep_confident': True, 'start': 2.0, 'min_scores': 5,
-                            'recheck_score': 'nearest'}
+                            'recheck_score': 'nearest', 'trust': 'support'}
 """Chosen by measurement (docs/benchmarks.md, bench_unknown.py)."""
 
 
@@ -137,7 +144,8 @@ def check_open_set(target: float, rate: float, window: int, warmup: int, min_yes
                    keep_confident: bool = DEFAULTS['keep_confident'],
                    start: float = DEFAULTS['start'],
                    min_scores: int = DEFAULTS['min_scores'],
-                   recheck_score: str = DEFAULTS['recheck_score']) -> None:
+                   recheck_score: str = DEFAULTS['recheck_score'],
+                   trust: str = DEFAULTS['trust']) -> None:
     """Raise HyperparameterError for a setting ``OpenSet`` cannot take."""
     if not 0.0 < float(target) < 0.5:
         raise HyperparameterError(f'unknown_target must be in (0, 0.5), got {target!r}')
@@ -150,6 +158,7 @@ def check_open_set(target: float, rate: float, window: int, warmup: int, min_yes
                                       f'got {value!r}')
     check_choice('unknown_score', score, SCORES)
     check_choice('unknown_recheck_score', recheck_score, RECHECK_SCORES)
+    check_choice('unknown_trust', trust, TRUST)
     if not float(variance_floor) > 0.0:
         raise HyperparameterError(f'unknown_variance_floor must be > 0, got {variance_floor!r}')
     for name, value in (('recheck', recheck), ('keep_confident', keep_confident)):
@@ -215,6 +224,8 @@ class OpenSet:
         Taught scores the window needs before rejection is armed.
     recheck_score : str
         What a recheck scores by (``RECHECK_SCORES``).
+    trust : str
+        When a "yes" confirms a gesture (``TRUST``; see the module text).
 
     """
 
@@ -229,14 +240,15 @@ class OpenSet:
                  keep_confident: bool = DEFAULTS['keep_confident'],
                  start: float = DEFAULTS['start'],
                  min_scores: int = DEFAULTS['min_scores'],
-                 recheck_score: str = DEFAULTS['recheck_score']):
+                 recheck_score: str = DEFAULTS['recheck_score'],
+                 trust: str = DEFAULTS['trust']):
         self.enabled = False
         self.target, self.window = float(target), max(1, int(window))
         self.start = float(start)
         self.reset()
         self.configure(enabled, target, rate, window, warmup, min_yes, score, variance_floor,
                        recheck, first_share, shrinkage, keep_confident, start, min_scores,
-                       recheck_score)
+                       recheck_score, trust)
 
     def configure(self, enabled: bool, target: float, rate: float, window: int, warmup: int,
                   min_yes: int, score: str, variance_floor: float,
@@ -246,10 +258,12 @@ class OpenSet:
                   keep_confident: bool = DEFAULTS['keep_confident'],
                   start: float = DEFAULTS['start'],
                   min_scores: int = DEFAULTS['min_scores'],
-                  recheck_score: str = DEFAULTS['recheck_score']) -> None:
+                  recheck_score: str = DEFAULTS['recheck_score'],
+                  trust: str = DEFAULTS['trust']) -> None:
         """Change the settings (a bad one changes nothing); switching on starts afresh."""
         check_open_set(target, rate, window, warmup, min_yes, score, variance_floor, recheck,
-                       first_share, shrinkage, keep_confident, start, min_scores, recheck_score)
+                       first_share, shrinkage, keep_confident, start, min_scores, recheck_score,
+                       trust)
         fresh = bool(enabled) and not self.enabled
         self.target, self.rate = float(target), float(rate)
         self.warmup, self.min_yes = int(warmup), int(min_yes)
@@ -258,6 +272,7 @@ class OpenSet:
         self.shrinkage = float(shrinkage)
         self.keep_confident, self.start = bool(keep_confident), float(start)
         self.min_scores, self.recheck_score = int(min_scores), recheck_score
+        self.trust = trust
         self.window = int(window)
         self._fit_window()
         self.enabled = bool(enabled)
@@ -278,7 +293,7 @@ class OpenSet:
                 'recheck': self.recheck_on, 'first_share': self.first_share,
                 'shrinkage': self.shrinkage, 'keep_confident': self.keep_confident,
                 'start': self.start, 'min_scores': self.min_scores,
-                'recheck_score': self.recheck_score}
+                'recheck_score': self.recheck_score, 'trust': self.trust}
 
     def reset(self) -> None:
         """Forget the calibration and the Gaussians (a fresh model)."""
@@ -385,28 +400,43 @@ class OpenSet:
                        question=int(question))
 
     # -- what the answers teach ---------------------------------------------------------
-    def taught(self, verdict: Optional[Verdict], index: int, x: np.ndarray) -> None:
+    def taught(self, verdict: Optional[Verdict], index: int, x: np.ndarray,
+               named: bool = False, question: int = 1) -> None:
         """
         Learn that the observation ``x`` was label ``index`` (a "yes", or a person named it).
 
         Its score joins the calibration window when its label had ``min_yes`` "yes" answers
         (``_judged``); if rejection was armed for it, the adaptive conformal step moves
-        ``alpha_t`` (a rejected one was a false rejection).
+        ``alpha_t`` (a rejected one was a false rejection).  With ``trust`` ``'support'``
+        a "yes" (not ``named``) that may be a slip is held instead, and each trusted one
+        looks again at the held gestures of its label (``trusted_answers``).
         """
         if not self.enabled:
             return
         cal = self.calibration
         first = self._own_score(verdict, index, x)
+        if verdict is not None and math.isfinite(first) and verdict.armed:
+            cal.counts['taught_armed'] += 1
+            cal.counts['false_rejections'] += int(verdict.reject)
+            cal.alpha = min(self._cap(),
+                            cal.alpha + self.rate * (self.target - float(verdict.reject)))
+        if not named and trusted_answers.suspect(self, verdict, index, first, question):
+            cal.held.append((index, np.array(x, dtype=np.float64)))
+            cal.counts['held'] += 1
+            del cal.held[:-HELD_LIMIT]
+            return
+        self.confirm(verdict, index, x, first)
+        if cal.held and self.trust == 'support':
+            trusted_answers.release(self, index)
+
+    def confirm(self, verdict: Optional[Verdict], index: int, x: np.ndarray,
+                first: float) -> None:
+        """Take ``x`` into label ``index``'s Gaussian, the confirmed examples and the windows."""
+        cal = self.calibration
         if verdict is not None and self._judged(index) and math.isfinite(verdict.nearest):
             cal.nearest.append(verdict.nearest)
-        if verdict is not None and math.isfinite(first):
-            if self._judged(index):
-                cal.scores.append(first)
-            if verdict.armed:
-                cal.counts['taught_armed'] += 1
-                cal.counts['false_rejections'] += int(verdict.reject)
-                cal.alpha = min(self._cap(),
-                                cal.alpha + self.rate * (self.target - float(verdict.reject)))
+        if verdict is not None and math.isfinite(first) and self._judged(index):
+            cal.scores.append(first)
         if cal.gaussians is None:
             cal.gaussians, cal.examples = LabelGaussians(x.size), NearestExamples(x.size)
         cal.gaussians.add(index, x)

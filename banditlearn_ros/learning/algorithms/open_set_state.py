@@ -20,7 +20,7 @@ Split from ``open_set`` (which decides with it): the state and its checks on loa
 
 from collections import deque
 import math
-from typing import Any, Deque, Dict, Optional, Tuple
+from typing import Any, Deque, Dict, List, Optional, Tuple
 
 import numpy as np
 
@@ -30,8 +30,12 @@ from .nearest_examples import NearestExamples
 WINDOW = 100
 """Taught scores the threshold is a quantile of, by default (``open_set.DEFAULTS``)."""
 
-COUNTS = ('rejected', 'taught_armed', 'false_rejections', 'kept_confident')
+COUNTS = ('rejected', 'taught_armed', 'false_rejections', 'kept_confident', 'held',
+          'held_confirmed')
 """What ``stats`` reports as ``unknown_<count>``."""
+
+HELD_LIMIT = 100
+"""Gestures held for support (``open_set``'s ``trust``) kept at most, the newest."""
 
 
 class Calibration:
@@ -49,6 +53,8 @@ class Calibration:
         self.alpha = float(alpha)
         self.seen = 0
         self.counts = dict.fromkeys(COUNTS, 0)
+        self.held: List[Tuple[int, np.ndarray]] = []
+        """Gestures answered "yes" that wait for support: (label, raw vector), oldest first."""
 
     def state(self) -> Tuple[Dict[str, Any], Dict[str, np.ndarray]]:
         """Return (JSON-able values, arrays) for the model file."""
@@ -59,6 +65,9 @@ class Calibration:
             arrays.update(self.gaussians.arrays())
         if self.examples is not None:
             arrays.update(self.examples.arrays())
+        if self.held:
+            arrays['held_label'] = np.array([label for label, _ in self.held], dtype=np.int64)
+            arrays['held'] = np.array([x for _, x in self.held], dtype=np.float64)
         return info, arrays
 
     @classmethod
@@ -68,8 +77,8 @@ class Calibration:
         if not isinstance(info, dict):
             raise ValueError(f'open set state must be a table, got {info!r}')
         alpha, seen, counts = info.get('alpha'), info.get('seen'), info.get('counts')
-        if isinstance(counts, dict):  # saved before 'kept_confident' was counted
-            counts = {'kept_confident': 0, **counts}
+        if isinstance(counts, dict):  # saved before these were counted
+            counts = {'kept_confident': 0, 'held': 0, 'held_confirmed': 0, **counts}
         if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) \
                 or not math.isfinite(alpha):
             raise ValueError(f'open set alpha must be a finite number, got {alpha!r}')
@@ -89,4 +98,14 @@ class Calibration:
             out.gaussians = LabelGaussians.from_arrays(arrays, n_features)
         if 'examples' in arrays:
             out.examples = NearestExamples.from_arrays(arrays, n_features)
+        if 'held' in arrays:  # none in older files
+            labels = np.asarray(arrays.get('held_label', np.zeros(0)))
+            rows = np.asarray(arrays['held'], dtype=np.float64)
+            if rows.ndim != 2 or rows.shape != (labels.size, int(n_features)) \
+                    or not np.isfinite(rows).all() or labels.dtype.kind not in 'iu' \
+                    or (labels < 0).any():
+                raise ValueError(f'open set held gestures must be rows of {n_features} finite '
+                                 'numbers, each with a label >= 0')
+            out.held = [(int(label), row.copy()) for label, row in
+                        zip(labels[-HELD_LIMIT:], rows[-HELD_LIMIT:])]
         return out

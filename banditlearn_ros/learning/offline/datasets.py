@@ -21,6 +21,7 @@ where the paper does so (Ngo et al. 2013, section 5: "All feature values are nor
 """
 
 import csv
+import difflib
 import importlib.util
 import os
 from typing import List, Tuple
@@ -177,4 +178,11 @@ def load_dataset(name_or_path: str) -> Dataset:
             return load_synsep(name_or_path)
         except ValueError as exc:
             raise DatasetError(str(exc)) from None
+    if not os.path.isfile(name_or_path) and not name_or_path.endswith(('.csv', '.npz')):
+        # A word that is no file: most likely a mistyped name, so the names are what helps.
+        close = difflib.get_close_matches(name_or_path, BUNDLED, n=1)
+        raise DatasetError(f'{name_or_path}: no such file or data set; '
+                           + (f'did you mean {close[0]}? ' if close else '')
+                           + f'built in: {", ".join(BUNDLED)}, synsep[:N[:SEED]], or a '
+                           '.csv / .npz file')
     return load_file(name_or_path)

@@ -27,15 +27,15 @@ flagged, because the optimum may lie outside.  Optionally (not the paper's proto
 tuning uses N such permutations and picks the lowest mean, since one noisy run is a noisy
 judge.
 
-The feedback model is ``learning.feedback.TeacherModel``: label noise p (the observed label
-is a uniform random label with probability p), flip noise (rho0, rho1) and a probability
-of no answer.  Full-feedback references are told the observed label (so label noise and
-silence reach them too; a flip of a yes/no answer has no meaning for them).
+The feedback model is ``learning.protocol.feedback.TeacherModel``: label noise p (the
+observed label is a uniform random label with probability p), flip noise (rho0, rho1) and a
+probability of no answer.  Full-feedback references are told the observed label (so label
+noise and silence reach them too; a flip of a yes/no answer has no meaning for them).
 
-The ask-again protocol (``learning.ask_again``) runs through ``run_questions``: question 1 of
-each interaction is answered with the stream's own draws (so one question is the paper's
-protocol, decision for decision), later questions with draws of their own that every
-algorithm and every ``max_questions`` share; the mistakes are those of the first guess.
+The ask-again protocol (``learning.protocol.ask_again``) runs through ``run_questions``:
+question 1 of each interaction is answered with the stream's own draws (so one question is
+the paper's protocol, decision for decision), later questions with draws of their own that
+every algorithm and every ``max_questions`` share; the mistakes are those of the first guess.
 
 The streams and what a run scores are in ``evaluation_streams``; the grids, the named
 variants and tuning in ``evaluation_tuning``; this module runs the algorithms and the
@@ -113,7 +113,7 @@ def run_questions(algorithm: str, params: Dict[str, Any], X: np.ndarray, stream:
                   max_questions: int = 3,
                   reveal_step: Optional[str] = None) -> QuestionsResult:
     """
-    Run the ask-again protocol (``learning.ask_again``) for one pass over ``stream``.
+    Run the ask-again protocol (``learning.protocol.ask_again``) for one pass over ``stream``.
 
     Question 1 of interaction t is answered exactly as in ``run_learner`` (so
     ``max_questions=1`` is the paper's protocol, decision for decision); each later question

@@ -62,7 +62,7 @@ VARIANTS: Dict[str, Tuple[str, Dict[str, Any]]] = {
 ``confidence_weighted``), so one command shows what that choice is worth.  ``ucwl-paper``
 is UCWL on the vectors as given (no centring) with a "no" capped as a "yes": the papers'
 algorithm and protocol exactly, beside the package's default ``ucwl`` (centred,
-``learning.centring``; a "no" capped by ``no_weight='ramp'``)."""
+``learning.algorithms.centring``; a "no" capped by ``no_weight='ramp'``)."""
 
 
 def variant_base(name: str) -> Tuple[str, Dict[str, Any]]:

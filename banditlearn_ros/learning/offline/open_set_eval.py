@@ -54,10 +54,16 @@ def auroc(taught: np.ndarray, unknown: np.ndarray) -> float:
 
 
 class FaultlessPerson:
-    """Drive one ``Interaction`` with a faultless person; record what each gesture cost."""
+    """
+    Drive one ``Interaction`` with a person; record what each gesture cost.
+
+    Faultless unless ``wrong`` > 0: then each yes/no is the wrong one with that probability
+    (from its own generator, the same for every arm of a split); naming a taught gesture the
+    questions missed stays right.
+    """
 
     def __init__(self, names: List[str], n_features: int, open_set: OpenSet, seed: int,
-                 centring: str = DEFAULT_CENTRING):
+                 centring: str = DEFAULT_CENTRING, wrong: float = 0.0):
         def make(d):
             learner = UCWL(list(names), d, seed=seed)
             learner.centring = Centring(centring)
@@ -67,6 +73,8 @@ class FaultlessPerson:
                                  max_questions=3, seed=seed, open_set=open_set,
                                  clock=lambda: 0.0, n_features=n_features)
         self.rows: List[Dict] = []
+        self.wrong = float(wrong)
+        self._slips = np.random.default_rng([seed, 77])
 
     def show(self, x: np.ndarray, truth: str, record: bool = True) -> None:
         """Show one gesture, answer every question, name a taught one the questions missed."""
@@ -75,7 +83,10 @@ class FaultlessPerson:
         verdict, first = item.verdict, item.prediction.label
         declined = item.questions.declined
         while not declined:
-            result = inter.feedback(item.prediction.label == truth, now=0.0)
+            said = item.prediction.label == truth
+            if self.wrong and self._slips.random() < self.wrong:
+                said = not said
+            result = inter.feedback(said, now=0.0)
             if result.next_round is None:
                 break
             item = result.next_round
@@ -125,7 +136,7 @@ def separation(X, y, names, n_taught: int, seed: int, settings: Dict,
 
 def session(X, y, names, n_taught: int, seed: int, settings: Dict, n: int,
             unknown_share: float, reject: bool, centring: str = DEFAULT_CENTRING,
-            taught_only: bool = False) -> Tuple[List[Dict], float]:
+            taught_only: bool = False, wrong: float = 0.0) -> Tuple[List[Dict], float]:
     """
     Return the per-gesture records of one session of ``n`` gestures, and the model's accuracy.
 
@@ -144,7 +155,7 @@ def session(X, y, names, n_taught: int, seed: int, settings: Dict, n: int,
     if taught_only:
         order = order[np.isin(y[order], taught)]
     person = FaultlessPerson([names[c] for c in taught], X.shape[1],
-                             OpenSet(reject, **settings), seed, centring)
+                             OpenSet(reject, **settings), seed, centring, wrong)
     for t in order:
         person.show(X[t], names[y[t]])
     learner = person.inter.learner
@@ -215,7 +226,7 @@ def where_unknown(rows: List[Dict], warmup: int) -> Dict[str, Tuple[float, float
 def open_set_figures(X: np.ndarray, y: np.ndarray, names: List[str], n_taught: int,
                      settings: Dict, splits: int = 10, interactions: int = 500,
                      unknown_share: float = 0.2, separate: bool = True,
-                     centring: str = DEFAULT_CENTRING) -> Dict[str, Dict]:
+                     centring: str = DEFAULT_CENTRING, wrong: float = 0.0) -> Dict[str, Dict]:
     """
     Return the figures of ``splits`` splits: separation per score, and the session on and off.
 
@@ -233,6 +244,8 @@ def open_set_figures(X: np.ndarray, y: np.ndarray, names: List[str], n_taught: i
         Measure the separation too (the session figures only otherwise).
     centring : str
         The learner's centring (``centring.CENTRING_MODES``; the node's default).
+    wrong : float
+        Probability that the person's yes/no is the wrong one (sessions only).
 
     Returns
     -------
@@ -258,7 +271,7 @@ def open_set_figures(X: np.ndarray, y: np.ndarray, names: List[str], n_taught: i
         rows, accuracy = [], []
         for s in range(splits):
             run, acc = session(X, y, names, n_taught, s, settings, interactions, unknown_share,
-                               reject, centring, arm == 'taught_only')
+                               reject, centring, arm == 'taught_only', wrong)
             rows += [{**r, 'index': i} for i, r in enumerate(run)]
             accuracy.append(acc)
         out[arm] = {**summarise(rows, settings['warmup']),

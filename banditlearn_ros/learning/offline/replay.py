@@ -203,6 +203,8 @@ class ReplayResult:
     """The interactions as session_node logs them (its summary's figures: ``session_figures``)."""
     updates_before: Dict[int, int] = field(default_factory=dict)
     """Model updates when interaction ``n + 1`` began (all answers of the first ``n`` in)."""
+    refused: Dict[str, int] = field(default_factory=dict)
+    """Feature vectors refused before any question, by reason (as the node counts them)."""
 
 
 def _rate(value: float) -> Optional[float]:
@@ -247,6 +249,7 @@ def replay(events: Iterable[Event], config: LearnerConfig,
     updates_before: Dict[int, int] = {}
     pending = deque(config.changes)
     seen = {FEATURES: 0, FEEDBACK: 0}
+    refused: Dict[str, int] = {}
 
     def changes_due() -> None:
         # A change logged after F gestures and B answers comes before the next of either.
@@ -271,10 +274,13 @@ def replay(events: Iterable[Event], config: LearnerConfig,
             if every and done and done % every == 0 and (not curve or
                                                          curve[-1]['interactions'] != done):
                 curve.append(_figures(interaction, true_mistakes, judged))
-            if live.size_problem(len(event.value)):
-                continue  # refused before the learner, as the node does
-            item, _ = interaction.predict(event.value, now=event.stamp)
+            problem = live.size_problem(len(event.value))
+            if problem:  # refused before the learner, as the node does
+                refused[problem] = refused.get(problem, 0) + 1
+                continue
+            item, reason = interaction.predict(event.value, now=event.stamp)
             if item is None:
+                refused[reason] = refused.get(reason, 0) + 1
                 continue
             if item.questions.declined:  # rejected as never taught: no label was asked
                 # The person names a known gesture (a recording holds the names said).
@@ -316,7 +322,7 @@ def replay(events: Iterable[Event], config: LearnerConfig,
         figures['recorded_questions'] = len(recorded_questions)
         figures['questions_as_recorded'] = sum(
             a == b for a, b in zip(asked[:compared], recorded_questions[:compared]))
-    return ReplayResult(figures, asked, curve, log.lines, session, updates_before)
+    return ReplayResult(figures, asked, curve, log.lines, session, updates_before, refused)
 
 
 def _teacher_rounds(interaction: Interaction, teacher: SimulatedTeacher, item, stamp: float,

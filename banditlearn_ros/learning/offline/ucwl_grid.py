@@ -21,7 +21,7 @@ every setting that sees the same stream is one slice of ``mu`` and ``sigma`` arr
 shape (settings, labels, features) and each round is a few dozen numpy calls for all
 of them.
 
-Exactness.  The decisions are bit-for-bit those of ``learning.ucwl.UCWL`` with
+Exactness.  The decisions are bit-for-bit those of ``learning.algorithms.ucwl.UCWL`` with
 ``covariance='diag'`` and the same seed, because every floating-point value is computed
 by the same operation in the same order:
 
@@ -166,7 +166,7 @@ class UCWLGrid:
     def _ties(self, values_t: np.ndarray):
         """Return (is_max, tied rows) for values laid out labels x settings."""
         is_max = values_t == values_t.max(axis=0)
-        # count_nonzero counts in intp: a uint8 sum wraps at 256 labels (issue 14).
+        # count_nonzero counts in intp: a uint8 sum wraps at 256 labels.
         return is_max, np.flatnonzero(np.count_nonzero(is_max, axis=0) > 1)
 
     def select(self, x: np.ndarray) -> np.ndarray:

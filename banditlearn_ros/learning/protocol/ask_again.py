@@ -37,7 +37,13 @@ model takes from that:
 - ``'top1'``: the ``z = -1`` step on the best-scoring label not asked in this interaction,
   which completes Ngo et al. 2013's full-feedback top-1 rule (section 5: promote the true label,
   demote the best-scoring wrong one);
-- ``'all'``: the ``z = -1`` step on every label not asked.
+- ``'all'``: the ``z = -1`` step on every label not asked;
+- ``'all_known'``: as ``'all'``, but not on a label still on probation (below).  A new
+  label has no example of its own yet: every other gesture's reveal would step it with
+  ``z = -1``, shrinking its covariance (Ngo et al. 2013 Algorithm 1, line 16) before it has
+  seen one of its own, so that its own "yes" answers later move it little; and a wrong "yes"
+  at its first showing would step it away from its own gesture.  On probation it learns from
+  the questions asked about it alone (benchmarks/bench_new_gesture.py measures both).
 
 ``max_questions = 1`` is the paper's protocol exactly: one question, one step, no reveal
 step (docs/benchmarks.md measures the choice of ``reveal_step``).
@@ -65,7 +71,7 @@ import numpy as np
 
 from ..algorithms.base import BanditLearner, check_choice, HyperparameterError, Prediction
 
-REVEAL_STEPS = ('none', 'top1', 'all')
+REVEAL_STEPS = ('none', 'top1', 'all', 'all_known')
 """What a revealed label teaches the labels that were not asked."""
 
 DEFAULT_REVEAL_STEP = 'all'
@@ -76,7 +82,7 @@ DEFAULT_PROBATION = 3
 docs/benchmarks.md, bench_new_gesture.py)."""
 
 OUTCOMES = ('yes', 'all_rejected', 'out_of_questions', 'timed_out', 'unknown')
-"""How an interaction ended ('unknown': rejected as never taught, ``learning.open_set``)."""
+"""How an interaction ended ('unknown': rejected as never taught, ``algorithms.open_set``)."""
 
 NAMEABLE = ('all_rejected', 'out_of_questions', 'unknown')
 """Endings after which a person may say what the gesture was (``Interaction.name_unknown``)."""
@@ -198,6 +204,8 @@ class Questions:
     answers: int = 0
     checked: bool = False
     """x is a float64 vector the learner's ``select_valid`` took (see ``start``)."""
+    probation: int = 0
+    """``new_label_probation`` in force (``'all_known'`` spares the labels on it)."""
     declined: bool = False
     """The gesture was rejected as never taught: ``asked[0]`` was never asked (``decline``)."""
 
@@ -225,7 +233,8 @@ class Questions:
         if limit == 1:
             reveal_step = 'none'  # the paper's protocol, exactly
         q = cls(learner=learner, x=x, asked=[first], limit=limit, reveal_step=reveal_step,
-                rng=rng if rng is not None else np.random.default_rng(0), checked=checked)
+                rng=rng if rng is not None else np.random.default_rng(0), checked=checked,
+                probation=int(probation))
         if limit > 1 and probation > 0:
             waiting = learner.on_probation(probation)
             if first.index in waiting and len(waiting) < n:
@@ -316,7 +325,7 @@ class Questions:
         End the interaction unasked: the gesture looks never taught (no more learning).
 
         Before question 1 nothing was asked (``declined``); after a "no" (a recheck,
-        ``learning.open_set``) the next question, made but not yet asked, is taken back.
+        ``learning.algorithms.open_set``) the next question, made but not yet asked, is taken back.
         """
         if self.outcome is not None:
             return
@@ -368,6 +377,8 @@ class Questions:
             return 0
         mask = self._unasked()
         mask[self.revealed] = False  # a label told after the questions may not have been asked
+        if self.reveal_step == 'all_known' and self.probation > 0:
+            mask[self.learner.on_probation(self.probation)] = False
         if not mask.any():
             return 0
         if self.reveal_step == 'top1':

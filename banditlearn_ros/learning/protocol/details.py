@@ -78,7 +78,7 @@ def prediction_details(item: Any, stamp: float, top: int = DETAILS_TOP,
         labels already answered "no" in it.  Questions after the first carry question 1's
         ``scores`` and ``bounds`` (``ask_again.Questions``: those of the labels not yet
         rejected are unchanged).
-        With rejection of never-taught gestures on (``learning.open_set``), ``unknown``
+        With rejection of never-taught gestures on (``learning.algorithms.open_set``), ``unknown``
         holds ``score, threshold, armed, rejected`` (None for an infinite score or
         threshold); ``rejected`` True means the label was not said: its name is wanted.
 

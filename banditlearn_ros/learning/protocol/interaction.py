@@ -16,7 +16,7 @@
 Interactions between a learner and a person, without ROS: questions, yes/no, the matching rule.
 
 One *interaction* per presented gesture (feature vector), up to ``max_questions``
-*questions* in it (``learning.ask_again``: after a "no" the robot asks its next-best label).
+*questions* in it (``ask_again``: after a "no" the robot asks its next-best label).
 Each question carries ``(interaction id, question number)``; the details message puts both
 on the wire.  A yes/no (std_msgs/Bool) carries no id, so it can only be about the last thing
 the robot said.  The rule, in words:
@@ -84,7 +84,7 @@ class Interaction:
     seed : int
         Seed of the tie-breaks between equally good next questions.
     open_set : OpenSet, optional
-        Rejection of never-taught gestures (``learning.open_set``); None = off.
+        Rejection of never-taught gestures (``learning.algorithms.open_set``); None = off.
 
     """
 
@@ -232,6 +232,7 @@ class Interaction:
                 # x is finite (checked above): only then may it enter the mean.  The round
                 # keeps the centred x, so every answer and a named label learn what was shown.
                 x = centring.apply(x)
+            outlier = centred and centring is not None and centring.last_outlier
             now = self._clock() if now is None else now
             pending = self._pending
             if pending and now - pending[0].stamp > self.feedback_timeout:
@@ -246,7 +247,8 @@ class Interaction:
                 protocol.reveal_step, self._rng, first, protocol.new_label_probation)
             first = questions.asked[0]
             item = Round(id=self._next_id, x=x, prediction=first, stamp=now,
-                         final=questions.limit <= 1, questions=questions, raw=raw)
+                         final=questions.limit <= 1, questions=questions, raw=raw,
+                         outlier=outlier)
             self._next_id += 1
             if self.open_set.enabled:
                 # Switched on since (a fresh calibration): the model file keeps this one.
@@ -326,7 +328,8 @@ class Interaction:
             else:
                 result.ended = self._end(latest)
                 if questions.revealed is not None and self.open_set.enabled:
-                    self.open_set.taught(latest.verdict, questions.revealed, latest.raw)
+                    self.open_set.taught(latest.verdict, questions.revealed, latest.raw,
+                                         question=questions.number)
             return result
 
     def _end(self, item: Round, timed_out: bool = False) -> Optional[Ended]:
@@ -378,7 +381,7 @@ class Interaction:
 
         Allowed once, and only while the latest interaction is one that ended without a
         "yes" (``ask_again.NAMEABLE``: every label rejected, the questions ran out, or it was
-        rejected as never taught, ``learning.open_set``).  A new name is appended and the
+        rejected as never taught, ``algorithms.open_set``).  A new name is appended and the
         observation becomes its first example (``BanditLearner.learn_new_label``): a
         gesture the robot did not know.  A known name
         is learned as a "yes" to that label (``Questions.tell``): the robot's questions
@@ -416,7 +419,7 @@ class Interaction:
                 self.counts['labels_named'] += 1
                 verdict = None  # rightly not known: the new label's first example only
             if self.open_set.enabled:
-                self.open_set.taught(verdict, index, latest.raw)
+                self.open_set.taught(verdict, index, latest.raw, named=True)
             self._named = latest.id
             return index
 
@@ -427,6 +430,8 @@ class Interaction:
             out: Dict[str, float] = dict(self.counts)
             out['feedback_dropped'] = self.counts.total('feedback_dropped_', DROP_REASONS)
             out['features_refused'] = self.counts.total('features_', BAD_INPUT_REASONS)
+            centring = getattr(self.learner, 'centring', None)
+            out['centring_outliers'] = centring.outliers if centring is not None else 0
             out['unanswered'] = len(self._pending)
             out['mistake_rate_window'] = self._mistakes.windowed()
             out['mistake_rate'] = self._mistakes.cumulative()

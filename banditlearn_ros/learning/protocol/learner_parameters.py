@@ -30,7 +30,7 @@ from .details import DETAILS_TOP
 from .labels import check_labels, MAX_LABEL_LENGTH, MAX_LABELS
 from .. import BANDIT_ALGORITHMS, BanditLearner, HyperparameterError, make_learner
 from ..algorithms.centring import CENTRING_MODES, DEFAULT_CENTRING
-from ..algorithms.open_set import DEFAULTS as OPEN_SET_DEFAULTS, RECHECK_SCORES, SCORES
+from ..algorithms.open_set import DEFAULTS as OPEN_SET_DEFAULTS, RECHECK_SCORES, SCORES, TRUST
 from ..storage.persistence import MAX_MODEL_BYTES
 
 # Hyperparameters fixed at construction (they shape the learned arrays): read-only. Each
@@ -138,8 +138,10 @@ TAIL_SPECS = (
          high=1_000_000),
     Spec('seed', 0, 'seed of the learner', read_only=True, low=0, high=2 ** 31 - 1),
     Spec('centring', DEFAULT_CENTRING, 'mean taken out of every feature vector before the '
-         'learner sees it: running (the mean so far), fixed (the mean of the first 50, then '
-         "frozen) or none (the papers' algorithms); a model file keeps the centring it "
+         'learner sees it: running (the mean so far, a stray vector far outside the spread '
+         'moving it no more than one at 10 spreads, counted as centring_outliers), mean (the '
+         'plain mean so far), fixed (running for the first 50, then frozen) or none (the '
+         "papers' algorithms); a model file keeps the centring it "
          'learned with until ~/reset_model', read_only=True,
          constraints='one of ' + ', '.join(CENTRING_MODES)),
     Spec('model_path', '', 'model file: loaded at start, saved by ~/save_model, '
@@ -159,7 +161,8 @@ TAIL_SPECS = (
          "next-best label is asked; 1 = the paper's protocol, 0 = every label", low=0,
          high=1000, constraints='> 1 only for ' + ', '.join(ASK_AGAIN_ALGORITHMS)),
     Spec('reveal_step', DEFAULT_REVEAL_STEP, 'what a revealed label teaches the labels '
-         'not asked: none, top1 (demote the best-scoring one) or all',
+         'not asked: none, top1 (demote the best-scoring one), all, or all_known (all but '
+         'the labels on new_label_probation)',
          constraints='one of ' + ', '.join(REVEAL_STEPS)),
     Spec('new_label_probation', DEFAULT_PROBATION, '"yes" answers a label added at runtime '
          'needs before it may be asked first (with max_questions > 1); 0 = at once', low=0,
@@ -196,6 +199,11 @@ TAIL_SPECS = (
     Spec('unknown_recheck_score', OPEN_SET['recheck_score'], 'what a recheck after a "no" '
          'scores by: the nearest confirmed gesture, or unknown_score for the next label',
          constraints='one of ' + ', '.join(RECHECK_SCORES)),
+    Spec('unknown_trust', OPEN_SET['trust'], 'when a "yes" confirms a gesture for the '
+         'never-taught check: support (once rejection could be armed for its label, a "yes" '
+         'after a "no", or to a gesture unlike its label, waits until its label scores it '
+         'as taught: one wrong "yes" cannot teach it) or yes (at once)',
+         constraints='one of ' + ', '.join(TRUST)),
     Spec('max_unanswered', 100, 'most unanswered predictions kept', read_only=True,
          low=1, high=100_000),
     Spec('stats_window', 100, 'rounds in the windowed rates', read_only=True,

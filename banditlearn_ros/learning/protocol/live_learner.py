@@ -93,6 +93,8 @@ class LiveLearner:
         self.problem = start.problem
         self.loaded_from = start.path
         """The file the learner was read from ('' = none): the node says so once started."""
+        self.loaded_updates = start.learner.n_updates if start.learner is not None else 0
+        """Updates the loaded model had made: ``progress`` counts this run's only."""
         self.labels_from_file = False
         if start.learner is not None:
             self.algorithm, labels = model_store.reconcile(
@@ -270,8 +272,18 @@ class LiveLearner:
                 self.counts.add('features_' + reason)
                 return None, reason, f'{size} values'
             item, reason = self.interaction.predict(values)
+            if item is not None and item.outlier:
+                self._say_outlier()
             expected = self.interaction.n_features or 'any'
         return item, reason, f'{size} values, {expected} expected' if reason else ''
+
+    def _say_outlier(self) -> None:
+        """Warn of a vector whose step of the running mean was bounded (1st, 2nd, 4th ...)."""
+        n = self.interaction.learner.centring.outliers
+        if n & (n - 1) == 0:  # a burst of them cannot flood the log
+            self.log.warning(f'feature vector far outside the spread of those before ({n} so '
+                             'far, centring_outliers): its step of the running mean was '
+                             'bounded')
 
     def take_ended(self, stamp: float) -> List[Announcement]:
         """Return the interactions finished since the last call, as the node says them."""
@@ -339,6 +351,7 @@ class LiveLearner:
                 # that fixed a wrong size is undone by ~/reset_model.
                 self.interaction.learner = None
             self.saves.updates_since_save = 0
+            self.loaded_updates = 0
             self.counts.add('resets')
             self.note_change(session_config.RESET, stamp)
 
@@ -357,7 +370,8 @@ class LiveLearner:
             feedback_received=int(stats['feedback_received']),
             feedback_matched=int(stats['feedback_matched']),
             feedback_dropped=int(stats['feedback_dropped']),
-            updates=int(stats['updates']), mistake_rate=stats['mistake_rate'],
+            updates=max(int(stats['updates']) - self.loaded_updates, 0),
+            mistake_rate=stats['mistake_rate'],
             mistake_rate_window=stats['mistake_rate_window'],
             exploration_rate_window=stats['exploration_rate_window'],
             learning_problem=learning_check(int(stats['first_guess_right_window']),

@@ -30,6 +30,7 @@ STATS_SHOWN = (
     ['predictions', 'feedback_received', 'feedback_matched', 'feedback_dropped']
     + ['feedback_dropped_' + r for r in DROP_REASONS]
     + ['features_refused'] + ['features_' + r for r in BAD_INPUT_REASONS]
+    + ['centring_outliers']
     + ['unanswered', 'unanswered_superseded', 'unanswered_expired', 'unanswered_overflow',
        'mistake_rate_window', 'mistake_rate', 'exploration_rate_window', 'exploration_rate',
        'updates', 'max_questions', 'interactions', 'questions_asked',
@@ -38,7 +39,7 @@ STATS_SHOWN = (
     + ['interactions_' + o for o in OUTCOMES]
     + ['unknown_rejected', 'unknown_taught_armed', 'unknown_false_rejections',
        'unknown_false_rejection_rate', 'unknown_threshold', 'unknown_alpha',
-       'unknown_kept_confident'])
+       'unknown_kept_confident', 'unknown_held', 'unknown_held_confirmed'])
 
 LEAST_FIRST_GUESSES = 20
 """First guesses a window needs before ``learning_check`` judges it (none during the first
@@ -58,7 +59,7 @@ class Progress:
     feedback_matched: int
     feedback_dropped: int
     updates: int
-    """Model updates so far (the learner's ``n_updates``)."""
+    """Model updates this run made (the learner's ``n_updates`` less a loaded model's)."""
     mistake_rate: float
     """First guesses the person said were wrong, over all (NaN before the first)."""
     mistake_rate_window: float

@@ -15,8 +15,8 @@
 """
 What one interaction is made of: the checked vector, its questions, its end, the answers' fate.
 
-``Interaction`` (``learning.interaction``) makes these records; the details message
-(``learning.details``), the live learner and the replays read them.  ``Window`` and
+``Interaction`` (``learning.protocol.interaction``) makes these records; the details message
+(``learning.protocol.details``), the live learner and the replays read them.  ``Window`` and
 ``Counts`` are the windowed rates and counters every interaction and teacher keeps.
 """
 
@@ -97,6 +97,9 @@ class Round:
     raw: Optional[np.ndarray] = None
     """The vector before centring, which the open set scores and learns from: its Gaussians
     do not move with the running mean (docs/benchmarks.md, "Never-taught gestures")."""
+    outlier: bool = False
+    """The vector lay far outside the spread of those before: the centring bounded its
+    step (``centring.Centring``; counted as ``centring_outliers``)."""
 
 
 @dataclass(slots=True)

@@ -24,7 +24,7 @@ asking again costs the person.
 
 from dataclasses import dataclass, field
 import math
-from typing import Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Set, Tuple
 
 import numpy as np
 
@@ -96,6 +96,10 @@ class SessionLog:
         self._truth: Optional[str] = None
         self._ends: Dict[int, Tuple[int, int]] = {}  # announced before their first question
         self.answers_without_question = 0
+        self.rejected: Set[int] = set()
+        """Interactions the learner ended as never taught ('unknown'), after a question or not."""
+        self.rejected_unasked: List[Optional[str]] = []
+        """The shown gesture (None: not known) of each one rejected before any question."""
 
     @property
     def interactions(self) -> int:
@@ -138,9 +142,16 @@ class SessionLog:
             self.records.append(rec)
         rec.questions.append(str(label))
 
-    def on_end(self, interaction: int, questions: int, answers: int) -> None:
+    def on_end(self, interaction: int, questions: int, answers: int,
+               outcome: Optional[str] = None) -> None:
         """Take the learner's word that an interaction ended, with what it asked and heard."""
         ident, counted = int(interaction), (int(questions), int(answers))
+        if outcome == 'unknown':  # rejected as never taught
+            self.rejected.add(ident)
+            if questions == 0:  # no question: no record; the shown gesture was its own
+                self.rejected_unasked.append(self._truth)
+                self._truth = None
+                return
         for rec in reversed(self.records[-4:]):  # the latest few: ends come in order
             if rec.id == ident:
                 rec.ended = counted
@@ -197,6 +208,34 @@ class SessionLog:
         if not self.records:
             return math.nan
         return float(np.mean([r.asked for r in self.records]))
+
+    def never_taught(self, labels: List[str]) -> Dict[str, Any]:
+        """
+        Return how the gestures shown but never among ``labels`` fared (a simulation's truth).
+
+        ``shown`` of them came, ``rejected`` were said to be never taught ("I don't know"),
+        ``questions_per_gesture`` yes/no questions were asked about each; ``taught_rejected``
+        counts taught gestures rejected the same way (false rejections).
+
+        >>> log = SessionLog()
+        >>> log.on_label('x'); log.on_end(0, 0, 0, 'unknown')
+        >>> log.on_label('x'); log.on_question('a', 1); log.on_answer(False)
+        >>> log.on_end(1, 1, 1, 'unknown')
+        >>> log.on_label('a'); log.on_question('a', 2); log.on_answer(True)
+        >>> log.never_taught(['a', 'b'])
+        {'shown': 2, 'rejected': 2, 'questions_per_gesture': 0.5, 'taught_rejected': 0}
+        """
+        known = set(labels)
+        asked = [r for r in self.records if r.truth is not None and r.truth not in known]
+        unasked = [t for t in self.rejected_unasked if t is not None and t not in known]
+        taught = sum(1 for t in self.rejected_unasked if t in known) + sum(
+            1 for r in self.records if r.truth in known and r.id in self.rejected)
+        shown = len(asked) + len(unasked)
+        return {'shown': shown,
+                'rejected': len(unasked) + sum(1 for r in asked if r.id in self.rejected),
+                'questions_per_gesture': (sum(r.asked for r in asked) / shown if shown
+                                          else math.nan),
+                'taught_rejected': taught}
 
     def labels(self) -> List[str]:
         """Return every label seen as truth or question, in order of appearance."""

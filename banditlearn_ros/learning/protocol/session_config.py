@@ -142,24 +142,3 @@ def parse(text: str) -> Dict[str, Any]:
             raise ValueError(f'learner configuration has an unknown change: {change!r}')
     doc['changes'] = changes
     return doc
-
-
-def model_bytes(model: Dict[str, Any], given: str = '') -> bytes:
-    """
-    Return the start model's bytes: embedded, else ``given`` or the recorded path.
-
-    Raises ValueError, saying which file is needed, when it is not at hand or differs.
-    """
-    if model.get('data'):
-        return base64.b64decode(model['data'])
-    path = given or model.get('path', '')
-    need = (f"the session started from the model {model.get('path')} ({model.get('bytes')} "
-            f"bytes, sha256 {model.get('sha256', '?')[:16]}...), too large to be recorded")
-    if not path or not os.path.isfile(path):
-        raise ValueError(f'{need}; it is not at hand: pass that file with --model FILE')
-    with open(path, 'rb') as handle:
-        data = handle.read()
-    if hashlib.sha256(data).hexdigest() != model.get('sha256'):
-        raise ValueError(f'{need}; {path} is not that file any more (its sha256 differs): '
-                         'pass the file as it was with --model FILE')
-    return data

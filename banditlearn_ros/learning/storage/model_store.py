@@ -101,7 +101,9 @@ def claim(model_path: str) -> str:
         holder = os.read(fd, 64).decode('ascii', 'replace').strip() or 'unknown'
         os.close(fd)
         raise ModelFileError(model_path, f'is in use by another learner (process {holder}); '
-                                         'give each learner its own model_path') from None
+                                         'give each learner its own model_path '
+                                         '(banditlearn_bringup: --set '
+                                         'learner_node.model_path=FILE)') from None
     os.ftruncate(fd, 0)
     os.write(fd, f'{os.getpid()}\n'.encode('ascii'))
     _CLAIMED[real] = fd
