@@ -55,6 +55,7 @@ setup(
         ('share/' + package_name, ['package.xml']),
         (os.path.join('share', package_name, 'launch'), glob('launch/*.launch.py')),
         (os.path.join('share', package_name, 'config'), glob('config/*.yaml')),
+        (os.path.join('share', package_name, 'config'), glob('config/*.xml')),
         (os.path.join('share', package_name, 'config', 'datasets'),
          glob('config/datasets/*.yaml')),
         # The recorded sample session (banditlearn_bag sample) and its replay figures.

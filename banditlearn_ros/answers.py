@@ -83,6 +83,9 @@ SPECS = (
     Spec('max_frame_bytes', 64 * 2 ** 20, 'largest camera image taken, in bytes of pixels '
          '(height x width x bytes per pixel); larger ones are counted (frame_too_large) '
          'and skipped before anything is allocated', low=1024, high=2 ** 31),
+    Spec('image_transport', 'raw', "'raw': sensor_msgs/Image on image_raw; 'compressed': "
+         'sensor_msgs/CompressedImage (JPEG or PNG) on image_raw/compressed',
+         read_only=True, constraints='raw | compressed'),
     Spec('diagnostics_period', 1.0, 'seconds between /diagnostics messages',
          read_only=True, low=0.01, high=3600.0),
 ) + tuple(Spec(name, default, text, low=low, high=high)

@@ -13,11 +13,14 @@
 # limitations under the License.
 
 """
-sensor_msgs/Image <-> numpy without cv_bridge.
+sensor_msgs/Image and CompressedImage <-> numpy without cv_bridge.
 
 Honours ``step`` (row padding) and ``is_bigendian``; colour images come out as BGR
-(OpenCV's order) and grey ones as 2-D arrays.  Below the nodes, since the camera and
-display nodes and the bag recorder (which shrinks recorded images) all use it.
+(OpenCV's order) and grey ones as 2-D arrays.  A ``sensor_msgs/CompressedImage`` as
+image_transport's ``compressed`` plugin publishes it (JPEG or PNG) is decoded with OpenCV
+after its header's width and height were checked against the same limit as a raw image.
+Below the nodes, since the camera and display nodes and the bag recorder (which shrinks
+recorded images) all use it.
 """
 
 import numpy as np
@@ -39,6 +42,15 @@ class UnsupportedEncodingError(ValueError):
         self.encoding = clipped(encoding)
         super().__init__(f'unsupported image encoding {self.encoding!r}; supported: '
                          f'{", ".join(SUPPORTED_ENCODINGS)}')
+
+
+class UnsupportedFormatError(UnsupportedEncodingError):
+    """The compressed image's format is not JPEG or PNG."""
+
+    def __init__(self, fmt: str):
+        self.encoding = clipped(fmt)
+        ValueError.__init__(self, f'unsupported compressed format {self.encoding!r}; '
+                                  'supported: jpeg, png')
 
 
 class ImageFormatError(ValueError):
@@ -163,4 +175,153 @@ def array_to_image(array: np.ndarray, encoding: str = 'bgr8', header=None):
     msg.is_bigendian = 0
     msg.step = int(array.strides[0])
     msg.data = array.tobytes()
+    return msg
+
+
+_PNG_MAGIC = b'\x89PNG\r\n\x1a\n'
+_PNG_END = b'IEND\xaeB`\x82'
+_PNG_CHANNELS = {0: 1, 2: 3, 3: 3, 4: 1, 6: 3}
+"""PNG colour type -> channels decoded (grey, RGB, palette, grey+alpha, RGBA; alpha dropped)."""
+
+
+def compressed_kind(fmt: str, data: bytes) -> str:
+    """
+    Return 'jpeg' or 'png' for a CompressedImage's ``format`` and first bytes.
+
+    ``format`` is what image_transport's compressed plugin writes (``jpeg``, ``png``,
+    ``bgr8; jpeg compressed bgr8``, ``mono8; png compressed mono8``); an empty one is
+    told by the data's magic bytes.  The data must be what the format says.
+    """
+    words = str(fmt).lower().replace(';', ' ').split()
+    if 'compresseddepth' in words:
+        raise UnsupportedFormatError(fmt)  # 32-bit depth with its own header: not a camera
+    kinds = {'jpeg' if w in ('jpeg', 'jpg') else w for w in words} & {'jpeg', 'png'}
+    is_png, is_jpeg = data[:8] == _PNG_MAGIC, data[:3] == b'\xff\xd8\xff'
+    if not words:
+        kinds = {'png'} if is_png else {'jpeg'} if is_jpeg else set()
+        if not kinds:
+            raise ImageFormatError('compressed image with no format and neither JPEG nor '
+                                   'PNG data')
+    if len(kinds) != 1:
+        raise UnsupportedFormatError(fmt)
+    kind = kinds.pop()
+    if not (is_png if kind == 'png' else is_jpeg):
+        raise ImageFormatError(f'format {clipped(fmt)!r} but the data is not {kind.upper()}')
+    return kind
+
+
+def png_size(data: bytes) -> 'tuple[int, int, int]':
+    """Return (width, height, channels decoded) from a PNG's IHDR chunk (first after magic)."""
+    if len(data) < 33 or data[12:16] != b'IHDR':
+        raise ImageFormatError('PNG without its IHDR header')
+    width = int.from_bytes(data[16:20], 'big')
+    height = int.from_bytes(data[20:24], 'big')
+    colour = data[25]
+    if colour not in _PNG_CHANNELS:
+        raise ImageFormatError(f'PNG colour type {colour} does not exist')
+    return width, height, _PNG_CHANNELS[colour]
+
+
+_SOF = frozenset(range(0xC0, 0xD0)) - {0xC4, 0xC8, 0xCC}
+"""JPEG start-of-frame markers (ITU-T T.81, Table B.1): not DHT (C4), JPG (C8), DAC (CC)."""
+
+
+def jpeg_size(data: bytes) -> 'tuple[int, int, int]':
+    """
+    Return (width, height, channels) from a JPEG's start-of-frame segment.
+
+    Walks the marker segments after SOI (ITU-T T.81, Annex B: each is 0xFF, a marker byte
+    and, except RSTn/TEM, a two-byte length) up to the first SOF; every step moves forward,
+    so a corrupt file ends the walk, never loops.
+    """
+    pos, end = 2, len(data)
+    while pos + 4 <= end:
+        if data[pos] != 0xFF:
+            raise ImageFormatError('corrupt JPEG: a marker was expected')
+        marker = data[pos + 1]
+        if marker == 0xFF:  # fill byte
+            pos += 1
+            continue
+        if marker == 0x01 or 0xD0 <= marker <= 0xD7:  # no length
+            pos += 2
+            continue
+        if marker in (0xD9, 0xDA):
+            break  # end of image, or scan data before any frame header
+        length = int.from_bytes(data[pos + 2:pos + 4], 'big')
+        if length < 2:
+            raise ImageFormatError('corrupt JPEG: a segment of length < 2')
+        if marker in _SOF:
+            if pos + 10 > end:
+                break
+            height = int.from_bytes(data[pos + 5:pos + 7], 'big')
+            width = int.from_bytes(data[pos + 7:pos + 9], 'big')
+            return width, height, 1 if data[pos + 9] == 1 else 3
+        pos += 2 + length
+    raise ImageFormatError('corrupt JPEG: no frame header')
+
+
+def compressed_to_array(msg, max_bytes: int = MAX_FRAME_BYTES) -> np.ndarray:
+    """
+    Return the image of a sensor_msgs/CompressedImage (JPEG or PNG) as uint8 BGR or grey.
+
+    The width and height are read from the file's own header (JPEG start of frame, PNG
+    IHDR) and checked against ``max_bytes`` before OpenCV decodes anything, so a few bytes
+    that declare a huge image cost nothing; a file cut short (no JPEG EOI, no PNG IEND) or
+    one OpenCV cannot decode is refused.
+
+    Parameters
+    ----------
+    msg : sensor_msgs.msg.CompressedImage
+        The message (``format`` as image_transport's compressed plugin writes it).
+    max_bytes : int
+        Largest ``height * width * channels`` decoded (0 = no limit).
+
+    Raises
+    ------
+    UnsupportedFormatError
+        For a format other than JPEG or PNG (e.g. ``compressedDepth``).
+    FrameTooLargeError
+        When the decoded pixels would take more than ``max_bytes``.
+    ImageFormatError
+        For data that is not what the format says, cut short or corrupt.
+
+    """
+    data = msg.data
+    data = data.tobytes() if hasattr(data, 'tobytes') else bytes(data)
+    kind = compressed_kind(msg.format, data)
+    width, height, channels = png_size(data) if kind == 'png' else jpeg_size(data)
+    if width == 0 or height == 0:
+        raise ImageFormatError(f'empty {kind.upper()} image {width}x{height}')
+    if max_bytes and width * height * channels > max_bytes:
+        raise FrameTooLargeError(f'{width}x{height} {kind.upper()} decodes to '
+                                 f'{width * height * channels} bytes, more than the limit '
+                                 f'of {max_bytes}')
+    trimmed = data.rstrip(b'\x00')  # some encoders pad the buffer
+    if not trimmed.endswith(_PNG_END if kind == 'png' else b'\xff\xd9'):
+        raise ImageFormatError(f'{kind.upper()} data cut short ({len(data)} bytes)')
+    import cv2
+    flags = (cv2.IMREAD_GRAYSCALE if channels == 1 else cv2.IMREAD_COLOR) | \
+        cv2.IMREAD_IGNORE_ORIENTATION
+    image = cv2.imdecode(np.frombuffer(trimmed, np.uint8), flags)
+    if image is None or image.shape[:2] != (height, width):
+        raise ImageFormatError(f'corrupt {kind.upper()} data ({len(data)} bytes)')
+    return image
+
+
+def array_to_compressed(array: np.ndarray, kind: str = 'jpeg', quality: int = 90,
+                        header=None):
+    """Build a sensor_msgs/CompressedImage of a uint8 BGR or grey array, as image_transport."""
+    import cv2
+    from sensor_msgs.msg import CompressedImage
+    array = np.ascontiguousarray(array, dtype=np.uint8)
+    encoding = 'mono8' if array.ndim == 2 else 'bgr8'
+    params = [cv2.IMWRITE_JPEG_QUALITY, int(quality)] if kind == 'jpeg' else []
+    ok, buffer = cv2.imencode('.jpg' if kind == 'jpeg' else '.png', array, params)
+    if not ok:
+        raise ImageFormatError(f'OpenCV could not encode a {array.shape} array as {kind}')
+    msg = CompressedImage()
+    if header is not None:
+        msg.header = header
+    msg.format = f'{encoding}; {kind} compressed {encoding}'
+    msg.data = buffer.tobytes()
     return msg

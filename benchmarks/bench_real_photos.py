@@ -37,11 +37,16 @@ given by ``--set``.  ``--end-to-end`` runs the user's own path instead
 (``real_photos_session``): a video of ``--photos`` photos through
 ``banditlearn_bringup --camera VIDEO --labels zero,...,nine``, the answers given from the
 truth, wrong with probability ``--noise``; ``--bringup-set`` passes ``--set`` options on.
+``--source-process`` reads the video in an image source of its own process (frames reach the
+nodes between processes, as from a robot's camera driver); ``--busy`` runs one busy loop per
+core beside the session.
 
-    nice -n 5 .venv/bin/python benchmarks/bench_real_photos.py --end-to-end [--photos 300]
+    nice -n 5 .venv/bin/python benchmarks/bench_real_photos.py --end-to-end [--photos 300] \
+        [--source-process] [--busy]
 """
 
 import argparse
+import os
 from pathlib import Path
 import platform
 import sys
@@ -164,6 +169,10 @@ def main(argv=None) -> int:
     p.add_argument('--seed', type=int, default=0)
     p.add_argument('--bringup-set', action='append', default=[], metavar='NODE.PARAM=VALUE')
     p.add_argument('--workdir', help='folder for the video and the logs (default: a temp dir)')
+    p.add_argument('--source-process', action='store_true',
+                   help='end to end: the video read by an image source in its own process')
+    p.add_argument('--busy', action='store_true',
+                   help='end to end: one busy loop per core beside the session')
     args = p.parse_args(argv)
     reason = missing_reason()
     if reason:
@@ -238,8 +247,10 @@ def end_to_end(args) -> int:
     with tempfile.TemporaryDirectory(prefix='real_photos_') as tmp:
         work = Path(args.workdir or tmp)
         work.mkdir(parents=True, exist_ok=True)
+        load = os.getloadavg()[0]
         out = run_session(photos, work, args.noise, args.fps, args.hold, args.gap, extra,
-                          args.seed, X[chosen])
+                          args.seed, X[chosen], source_process=args.source_process,
+                          busy=args.busy)
     rows = out['rows']
     right = np.array([r[1] for r in rows], float)
     asked = np.array([r[2] for r in rows], float)
@@ -248,6 +259,10 @@ def end_to_end(args) -> int:
           f'{len(rows)} interactions ({out["photos"] - len(rows)} photos without one), '
           f'{out["seconds"]:.0f} s; bring-up exit {out["returncode"]}')
     print('$ ' + ' '.join(out['command']))
+    if out['source']:
+        print('$ ' + ' '.join(out['source']) + '  (the image source, its own process)')
+    print(f'load before: {load:.1f}; after: {os.getloadavg()[0]:.1f}'
+          f'{"; one busy loop per core beside it" if args.busy else ""}')
     blocks = [(s, min(s + 100, len(rows))) for s in range(0, len(rows), 100)]
     print('| interactions | first guess right % | questions per interaction |')
     print('| --- | --- | --- |')

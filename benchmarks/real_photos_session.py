@@ -28,6 +28,7 @@ machine, where 640 x 480 images reach another process late.
 import json
 import os
 from pathlib import Path
+import signal
 import subprocess
 import sys
 import time
@@ -96,13 +97,23 @@ class Answerer:
         self.records: Dict[int, Dict[str, object]] = {}
         self._waiting: List[Tuple[int, int, str]] = []
         self._answer_pub = self.node.create_publisher(Bool, 'keyboard_answer', qos.EVENTS_OUT)
+        self.foreign = 0
+        """Feature vectors of another size heard (not this session's), kept out."""
         self.camera: Dict[str, str] = {}
         """The camera node's last /diagnostics values."""
         self.node.create_subscription(DiagnosticArray, '/diagnostics', self._on_diagnostics,
                                       qos.DIAGNOSTICS)
         qos.subscribe_events(self.node, Float32MultiArray, 'gesture_features',
-                             lambda msg: self.vectors.append(list(msg.data)))
+                             self._on_features)
         qos.subscribe_events(self.node, String, 'gesture_prediction_details', self._on_details)
+
+    def _on_features(self, msg) -> None:
+        # A vector of another size is not this session's (a stray process in the same ROS
+        # domain): kept out, or every later interaction would take the wrong photo.
+        if len(msg.data) == self.features.shape[1]:
+            self.vectors.append(list(msg.data))
+        else:
+            self.foreign += 1
 
     def _on_diagnostics(self, msg) -> None:
         for status in msg.status:
@@ -151,10 +162,44 @@ class Answerer:
         return rows
 
 
+def source_apart(video: Path, workdir: Path) -> Tuple[List[str], List[str]]:
+    """
+    Return the bring-up's system arguments and the command of an image source of its own.
+
+    The camera system without its ``image_source_node`` (written to ``workdir``), and that
+    node started as a process of its own reading ``video``: frames reach camera_node and
+    feedback_node between processes, as from a robot's camera driver.  The source is a node
+    script, so it takes the package's Fast DDS profile (docs/robot.md).
+    """
+    import yaml
+    config = Path(__file__).resolve().parents[1] / 'config'
+    system = yaml.safe_load((config / 'camera.system.yaml').read_text())
+    system['nodes'] = [n for n in system['nodes'] if n['node'] != 'image_source_node']
+    system['params_files'] = [str(config / f) for f in system['params_files']]
+    system['description'] = 'the camera system fed by an image source in another process'
+    path = workdir / 'camera_source_apart.system.yaml'
+    path.write_text(yaml.safe_dump(system))
+    source = [sys.executable, '-m', 'banditlearn_ros.nodes.image_source_node', '--ros-args',
+              '-p', f'source:={video}']
+    return ['--system', str(path)], source
+
+
+def busy_loops() -> List[subprocess.Popen]:
+    """Start one busy loop per core (the caller ends them)."""
+    return [subprocess.Popen([sys.executable, '-c', 'while True:\n    pass'])
+            for _ in range(os.cpu_count() or 1)]
+
+
 def run_session(photos: Sequence[Tuple[Path, int]], workdir: Path, noise: float,
                 fps: float, hold: float, gap: float, extra: Sequence[str] = (),
-                seed: int = 0, features: Optional[np.ndarray] = None) -> Dict[str, object]:
-    """Make the video, run the bring-up on it with the answerer; return the figures."""
+                seed: int = 0, features: Optional[np.ndarray] = None,
+                source_process: bool = False, busy: bool = False) -> Dict[str, object]:
+    """
+    Make the video, run the bring-up on it with the answerer; return the figures.
+
+    ``source_process``: the video is read by an image source in a process of its own;
+    ``busy``: one busy loop per core runs beside the session.
+    """
     import rclpy
     from rclpy.executors import SingleThreadedExecutor
     video = workdir / 'sign_digits.avi'
@@ -167,15 +212,23 @@ def run_session(photos: Sequence[Tuple[Path, int]], workdir: Path, noise: float,
     executor = SingleThreadedExecutor(context=context)
     executor.add_node(answerer.node)
     bringup = Path(sys.executable).with_name('banditlearn_bringup')
-    command = [str(bringup), '--camera', str(video), '--labels', ','.join(LABELS),
+    system, source = source_apart(video, workdir) if source_process \
+        else (['--camera', str(video)], None)
+    command = [str(bringup), *system, '--labels', ','.join(LABELS),
                '--rounds', str(len(photos)), '--duration', f'{length + 60:.0f}',
                '--out', str(workdir / 'session'),
                '--set', f'learner_node.model_path={workdir / "model.npz"}'] + list(extra)
     print('$ ' + ' '.join(command), file=sys.stderr, flush=True)
     log = open(workdir / 'bringup.log', 'w')
+    loops = busy_loops() if busy else []
     start = time.monotonic()
     proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log,
                             stderr=subprocess.STDOUT, env=os.environ.copy())
+    reader = None
+    if source is not None:
+        print('$ ' + ' '.join(source), file=sys.stderr, flush=True)
+        reader = subprocess.Popen(source, stdin=subprocess.DEVNULL, stdout=log,
+                                  stderr=subprocess.STDOUT, env=os.environ.copy())
     try:
         while proc.poll() is None:
             executor.spin_once(timeout_sec=0.05)
@@ -186,6 +239,12 @@ def run_session(photos: Sequence[Tuple[Path, int]], workdir: Path, noise: float,
     finally:
         if proc.poll() is None:
             proc.kill()
+        for child in ([reader] if reader is not None else []) + loops:
+            if child.poll() is None and child is reader:
+                child.send_signal(signal.SIGINT)  # a node script: leaves cleanly
+            elif child.poll() is None:
+                child.kill()
+            child.wait(timeout=30)
         log.close()
         executor.shutdown()
         answerer.node.destroy_node()
@@ -197,6 +256,6 @@ def run_session(photos: Sequence[Tuple[Path, int]], workdir: Path, noise: float,
                    'interactions': {str(k): v for k, v in answerer.records.items()}}, handle)
     summary = (workdir / 'bringup.log').read_text().strip().splitlines()
     return {'rows': rows, 'photos': len(photos),
-            'seconds': time.monotonic() - start, 'command': command,
+            'seconds': time.monotonic() - start, 'command': command, 'source': source,
             'summary': summary[-1] if summary else '', 'returncode': proc.returncode,
             'camera': answerer.camera, 'matched': answerer.matched}

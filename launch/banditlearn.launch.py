@@ -27,6 +27,7 @@ teaching page there; '' = none).  Every other topic is relative: ``namespace`` o
 ``PushROSNamespace`` / ``SetRemap`` around this file moves it.
 """
 
+from banditlearn_ros import dds_profile
 from banditlearn_ros.launch_arguments import (
     autostart_argument, common_arguments, managed, share_path, Values)
 from launch import LaunchDescription
@@ -36,7 +37,7 @@ from launch_ros.actions import Node
 
 def generate_launch_description():
     """Return the arguments, then the camera, learner and feedback nodes."""
-    return LaunchDescription(common_arguments(
+    return LaunchDescription(dds_profile.launch_actions() + common_arguments(
         params='parameter file (sections /**/camera_node, /**/learner_node, '
                '/**/feedback_node apply in any namespace)',
         model="learner model file to load and save; '' = the params_file's") + [

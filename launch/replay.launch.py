@@ -32,6 +32,7 @@ import importlib.util
 import json
 import shutil
 
+from banditlearn_ros import dds_profile
 from banditlearn_ros.launch_arguments import common_arguments, share_path, Values
 from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument, ExecuteProcess, LogInfo, OpaqueFunction
@@ -44,7 +45,7 @@ ANSWERS = 'gesture_feedback'
 
 def generate_launch_description():
     """Return the arguments, then the bag player, the learner (and the teacher)."""
-    return LaunchDescription([
+    return LaunchDescription(dds_profile.launch_actions() + [
         DeclareLaunchArgument(
             'bag', default_value=share_path('bags', 'sample_session'),
             description='bag folder to replay (default: the sample session shipped with the '

@@ -27,6 +27,7 @@ Topics are relative: ``PushROSNamespace`` / ``SetRemap`` around this file move t
 
 from pathlib import Path
 
+from banditlearn_ros import dds_profile
 from banditlearn_ros.launch_arguments import common_arguments, share_path, Values
 from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument, OpaqueFunction
@@ -35,7 +36,7 @@ from launch_ros.actions import Node
 
 def generate_launch_description():
     """Return the arguments, then the dataset player, the learner and the simulated teacher."""
-    return LaunchDescription(common_arguments(
+    return LaunchDescription(dds_profile.launch_actions() + common_arguments(
         params='parameter file (sections /**/learner_node, /**/teacher_node, '
                '/**/dataset_node apply in any namespace)') + [
         DeclareLaunchArgument(

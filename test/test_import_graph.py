@@ -63,6 +63,7 @@ LAYERS: Dict[str, int] = {
     f'{PACKAGE}.launch_arguments': LIBRARY,
     f'{PACKAGE}.shutdown': LIBRARY,
     f'{PACKAGE}.page.*': LIBRARY,
+    f'{PACKAGE}.dds_profile': LIBRARY,
     f'{PACKAGE}.bags.*': LIBRARY,
     f'{PACKAGE}.bags.cli': TOOLS,
     f'{PACKAGE}.bags.commands': TOOLS,

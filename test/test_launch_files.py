@@ -277,6 +277,15 @@ def matches_action(target_action):
     return matcher
 
 
+class SetEnvironmentVariable(Action):
+    """Stand-in for launch.actions.SetEnvironmentVariable: a name and a value, substitutions."""
+
+    def __init__(self, name, value, **kwargs):
+        super().__init__(**kwargs)
+        self.name = substitutions(name, 'SetEnvironmentVariable name')
+        self.value = substitutions(value, 'SetEnvironmentVariable value')
+
+
 @pytest.fixture(scope='module')
 def setup_args():
     """Return the keyword arguments setup.py passes to setuptools.setup."""
@@ -324,7 +333,8 @@ def load_launch(path: Path, share: Path, monkeypatch):
         'launch.actions': {'DeclareLaunchArgument': DeclareLaunchArgument,
                            'EmitEvent': EmitEvent, 'ExecuteProcess': ExecuteProcess,
                            'LogInfo': LogInfo, 'OpaqueFunction': OpaqueFunction,
-                           'RegisterEventHandler': RegisterEventHandler},
+                           'RegisterEventHandler': RegisterEventHandler,
+                           'SetEnvironmentVariable': SetEnvironmentVariable},
         'launch.events': {'matches_action': matches_action},
         'launch.substitutions': {'LaunchConfiguration': LaunchConfiguration},
         'launch_ros': {},
@@ -768,10 +778,13 @@ def test_replay_says_which_player_auto_chose(installed, chosen, share, monkeypat
     description = load_launch(share / 'launch' / 'replay.launch.py', share, monkeypatch)
     monkeypatch.setattr(description.module, 'rosbag2_installed', lambda: installed)
     context = {name: a.default_value for name, a in arguments_of(description).items()}
-    said = [a.msg for a in _actions(description, context) if isinstance(a, LogInfo)]
-    assert len(said) == 1 and said[0].startswith(f'player:=auto chose {chosen}')
+
+    def said():  # besides the DDS profile line every launch file says
+        return [a.msg for a in _actions(description, context)
+                if isinstance(a, LogInfo) and not a.msg.startswith('DDS profile')]
+    assert len(said()) == 1 and said()[0].startswith(f'player:=auto chose {chosen}')
     context['player'] = chosen  # named by the user: nothing to say
-    assert not [a for a in _actions(description, context) if isinstance(a, LogInfo)]
+    assert not said()
 
 
 def test_replay_params_are_declared_by_their_nodes():
@@ -790,3 +803,37 @@ def test_replay_params_are_declared_by_their_nodes():
             assert not unknown, f'{name} does not declare {unknown}'
     finally:
         rclpy.shutdown(context=context)
+
+
+@pytest.mark.parametrize('launch_file', LAUNCH_FILES)
+def test_launch_gives_the_nodes_the_packages_dds_profile(launch_file, share, monkeypatch):
+    """Without a profile of the user's, the launch sets the package's (installed) one."""
+    for name in ('FASTDDS_DEFAULT_PROFILES_FILE', 'FASTRTPS_DEFAULT_PROFILES_FILE',
+                 'RMW_IMPLEMENTATION', 'BANDITLEARN_DDS_PROFILE'):
+        monkeypatch.delenv(name, raising=False)
+    installed = share / 'config' / 'fastdds_profile.xml'
+    assert installed.is_file(), 'setup.py does not install config/fastdds_profile.xml'
+    description = load_launch(share / 'launch' / launch_file, share, monkeypatch)
+    settings = [e for e in description.entities if isinstance(e, SetEnvironmentVariable)]
+    assert [s.name for s in settings] == ['FASTDDS_DEFAULT_PROFILES_FILE']
+    assert Path(settings[0].value).read_bytes() == installed.read_bytes()
+    # Set before any node is started, and said in the launch's log.
+    first_node = min(i for i, e in enumerate(description.entities)
+                     if isinstance(e, (Node, OpaqueFunction)))
+    assert description.entities.index(settings[0]) < first_node
+    logs = [e.msg for e in description.entities
+            if isinstance(e, LogInfo) and e.msg.startswith('DDS profile')]
+    assert len(logs) == 1 and "the package's" in logs[0]
+
+
+@pytest.mark.parametrize('launch_file', LAUNCH_FILES)
+def test_launch_keeps_the_users_dds_profile(launch_file, share, monkeypatch, tmp_path):
+    """A profile the user named wins: the launch sets nothing and says whose is used."""
+    mine = tmp_path / 'mine.xml'
+    mine.write_text('<dds/>')
+    monkeypatch.setenv('FASTDDS_DEFAULT_PROFILES_FILE', str(mine))
+    description = load_launch(share / 'launch' / launch_file, share, monkeypatch)
+    assert not [e for e in description.entities if isinstance(e, SetEnvironmentVariable)]
+    logs = [e.msg for e in description.entities
+            if isinstance(e, LogInfo) and e.msg.startswith('DDS profile')]
+    assert len(logs) == 1 and str(mine) in logs[0] and 'yours' in logs[0]

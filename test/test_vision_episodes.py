@@ -14,6 +14,8 @@
 
 """Gesture episodes: one observation per steady presentation, re-armed by leaving or changing."""
 
+import math
+
 from banditlearn_ros.vision.episodes import EpisodeDetector
 import numpy as np
 import pytest
@@ -79,3 +81,59 @@ def test_feature_size_change_restarts_the_window():
 def test_bad_settings_raise(kwargs):
     with pytest.raises(ValueError):
         EpisodeDetector(**kwargs)
+
+
+# -- presentations measured in time ---------------------------------------------------------
+
+def timed(**kwargs):
+    kwargs.setdefault('stable_frames', 8)
+    return EpisodeDetector(stable_seconds=0.2, absent_seconds=0.15, **kwargs)
+
+
+def hold(det, features, start, seconds, fps):
+    """Feed ``features`` at ``fps`` for ``seconds`` from ``start``; return the episodes' stamps."""
+    out = []
+    for i in range(int(round(seconds * fps))):
+        episode = det.update(features, start + i / fps)
+        if episode is not None:
+            out.append(round(episode.stamp - start, 6))
+    return out
+
+
+@pytest.mark.parametrize('fps', [30.0, 15.0, 8.0, 4.0])
+def test_a_gesture_held_for_the_time_gives_one_episode_at_any_frame_rate(fps):
+    det = timed()
+    stamps = hold(det, [1.0, 2.0], 100.0, 1.0, fps)
+    # One episode, once the first frames span 0.2 s (the first frame at or after 0.2 s).
+    assert len(stamps) == 1
+    assert stamps[0] == pytest.approx(math.ceil(0.2 * fps - 1e-9) / fps)
+
+
+def test_a_gesture_held_too_briefly_in_time_gives_none_however_many_frames():
+    det = timed(stable_frames=2)
+    assert hold(det, [1.0, 2.0], 0.0, 0.15, 60.0) == []  # 9 frames, 0.133 s
+
+
+def test_absence_in_time_re_arms():
+    det = timed()
+    assert len(hold(det, [1.0, 2.0], 0.0, 0.5, 10.0)) == 1  # the last hand at 0.4 s
+    det.update(None, 0.5)  # 0.1 s after the last hand: not yet gone
+    assert not det.armed
+    det.update(None, 0.56)  # 0.16 s: gone
+    assert det.armed
+    assert len(hold(det, [1.0, 2.0], 0.7, 0.5, 10.0)) == 1
+
+
+def test_time_window_keeps_only_the_frames_it_needs():
+    det = timed(tolerance=0.15)
+    # A wobble early on: the window in time drops it and publishes once steady for 0.2 s.
+    det.update([5.0, 5.0], 0.0)
+    stamps = hold(det, [1.0, 2.0], 0.05, 1.0, 20.0)
+    assert stamps == [pytest.approx(0.2)]
+
+
+def test_frames_count_when_no_time_is_set():
+    det = EpisodeDetector(stable_frames=3)
+    assert hold(det, [1.0, 2.0], 0.0, 1.0, 4.0) == [pytest.approx(0.5)]  # the third frame
+    with pytest.raises(ValueError):
+        EpisodeDetector(stable_seconds=-1.0)

@@ -373,7 +373,9 @@ def cmd_play(args) -> int:
             raise UsageError(f'{name} {value:g}: must be 0 or a positive number of seconds')
     remap = _parse_remap(args.remap)
     _need_rclpy('play')
+    from banditlearn_ros import dds_profile
     from banditlearn_ros.bags.play import play
+    print(dds_profile.apply().line)  # a writer of images: its segment is the one that counts
     with bagio.open_bag(args.path) as bag:
         for note in bag.notes:
             print(f'note: {note}')

@@ -30,6 +30,7 @@ import sys
 import time
 from typing import List, Optional
 
+from banditlearn_ros import dds_profile
 from banditlearn_ros.bringup.log_filter import StderrFilter
 from banditlearn_ros.bringup.options import apply_options, build_parser
 from banditlearn_ros.bringup.report import preload_plotting
@@ -150,6 +151,7 @@ def run(options: argparse.Namespace, out=sys.stdout) -> int:
         os.makedirs(folder, exist_ok=True)
         stderr = StderrFilter(os.path.join(folder, 'third_party.log')).start()
         print(f'  MediaPipe / OpenCV log lines: {stderr.path}', file=out, flush=True)
+    print(f'  {dds_profile.apply().line}', file=out, flush=True)  # before rclpy.init
     running = start(system, log_level=options.log_level)
     from banditlearn_ros.nodes.page_node import PageNode
     page = running.find(PageNode)

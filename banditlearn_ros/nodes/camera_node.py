@@ -15,8 +15,9 @@
 """
 camera_node: camera images in, one feature vector per presented hand gesture out.
 
-Images come from ``image_raw`` (sensor-data QoS) or, when ``source`` is set, straight from a
-V4L2 device or a video file.  Only the newest frame is processed: a worker thread takes it
+Images come from ``image_raw`` (sensor-data QoS; ``image_transport: compressed`` takes
+``image_raw/compressed``, JPEG or PNG) or, when ``source`` is set, straight from a V4L2
+device or a video file.  Only the newest frame is processed: a worker thread takes it
 from a one-frame slot, so a slow extractor drops stale frames instead of falling behind.
 Segmentation, features and episodes live in ``banditlearn_ros.vision``.
 """
@@ -27,7 +28,7 @@ import time
 from typing import Any, Dict, Optional
 
 from banditlearn_ros.nodes import common, qos
-from banditlearn_ros.nodes.bridge import array_to_image, frame_of
+from banditlearn_ros.nodes.bridge import array_to_image, frame_of, FrameWatch
 from banditlearn_ros.nodes.managed import ManagedNode
 from banditlearn_ros.vision import camera_settings as settings
 from banditlearn_ros.vision.drawing import draw_observation
@@ -61,6 +62,7 @@ class CameraNode(ManagedNode):
         self._worker: Optional[FrameWorker] = None
         self._load: Optional[BackgroundLoad] = None
         self._image_sub = None
+        self._watch = FrameWatch(self.get_logger())
         self.extractor: Optional[GestureExtractor] = None
         self.counters = common.Counters(
             ('frames_received', 'frames_processed', 'frames_dropped', 'frames_no_hand',
@@ -127,8 +129,9 @@ class CameraNode(ManagedNode):
                                       loop=self.get_parameter('loop_video').value,
                                       on_end=self._on_source_end)
         else:
-            self._image_sub = self.create_subscription(Image, 'image_raw', self._on_image,
-                                                       qos.IMAGES)
+            self._image_sub = self._watch.subscribe(
+                self, self.get_parameter('image_transport').value, self._on_image,
+                qos.NEWEST_IMAGE)
         self.get_logger().info(f'active: source {source or "the image topic"}; '
                                f'{common.topics_line(self)}')
 
@@ -177,15 +180,16 @@ class CameraNode(ManagedNode):
             settings.replace_segmenter(self.extractor, self._values(settings.SEGMENT_KEYS))
 
     # -- input -----------------------------------------------------------------------------
-    def _on_image(self, msg: Image) -> None:
+    def _on_image(self, msg) -> None:
         self.counters.add('frames_received')
         self._received.tick()
+        self._watch.frame(msg)
         frame = frame_of(msg, self.get_parameter('max_frame_bytes').value, self.counters,
                          self._skipped)
         if frame is None:
             return
         stamp = msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9
-        self._on_frame(frame, stamp, received=False)
+        self._on_frame(frame, stamp or time.time(), received=False)  # unstamped: arrival
 
     def _skipped(self, kind: str, exc: Exception) -> None:
         if kind == 'unsupported_encoding' and len(self._bad_encodings) < MAX_ENCODINGS_SHOWN:
@@ -274,6 +278,10 @@ class CameraNode(ManagedNode):
                 ', ...' if len(self._bad_encodings) >= MAX_ENCODINGS_SHOWN else '')
         elif counts['frames_received'] == 0:
             level, message = common.WARN, 'no frames yet'
+        rates, lost = self._watch.status() if self._image_sub is not None else ({}, '')
+        values.update(rates)
+        if lost and level == common.OK:
+            level, message = common.WARN, lost
         values.update({
             'extractor': self.extractor.kind, 'features': self.extractor.dim,
             'frame_rate': self._received.rate(), 'processed_rate': self._processed.rate(),

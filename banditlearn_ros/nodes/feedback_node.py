@@ -35,13 +35,13 @@ from typing import Any, Dict
 
 from banditlearn_ros import answers
 from banditlearn_ros.nodes import common, qos
-from banditlearn_ros.nodes.bridge import frame_of
+from banditlearn_ros.nodes.bridge import check_transport, frame_of, FrameWatch
 from banditlearn_ros.nodes.managed import ManagedNode
 from banditlearn_ros.vision.frame_source import BackgroundLoad, IMPORT_DELAY, LOAD_WAIT
 from banditlearn_ros.vision.head_answers import HeadAnswers, Released
 from banditlearn_ros.vision.head_gesture import HeadGestureDetector
 from banditlearn_ros.vision.mediapipe_hands import import_mediapipe
-from sensor_msgs.msg import Image, Joy
+from sensor_msgs.msg import Joy
 from std_msgs.msg import Bool, Float32, String
 
 
@@ -60,6 +60,8 @@ class FeedbackNode(ManagedNode):
         self.bool_topics, self.use_camera = v['bool_topics'], v['use_camera']
         if v['joy_right_button'] == v['joy_wrong_button']:
             raise ValueError('joy_right_button and joy_wrong_button must differ')
+        check_transport(v['image_transport'])
+        self._watch = FrameWatch(self.get_logger())
         self.counters = common.Counters((
             'frames', 'frames_skipped', 'frames_no_face', 'unsupported_encoding', 'bad_image',
             'frame_too_large', 'pose_errors', 'nods', 'shakes', 'gestures_ignored', 'joy_answers',
@@ -100,7 +102,8 @@ class FeedbackNode(ManagedNode):
         if self.use_camera:  # Face Mesh loads in a thread; /diagnostics says when it failed
             self.head.restart()  # a new stream: the person followed before the pause is gone
             self.head.start_loading(after=self._import.wait)  # not before the import
-            subscribe(self.create_subscription(Image, 'image_raw', self._on_image, qos.IMAGES))
+            subscribe(self._watch.subscribe(self, self.get_parameter('image_transport').value,
+                                            self._on_image, qos.IMAGES))
         subscribe(qos.subscribe_events(self, String, 'gesture_prediction', self._on_prediction))
         subscribe(qos.subscribe_events(self, Joy, 'joy', self._on_joy))
         for topic in self.bool_topics:
@@ -197,13 +200,14 @@ class FeedbackNode(ManagedNode):
             self._last_warn[key] = now
             self.get_logger().warning(text)
 
-    def _stamp(self, msg: Image) -> float:
+    def _stamp(self, msg) -> float:
         stamp = msg.header.stamp.sec + 1e-9 * msg.header.stamp.nanosec
         if stamp > 0:
             return stamp
         return self.get_clock().now().nanoseconds * 1e-9
 
-    def _on_image(self, msg: Image) -> None:
+    def _on_image(self, msg) -> None:
+        self._watch.frame(msg)
         frame = frame_of(msg, self.get_parameter('max_frame_bytes').value, self.counters,
                          lambda kind, exc: self._warn(kind, f'image dropped: {exc}'))
         if frame is None:
@@ -295,6 +299,11 @@ class FeedbackNode(ManagedNode):
             level, message = common.WARN, f'{bad} images dropped (encoding/format)'
         if self.counters.get('pose_errors'):
             level, message = common.WARN, 'head pose errors'
+        if self.use_camera and self._taken:
+            rates, lost = self._watch.status()
+            values.update(rates)
+            if lost:
+                level, message = common.WARN, lost
         if self.head.loading:
             message = 'loading Face Mesh'
         elif self._taken and self.head.load_error is not None:

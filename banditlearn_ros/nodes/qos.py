@@ -27,7 +27,8 @@ The QoS of every topic, in one place, chosen for a robot and a learner on two ma
   reliable and best-effort publishers of any lifespan, and need no clock agreement between
   hosts.  Samples a writer gave up on are reported as lost (``count_lost``).
 - Images are sensor data (REP 2003): best effort, keep the last 5.  A best-effort subscriber
-  matches reliable and best-effort camera drivers alike.
+  matches reliable and best-effort camera drivers alike.  camera_node keeps the last one only
+  (``NEWEST_IMAGE``): it works on the newest frame, never on a queue of stale ones.
 - State that a late joiner needs now (the listening cue) is **transient local**, depth 1.
 - /diagnostics: the ROS default (reliable, volatile, keep the last 10), as the diagnostic
   aggregator expects.
@@ -59,6 +60,13 @@ EVENTS_IN = QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=EVENT_DEPTH,
 
 IMAGES = qos_profile_sensor_data
 """Camera images in, debug images out."""
+
+NEWEST_IMAGE = QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=1,
+                          reliability=ReliabilityPolicy.BEST_EFFORT,
+                          durability=DurabilityPolicy.VOLATILE)
+"""camera_node's images in: the sensor-data QoS keeping only the newest frame, so a node
+that fell behind takes the frame of now, never a queue of stale ones (matches the same
+publishers)."""
 
 LATCHED = QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=1,
                      reliability=ReliabilityPolicy.RELIABLE,

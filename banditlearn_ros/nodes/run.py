@@ -23,7 +23,7 @@ never does.
 import gc
 from typing import Callable, Optional
 
-from banditlearn_ros import shutdown
+from banditlearn_ros import dds_profile, shutdown
 from banditlearn_ros.nodes.callback_guard import CallbackGuard, GuardedNode
 from rclpy.exceptions import ParameterException
 import rclpy.logging
@@ -111,6 +111,7 @@ def run_node(node_factory: Callable[..., Node], args=None, name: str = '',
         print(node_usage(label, getattr(module, '__doc__', '') or node_factory.__doc__ or ''))
         return
     shutdown.stop_on_first_signal()
+    profile = dds_profile.apply()  # before the first participant: Fast DDS reads it then
     try:
         import rclpy
         from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
@@ -120,6 +121,7 @@ def run_node(node_factory: Callable[..., Node], args=None, name: str = '',
         # publish ("Unable to start transition 7"), nor the log lines reach /rosout. Here the
         # signal only asks (shutdown.requested) and this thread ends everything, in order.
         rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO)
+        rclpy.logging.get_logger(label).info(profile.line)
     except KeyboardInterrupt:  # a signal before the node exists: nothing to save
         shutdown.ignore_signals()
         sys.exit(0)

@@ -29,7 +29,7 @@ from .hand_segmentation import HandSegmenter
 from .mediapipe_hands import mediapipe_available, MediaPipeHands
 
 EPISODE_KEYS = ('mode', 'stable_frames', 'stability_tolerance', 'absent_frames',
-                'change_tolerance')
+                'change_tolerance', 'stable_seconds', 'absent_seconds')
 SEGMENT_KEYS = ('min_area', 'max_area', 'skin_threshold', 'adapt_skin',
                 'background_subtraction', 'fallback', 'work_size')
 
@@ -65,6 +65,11 @@ SPECS = (
          'frame with a hand', constraints='episode | frame'),
     Spec('stable_frames', 8, 'frames a hand must be present and steady before its gesture '
          'is published', low=1, high=300),
+    Spec('stable_seconds', 0.0, 'when > 0: how long (frame stamps) a hand must be present '
+         'and steady, however many frames were processed meanwhile; 0 = stable_frames',
+         low=0.0, high=60.0),
+    Spec('absent_seconds', 0.0, 'when > 0: how long (frame stamps) without a hand ends a '
+         'presentation; 0 = absent_frames', low=0.0, high=60.0),
     Spec('stability_tolerance', 0.15, 'steady = every frame of the window within this '
          'relative distance of the window mean', low=1e-4, high=10.0),
     Spec('absent_frames', 5, 'frames without a hand that end a presentation', low=1,
@@ -88,6 +93,10 @@ SPECS = (
          'pixels (height x width x bytes per pixel); larger ones are counted '
          '(frame_too_large) and skipped before anything is allocated', low=1024,
          high=2 ** 31),
+    Spec('image_transport', 'raw', "'raw': sensor_msgs/Image on image_raw; 'compressed': "
+         'sensor_msgs/CompressedImage (JPEG or PNG) on image_raw/compressed, as '
+         "image_transport's compressed plugin publishes it", read_only=True,
+         constraints='raw | compressed'),
     Spec('diagnostics_period', 1.0, 'seconds between /diagnostics messages', read_only=True,
          low=0.05, high=3600.0),
 )
@@ -135,6 +144,9 @@ def problem(values: Dict[str, Any]) -> str:
     """Return why the segmentation and episode values cannot work together, or ''."""
     if values.get('mode') not in ('episode', 'frame'):
         return f"mode must be 'episode' or 'frame', got {values.get('mode')!r}"
+    if values.get('image_transport', 'raw') not in ('raw', 'compressed'):
+        return ("image_transport must be 'raw' or 'compressed', got "
+                f"{values.get('image_transport')!r}")
     if values.get('fallback') not in ('grabcut', 'none'):
         return f"fallback must be 'grabcut' or 'none', got {values.get('fallback')!r}"
     if not values['min_area'] < values['max_area']:
@@ -156,7 +168,9 @@ def make_episodes(values: Dict[str, Any]) -> EpisodeDetector:
     return EpisodeDetector(stable_frames=values['stable_frames'],
                            tolerance=values['stability_tolerance'],
                            absent_frames=values['absent_frames'],
-                           change_tolerance=values['change_tolerance'], mode=values['mode'])
+                           change_tolerance=values['change_tolerance'], mode=values['mode'],
+                           stable_seconds=values['stable_seconds'],
+                           absent_seconds=values['absent_seconds'])
 
 
 def replace_segmenter(extractor: GestureExtractor, values: Dict[str, Any]) -> None:

@@ -20,6 +20,11 @@ for ``stable_frames`` frames, emits the mean feature vector of that window once,
 stays quiet until the hand leaves (``absent_frames`` frames without a hand) or changes
 (features far from the emitted ones for ``stable_frames`` frames), which re-arms it.
 ``mode='frame'`` emits every frame that shows a hand instead.
+
+With ``stable_seconds`` (and ``absent_seconds``) the same is measured in time, on the
+frames' stamps: a hand held still for that long gives its gesture however many frames the
+node found time to look at (a loaded machine processes fewer), and a hand gone that long
+re-arms.
 """
 
 from collections import deque
@@ -63,6 +68,12 @@ class EpisodeDetector:
         steadily, counts as a new gesture.
     mode : {'episode', 'frame'}
         One observation per presentation, or one per frame with a hand.
+    stable_seconds : float
+        When > 0, the steady window is this long in frame time (its first to its last
+        stamp, at least ``MIN_FRAMES`` frames) instead of ``stable_frames`` frames.
+    absent_seconds : float
+        When > 0, a hand absent this long in frame time (and at least one frame without a
+        hand) re-arms, instead of ``absent_frames`` frames.
 
     Examples
     --------
@@ -72,15 +83,23 @@ class EpisodeDetector:
 
     """
 
+    MIN_FRAMES = 2
+    """Frames a window in time holds at least (one frame shows no steadiness)."""
+
     def __init__(self, stable_frames: int = 8, tolerance: float = 0.15,
                  absent_frames: int = 5, change_tolerance: float = 0.35,
-                 mode: str = 'episode'):
+                 mode: str = 'episode', stable_seconds: float = 0.0,
+                 absent_seconds: float = 0.0):
         if mode not in ('episode', 'frame'):
             raise ValueError(f"mode must be 'episode' or 'frame', got {mode!r}")
         if stable_frames < 1 or absent_frames < 1:
             raise ValueError('stable_frames and absent_frames must be >= 1')
         if tolerance <= 0 or change_tolerance <= 0:
             raise ValueError('tolerances must be > 0')
+        if not (stable_seconds >= 0 and absent_seconds >= 0):
+            raise ValueError('stable_seconds and absent_seconds must be >= 0')
+        self.stable_seconds = float(stable_seconds)
+        self.absent_seconds = float(absent_seconds)
         self.stable_frames = int(stable_frames)
         self.tolerance = float(tolerance)
         self.absent_frames = int(absent_frames)
@@ -90,9 +109,12 @@ class EpisodeDetector:
 
     def reset(self) -> None:
         """Forget the window and re-arm."""
-        self._window: Deque[np.ndarray] = deque(maxlen=self.stable_frames)
+        timed = self.stable_seconds > 0
+        self._window: Deque[np.ndarray] = deque(maxlen=None if timed else self.stable_frames)
+        self._stamps: Deque[float] = deque()
         self._armed = True
         self._absent = 0
+        self._last_hand: Optional[float] = None
         self._emitted: Optional[np.ndarray] = None
         self.count = 0
 
@@ -104,6 +126,9 @@ class EpisodeDetector:
     @property
     def progress(self) -> float:
         """Return the fraction of the stable window filled (for a debug display)."""
+        if self.stable_seconds > 0:
+            held = self._stamps[-1] - self._stamps[0] if self._stamps else 0.0
+            return min(1.0, held / self.stable_seconds)
         return len(self._window) / float(self.stable_frames)
 
     def update(self, features, stamp: float = 0.0) -> Optional[Episode]:
@@ -111,19 +136,23 @@ class EpisodeDetector:
         if features is None:
             self._absent += 1
             self._window.clear()
-            if self._absent >= self.absent_frames:
+            self._stamps.clear()
+            if self._gone(stamp):
                 self._armed = True
                 self._emitted = None
             return None
         x = np.asarray(features, dtype=np.float64)
         self._absent = 0
+        self._last_hand = stamp
         if self.mode == 'frame':
             self.count += 1
             return Episode(x.copy(), 1, self.count, stamp, 0.0)
         if self._window and self._window[0].shape != x.shape:
             self._window.clear()
+            self._stamps.clear()
         self._window.append(x)
-        if len(self._window) < self.stable_frames:
+        self._stamps.append(stamp)
+        if not self._long_enough():
             return None
         stack = np.stack(self._window)
         mean = stack.mean(axis=0)
@@ -139,5 +168,26 @@ class EpisodeDetector:
         self._armed = False
         self._emitted = mean
         self._window.clear()
+        self._stamps.clear()
         self.count += 1
         return Episode(mean, len(stack), self.count, stamp, spread)
+
+    def _gone(self, stamp: float) -> bool:
+        """Return whether the hand has been absent long enough to re-arm."""
+        if self.absent_seconds <= 0:
+            return self._absent >= self.absent_frames
+        return self._last_hand is None or stamp - self._last_hand >= self.absent_seconds
+
+    def _long_enough(self) -> bool:
+        """Return whether the window is full; in time, drop the frames it no longer needs."""
+        if self.stable_seconds <= 0:
+            while len(self._stamps) > len(self._window):
+                self._stamps.popleft()
+            return len(self._window) >= self.stable_frames
+        # Keep the newest frames that span stable_seconds and no older one.
+        while len(self._stamps) > self.MIN_FRAMES and \
+                self._stamps[-1] - self._stamps[1] >= self.stable_seconds:
+            self._stamps.popleft()
+            self._window.popleft()
+        return len(self._window) >= self.MIN_FRAMES and \
+            self._stamps[-1] - self._stamps[0] >= self.stable_seconds
