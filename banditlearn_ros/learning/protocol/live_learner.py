@@ -287,7 +287,8 @@ class LiveLearner:
         return model_store.size_problem(
             size, fixed=self.value('feature_size'), max_size=self.value('max_feature_size'),
             n_labels=len(self.labels),
-            full=self.hyperparameters(self.algorithm).get('covariance') == 'full')
+            full=self.hyperparameters(self.algorithm).get('covariance') == 'full',
+            max_bytes=self.value('max_model_bytes'))
 
     def feedback(self, answer: bool) -> Tuple[FeedbackResult, bool]:
         """
@@ -330,9 +331,17 @@ class LiveLearner:
                       f'the unknown gesture is now {name!r}: labels {labels}')
         return labels, not known
 
-    def reset(self, stamp: float = 0.0) -> None:
-        """Start a fresh model; with the size from the first message, forget the size too."""
+    def reset(self, stamp: float = 0.0) -> str:
+        """
+        Start a fresh model; with the size from the first message, forget the size too.
+
+        The model before it is kept first (``model_store.back_up_before_reset``); returns
+        that file ('' = nothing kept); raises OSError or ValueError, with nothing reset,
+        when it cannot be kept.
+        """
         with self.lock:
+            backup = model_store.back_up_before_reset(self.saves.path,
+                                                      self.interaction.learner)
             self.interaction.reset()
             if not self.value('feature_size'):
                 # Size from the first message: a reset forgets it too, so one stray vector
@@ -341,6 +350,16 @@ class LiveLearner:
             self.saves.updates_since_save = 0
             self.counts.add('resets')
             self.note_change(session_config.RESET, stamp)
+        return backup
+
+    def reset_answer(self, stamp: float = 0.0) -> Tuple[bool, str]:
+        """Reset (``reset``); return ``~/reset_model``'s answer: success and what happened."""
+        try:
+            backup = self.reset(stamp)
+        except (OSError, ValueError) as exc:
+            return False, f'not reset (the model before it could not be kept): {exc}'
+        return True, ('model reset to a fresh one; the model file is replaced at the next '
+                      'save' + (f'; the model before it is kept in {backup}' if backup else ''))
 
     def inputs(self) -> Tuple[int, int]:
         """Return the feature and yes/no messages taken so far (a replay's order marks)."""
