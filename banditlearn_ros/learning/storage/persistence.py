@@ -193,7 +193,7 @@ def _read_member(path: str, archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> 
     return out.reshape(shape, order='F' if fortran else 'C')
 
 
-_CHUNK = 2 ** 22
+_CHUNK = 2 ** 20
 """Bytes inflated per read of a member."""
 
 MAX_INFLATION = 100
