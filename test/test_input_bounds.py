@@ -268,3 +268,126 @@ def test_a_symlinked_model_path_writes_its_target(tmp_path):
     save_model(learner, link)
     assert link.is_symlink() and load_model(target).labels == ['a', 'b', 'c']
     assert sorted(os.listdir(tmp_path / 'models')) == ['real.npz']  # no temporary left
+
+
+# -- parameters ----------------------------------------------------------------------------
+class _Lines:
+    """Records what a node logs (stands in for its rcutils logger in one test)."""
+
+    def __init__(self):
+        self.lines = []
+
+    def warning(self, text, **kwargs):
+        self.lines.append(text)
+
+    def info(self, text, **kwargs):
+        pass
+
+
+def _node_with_learner_parameters(ros, clock=None):
+    from banditlearn_ros.learning.protocol import learner_parameters as lp
+    from banditlearn_ros.nodes import parameters
+    from rclpy.node import Node
+    node = ros.add(Node('bounds_parameters', context=ros.context))
+    if clock is not None:
+        node.__dict__['_banditlearn_parameter_changes'] = parameters.ParameterChanges(
+            node, clock=clock)
+    parameters.declare_specs(node, lp.all_specs())
+    return node
+
+
+@pytest.mark.ros
+def test_refusals_are_throttled_and_cut_to_one_short_line(ros):
+    from rclpy.parameter import Parameter
+    now = [0.0]
+    node = _node_with_learner_parameters(ros, clock=lambda: now[0])
+    log = _Lines()
+    node.get_logger = lambda: log
+    changes = node.__dict__['_banditlearn_parameter_changes']
+    huge = 'x' * 10 ** 7 + '\nsecond line'
+    for _ in range(100):
+        result = node.set_parameters([Parameter('k', Parameter.Type.STRING, huge)])[0]
+        assert not result.successful
+    assert changes.refused == 100
+    assert len(log.lines) == 1  # the rest within REFUSAL_LOG_PERIOD are counted only
+    assert len(log.lines[0]) < 400 and '\n' not in log.lines[0]
+    assert 'k must be double, got string' in log.lines[0]
+    now[0] += 5.0
+    node.set_parameters([Parameter('C', Parameter.Type.STRING_ARRAY, ['a', huge])])
+    assert len(log.lines) == 2 and '99 more refused' in log.lines[1]
+    assert len(log.lines[1]) < 400 and '\n' not in log.lines[1]
+
+
+@pytest.mark.ros
+@pytest.mark.parametrize('name, value', [
+    ('k', 1e308), ('k', float('inf')), ('k', float('nan')), ('C', 1e300),
+    ('confidit.eta', 1e300), ('unknown_variance_floor', float('nan')),
+])
+def test_absurd_or_non_finite_values_are_refused(ros, name, value):
+    from rclpy.parameter import Parameter
+    node = _node_with_learner_parameters(ros)
+    before = node.get_parameter(name).value
+    result = node.set_parameters([Parameter(name, Parameter.Type.DOUBLE, value)])[0]
+    assert not result.successful
+    assert node.get_parameter(name).value == before
+
+
+@pytest.mark.ros
+def test_every_learner_parameter_says_its_type_and_numbers_have_a_finite_range(ros):
+    import math
+    node = _node_with_learner_parameters(ros)
+    from banditlearn_ros.learning.protocol import learner_parameters as lp
+    for spec in lp.all_specs():
+        descriptor = node.describe_parameter(spec.name)
+        assert descriptor.additional_constraints.startswith('type '), spec.name
+        ranges = list(descriptor.floating_point_range) + list(descriptor.integer_range)
+        if isinstance(spec.default, (int, float)) and not isinstance(spec.default, bool):
+            assert ranges and math.isfinite(ranges[0].to_value), spec.name
+    assert node.describe_parameter('unknown_rejection').additional_constraints == \
+        'type bool (true or false)'
+    assert 'type double' in node.describe_parameter('k').additional_constraints
+
+
+# -- banditlearn_bringup --set ---------------------------------------------------------------
+@pytest.mark.ros
+def test_bringup_checks_the_learner_sets_before_anything_starts(monkeypatch):
+    from banditlearn_ros.bringup import system as system_module
+    from banditlearn_ros.bringup.options import apply_options, build_parser
+    from banditlearn_ros.bringup.system_file import BringupError, find_system, load_system
+
+    def never(*args, **kwargs):
+        raise AssertionError('a node was started before the --set values were checked')
+    monkeypatch.setattr(system_module, 'System', never)
+    system = load_system(find_system('teach_sim'))
+    apply_options(system, build_parser().parse_args(
+        ['--set', 'learner_node.k=1.0e+308', '--set', 'learner_node.C=abc',
+         '--set', 'learner_node.eta=.nan', '--set', 'learner_node.kk=2']))
+    with pytest.raises(BringupError) as info:
+        system_module.start(system)
+    assert str(info.value).splitlines() == [
+        '--set learner_node.k=1.0e+308: k must be in [0.0, 100.0]',
+        "--set learner_node.C=abc: C takes a number, not 'abc'",
+        '--set learner_node.eta=.nan: eta must be a finite number',
+        "--set learner_node.kk=2: learner_node has no parameter 'kk'; did you mean 'k'?"]
+
+
+@pytest.mark.ros
+def test_a_set_rcl_refuses_at_start_leaves_the_model_file_untouched(tmp_path):
+    import subprocess
+    import sys
+    from banditlearn_ros.learning.protocol.learner_parameters import DEFAULT_LABELS
+    model = tmp_path / '.ros' / 'banditlearn_ros' / 'gesture_model.npz'  # params.yaml's
+    model.parent.mkdir(parents=True)
+    save_model(make_learner('ucwl', DEFAULT_LABELS, 22), model)
+    before = (model.stat().st_mtime_ns, model.read_bytes())
+    env = dict(os.environ, HOME=str(tmp_path))
+    result = subprocess.run(
+        [sys.executable, '-m', 'banditlearn_ros.bringup.main', '--system', 'full',
+         '--duration', '1', '--set', 'camera_node.stable_frames=abc'],
+        capture_output=True, text=True, timeout=300, env=env, cwd=tmp_path)
+    assert result.returncode == 1, result.stderr
+    assert result.stderr.strip().splitlines() == [
+        'banditlearn_bringup: error: --set camera_node.stable_frames=abc: stable_frames '
+        "takes a whole number, not 'abc'"], result.stderr
+    assert (model.stat().st_mtime_ns, model.read_bytes()) == before
+    assert os.listdir(model.parent) == ['gesture_model.npz']

@@ -199,8 +199,8 @@ class ParameterChanges:
             values = (param.value if param.type_ == Parameter.Type.DOUBLE_ARRAY
                       else [param.value] if param.type_ == Parameter.Type.DOUBLE else [])
             if any(not math.isfinite(v) for v in values):
-                return self.refuse(f'{param.name}={one_line(repr(param.value))} is not a '
-                                   'finite number')
+                return self.refuse(f'{param.name}={shown(param.value)} is not a finite '
+                                   'number')
         return accept()
 
     def check_with(self, check: Callable[[Dict[str, Any]], None],
@@ -244,7 +244,7 @@ class ParameterChanges:
         if self._declaring:
             return
         self.accepted += len(params)
-        text = ', '.join(f'{p.name}={p.value!r}' for p in params)
+        text = ', '.join(f'{p.name}={shown(p.value)}' for p in params)
         self._node.get_logger().info(f'parameter set: {one_line(text)}')
 
 
@@ -254,7 +254,7 @@ def _descriptor_refusal(param: Parameter, descriptor: ParameterDescriptor) -> st
         return f'{param.name} is read-only (it needs a restart)'
     if not descriptor.dynamic_typing and param.type_.value != descriptor.type:
         return (f'{param.name} must be {Parameter.Type(descriptor.type).name.lower()}, got '
-                f'{param.type_.name.lower()} {one_line(repr(param.value), 60)}')
+                f'{param.type_.name.lower()} {shown(param.value)}')
     ranges = (descriptor.integer_range if param.type_ == Parameter.Type.INTEGER
               else descriptor.floating_point_range if param.type_ == Parameter.Type.DOUBLE
               else [])
@@ -275,6 +275,14 @@ def one_line(text: str, limit: int = MAX_REASON) -> str:
     """Return ``text`` on one line, cut to about ``limit`` characters (a 10 MB value too)."""
     short = ' '.join(text[:limit].split())
     return short if len(text) <= limit else f'{short} ... ({len(text)} characters)'
+
+
+def shown(value: Any, limit: int = 60) -> str:
+    """Return a value as a log line shows it: a long string or list cut, never copied whole."""
+    if isinstance(value, (str, list, tuple)) and len(value) > limit:
+        unit = 'characters' if isinstance(value, str) else 'items'
+        return one_line(repr(value[:limit]), 2 * limit) + f' ... ({len(value)} {unit})'
+    return one_line(repr(value), 2 * limit)
 
 
 def reject(reason: str) -> SetParametersResult:
