@@ -297,7 +297,7 @@ def back_up_before_reset(model_path: str, learner: Optional[BanditLearner],
     if len(reset_backups(model_path)) >= MAX_RESET_BACKUPS:
         raise ValueError(f'{MAX_RESET_BACKUPS} backups of earlier resets are beside '
                          f'{model_path} already; delete the ones not needed first')
-    stamp = time.strftime('%Y%m%dT%H%M%S', time.gmtime(now()))
+    stamp = time.strftime('%Y%m%dT%H%M%SZ', time.gmtime(now()))
     path = f'{os.path.abspath(model_path)}{RESET_BACKUP}{stamp}.npz'
     suffix = 1
     while os.path.lexists(path):
