@@ -130,7 +130,8 @@ def _with_header(path, **changes):
 
 
 @pytest.mark.parametrize('covariance, n_features, problem', [
-    ('diag', 10 ** 8, 'n_features 100000000 is not a whole number in'),
+    ('diag', 10 ** 9, 'n_features 1000000000 is not a whole number in'),
+    ('diag', 10 ** 8, "array 'mu' has shape (2, 3), not that of 2 labels x 100000000"),
     ('full', 15000, "array 'mu' has shape (2, 3), not that of 2 labels x 15000 features"),
     ('full', 10 ** 6, "array 'mu' has shape (2, 3), not that of 2 labels x 1000000"),
 ])

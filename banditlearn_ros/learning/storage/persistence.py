@@ -147,8 +147,8 @@ MAX_MODEL_BYTES = 2 ** 30
 """Default largest model read, in bytes of arrays (a full-covariance UCWL of 10 labels and
 3000 features takes 720 MB)."""
 
-MAX_FEATURES = 1_000_000
-"""Largest ``n_features`` a model file may declare (``feature_size``'s upper bound)."""
+MAX_FEATURES = 2 ** 27
+"""Largest ``n_features`` a model file may declare: one array of them at ``MAX_MODEL_BYTES``."""
 
 MAX_HEADER_BYTES = 2 ** 20
 """Largest JSON header read, in bytes."""
