@@ -91,7 +91,9 @@ STORED = textwrap.dedent("""
     import numpy
     from banditlearn_ros.learning import make_learner, save_model
     from banditlearn_ros.learning.storage import persistence
-    save_model(make_learner('ucwl', ['a', 'b'], 2 ** 20), sys.argv[1])
+    if sys.argv[2] == 'save':
+        save_model(make_learner('ucwl', ['a', 'b'], 2 ** 21), sys.argv[1])
+        raise SystemExit
     base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     state = persistence.read_model_state(sys.argv[1])
     print(f'BASE {base:.0f}')
@@ -174,7 +176,8 @@ def main() -> None:
     r = run(python, DEFLATED, path)
     print(f'deflated member of {r.get("SIZE")} MB inflating to 896 MB: peak RSS '
           f'{r.get("PEAK")} MB; {r.get("OUTCOME")}')
-    r = run(python, STORED, path)
+    run(python, STORED, path, 'save')
+    r = run(python, STORED, path, 'read')
     print(f'stored model of 2 x 16 MiB arrays: peak RSS {r.get("PEAK")} MB after '
           f'{r.get("BASE")} MB before reading; {r.get("OUTCOME")}')
     r = run(python, OPEN_SET, fresh)

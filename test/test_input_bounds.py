@@ -366,7 +366,7 @@ def test_bringup_checks_the_learner_sets_before_anything_starts(monkeypatch):
     with pytest.raises(BringupError) as info:
         system_module.start(system)
     assert str(info.value).splitlines() == [
-        '--set learner_node.k=1.0e+308: k must be in [0.0, 100.0]',
+        '--set learner_node.k=1.0e+308: k out of range [0.0, 100.0]',
         "--set learner_node.C=abc: C takes a number, not 'abc'",
         '--set learner_node.eta=.nan: eta must be a finite number',
         "--set learner_node.kk=2: learner_node has no parameter 'kk'; did you mean 'k'?"]
@@ -392,3 +392,34 @@ def test_a_set_rcl_refuses_at_start_leaves_the_model_file_untouched(tmp_path):
         "takes a whole number, not 'abc'"], result.stderr
     assert (model.stat().st_mtime_ns, model.read_bytes()) == before
     assert os.listdir(model.parent) == ['gesture_model.npz']
+
+
+@pytest.mark.parametrize('kind', ['fifo', 'device', 'huge'])
+def test_a_parameter_file_that_is_no_file_or_huge_is_refused_unread(tmp_path, kind):
+    import threading
+    from banditlearn_ros.bringup import system_file
+    from banditlearn_ros.bringup.system_file import base_values, BringupError
+    path = tmp_path / 'params.yaml'
+    if kind == 'fifo':
+        os.mkfifo(path)
+    elif kind == 'device':
+        path = '/dev/zero'
+    else:
+        with open(path, 'wb') as handle:
+            handle.truncate(system_file.MAX_YAML_BYTES + 1)  # sparse: nothing is written
+    box = []
+
+    def read():
+        try:
+            base_values([path])
+        except BringupError as exc:
+            box.append(str(exc))
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    reader.join(timeout=60.0)
+    if reader.is_alive() and kind == 'fifo':  # blocked in open(): let it end, then fail
+        with open(path, 'wb'):
+            pass
+    assert not reader.is_alive() and box, 'the file was read (or reading it blocked)'
+    assert str(path) in box[0] and '\n' not in box[0]
+    assert ('not a regular file' if kind != 'huge' else 'more than the') in box[0]

@@ -288,7 +288,7 @@ def _spec_problem(item: str, spec, value: Any, text: str) -> 'tuple[str, Any]':
     if isinstance(fixed, (int, float)) and not isinstance(fixed, bool) and (
             (spec.low is not None and fixed < spec.low)
             or (spec.high is not None and fixed > spec.high)):
-        return f'--set {item}: {spec.name} must be in [{spec.low}, {spec.high}]', None
+        return f'--set {item}: {spec.name} out of range [{spec.low}, {spec.high}]', None
     return '', fixed
 
 
