@@ -18,7 +18,7 @@ What a file or a peer declares costs: each case in a process of its own, its pea
 1. Model files whose header declares a huge ``n_features`` (2 kB files; diagonal and
    ``covariance: full``).
 2. A model file whose one deflated member of 0.87 MB inflates to 896 MB.
-3. A model file of 2 x 2^21 features stored uncompressed (two 16 MiB arrays): peak RSS over
+3. A model file of 2 labels x 2^21 features stored uncompressed (two 32 MiB arrays): peak RSS over
    that of the interpreter with numpy loaded.
 4. The never-taught check switched on, 12 labels, 12 vectors of 4096 values each answered
    "yes", then saved: peak RSS and the model file's size.
@@ -178,7 +178,7 @@ def main() -> None:
           f'{r.get("PEAK")} MB; {r.get("OUTCOME")}')
     run(python, STORED, path, 'save')
     r = run(python, STORED, path, 'read')
-    print(f'stored model of 2 x 16 MiB arrays: peak RSS {r.get("PEAK")} MB after '
+    print(f'stored model of 2 x 32 MiB arrays: peak RSS {r.get("PEAK")} MB after '
           f'{r.get("BASE")} MB before reading; {r.get("OUTCOME")}')
     r = run(python, OPEN_SET, fresh)
     print(f'never-taught check, 12 labels x 4096 features, 12 yes: peak RSS {r.get("PEAK")} '
