@@ -423,3 +423,13 @@ def test_a_parameter_file_that_is_no_file_or_huge_is_refused_unread(tmp_path, ki
     assert not reader.is_alive() and box, 'the file was read (or reading it blocked)'
     assert str(path) in box[0] and '\n' not in box[0]
     assert ('not a regular file' if kind != 'huge' else 'more than the') in box[0]
+
+
+def test_labels_appended_past_the_model_limit_are_refused_with_nothing_changed():
+    state, values = live(max_model_bytes=2 ** 20)  # 1 MiB: 2 labels of 64 features fit
+    _answer_yes(state, np.random.default_rng(8), 1, 64)
+    many = ['fist', 'palm'] + [f'g{i}' for i in range(400)]
+    with pytest.raises(ValueError, match='more than max_model_bytes'):
+        state.check_change({'labels': many})
+    state.check_change({'labels': ['fist', 'palm', 'point']})  # a few more fit
+    assert state.current_labels() == ['fist', 'palm']

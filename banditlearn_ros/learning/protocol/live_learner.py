@@ -246,8 +246,22 @@ class LiveLearner:
         if 'labels' not in changes:
             return []
         learner = self.interaction.learner
-        return lp.appended_labels(list(learner.labels) if learner is not None else None,
-                                  changes['labels'])
+        appended = lp.appended_labels(list(learner.labels) if learner is not None else None,
+                                      changes['labels'])
+        self._check_growth(len(changes['labels']) if appended else 0)
+        return appended
+
+    def _check_growth(self, n_labels: int) -> None:
+        """Raise ValueError when ``n_labels`` labels would pass ``max_model_bytes``."""
+        learner = self.interaction.learner
+        if learner is None or not n_labels:
+            return
+        full = learner.get_params().get('covariance') == 'full'
+        needed = model_store.state_bytes(learner.n_features, n_labels, full)
+        if needed > self.value('max_model_bytes'):
+            raise ValueError(f'{n_labels} labels of {learner.n_features} features would take '
+                             f'{needed} bytes, more than max_model_bytes '
+                             f'{self.value("max_model_bytes")}')
 
     # -- input ------------------------------------------------------------------------------
     def predict(self, values) -> Tuple[Optional[Round], str, str]:
@@ -318,6 +332,7 @@ class LiveLearner:
             try:
                 if not known:
                     lp.check_labels(self.current_labels() + [name])
+                    self._check_growth(len(self.current_labels()) + 1)
                 self.interaction.name_unknown(name)
             except ValueError:  # LearnerInputError too
                 self.counts.add('names_refused')
