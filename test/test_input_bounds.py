@@ -433,3 +433,22 @@ def test_labels_appended_past_the_model_limit_are_refused_with_nothing_changed()
         state.check_change({'labels': many})
     state.check_change({'labels': ['fist', 'palm', 'point']})  # a few more fit
     assert state.current_labels() == ['fist', 'palm']
+
+
+@pytest.mark.ros
+def test_a_peer_reset_over_the_service_keeps_the_model_before_it(ros, tmp_path):
+    from std_srvs.srv import Trigger
+    from test_learner_node import Driver, learner
+    path = tmp_path / 'model.npz'
+    node = learner(ros, model_path=str(path), autosave_every=1)
+    drive = Driver(ros)
+    drive.ask([1.0, 0.0])
+    drive.answer(False, node)
+    learned = node.live.interaction.learner.state_dict()
+    assert learned['extra']['n_updates'] == 1
+    client = ros.probe.create_client(Trigger, '/learner_node/reset_model')
+    answer = ros.call(client, Trigger.Request())
+    backups = model_store.reset_backups(str(path))
+    assert answer.success and len(backups) == 1 and backups[0] in answer.message
+    kept = persistence.read_model_state(backups[0])
+    np.testing.assert_array_equal(kept['arrays']['mu'], learned['arrays']['mu'])
