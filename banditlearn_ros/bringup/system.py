@@ -20,6 +20,7 @@ are read without ROS by ``system_file`` and ``bringup_options``.
 """
 
 import copy
+import difflib
 import importlib
 import inspect
 import os
@@ -27,7 +28,8 @@ import shutil
 import tempfile
 from typing import Any, Dict, List
 
-from banditlearn_ros.bringup.options import in_declared_type, TYPE_NAMES
+from banditlearn_ros.bringup.options import (
+    DOUBLE_ARRAY, in_declared_type, STRING_ARRAY, TYPE_NAMES)
 from banditlearn_ros.bringup.system_file import base_values, BringupError, coerce
 from banditlearn_ros.shutdown import signals_held
 import yaml
@@ -63,7 +65,7 @@ def node_class(spec: str):
 class System:
     """The nodes of a system on one executor, with the files they were started from."""
 
-    def __init__(self, system: Dict[str, Any], log_level: str = 'warn'):
+    def __init__(self, system: Dict[str, Any], log_level: str = 'warn', probe: bool = False):
         import rclpy
         from rclpy.executors import SingleThreadedExecutor
         self.system = system
@@ -111,7 +113,8 @@ class System:
                 node = cls(**self._node_kwargs(entry, cls))
                 self.nodes.append(node)
                 self.executor.add_node(node)
-            bring_up(node for node in self.nodes if self._autostart.get(node.get_name()))
+            if not probe:  # a probe only declares: no camera, no thread, no graph
+                bring_up(node for node in self.nodes if self._autostart.get(node.get_name()))
         except BaseException:
             self.close()
             raise
@@ -216,8 +219,6 @@ def check_settings(running: System, settings,
         running node does not hold already.
 
     """
-    import difflib
-
     from rclpy.exceptions import ParameterUninitializedException
     from rclpy.parameter import Parameter
     nodes = {node.get_name(): node for node in running.nodes}
@@ -252,51 +253,136 @@ def check_settings(running: System, settings,
     return problems, coerced
 
 
+RCLPY_PARAMETERS = ('use_sim_time', 'start_type_description_service')
+"""What rclpy declares on every node, beside a node's own table."""
+
+
+def _table(cls) -> Dict[str, Any]:
+    """Return ``{name: Spec}`` of the parameters a node class declares from a table."""
+    from banditlearn_ros.learning.protocol import learner_parameters
+    from banditlearn_ros.nodes.learner_node import LearnerNode
+    if issubclass(cls, LearnerNode):
+        return {spec.name: spec for spec in learner_parameters.all_specs()}
+    return {}
+
+
+def _spec_problem(item: str, spec, value: Any, text: str) -> 'tuple[str, Any]':
+    """Return ``(problem, value in the declared type)`` of one ``--set`` against a Spec."""
+    import math
+
+    from rclpy.parameter import Parameter
+    default = spec.default
+    if isinstance(default, (list, tuple)) and not default:
+        declared = DOUBLE_ARRAY if spec.empty_array == 'double' else STRING_ARRAY
+    else:
+        declared = int(Parameter.Type.from_parameter_value(
+            list(default) if isinstance(default, tuple) else default))
+    try:
+        given = int(Parameter.Type.from_parameter_value(value))
+    except TypeError:
+        given = None
+    fixed = value if given == declared else in_declared_type(value, text, declared)
+    if fixed is None:
+        return (f'--set {item}: {spec.name} takes {TYPE_NAMES.get(declared, declared)}, '
+                f'not {text!r}'), None
+    numbers = fixed if isinstance(fixed, list) else [fixed]
+    if any(isinstance(v, float) and not math.isfinite(v) for v in numbers):
+        return f'--set {item}: {spec.name} must be a finite number', None
+    if isinstance(fixed, (int, float)) and not isinstance(fixed, bool) and (
+            (spec.low is not None and fixed < spec.low)
+            or (spec.high is not None and fixed > spec.high)):
+        return f'--set {item}: {spec.name} out of range [{spec.low}, {spec.high}]', None
+    return '', fixed
+
+
+def precheck(system: Dict[str, Any]) -> 'tuple[List[str], List[tuple]]':
+    """
+    Check the ``--set`` values a node's parameter table knows, without starting anything.
+
+    Returns
+    -------
+    tuple
+        ``(problems, unchecked)``: one line per wrong type or value out of range, and the
+        settings no table covers (a node declared inline, a name not in the table).  The
+        values checked are put in the declared type in ``system`` (an int for a float).
+
+    """
+    by_name = {entry['name']: entry for entry in system['nodes']}
+    problems, unchecked = [], []
+    for setting in system.get('settings', []):
+        item, name, key, value, text = setting
+        table = _table(node_class(by_name[name]['node']))
+        if key not in table and (not table or key in RCLPY_PARAMETERS
+                                 or key.startswith('qos_overrides.')):
+            unchecked.append(setting)  # the probe checks it
+            continue
+        if key not in table:
+            near = difflib.get_close_matches(key, list(table), n=1)
+            hint = f'; did you mean {near[0]!r}?' if near else ''
+            problems.append(f'--set {item}: {name} has no parameter {key!r}{hint}')
+            continue
+        problem, fixed = _spec_problem(item, table[key], value, text)
+        if problem:
+            problems.append(problem)
+        else:
+            by_name[name]['parameters'][key] = fixed
+    return problems, unchecked
+
+
+def _harmless(system: Dict[str, Any]) -> Dict[str, Any]:
+    """Return a copy of ``system`` whose learners read and write no model file."""
+    from banditlearn_ros.nodes.learner_node import LearnerNode
+    probe = copy.deepcopy(system)
+    for entry in probe['nodes']:
+        if issubclass(node_class(entry['node']), LearnerNode):
+            entry['parameters'].update(model_path='', save_on_shutdown=False)
+    return probe
+
+
 def start(system: Dict[str, Any], log_level: str = 'warn') -> System:
     """
-    Start a system; ``--set`` mistakes end it with one line each (BringupError).
+    Start a system once every ``--set`` is checked; a mistake ends it with one line each.
 
-    rcl ignores an unknown name in a parameter file and drops (or refuses) a value of another
-    type than the node declares, so after the start every ``--set`` value is checked against
-    the parameters the nodes declared. A value given in another form that loses nothing (an
-    int for a float) is put in the declared type and the system started again. Where a value
-    is refused at the start, the nodes are started once without the ``--set`` values to list
-    every mistake.
+    Nothing starts before the check (BringupError): values a node's parameter table knows
+    (``precheck``) are checked against it; the others against the parameters the nodes
+    declare in a probe that loads no model file, saves none and activates nothing
+    (``check_settings``).  rcl ignores an unknown name in a parameter file and drops (or
+    refuses) a value of another type than the node declares; a value given in another form
+    that loses nothing (an int for a float) is put in the declared type.  Where rcl refuses
+    a value when the probe starts, the probe starts again without the ``--set`` values to
+    list every mistake.
     """
+    problems, unchecked = precheck(system)
+    if problems:
+        raise BringupError('\n'.join(problems))
+    if unchecked:
+        _probe_settings(system, unchecked, log_level)
+    return System(system, log_level=log_level)
+
+
+def _probe_settings(system: Dict[str, Any], settings, log_level: str) -> None:
+    """Check ``settings`` in a harmless probe of ``system``; put coerced values in it."""
     from rclpy.exceptions import ParameterException
-    settings = system.get('settings', [])
+    probe = _harmless(system)
     try:
-        running = System(system, log_level=log_level)
+        running = System(probe, log_level=log_level, probe=True)
     except ParameterException as exc:
-        if not settings:
-            raise
         refused = exc
         running = None
-    if running is not None:
-        try:
-            problems, coerced = check_settings(running, settings, only_changes=True)
-        except BaseException:
-            running.close()
-            raise
-        if not problems and not coerced:
-            return running
-        running.close()
-    else:
-        probe = copy.deepcopy(system)
+    if running is None:
         by_name = {entry['name']: entry for entry in probe['nodes']}
         for _, node, key, _, _ in settings:
             by_name[node]['parameters'].pop(key, None)
         try:
-            running = System(probe, log_level=log_level)
+            running = System(probe, log_level=log_level, probe=True)
         except Exception:  # noqa: B902 - the node needs a --set value: report the first error
             raise BringupError(f'{type(refused).__name__}: {refused}') from None
-        try:
-            problems, coerced = check_settings(running, settings)
-        finally:
-            running.close()
+    try:
+        problems, coerced = check_settings(running, settings)
+    finally:
+        running.close()
     if problems:
         raise BringupError('\n'.join(problems))
     by_name = {entry['name']: entry for entry in system['nodes']}
     for node, key, value in coerced:
         by_name[node]['parameters'][key] = value
-    return System(system, log_level=log_level)

@@ -23,6 +23,7 @@ starts, as one line (``BringupError``).
 
 import os
 from pathlib import Path
+import stat
 from typing import Any, Dict, List, Optional
 
 import yaml
@@ -97,11 +98,32 @@ def list_systems() -> List[str]:
     return sorted(names)
 
 
+MAX_YAML_BYTES = 2 ** 22
+"""Largest system or parameter file read (4 MiB; the shipped ones take a few kB)."""
+
+
 def read_yaml(path: Path) -> Any:
-    """Return what a YAML file holds; an unreadable or invalid file is a BringupError."""
+    """
+    Return what a YAML file holds; an unreadable, invalid or huge file is a BringupError.
+
+    Only a regular file of at most ``MAX_YAML_BYTES`` is read: ``/dev/zero``, a FIFO or a
+    file of gigabytes named as a parameter file is refused before anything is read.
+    """
     try:
-        with open(path, encoding='utf-8') as handle:
-            return yaml.safe_load(handle)
+        # Not blocking: opening a FIFO waits for a writer.
+        with os.fdopen(os.open(path, os.O_RDONLY | os.O_NONBLOCK), 'rb') as handle:
+            info = os.fstat(handle.fileno())
+            if not stat.S_ISREG(info.st_mode):
+                raise BringupError(f'{path}: not a regular file')
+            if info.st_size > MAX_YAML_BYTES:
+                raise BringupError(f'{path}: {info.st_size} bytes, more than the '
+                                   f'{MAX_YAML_BYTES} a parameter or system file may take')
+            data = handle.read(MAX_YAML_BYTES + 1)
+        if len(data) > MAX_YAML_BYTES:
+            raise BringupError(f'{path}: more than {MAX_YAML_BYTES} bytes')
+        return yaml.safe_load(data.decode('utf-8'))
+    except UnicodeDecodeError as exc:
+        raise BringupError(f'{path}: not UTF-8 text ({exc.reason})') from None
     except OSError as exc:
         raise BringupError(f'{path}: cannot read ({exc.strerror})') from None
     except yaml.YAMLError as exc:

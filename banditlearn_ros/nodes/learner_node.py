@@ -184,11 +184,10 @@ class LearnerNode(common.GuardedNode):
         return response
 
     def _on_reset(self, request, response):
-        self.live.reset(self._now())
+        response.success, response.message = self.live.reset_answer(self._now())
         self._publish_config()
-        response.success, response.message = True, (
-            'model reset to a fresh one; the model file is replaced at the next save')
-        self.get_logger().info(response.message)
+        (self.get_logger().info if response.success else self.get_logger().warning)(
+            response.message)
         return response
 
     def _collect(self):

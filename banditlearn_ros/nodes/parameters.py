@@ -22,6 +22,7 @@ post-set), and a node's own on-set check refuses through it.
 
 import contextlib
 import math
+import time
 from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
 
 from banditlearn_ros.parameter_spec import Spec
@@ -62,8 +63,13 @@ def declare(node: Node, name: str, default: Any, description: str, *,
 
     """
     changes = ParameterChanges.of(node)
-    descriptor = ParameterDescriptor(description=description, read_only=read_only,
-                                     additional_constraints=constraints)
+    # rclpy refuses a value of another type itself, before any callback of the node can
+    # say why ("Wrong parameter type, expected 'Type.DOUBLE' got 'Type.STRING'"): the
+    # type is written in the constraints, which `ros2 param describe` shows.
+    words = type_words(default, empty_type)
+    descriptor = ParameterDescriptor(
+        description=description, read_only=read_only,
+        additional_constraints=words + ('; ' + constraints if constraints else ''))
     if low is not None or high is not None:
         if isinstance(default, bool):
             raise TypeError(f'{name}: a bool has no range')
@@ -83,6 +89,21 @@ def declare(node: Node, name: str, default: Any, description: str, *,
             got = value.value
             return list(got) if got is not None else []
         return node.declare_parameter(name, default, descriptor).value
+
+
+def type_words(default: Any, empty_type: Parameter.Type = Parameter.Type.STRING_ARRAY) -> str:
+    """Return the type of a parameter in words, as its descriptor's constraints start."""
+    if isinstance(default, (list, tuple)):
+        kind = (Parameter.Type.from_parameter_value(list(default)) if default
+                else empty_type)
+        return 'type ' + kind.name.lower().replace('_', ' ')
+    if isinstance(default, bool):
+        return 'type bool (true or false)'
+    if isinstance(default, int):
+        return 'type integer (a whole number)'
+    if isinstance(default, float):
+        return 'type double (a finite number; a whole number is taken as one)'
+    return 'type string'
 
 
 _EMPTY_ARRAYS = {'string': Parameter.Type.STRING_ARRAY, 'double': Parameter.Type.DOUBLE_ARRAY}
@@ -118,12 +139,16 @@ class ParameterChanges:
     ``Diagnostics`` publishes both counts (``parameter_changes``, ``parameter_refusals``).
     """
 
-    def __init__(self, node: Node):
+    def __init__(self, node: Node, clock: Callable[[], float] = time.monotonic):
         self._node = node
         self._declaring = 0
         self.accepted = 0
         self.refused = 0
+        self._clock = clock
+        self._last_logged: Optional[float] = None
+        self._not_logged = 0
         node.add_pre_set_parameters_callback(self._pre_set)
+        node.add_on_set_parameters_callback(self._finite)
         node.add_post_set_parameters_callback(self._post_set)
 
     @classmethod
@@ -153,9 +178,30 @@ class ParameterChanges:
 
     def refuse(self, reason: str) -> SetParametersResult:
         """Log and count a refusal of the node's own on-set check; return the result."""
-        self.refused += 1
-        self._node.get_logger().warning(f'parameter change refused: {reason}')
+        reason = one_line(reason)
+        self._count_refusal(reason)
         return reject(reason)
+
+    def _count_refusal(self, reason: str) -> None:
+        """Count a refusal; log it unless one was logged within ``REFUSAL_LOG_PERIOD``."""
+        self.refused += 1
+        now = self._clock()
+        if self._last_logged is not None and now - self._last_logged < REFUSAL_LOG_PERIOD:
+            self._not_logged += 1
+            return
+        quiet, self._not_logged, self._last_logged = self._not_logged, 0, now
+        tail = f' ({quiet} more refused since the last line)' if quiet else ''
+        self._node.get_logger().warning(f'parameter change refused: {reason}{tail}')
+
+    def _finite(self, params: List[Parameter]) -> SetParametersResult:
+        """Refuse a non-finite float that no range stopped (a number of no range)."""
+        for param in params:
+            values = (param.value if param.type_ == Parameter.Type.DOUBLE_ARRAY
+                      else [param.value] if param.type_ == Parameter.Type.DOUBLE else [])
+            if any(not math.isfinite(v) for v in values):
+                return self.refuse(f'{param.name}={shown(param.value)} is not a finite '
+                                   'number')
+        return accept()
 
     def check_with(self, check: Callable[[Dict[str, Any]], None],
                    apply: Optional[Callable[[Dict[str, Any]], None]] = None,
@@ -190,8 +236,7 @@ class ParameterChanges:
                 param = Parameter(param.name, Parameter.Type.DOUBLE, float(param.value))
             reason = _descriptor_refusal(param, descriptor)
             if reason:
-                self.refused += 1
-                self._node.get_logger().warning(f'parameter change refused: {reason}')
+                self._count_refusal(one_line(reason))
             out.append(param)
         return out
 
@@ -199,8 +244,8 @@ class ParameterChanges:
         if self._declaring:
             return
         self.accepted += len(params)
-        text = ', '.join(f'{p.name}={p.value!r}' for p in params)
-        self._node.get_logger().info(f'parameter set: {text}')
+        text = ', '.join(f'{p.name}={shown(p.value)}' for p in params)
+        self._node.get_logger().info(f'parameter set: {one_line(text)}')
 
 
 def _descriptor_refusal(param: Parameter, descriptor: ParameterDescriptor) -> str:
@@ -209,7 +254,7 @@ def _descriptor_refusal(param: Parameter, descriptor: ParameterDescriptor) -> st
         return f'{param.name} is read-only (it needs a restart)'
     if not descriptor.dynamic_typing and param.type_.value != descriptor.type:
         return (f'{param.name} must be {Parameter.Type(descriptor.type).name.lower()}, got '
-                f'{param.type_.name.lower()} {param.value!r}')
+                f'{param.type_.name.lower()} {shown(param.value)}')
     ranges = (descriptor.integer_range if param.type_ == Parameter.Type.INTEGER
               else descriptor.floating_point_range if param.type_ == Parameter.Type.DOUBLE
               else [])
@@ -217,6 +262,27 @@ def _descriptor_refusal(param: Parameter, descriptor: ParameterDescriptor) -> st
         return (f'{param.name}={param.value!r} is outside [{ranges[0].from_value}, '
                 f'{ranges[0].to_value}]')
     return ''
+
+
+REFUSAL_LOG_PERIOD = 5.0
+"""Seconds after a logged refusal in which the next ones are only counted."""
+
+MAX_REASON = 200
+"""Longest refusal line logged or returned, in characters."""
+
+
+def one_line(text: str, limit: int = MAX_REASON) -> str:
+    """Return ``text`` on one line, cut to about ``limit`` characters (a 10 MB value too)."""
+    short = ' '.join(text[:limit].split())
+    return short if len(text) <= limit else f'{short} ... ({len(text)} characters)'
+
+
+def shown(value: Any, limit: int = 60) -> str:
+    """Return a value as a log line shows it: a long string or list cut, never copied whole."""
+    if isinstance(value, (str, list, tuple)) and len(value) > limit:
+        unit = 'characters' if isinstance(value, str) else 'items'
+        return one_line(repr(value[:limit]), 2 * limit) + f' ... ({len(value)} {unit})'
+    return one_line(repr(value), 2 * limit)
 
 
 def reject(reason: str) -> SetParametersResult:

@@ -18,13 +18,18 @@ Per-label Gaussians of the observations a person confirmed: the density the open
 Split from ``open_set`` (which decides with it): here only the sums and the log-density, so
 that the online threshold and the score each have their own module.  Welford's running sums
 give each label's mean and covariance in one pass, as answers arrive, without keeping the
-observations.
+observations.  Above ``FULL_MAX_FEATURES`` features only the diagonal of the sums is kept
+(K x d, not K x d x d: at 4096 features a full one takes 134 MB per label), and the
+``likelihood_full`` scores then use the diagonal.
 """
 
 import math
 from typing import Dict
 
 import numpy as np
+
+FULL_MAX_FEATURES = 256
+"""Most features whose full covariance a label keeps (512 kB per label at 256)."""
 
 
 class LabelGaussians:
@@ -34,9 +39,21 @@ class LabelGaussians:
         self.n_features = int(n_features)
         self.count = np.zeros(0)
         self.mean = np.zeros((0, self.n_features))
-        self.m2 = np.zeros((0, self.n_features, self.n_features))
+        self.diagonal = self.n_features > FULL_MAX_FEATURES
+        self.m2 = np.zeros((0,) + self._m2_shape())
         """Sums of the outer products of the deviations: K x d x d (the diagonal for
-        ``likelihood``, all of it for ``likelihood_full``)."""
+        ``likelihood``, all of it for ``likelihood_full``); K x d, the diagonal only, past
+        ``FULL_MAX_FEATURES``."""
+
+    def _m2_shape(self) -> tuple:
+        d = self.n_features
+        return (d,) if self.diagonal else (d, d)
+
+    @staticmethod
+    def state_bytes(n_labels: int, n_features: int) -> int:
+        """Return the bytes the sums of ``n_labels`` labels take (the size checks count it)."""
+        d = int(n_features)
+        return 8 * int(n_labels) * (d + 1 + (d if d > FULL_MAX_FEATURES else d * d))
 
     def _grow(self, n_labels: int) -> None:
         extra = n_labels - self.count.size
@@ -44,7 +61,7 @@ class LabelGaussians:
             d = self.n_features
             self.count = np.concatenate([self.count, np.zeros(extra)])
             self.mean = np.concatenate([self.mean, np.zeros((extra, d))])
-            self.m2 = np.concatenate([self.m2, np.zeros((extra, d, d))])
+            self.m2 = np.concatenate([self.m2, np.zeros((extra,) + self._m2_shape())])
 
     def yes_count(self, index: int) -> int:
         """Return how many observations label ``index`` was confirmed for."""
@@ -56,12 +73,14 @@ class LabelGaussians:
         self.count[index] += 1
         delta = x - self.mean[index]
         self.mean[index] += delta / self.count[index]
-        self.m2[index] += np.outer(delta, x - self.mean[index])
+        self.m2[index] += (delta * (x - self.mean[index]) if self.diagonal
+                           else np.outer(delta, x - self.mean[index]))
 
     def _pooled(self) -> float:
         """Return the mean variance over features and labels (the floor's unit)."""
         seen = self.count > 0
-        total = np.trace(self.m2[seen], axis1=1, axis2=2).sum()
+        total = (self.m2[seen].sum() if self.diagonal
+                 else np.trace(self.m2[seen], axis1=1, axis2=2).sum())
         return float(total / self.count[seen].sum() / self.n_features)
 
     def log_likelihood(self, index: int, x: np.ndarray, floor: float,
@@ -88,8 +107,8 @@ class LabelGaussians:
             pooled = self.m2[seen].sum(axis=0) / self.count[seen].sum()
             m2 = m2 + shrinkage * pooled
             n = n + shrinkage
-        if not full:
-            var = np.diagonal(m2) / n + ridge
+        if not full or self.diagonal:
+            var = (m2 if self.diagonal else np.diagonal(m2)) / n + ridge
             return float(-0.5 * (diff * diff / var + np.log(var)).sum())
         cov = m2 / n
         cov = 0.5 * (cov + cov.T)  # the sums are symmetric up to rounding
@@ -115,7 +134,7 @@ class LabelGaussians:
         count = np.asarray(arrays['count'], dtype=np.float64)
         k, d = count.size, int(n_features)
         out = cls(d)
-        for name, shape in (('count', (k,)), ('mean', (k, d)), ('m2', (k, d, d))):
+        for name, shape in (('count', (k,)), ('mean', (k, d)), ('m2', (k,) + out._m2_shape())):
             arr = np.asarray(arrays[name], dtype=np.float64)
             if arr.shape != shape or not np.isfinite(arr).all():
                 raise ValueError(f'open set {name} must be {shape} finite numbers')

@@ -65,13 +65,15 @@ DESCRIPTIONS = {
 
 # Ranges shown by `ros2 param describe` and checked by rclpy before the learner sees a value.
 # Descriptor ranges are closed; an open end (eta in (0.5, 1)) is written in words and the
-# learner's own check refuses the end point itself.
-_INF = float('inf')
+# learner's own check refuses the end point itself.  Every range is finite: a value such as
+# k = 1e308 passes "k >= 0" but makes every bound infinite (first guesses at chance, the
+# details JSON carrying Infinity).  The upper ends lie far past the tuning grids
+# (``evaluation_tuning``: C up to 2^7, k up to 5, Confidit's eta up to 9).
 RANGES = {
     ('ucwl', 'eta'): (0.5, 1.0, 'open interval (0.5, 1)'),
-    ('ucwl', 'C'): (0.0, _INF, 'C > 0'),
-    ('ucwl', 'k'): (0.0, _INF, ''),
-    ('confidit', 'eta'): (0.0, _INF, ''),
+    ('ucwl', 'C'): (0.0, 1e4, 'C > 0'),
+    ('ucwl', 'k'): (0.0, 100.0, ''),
+    ('confidit', 'eta'): (0.0, 1e4, ''),
     ('confidit', 'alpha'): (-1.0, 1.0, 'alpha in (-1, 1]'),
     ('banditron', 'gamma'): (0.0, 1.0, 'gamma in [0, 1)'),
     ('rcnbf', 'gamma'): (0.0, 0.5, 'open interval (0, 0.5)'),

@@ -248,8 +248,22 @@ class LiveLearner:
         if 'labels' not in changes:
             return []
         learner = self.interaction.learner
-        return lp.appended_labels(list(learner.labels) if learner is not None else None,
-                                  changes['labels'])
+        appended = lp.appended_labels(list(learner.labels) if learner is not None else None,
+                                      changes['labels'])
+        self._check_growth(len(changes['labels']) if appended else 0)
+        return appended
+
+    def _check_growth(self, n_labels: int) -> None:
+        """Raise ValueError when ``n_labels`` labels would pass ``max_model_bytes``."""
+        learner = self.interaction.learner
+        if learner is None or not n_labels:
+            return
+        full = learner.get_params().get('covariance') == 'full'
+        needed = model_store.state_bytes(learner.n_features, n_labels, full)
+        if needed > self.value('max_model_bytes'):
+            raise ValueError(f'{n_labels} labels of {learner.n_features} features would take '
+                             f'{needed} bytes, more than max_model_bytes '
+                             f'{self.value("max_model_bytes")}')
 
     # -- input ------------------------------------------------------------------------------
     def predict(self, values) -> Tuple[Optional[Round], str, str]:
@@ -299,7 +313,8 @@ class LiveLearner:
         return model_store.size_problem(
             size, fixed=self.value('feature_size'), max_size=self.value('max_feature_size'),
             n_labels=len(self.labels),
-            full=self.hyperparameters(self.algorithm).get('covariance') == 'full')
+            full=self.hyperparameters(self.algorithm).get('covariance') == 'full',
+            max_bytes=self.value('max_model_bytes'))
 
     def feedback(self, answer: bool) -> Tuple[FeedbackResult, bool]:
         """
@@ -329,6 +344,7 @@ class LiveLearner:
             try:
                 if not known:
                     lp.check_labels(self.current_labels() + [name])
+                    self._check_growth(len(self.current_labels()) + 1)
                 self.interaction.name_unknown(name)
             except ValueError:  # LearnerInputError too
                 self.counts.add('names_refused')
@@ -342,9 +358,17 @@ class LiveLearner:
                       f'the unknown gesture is now {name!r}: labels {labels}')
         return labels, not known
 
-    def reset(self, stamp: float = 0.0) -> None:
-        """Start a fresh model; with the size from the first message, forget the size too."""
+    def reset(self, stamp: float = 0.0) -> str:
+        """
+        Start a fresh model; with the size from the first message, forget the size too.
+
+        The model before it is kept first (``model_store.back_up_before_reset``); returns
+        that file ('' = nothing kept); raises OSError or ValueError, with nothing reset,
+        when it cannot be kept.
+        """
         with self.lock:
+            backup = model_store.back_up_before_reset(self.saves.path,
+                                                      self.interaction.learner)
             self.interaction.reset()
             if not self.value('feature_size'):
                 # Size from the first message: a reset forgets it too, so one stray vector
@@ -354,6 +378,16 @@ class LiveLearner:
             self.loaded_updates = 0
             self.counts.add('resets')
             self.note_change(session_config.RESET, stamp)
+        return backup
+
+    def reset_answer(self, stamp: float = 0.0) -> Tuple[bool, str]:
+        """Reset (``reset``); return ``~/reset_model``'s answer: success and what happened."""
+        try:
+            backup = self.reset(stamp)
+        except (OSError, ValueError) as exc:
+            return False, f'not reset (the model before it could not be kept): {exc}'
+        return True, ('model reset to a fresh one; the model file is replaced at the next '
+                      'save' + (f'; the model before it is kept in {backup}' if backup else ''))
 
     def inputs(self) -> Tuple[int, int]:
         """Return the feature and yes/no messages taken so far (a replay's order marks)."""

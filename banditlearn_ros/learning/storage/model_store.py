@@ -32,6 +32,8 @@ from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple
 
 from .persistence import MAX_MODEL_BYTES, save_state, TEMP_SUFFIX
 from .. import BanditLearner, load_model, ModelFileError
+from ..algorithms.label_gaussians import LabelGaussians
+from ..algorithms.nearest_examples import LIMIT as NEAREST_LIMIT
 from ..protocol.learner_parameters import CONSTRUCTION_ONLY, DEFAULT_LABELS, tunable_changes
 
 
@@ -262,6 +264,51 @@ class ModelSaves:
         return hold <= 0 or self._clock() - failed_at < hold
 
 
+RESET_BACKUP = '.before-reset-'
+"""A reset keeps the model before it as ``<model_path>.before-reset-<UTC time>.npz``."""
+
+MAX_RESET_BACKUPS = 20
+"""Backups of one model file kept at most; a reset past them is refused (none is deleted)."""
+
+
+def reset_backups(model_path: str) -> List[str]:
+    """Return the backups a reset left beside ``model_path``, oldest first."""
+    folder, base = os.path.split(os.path.abspath(model_path))
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return []
+    return sorted(os.path.join(folder, n) for n in names
+                  if n.startswith(base + RESET_BACKUP) and n.endswith('.npz'))
+
+
+def back_up_before_reset(model_path: str, learner: Optional[BanditLearner],
+                         now: Callable[[], float] = time.time) -> str:
+    """
+    Keep ``learner`` beside ``model_path`` before a reset; return the backup ('' = none).
+
+    ``~/reset_model`` can be called by any peer in the ROS domain, and the next autosave
+    would make it permanent: the model before it stays in ``<model_path>.before-reset-
+    <UTC time>.npz`` until the user deletes it (to go back: stop the node, move the backup
+    over the model file, start it again).  Nothing is kept for a model that learned nothing
+    or lives in memory only.  Raises OSError or ValueError (the reset must then not happen),
+    also when ``MAX_RESET_BACKUPS`` are already there.
+    """
+    if not model_path or learner is None or not learner.n_updates:
+        return ''
+    if len(reset_backups(model_path)) >= MAX_RESET_BACKUPS:
+        raise ValueError(f'{MAX_RESET_BACKUPS} backups of earlier resets are beside '
+                         f'{model_path} already; delete the ones not needed first')
+    stamp = time.strftime('%Y%m%dT%H%M%SZ', time.gmtime(now()))
+    path = f'{os.path.abspath(model_path)}{RESET_BACKUP}{stamp}.npz'
+    suffix = 1
+    while os.path.lexists(path):
+        suffix += 1
+        path = f'{os.path.abspath(model_path)}{RESET_BACKUP}{stamp}-{suffix}.npz'
+    save_state(learner.state_dict(), path)
+    return path
+
+
 def available_memory() -> int:
     """Return the bytes of memory available now (a large number where it cannot be read)."""
     try:
@@ -270,21 +317,37 @@ def available_memory() -> int:
         return 2 ** 62
 
 
+def state_bytes(size: int, n_labels: int, full: bool, open_set: bool = True) -> int:
+    """
+    Return the bytes a model of ``n_labels`` x ``size`` takes, with its never-taught state.
+
+    The never-taught check (``open_set``) keeps per label the sums of its Gaussian
+    (``LabelGaussians.state_bytes``) and up to ``nearest_examples.LIMIT`` confirmed vectors;
+    both are saved in the model file beside the learner's arrays.
+    """
+    needed = 8 * n_labels * size * (size + 1 if full else 2)
+    if open_set:
+        needed += LabelGaussians.state_bytes(n_labels, size) + 8 * NEAREST_LIMIT * size
+    return needed
+
+
 def size_problem(size: int, *, fixed: int, max_size: int, n_labels: int,
-                 full: bool) -> str:
+                 full: bool, max_bytes: int = 0) -> str:
     """
     Return why a first vector of ``size`` values cannot make the model, or ''.
 
     A wrong size against a fixed ``fixed`` is '' here: the learner's own check counts it.
-    ``'too_long'`` past ``max_size``; ``'model_too_large'`` when the covariances of
-    ``n_labels`` classifiers would take more than half the memory available.
+    ``'too_long'`` past ``max_size``; ``'model_too_large'`` when the model of ``n_labels``
+    classifiers with its never-taught state (``state_bytes``) would take more than half the
+    memory available, or more than ``max_bytes`` (> 0: a model file larger than that would
+    be refused at the next start).
     """
     if fixed and size != fixed:
         return ''
     if not fixed and size > max_size:
         return 'too_long'
-    needed = 8 * n_labels * size * (size + 1 if full else 2)
-    if needed > available_memory() // 2:
+    needed = state_bytes(size, n_labels, full)
+    if needed > available_memory() // 2 or 0 < max_bytes < needed:
         return 'model_too_large'
     return ''
 

@@ -68,8 +68,13 @@ def atomic_write_bytes(path: Union[str, os.PathLike], data: bytes) -> None:
 
 
 def atomic_write(path: Union[str, os.PathLike], write: Callable[[BinaryIO], Any]) -> None:
-    """Let ``write(handle)`` fill a temporary file beside ``path``, fsync it, rename it."""
-    path = os.fspath(path)
+    """
+    Let ``write(handle)`` fill a temporary file beside ``path``, fsync it, rename it.
+
+    A symbolic link is followed: its target is written (the temporary file beside the
+    target), so the link stays a link instead of being replaced by a plain file.
+    """
+    path = os.path.realpath(os.fspath(path))
     folder = os.path.dirname(os.path.abspath(path))
     os.makedirs(folder, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix='.' + os.path.basename(path) + '.', suffix=TEMP_SUFFIX,
@@ -142,6 +147,9 @@ MAX_MODEL_BYTES = 2 ** 30
 """Default largest model read, in bytes of arrays (a full-covariance UCWL of 10 labels and
 3000 features takes 720 MB)."""
 
+MAX_FEATURES = 2 ** 27
+"""Largest ``n_features`` a model file may declare: one array of them at ``MAX_MODEL_BYTES``."""
+
 MAX_HEADER_BYTES = 2 ** 20
 """Largest JSON header read, in bytes."""
 
@@ -172,12 +180,44 @@ def _read_member(path: str, archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> 
         if count * dtype.itemsize > info.file_size:
             raise ModelFileError(path, f'array {name!r} declares shape {shape}, more than '
                                        f'the {info.file_size} bytes it holds')
-        data = handle.read(count * dtype.itemsize)
-    if len(data) != count * dtype.itemsize:
-        raise ModelFileError(path, f'array {name!r} is cut short')
-    # A bytearray: the learner's arrays are updated in place.
-    return np.frombuffer(bytearray(data), dtype=dtype).reshape(
-        shape, order='F' if fortran else 'C')
+        # Inflated straight into the array (the learner's arrays are updated in place): the
+        # peak is the array, not the array and a copy of its bytes.
+        out = np.empty(count, dtype=dtype)
+        view = memoryview(out).cast('B')
+        done = 0
+        while done < len(view):
+            got = handle.readinto(view[done:done + _CHUNK])
+            if not got:
+                raise ModelFileError(path, f'array {name!r} is cut short')
+            done += got
+    return out.reshape(shape, order='F' if fortran else 'C')
+
+
+_CHUNK = 2 ** 20
+"""Bytes inflated per read of a member."""
+
+MAX_INFLATION = 100
+"""Most a compressed member may grow past ``MAX_SMALL_MEMBER``, times its stored bytes."""
+
+MAX_SMALL_MEMBER = 2 ** 26
+"""A compressed member up to this many bytes inflated is read whatever its ratio (64 MiB)."""
+
+
+def _check_inflation(path: str, info: zipfile.ZipInfo) -> None:
+    """
+    Refuse a compressed member that would inflate past ``MAX_INFLATION`` x its stored bytes.
+
+    This package writes members stored, not compressed (``_write_npz``); learned numbers
+    compress a little, zeros about 1000 x: a 1 MB member that inflates to 1 GB is a bomb,
+    refused before a byte of it is inflated.
+    """
+    if info.compress_type == zipfile.ZIP_STORED or info.file_size <= MAX_SMALL_MEMBER:
+        return
+    if info.file_size > MAX_INFLATION * max(info.compress_size, 1):
+        raise ModelFileError(
+            path, f'member {info.filename!r} of {info.compress_size} compressed bytes '
+            f'declares {info.file_size} (more than {MAX_INFLATION} x); save it uncompressed '
+            '(numpy.savez) to use it')
 
 
 def _read_members(path: str, archive: zipfile.ZipFile, max_bytes: int) -> Dict[str, Any]:
@@ -196,6 +236,8 @@ def _read_members(path: str, archive: zipfile.ZipFile, max_bytes: int) -> Dict[s
     if max_bytes and total > max_bytes:
         raise ModelFileError(path, f'its arrays take {total} bytes, more than the limit of '
                                    f'{max_bytes}')
+    for info in infos:
+        _check_inflation(path, info)
     header = [i for i in infos if i.filename == _HEADER_KEY + '.npy']
     if header and header[0].file_size > MAX_HEADER_BYTES:
         raise ModelFileError(path, f'header of {header[0].file_size} bytes is larger than '
@@ -256,8 +298,9 @@ def _check_header(path: str, header: Dict[str, Any]) -> None:
     except ValueError as exc:
         raise ModelFileError(path, f'labels: {exc}') from None
     n = header['n_features']
-    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-        raise ModelFileError(path, f'n_features {n!r} is not a positive whole number')
+    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_FEATURES:
+        raise ModelFileError(path, f'n_features {clipped(n)} is not a whole number in '
+                                   f'[1, {MAX_FEATURES}]')
     if not isinstance(header['hyperparameters'], dict):
         raise ModelFileError(path, 'hyperparameters are not a table of names and values')
     shapes = header['array_shapes']
@@ -267,6 +310,26 @@ def _check_header(path: str, header: Dict[str, Any]) -> None:
     for key in ('extra', 'rng_state'):
         if header.get(key) is not None and not isinstance(header[key], dict):
             raise ModelFileError(path, f'{key} is not a table')
+
+
+def _check_learner_arrays(path: str, state: Dict[str, Any], names) -> None:
+    """
+    Refuse a header whose labels and ``n_features`` the learner's arrays do not hold.
+
+    A learner is built from the header before its arrays are copied in; checked here first,
+    what it allocates is bounded by what the file holds (itself bounded by ``max_bytes``),
+    not by a number in the header (``covariance: full`` takes labels x d^2 doubles).
+    """
+    k, d = len(state['labels']), state['n_features']
+    for name in names:
+        array = state['arrays'].get(name)
+        if array is None:
+            raise ModelFileError(path, f'array {name!r} is missing')
+        if array.ndim < 2 or array.shape[:2] != (k, d) or any(
+                n != d for n in array.shape[2:]):
+            raise ModelFileError(
+                path, f'array {name!r} has shape {array.shape}, not that of {k} labels x '
+                f'{d} features (n_features)')
 
 
 def load_model(path: Union[str, os.PathLike], expect_features: int = 0,
@@ -296,6 +359,7 @@ def load_model(path: Union[str, os.PathLike], expect_features: int = 0,
     if expect_features and int(state['n_features']) != int(expect_features):
         raise ModelFileError(
             path, f'holds {state["n_features"]} features, expected {expect_features}')
+    _check_learner_arrays(path, state, ALGORITHMS[algorithm]._array_names)
     try:
         learner = ALGORITHMS[algorithm].from_state_dict(state)
         extra = state.get('extra') or {}
