@@ -142,6 +142,11 @@ class ListeningWindow:
 
     ``on_open`` runs whenever listening starts (a new question for the detector: motion begun
     before it is no answer). Each method returns True when listening changed.
+
+    The window runs on the camera's frame time, as the detector does: a question asked with
+    no time opens it at the next frame's stamp (:meth:`at_frame`), so a loaded machine that
+    works through late frames still has the whole window for the gesture in them, and a
+    camera that paused does not close it before its frames come.
     """
 
     def __init__(self, on_prediction: bool, on_open: Callable[[], None]):
@@ -149,19 +154,33 @@ class ListeningWindow:
         self._on_open = on_open
         self.listening = not on_prediction
         self.end = math.inf if self.listening else -math.inf
+        self._length: Optional[float] = None  # seconds of a window that starts at a frame
 
-    def question(self, now: float, seconds: float) -> bool:
-        """Listen for ``seconds`` from ``now``, afresh: a question was asked."""
+    def question(self, now: Optional[float], seconds: float) -> bool:
+        """Listen for ``seconds`` from ``now`` (None: the next frame's stamp), afresh."""
         self._on_open()
-        self.end = now + seconds
+        self._length = seconds if now is None else None
+        self.end = math.inf if now is None else now + seconds
         return self.switch(True)
+
+    def at_frame(self, stamp: float) -> bool:
+        """
+        Take a frame's stamp as the time; return True when the window has just timed out.
+
+        A window waiting for its first frame starts at this one.
+        """
+        if self._length is not None and self.listening:
+            self.end, self._length = stamp + self._length, None
+        if self.expired(stamp):
+            return self.switch(False)
+        return False
 
     def switch(self, listening: bool) -> bool:
         """Start or stop listening."""
         if listening and not self.listening:
             self._on_open()
         if not listening:
-            self.end = -math.inf
+            self.end, self._length = -math.inf, None
         changed = listening != self.listening
         self.listening = listening
         return changed
@@ -174,6 +193,7 @@ class ListeningWindow:
         """Listen on questions only, or always (``listen_on_prediction`` changed)."""
         self.on_prediction = on_prediction
         self.end = math.inf if not on_prediction else -math.inf
+        self._length = None
         return self.switch(not on_prediction)
 
 

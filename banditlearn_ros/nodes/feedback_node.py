@@ -170,8 +170,8 @@ class FeedbackNode(ManagedNode):
         # refractory block must not make its window start deaf.
         if not self.window.on_prediction:
             self.head.question()
-        elif self.window.question(time.monotonic(), self.listen_window):
-            self._publish_listening()
+        elif self.window.question(None if self.use_camera else self._now(), self.listen_window):
+            self._publish_listening()  # with a camera, from the next frame's stamp on
 
     def _set_listening(self, listening: bool) -> None:
         if self.window.switch(listening):
@@ -180,10 +180,15 @@ class FeedbackNode(ManagedNode):
     def _publish_listening(self) -> None:
         self._listening_pub.publish(Bool(data=self.window.listening))
 
-    def _check_window(self) -> None:
-        if self.window.expired(time.monotonic()):
-            self.counters.add('windows_timed_out')
-            self._set_listening(False)
+    def _now(self) -> float:
+        return self.get_clock().now().nanoseconds * 1e-9
+
+    def _check_window(self, stamp=None) -> None:
+        # With a camera the window runs on frame time (each frame calls this), as the detector.
+        if stamp is not None or not self.use_camera:
+            if self.window.at_frame(self._now() if stamp is None else stamp):
+                self.counters.add('windows_timed_out')
+                self._publish_listening()
 
     @property
     def listening(self) -> bool:
@@ -199,21 +204,20 @@ class FeedbackNode(ManagedNode):
 
     def _stamp(self, msg: Image) -> float:
         stamp = msg.header.stamp.sec + 1e-9 * msg.header.stamp.nanosec
-        if stamp > 0:
-            return stamp
-        return self.get_clock().now().nanoseconds * 1e-9
+        return stamp if stamp > 0 else self._now()
 
     def _on_image(self, msg: Image) -> None:
         frame = frame_of(msg, self.get_parameter('max_frame_bytes').value, self.counters,
                          lambda kind, exc: self._warn(kind, f'image dropped: {exc}'))
         if frame is None:
             return
-        if self.head.loading or not self.head.due(self.window.listening):
+        stamp = self._stamp(msg)
+        self._check_window(stamp)
+        if self.head.loading or not self.head.due(self.window.listening, stamp):
             self.counters.add('frames_skipped')
             return
         self.counters.add('frames')
         self._rate.tick()
-        stamp = self._stamp(msg)
         try:
             pose = self.head.pose(frame, stamp)
         except Exception as exc:  # noqa: B902 - MediaPipe raises plain RuntimeErrors
@@ -229,6 +233,7 @@ class FeedbackNode(ManagedNode):
 
     def feed_pose(self, stamp: float, yaw: float, pitch: float):
         """Give the detector one relative pose; publish a decision when listening."""
+        self._check_window(stamp)
         decision = self.head.update(stamp, yaw, pitch)
         if decision is None:
             return None

@@ -20,6 +20,7 @@ made on the first frame so that MediaPipe loads only when a camera is used), the
 skipping and the detector's resets live here.
 """
 
+import math
 import threading
 import time
 from typing import Any, Callable, Dict, Optional
@@ -29,10 +30,13 @@ from .head_gesture import HeadGestureDetector
 LOAD_WAIT = 60.0
 """Seconds ``close`` waits for a Face Mesh load in progress (10 s measured under load)."""
 
+IDLE_RATE = 30.0
+"""Frames per second ``idle_every`` counts in: idle, one frame per ``idle_every / 30`` s."""
+
 
 class HeadAnswers:
     """
-    Head pose per frame into a ``HeadGestureDetector``, every ``idle_every``-th frame idle.
+    Head pose per frame into a ``HeadGestureDetector``, fewer frames while idle.
 
     Parameters
     ----------
@@ -41,8 +45,9 @@ class HeadAnswers:
     pose_args : dict
         Arguments of ``head_pose.FaceMeshHeadPose``.
     idle_every : int
-        While not listening, only every n-th frame is processed (keeps the face track and
-        neutral pose fresh at a fraction of the cost).
+        While not listening, one frame per ``idle_every / 30`` s of frame time is processed
+        (every n-th frame of a 30 fps camera; a slower one keeps more of its frames), which
+        keeps the face track and neutral pose fresh at a fraction of the cost.
     estimator : optional
         Anything with ``process(frame, stamp)`` and ``close()``; None: Face Mesh, made on the
         first frame.
@@ -64,15 +69,24 @@ class HeadAnswers:
         self.pose_ms = 0.0
         self.faces = 0
         self._estimator = estimator
-        self._frame_index = 0
+        self._last_due = -math.inf
         self._loader: Optional[threading.Thread] = None
         self.load_error: Optional[BaseException] = None
         """What loading Face Mesh in the background raised (``start_loading``)."""
 
-    def due(self, listening: bool) -> bool:
-        """Count one frame; return False for a frame skipped while not listening."""
-        self._frame_index += 1
-        return listening or not self._frame_index % self.idle_every
+    def due(self, listening: bool, stamp: float) -> bool:
+        """
+        Return False for a frame (taken at ``stamp``) skipped while not listening.
+
+        Measured in frame time, so a 10 fps camera is not cut to 3 fps. Every frame counts
+        while the detector follows the motion going on after an answer: the rest of a shake
+        is followed to its end, and never answers the next question.
+        """
+        if not (listening or self.detector.following or stamp < self._last_due
+                or stamp - self._last_due >= (self.idle_every - 0.5) / IDLE_RATE):
+            return False
+        self._last_due = stamp
+        return True
 
     def load(self, graph: bool = False) -> None:
         """Make the pose estimator; ``graph``: load Face Mesh now, not on the first frame."""
@@ -85,7 +99,7 @@ class HeadAnswers:
     def restart(self) -> None:
         """Forget the motion followed: frames of a new stream (the node activated again)."""
         self.detector.reset()
-        self._frame_index = 0
+        self._last_due = -math.inf
 
     def start_loading(self, after: Optional[Callable[[], None]] = None) -> None:
         """

@@ -37,6 +37,11 @@ class Floors:
     (``_core``, ``_qualifies``) and parameters.
     """
 
+    @property
+    def following(self) -> bool:
+        """Return whether motion going on at an answer or question is being followed."""
+        return any(chain is not None for chain in self._chains.values())
+
     def _cut(self, at: float, until: float, span: Optional[list] = None) -> None:
         """
         Raise every axis' floor to ``at`` and follow the motion going on then until ``until``.

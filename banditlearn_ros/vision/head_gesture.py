@@ -99,6 +99,9 @@ class HeadGestureDetector(Floors):
     smoothing : float
         Time constant (s) of the low-pass after a 3-sample median (removes one-frame
         landmark glitches and some jitter).
+    median_span : float
+        The median is taken only when its three samples span at most this (s): 30 and 15
+        fps, not 10 (``math.inf``: always, the rule before).
     max_gap : float
         A gap in the samples longer than this (face lost) restarts the trackers.
     max_pause : float
@@ -150,7 +153,7 @@ class HeadGestureDetector(Floors):
                  nod_down_first: bool = True, detrend_yaw: float = 1.0,
                  detrend_pitch: float = 2.0, contrast_per_reversal: float = 0.6,
                  hold_ends_follow: bool = True, follow_growth: float = 2.0,
-                 follow_regrowth: float = 2.0):
+                 follow_regrowth: float = 2.0, median_span: float = 0.15):
         if min_reversals < 1 or not 0 < max_cross_ratio or not 0 < contrast_per_reversal <= 1:
             raise ValueError('need min_reversals >= 1, max_cross_ratio > 0 and '
                              'contrast_per_reversal in (0, 1]')
@@ -179,6 +182,7 @@ class HeadGestureDetector(Floors):
         self.hold_ends_follow = bool(hold_ends_follow)
         self.follow_growth = float(follow_growth)
         self.follow_regrowth = float(follow_regrowth)
+        self.median_span = float(median_span)
         keep = self.max_duration + 1.0
         self._axes = {'yaw': AxisTracker(self.hysteresis, keep),
                       'pitch': AxisTracker(self.hysteresis, keep)}
@@ -250,9 +254,11 @@ class HeadGestureDetector(Floors):
             self._restart()
         prev_t = self._last_t
         self._last_t = t
-        self._raw.append((float(yaw), float(pitch)))
-        med = np.median(np.asarray(self._raw), axis=0) if len(self._raw) == 3 \
-            else np.asarray(self._raw[-1])
+        self._raw.append((t, float(yaw), float(pitch)))
+        # A 3-sample median only over frames close together: at 10 fps it spans 0.2 s and
+        # would flatten a 3 Hz nod's extremes.
+        med = np.median(np.asarray(self._raw)[:, 1:], axis=0) if len(self._raw) == 3 and \
+            t - self._raw[0][0] <= self.median_span else np.asarray(self._raw[-1][1:])
         if self._filtered is None or prev_t is None:
             filt = (float(med[0]), float(med[1]))
         else:
