@@ -41,6 +41,7 @@ from typing import List, Optional, Sequence, Tuple
 
 from banditlearn_ros.vision.head_context import (
     background_spread, came_down_into, extent, held_still)
+from banditlearn_ros.vision.head_filter import PoseFilter
 from banditlearn_ros.vision.head_follow import Floors
 from banditlearn_ros.vision.head_swings import AxisTracker, Swing, time_swing
 import numpy as np
@@ -101,7 +102,10 @@ class HeadGestureDetector(Floors):
         landmark glitches and some jitter).
     median_span : float
         The median is taken only when its three samples span at most this (s): 30 and 15
-        fps, not 10 (``math.inf``: always, the rule before).
+        fps, not 10 (``math.inf``: always, the rule before) ...
+    sparse_smoothing : float
+        ... and without it the low-pass' time constant is at least this (s), in its place
+        against pose jitter (0: ``smoothing`` alone; ``head_filter.PoseFilter``).
     max_gap : float
         A gap in the samples longer than this (face lost) restarts the trackers.
     max_pause : float
@@ -153,7 +157,8 @@ class HeadGestureDetector(Floors):
                  nod_down_first: bool = True, detrend_yaw: float = 1.0,
                  detrend_pitch: float = 2.0, contrast_per_reversal: float = 0.6,
                  hold_ends_follow: bool = True, follow_growth: float = 2.0,
-                 follow_regrowth: float = 2.0, median_span: float = 0.15):
+                 follow_regrowth: float = 2.0, median_span: float = 0.15,
+                 sparse_smoothing: float = 0.06):
         if min_reversals < 1 or not 0 < max_cross_ratio or not 0 < contrast_per_reversal <= 1:
             raise ValueError('need min_reversals >= 1, max_cross_ratio > 0 and '
                              'contrast_per_reversal in (0, 1]')
@@ -183,14 +188,14 @@ class HeadGestureDetector(Floors):
         self.follow_growth = float(follow_growth)
         self.follow_regrowth = float(follow_regrowth)
         self.median_span = float(median_span)
+        self.sparse_smoothing = float(sparse_smoothing)
         keep = self.max_duration + 1.0
         self._axes = {'yaw': AxisTracker(self.hysteresis, keep),
                       'pitch': AxisTracker(self.hysteresis, keep)}
         self._ts: List[float] = []  # filtered history, trimmed to max_duration + 1 s
         self._vals: List[Tuple[float, float]] = []
         self._cores: dict = {}
-        self._raw: deque = deque(maxlen=3)
-        self._filtered: Optional[Tuple[float, float]] = None
+        self._filter = PoseFilter(self.smoothing, self.median_span, self.sparse_smoothing)
         self._last_t: Optional[float] = None
         self._blocked_until = -math.inf
         self._floor = dict.fromkeys(self._axes, -math.inf)
@@ -228,8 +233,7 @@ class HeadGestureDetector(Floors):
         self._ts.clear()
         self._vals.clear()
         self._cores.clear()
-        self._raw.clear()
-        self._filtered = None
+        self._filter.reset()
         self._last_t = None
         self._chains = dict.fromkeys(self._axes)
 
@@ -252,20 +256,8 @@ class HeadGestureDetector(Floors):
             if t <= self._last_t:
                 return None
             self._restart()
-        prev_t = self._last_t
         self._last_t = t
-        self._raw.append((t, float(yaw), float(pitch)))
-        # A 3-sample median only over frames close together: at 10 fps it spans 0.2 s and
-        # would flatten a 3 Hz nod's extremes.
-        med = np.median(np.asarray(self._raw)[:, 1:], axis=0) if len(self._raw) == 3 and \
-            t - self._raw[0][0] <= self.median_span else np.asarray(self._raw[-1][1:])
-        if self._filtered is None or prev_t is None:
-            filt = (float(med[0]), float(med[1]))
-        else:
-            k = 1.0 - math.exp(-(t - prev_t) / self.smoothing) if self.smoothing > 0 else 1.0
-            filt = (self._filtered[0] + k * (med[0] - self._filtered[0]),
-                    self._filtered[1] + k * (med[1] - self._filtered[1]))
-        self._filtered = filt
+        filt = self._filter(t, float(yaw), float(pitch))
         self._ts.append(t)
         self._vals.append(filt)
         keep = self.max_duration + 1.0 + self.context
@@ -422,7 +414,7 @@ class HeadGestureDetector(Floors):
             answer=nod, kind='nod' if nod else 'shake',
             confidence=pitch_conf if nod else yaw_conf,
             nod_confidence=pitch_conf, shake_confidence=yaw_conf, stamp=now,
-            start=run[0].t0, end=run[-1].tb,
+            start=run[0].start, end=run[-1].tb,
             reversals=pitch_rev if nod else yaw_rev,
             amplitude=pitch_amp if nod else yaw_amp)
         # The rest of this gesture must not answer again: raise the floors, follow it, wait.
