@@ -72,9 +72,10 @@ class Floors:
                 before = swings[j - 1]
                 if (self._qualifies(swing, edge=True)
                         and at - swing.tb <= self.max_pause + self.quiet
-                        and before.amplitude >= 0.5 * self.min_swing
-                        and self._qualifies(self._core(name, before), edge=True)
-                        and swing.t0 - before.tb <= self.max_pause):
+                        and (self._gap_in(before)  # motion the face was lost in
+                             or before.amplitude >= 0.5 * self.min_swing
+                             and self._qualifies(self._core(name, before), edge=True)
+                             and swing.t0 - before.tb <= self.max_pause)):
                     self._chains[name] = Chain(turn, swing.t1, swing.tb, until, keep, before.tb,
                                                self._floor[name], before.amplitude,
                                                swing.amplitude, grows=span is None, cut=at)
@@ -94,14 +95,18 @@ class Floors:
             chain = self._chains[name]
             if chain is None:
                 continue
-            if now > chain.until or now - chain.tb > self.max_pause + self.quiet:
+            unseen = sum(b - a for a, b in self._gaps if a >= chain.tb)  # the face was lost
+            if now > chain.until or now - chain.tb - unseen > self.max_pause + self.quiet:
                 self._chains[name] = None  # the longest gesture, or the motion stopped
                 continue
             for swing in axis.swings():
                 turn = swing.turn
                 if turn < chain.turn:
                     continue
-                if turn == chain.turn:  # the swing taken last, grown since
+                if turn in (chain.turn, chain.end) and self._gap_in(swing):
+                    # The face was lost: unseen motion goes on as it went.
+                    chain.turn, chain.end, chain.tb = turn, swing.t1, swing.t1
+                elif turn == chain.turn:  # the swing taken last, grown since
                     if swing.t1 > chain.end:
                         moved = self._qualifies(self._core(name, swing), edge=True)
                         held = self.hold_ends_follow and swing.t0 - chain.before > self.max_pause

@@ -43,7 +43,7 @@ from banditlearn_ros.vision.head_context import (
     background_spread, came_down_into, extent, held_still)
 from banditlearn_ros.vision.head_filter import PoseFilter
 from banditlearn_ros.vision.head_follow import Floors
-from banditlearn_ros.vision.head_swings import AxisTracker, Swing, time_swing
+from banditlearn_ros.vision.head_swings import AxisTracker, GAP, Swing, time_swing
 import numpy as np
 
 
@@ -107,7 +107,10 @@ class HeadGestureDetector(Floors):
         ... and without it the low-pass' time constant is at least this (s), in its place
         against pose jitter (0: ``smoothing`` alone; ``head_filter.PoseFilter``).
     max_gap : float
-        A gap in the samples longer than this (face lost) restarts the trackers.
+        A gap in the samples longer than this (face lost) restarts the trackers; a shorter
+        one (over ``head_swings.GAP``) is bridged: the swing across it is unseen motion, and
+        the swings before and after it make one gesture (a face gone for 1 s mid-answer
+        still answers).
     max_pause : float
         A hold longer than this (s) between two swings splits them into separate movements.
     hold_ends_follow : bool
@@ -152,7 +155,7 @@ class HeadGestureDetector(Floors):
                  max_cross_ratio: float = 0.9, min_confidence: float = 0.5,
                  refractory: float = 1.0, quiet: float = 0.25, rest_speed: float = 20.0,
                  settle: float = 0.1, hysteresis: float = 1.5, smoothing: float = 0.03,
-                 max_gap: float = 0.4, max_pause: float = 0.35,
+                 max_gap: float = 1.2, max_pause: float = 0.35,
                  context: float = 4.0, min_contrast: float = 4.0,
                  nod_down_first: bool = True, detrend_yaw: float = 1.0,
                  detrend_pitch: float = 2.0, contrast_per_reversal: float = 0.6,
@@ -201,6 +204,7 @@ class HeadGestureDetector(Floors):
         self._floor = dict.fromkeys(self._axes, -math.inf)
         self._chains: dict = dict.fromkeys(self._axes)
         self._spans: deque = deque(maxlen=4)  # [start, end] of recent answers
+        self._gaps: deque = deque(maxlen=4)  # (last sample, next sample) around a lost face
         self.last_scores: Tuple[float, float] = (0.0, 0.0)
 
     # -- state -------------------------------------------------------------------------
@@ -236,6 +240,7 @@ class HeadGestureDetector(Floors):
         self._filter.reset()
         self._last_t = None
         self._chains = dict.fromkeys(self._axes)
+        self._gaps.clear()
 
     def block(self, until: float) -> None:
         """Make no decision before ``until`` (s)."""
@@ -256,6 +261,8 @@ class HeadGestureDetector(Floors):
             if t <= self._last_t:
                 return None
             self._restart()
+        elif self._last_t is not None and t - self._last_t > GAP:
+            self._gaps.append((self._last_t, t))
         self._last_t = t
         filt = self._filter(t, float(yaw), float(pitch))
         self._ts.append(t)
@@ -325,10 +332,17 @@ class HeadGestureDetector(Floors):
         tracker = self._axes[name]
         swings = tracker.swings()
         run: List[Swing] = []
+        credit, bridged = 0.0, False  # a gap's length, until the swing before it is taken
         oldest = now - self.max_duration - 1.0
         for swing in reversed(swings):
             if swing.t1 < oldest:
                 break
+            gap = self._gap_in(swing)
+            if gap:  # the face was lost: unseen motion, the swings around it go on
+                if bridged:
+                    break
+                credit, bridged = gap, True
+                continue
             if swing.amplitude < 0.5 * self.min_swing:
                 if run:
                     break
@@ -336,8 +350,14 @@ class HeadGestureDetector(Floors):
             self._core(name, swing)
             if swing.t0 < oldest or swing.t0 < self._floor[name]:
                 break  # too old, or motion from before the last answer or question
-            if run and run[-1].t0 - swing.tb > self.max_pause:
+            if run and run[-1].t0 - swing.tb - credit > self.max_pause:
                 break  # a hold between two swings: two separate movements
+            if credit and run:  # the swing before the gap: cut short by it
+                credit = 0.0
+                if self._qualifies(swing, edge=True):
+                    run.append(swing)
+                    continue
+                break
             if not run:
                 if self._qualifies(swing, edge=True):
                     run.append(swing)
@@ -354,6 +374,10 @@ class HeadGestureDetector(Floors):
         if not run:
             return run, -math.inf
         return run, run[-1].turn  # the last reversal: the start of the final swing
+
+    def _gap_in(self, swing: Swing) -> float:
+        """Return how long the face was lost inside a swing (0: seen throughout)."""
+        return next((b - a for a, b in self._gaps if swing.turn <= a and b <= swing.t1), 0.0)
 
     def _went_down_first(self, first: Swing) -> bool:
         """Return whether a pitch oscillation began with the head going down."""

@@ -75,6 +75,9 @@ class Swing:
 CORE = 0.2
 """A swing's core runs from 20 % to 80 % of its way: robust timing with pauses and jitter."""
 
+GAP = 0.25
+"""Seconds without a sample that mean the face was lost (frames come every 0.1 s at 10 fps)."""
+
 
 @dataclass
 class Chain:
