@@ -64,6 +64,12 @@ class Floors:
                 if swing.t1 < at - self.max_pause:
                     break
                 turn = swing.turn
+                if self._gap_in(swing):  # the face was lost in it: follow on from there
+                    self._chains[name] = Chain(turn, swing.t1, swing.t1, until, keep, swing.t1,
+                                               self._floor[name], swing.amplitude,
+                                               swing.amplitude, grows=span is None, cut=at)
+                    self._floor[name] = max(self._floor[name], swing.t1)
+                    break
                 if swing.amplitude < 0.5 * self.min_swing:
                     continue
                 self._core(name, swing)

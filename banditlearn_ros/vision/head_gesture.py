@@ -332,7 +332,7 @@ class HeadGestureDetector(Floors):
         tracker = self._axes[name]
         swings = tracker.swings()
         run: List[Swing] = []
-        credit, bridged = 0.0, False  # a gap's length, until the swing before it is taken
+        credit = bridged = False  # a gap was passed, the swing before it not yet taken
         oldest = now - self.max_duration - 1.0
         for swing in reversed(swings):
             if swing.t1 < oldest:
@@ -341,19 +341,20 @@ class HeadGestureDetector(Floors):
             if gap:  # the face was lost: unseen motion, the swings around it go on
                 if bridged:
                     break
-                credit, bridged = gap, True
+                credit, bridged = True, True
                 continue
             if swing.amplitude < 0.5 * self.min_swing:
                 if run:
                     break
                 continue  # tiny trailing swings (jitter after the gesture)
+            cut_short = any(b == swing.turn for _, b in self._gaps)  # begun after a gap
             self._core(name, swing)
             if swing.t0 < oldest or swing.t0 < self._floor[name]:
                 break  # too old, or motion from before the last answer or question
-            if run and run[-1].t0 - swing.tb - credit > self.max_pause:
-                break  # a hold between two swings: two separate movements
-            if credit and run:  # the swing before the gap: cut short by it
-                credit = 0.0
+            if run and not credit and run[-1].t0 - swing.tb > self.max_pause:
+                break  # a hold between two swings (none is known across a gap)
+            if credit and run or cut_short:  # the swing before or after a gap: cut short
+                credit = credit and not run
                 if self._qualifies(swing, edge=True):
                     run.append(swing)
                     continue
