@@ -278,6 +278,7 @@ class FeedbackNode(ManagedNode):
         values['frame_rate'] = self._rate.rate()
         values['pose_ms'] = self.head.pose_ms
         values['faces_in_view'] = self.head.faces
+        values['seconds_without_face'] = self.head.without_face
         values['face_mesh'] = self.head.state
         values['mediapipe_loaded'] = values['face_mesh'] == 'loaded'
         if self._import is not None:  # imported at configure: waking builds only the graph
@@ -296,6 +297,8 @@ class FeedbackNode(ManagedNode):
             level, message = common.WARN, f'{bad} images dropped (encoding/format)'
         if self.counters.get('pose_errors'):
             level, message = common.WARN, 'head pose errors'
+        if self._taken and self.head.face_warning(self.window.listening):
+            level, message = common.WARN, self.head.face_warning(True)
         if self.head.loading:
             message = 'loading Face Mesh'
         elif self._taken and self.head.load_error is not None:

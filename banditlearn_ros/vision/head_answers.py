@@ -30,6 +30,9 @@ from .head_gesture import HeadGestureDetector
 LOAD_WAIT = 60.0
 """Seconds ``close`` waits for a Face Mesh load in progress (10 s measured under load)."""
 
+NO_FACE_WARNING = 3.0
+"""Seconds of frame time without a face, while listening, before /diagnostics warns."""
+
 IDLE_RATE = 30.0
 """Frames per second ``idle_every`` counts in: idle, one frame per ``idle_every / 30`` s."""
 
@@ -70,6 +73,8 @@ class HeadAnswers:
         self.faces = 0
         self._estimator = estimator
         self._last_due = -math.inf
+        self._seen: Optional[float] = None  # frame time of the last face (or first frame)
+        self._now: Optional[float] = None  # frame time of the last frame processed
         self._loader: Optional[threading.Thread] = None
         self.load_error: Optional[BaseException] = None
         """What loading Face Mesh in the background raised (``start_loading``)."""
@@ -100,6 +105,7 @@ class HeadAnswers:
         """Forget the motion followed: frames of a new stream (the node activated again)."""
         self.detector.reset()
         self._last_due = -math.inf
+        self._seen = self._now = None
 
     def start_loading(self, after: Optional[Callable[[], None]] = None) -> None:
         """
@@ -144,9 +150,24 @@ class HeadAnswers:
         elapsed = 1e3 * (time.perf_counter() - start)
         self.pose_ms = 0.9 * self.pose_ms + 0.1 * elapsed if self.pose_ms else elapsed
         self.faces = pose.faces
+        if pose.found or self._seen is None or self._now is None or stamp < self._now:
+            self._seen = stamp
+        self._now = stamp
         if pose.new_person:
             self.detector.reset()
         return pose
+
+    @property
+    def without_face(self) -> float:
+        """Return the seconds of frame time since a face was last seen (0: one is in view)."""
+        return 0.0 if self._now is None else self._now - self._seen
+
+    def face_warning(self, listening: bool) -> str:
+        """Return what /diagnostics should warn about a face long gone ('' if nothing)."""
+        if not listening or self.without_face < NO_FACE_WARNING:
+            return ''
+        return (f'no face seen for {self.without_face:.0f} s of camera time: is the person '
+                'in view, lit and facing the camera?')
 
     def question(self) -> None:
         """

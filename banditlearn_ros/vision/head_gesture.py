@@ -439,7 +439,7 @@ class HeadGestureDetector(Floors):
             answer=nod, kind='nod' if nod else 'shake',
             confidence=pitch_conf if nod else yaw_conf,
             nod_confidence=pitch_conf, shake_confidence=yaw_conf, stamp=now,
-            start=run[0].start, end=run[-1].tb,
+            start=run[0].t0, end=run[-1].tb,
             reversals=pitch_rev if nod else yaw_rev,
             amplitude=pitch_amp if nod else yaw_amp)
         # The rest of this gesture must not answer again: raise the floors, follow it, wait.

@@ -51,16 +51,6 @@ class Swing:
         return (self.tb - self.t0) / (1.0 - 2.0 * CORE)
 
     @property
-    def start(self) -> float:
-        """
-        Return when the swing's motion began, timed by the half after its middle.
-
-        A drift or pose noise at rest before a first swing pulls ``t0`` early; the faster
-        half does not move (a start as ``edge_duration`` times it).
-        """
-        return max(self.t0, 2.0 * self.tm - self.tb) if self.tm > self.t0 else self.t0
-
-    @property
     def edge_duration(self) -> float:
         """
         Return the duration from the core's faster half, for a swing from or into rest.
@@ -145,18 +135,8 @@ class AxisTracker:
         return [Swing(a[0], a[1], b[0], b[1]) for a, b in zip(pts[:-1], pts[1:])]
 
 
-def _crossing(ts: Sequence[float], vals: Sequence[Tuple[float, float]], axis: int, i: int,
-              level: float) -> float:
-    """Return when the angle crossed ``level`` between frames ``i`` and ``i + 1``."""
-    if i + 1 >= len(ts):
-        return ts[i]
-    a, b = vals[i][axis], vals[i + 1][axis]
-    share = (level - a) / (b - a) if b != a else 0.0
-    return ts[i] + min(1.0, max(0.0, share)) * (ts[i + 1] - ts[i])
-
-
 def time_swing(ts: Sequence[float], vals: Sequence[Tuple[float, float]], axis: int,
-               swing: Swing, longest: float, exact: bool = True) -> Swing:
+               swing: Swing, longest: float) -> Swing:
     """
     Fill in a swing's core times (``t0``, ``tm``, ``tb``) from a filtered (yaw, pitch) history.
 
@@ -169,8 +149,6 @@ def time_swing(ts: Sequence[float], vals: Sequence[Tuple[float, float]], axis: i
     longest : float
         The longest swing time (s): a swing that began longer ago starts from its extreme
         within that time.
-    exact : bool
-        Place the core's ends between frames (True) or on them.
 
     """
     lo = bisect.bisect_left(ts, swing.turn)
@@ -189,15 +167,13 @@ def time_swing(ts: Sequence[float], vals: Sequence[Tuple[float, float]], axis: i
     t0, tb = swing.turn, swing.t1
     # Rise-time style: the last moment still short of the low level, then the first
     # moment past the high one. A slow drift before the swing does not stretch it.
-    # Between two frames the crossing is placed by linear interpolation, so a swing is not
-    # timed a frame longer at 10 fps than at 30 (``exact=False``: on the frames).
     for i in range(hi - 1, lo - 1, -1):
         if sign * (vals[i][axis] - low) <= 0:
-            t0 = _crossing(ts, vals, axis, i, low) if exact else ts[i]
+            t0 = ts[i]
             break
     for i in range(lo, hi):
         if ts[i] >= t0 and sign * (vals[i][axis] - high) >= 0:
-            tb = _crossing(ts, vals, axis, i - 1, high) if exact and i > lo else ts[i]
+            tb = ts[i]
             break
     swing.t0, swing.tb = t0, max(tb, t0)
     mid, tm = swing.v0 + sign * 0.5 * swing.amplitude, swing.t0
