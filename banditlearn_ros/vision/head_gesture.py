@@ -337,11 +337,12 @@ class HeadGestureDetector(Floors):
         for swing in reversed(swings):
             if swing.t1 < oldest:
                 break
-            gap = self._gap_in(swing)
-            if gap:  # the face was lost: unseen motion, the swings around it go on
-                if bridged:
+            if self._gap_in(swing):  # the face was lost: unseen motion, the swings around it
+                if bridged:  # go on; it turned at both ends (a reversal more, seen after it)
                     break
-                credit, bridged = True, True
+                credit = bridged = True
+                if run:
+                    run.append(swing)
                 continue
             if swing.amplitude < 0.5 * self.min_swing:
                 if run:
@@ -371,9 +372,11 @@ class HeadGestureDetector(Floors):
                 break
             else:
                 break
+        while run and self._gap_in(run[-1]):
+            run.pop()
         run.reverse()
-        if not run:
-            return run, -math.inf
+        if not run or any(run[-1].tb + self.quiet <= a for a, _ in self._gaps):
+            return [], -math.inf  # none, or one over before the face was lost
         return run, run[-1].turn  # the last reversal: the start of the final swing
 
     def _gap_in(self, swing: Swing) -> float:
@@ -394,8 +397,9 @@ class HeadGestureDetector(Floors):
         duration = run[-1].tb - run[0].t0
         if not self.min_duration <= duration <= self.max_duration:
             return 0.0, reversals, 0.0
-        amplitudes = np.array([s.amplitude for s in run])
-        speeds = np.array([s.amplitude / s.duration for s in run])
+        seen = [s for s in run if not self._gap_in(s)]
+        amplitudes = np.array([s.amplitude for s in seen])
+        speeds = np.array([s.amplitude / s.duration for s in seen])
         ranges = extent(self._ts, self._vals, run[0].t0, run[-1].tb)
         cross = ranges[1 - own] / max(ranges[own], 1e-9)
         s_osc = min(1.0, (reversals + 1.0) / (self.min_reversals + 2.0))
