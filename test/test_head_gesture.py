@@ -125,8 +125,8 @@ def test_small_oscillation_below_min_swing_is_ignored():
     assert HeadGestureDetector().run(t, np.zeros_like(t), _nod(t, 1.0, amp=2.0)) == []
 
 
-def test_lost_face_restarts_tracking():
-    det = HeadGestureDetector()
+def test_a_face_lost_longer_than_max_gap_restarts_tracking():
+    det = HeadGestureDetector(max_gap=0.4)  # 1.2 s by default (test_head_frame_rate.py)
     t = np.arange(0, 4, 1 / 30)
     pitch = _nod(t, 1.0)
     out = []

@@ -40,6 +40,9 @@ def test_a_question_opens_a_window_that_expires():
     assert not window.question(12.0, 8.0)  # already listening: no change to announce
     assert not window.expired(19.5) and window.expired(20.5)
     assert window.switch(False) and not window.listening and window.end == -math.inf
+    # On frame time: from the next frame's stamp, however long the camera paused.
+    assert window.question(None, 8.0) and not window.at_frame(500.0)
+    assert not window.at_frame(508.0) and window.at_frame(508.1) and not window.listening
 
 
 def test_listening_always_never_expires_and_follows_the_parameter():
@@ -110,7 +113,7 @@ class Pose:
     """The fields of head_pose.HeadPose the answers read."""
 
     def __init__(self, faces=1, new_person=False):
-        self.faces, self.new_person = faces, new_person
+        self.faces, self.new_person, self.found = faces, new_person, faces > 0
 
 
 def test_head_answers_skip_idle_frames_and_reset_for_a_new_person():
@@ -126,8 +129,9 @@ def test_head_answers_skip_idle_frames_and_reset_for_a_new_person():
 
     estimator = FakeEstimator([Pose(faces=2), Pose(new_person=True)])
     head = HeadAnswers(Detector(), {}, idle_every=3, estimator=estimator)
-    assert [head.due(False) for _ in range(6)] == [False, False, True, False, False, True]
-    assert all(head.due(True) for _ in range(4))
+    # Idle, one frame per 0.1 s of frame time: every third of a 30 fps camera.
+    assert [head.due(False, 10.0 + k / 30) for k in range(6)] == [True, False, False] * 2
+    assert all(head.due(True, 11.0 + k / 30) for k in range(4))
     before = Detector.resets
     assert head.pose(None, 0.0).faces == 2 and head.faces == 2 and head.pose_ms >= 0.0
     assert Detector.resets == before
