@@ -16,9 +16,10 @@
 """
 The head-pose samples' filter before the nod/shake detector: glitches out, jitter down.
 
-At 30 and 15 fps a 3-sample median removes one-frame landmark glitches and a short low-pass
-some jitter. At 10 fps three samples span 0.2 s, a median would flatten a 3 Hz nod's
-extremes; there the low-pass is a little longer instead. (Holding a one-frame jump from a
+At 30 fps a 3-sample median removes one-frame landmark glitches and a short low-pass some
+jitter. At 15 and 10 fps three samples span 0.13-0.2 s and a median would flatten a 3 Hz
+nod's extremes; there the low-pass is a little longer instead (the median kept at 15 fps
+lost 3 more of 60 second answers on the tuning seeds). (Holding a one-frame jump from a
 still head for a frame, tried against glitches at 10 fps, lost 14 of 180 answers on the
 tuning seeds: a fast nod's first frame jumps as far.)
 """

@@ -101,8 +101,9 @@ class HeadGestureDetector(Floors):
         Time constant (s) of the low-pass after a 3-sample median (removes one-frame
         landmark glitches and some jitter).
     median_span : float
-        The median is taken only when its three samples span at most this (s): 30 and 15
-        fps, not 10 (``math.inf``: always, the rule before) ...
+        The median is taken only when its three samples span at most this (s): at 30 fps,
+        not at 15 or 10, where it flattens a fast nod's extremes (``math.inf``: always,
+        the rule before) ...
     sparse_smoothing : float
         ... and without it the low-pass' time constant is at least this (s), in its place
         against pose jitter (0: ``smoothing`` alone; ``head_filter.PoseFilter``).
@@ -160,7 +161,7 @@ class HeadGestureDetector(Floors):
                  nod_down_first: bool = True, detrend_yaw: float = 1.0,
                  detrend_pitch: float = 2.0, contrast_per_reversal: float = 0.6,
                  hold_ends_follow: bool = True, follow_growth: float = 2.0,
-                 follow_regrowth: float = 2.0, median_span: float = 0.15,
+                 follow_regrowth: float = 2.0, median_span: float = 0.1,
                  sparse_smoothing: float = 0.06):
         if min_reversals < 1 or not 0 < max_cross_ratio or not 0 < contrast_per_reversal <= 1:
             raise ValueError('need min_reversals >= 1, max_cross_ratio > 0 and '
