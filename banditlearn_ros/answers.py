@@ -63,12 +63,13 @@ SPECS = (
          read_only=True),
     Spec('listen_on_prediction', True, 'count head gestures only in a window opened by a '
          'prediction; false = always listen'),
-    Spec('listen_window', 8.0, 'seconds the window stays open after a prediction',
-         low=0.5, high=600.0),
+    Spec('listen_window', 8.0, 'seconds the window stays open after a prediction, on the '
+         "camera's frame time (without a camera: the node's clock)", low=0.5, high=600.0),
     Spec('close_on_answer', True, 'close the window once an answer (any source) was '
          'published'),
-    Spec('idle_every', 3, 'outside the window, process every n-th frame only (keeps the '
-         'face track and neutral pose fresh)', low=1, high=1000),
+    Spec('idle_every', 3, 'outside the window, process one frame per n/30 s of frame time '
+         '(every n-th of a 30 fps camera; keeps the face track and neutral pose fresh); every '
+         'frame while an answered gesture is followed to its end', low=1, high=1000),
     Spec('joy_right_button', 0, 'Joy button index meaning "right"', low=0, high=255),
     Spec('joy_wrong_button', 1, 'Joy button index meaning "wrong"', low=0, high=255,
          constraints='differs from joy_right_button'),
