@@ -141,8 +141,7 @@ SPARSE = 0.08
 
 def _crossing(ts: Sequence[float], vals: Sequence[Tuple[float, float]], axis: int, i: int,
               level: float) -> Optional[float]:
-    """Return when the angle crossed ``level`` between frames ``i`` and ``i + 1`` (None:
-    frames closer than SPARSE, or none after ``i``)."""
+    """Return when the angle crossed ``level`` after frame ``i`` (None: frames close)."""
     if i < 0 or i + 1 >= len(ts) or ts[i + 1] - ts[i] <= SPARSE:
         return None
     a, b = vals[i][axis], vals[i + 1][axis]
