@@ -376,6 +376,11 @@ class HeadGestureDetector(Floors):
         while run and self._gap_in(run[-1]):
             run.pop()
         run.reverse()
+        for i in range(1, len(run) - 1):  # the unseen swing counts between two full ones
+            if self._gap_in(run[i]) and min(run[i - 1].amplitude,
+                                            run[i + 1].amplitude) < self.min_swing:
+                del run[i]
+                break
         if not run or any(run[-1].tb + self.quiet <= a for a, _ in self._gaps):
             return [], -math.inf  # none, or one over before the face was lost
         return run, run[-1].turn  # the last reversal: the start of the final swing
