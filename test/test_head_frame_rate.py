@@ -254,3 +254,19 @@ def test_diagnostics_warn_when_no_face_is_seen_while_listening():
     estimator.found = True
     head.pose(None, 104.0)
     assert head.without_face == 0.0 and head.face_warning(True) == ''
+
+
+@pytest.mark.slow
+def test_gestures_up_to_2_hz_answer_right_at_10_fps():
+    # The grid of test_head_gesture.py recorded at 10 fps: every clean or coupled nod and
+    # shake of 2 Hz or slower and of at least the grid's middle size is heard once, right and
+    # in time (3 Hz is 3 frames a cycle). At 15 fps one coupled nod answers twice: not held.
+    grid = hs.gesture_conditions(20260601, rate=10.0)
+    for cond in ('nod_clean', 'shake_clean', 'nod_coupled', 'shake_coupled'):
+        sizes = hs.NOD_AMPLITUDES if cond.startswith('nod') else hs.SHAKE_AMPLITUDES
+        for i, seq in enumerate(grid[cond]):
+            freq, size = hs.FREQUENCIES[i // 9], sizes[(i // 3) % 3]
+            if freq > 2.0 or size < sizes[1]:
+                continue
+            s = hs.score(cond, [seq], lambda q: HeadGestureDetector().run(q.t, q.yaw, q.pitch))
+            assert (s.correct, s.false_answers) == (1, 0), (cond, freq, size, i % 3 + 1)
