@@ -270,3 +270,17 @@ def test_gestures_up_to_2_hz_answer_right_at_10_fps():
                 continue
             s = hs.score(cond, [seq], lambda q: HeadGestureDetector().run(q.t, q.yaw, q.pitch))
             assert (s.correct, s.false_answers) == (1, 0), (cond, freq, size, i % 3 + 1)
+
+
+@pytest.mark.parametrize('fps', [10.0, 15.0, 30.0])
+def test_a_drift_before_a_nod_does_not_date_its_start(fps):
+    # The head sinks 3 deg in the half second before a nod that starts downward: the first
+    # swing runs from the drift into the nod, and its core start alone would date the nod
+    # up to 0.2 s early (as if motion from before a question answered it).
+    t = np.arange(0.0, 4.0, 1.0 / fps)
+    pitch = hs.oscillation(t, 2.0, 2.5, 2.0, 8.0) + 3.0 * np.clip((t - 1.5) / 0.5, 0.0, 1.0)
+    yaw = np.zeros_like(t)
+    [nod] = HeadGestureDetector().run(t, yaw, pitch)
+    assert nod.kind == 'nod' and 2.0 - 0.1 <= nod.start <= 2.1
+    [old] = HeadGestureDetector(edge_start=False).run(t, yaw, pitch)
+    assert old.kind == 'nod' and old.end == nod.end and old.start < 1.9  # the rule before

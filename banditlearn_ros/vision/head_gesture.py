@@ -135,6 +135,11 @@ class HeadGestureDetector(Floors):
         Each reversal beyond ``min_reversals`` multiplies the contrast above 1x needed for
         full confidence by this (1: all alike). Speech beats are single down-ups, so a small
         nod of more swings right after talking is not lost in that talk.
+    edge_start : bool
+        A decision's ``start`` is its first swing's core start, but that swing (from rest,
+        half a full one) takes no longer than the full swing after it: a small first swing
+        that rises out of pose noise is not dated by the noise (False: the core start, the
+        rule before).
     nod_down_first : bool
         Halve the confidence of a pitch oscillation whose first swing goes up: an answering
         nod starts downward, while speech-related head motion often rises first.
@@ -162,7 +167,7 @@ class HeadGestureDetector(Floors):
                  detrend_pitch: float = 2.0, contrast_per_reversal: float = 0.6,
                  hold_ends_follow: bool = True, follow_growth: float = 2.0,
                  follow_regrowth: float = 2.0, median_span: float = 0.1,
-                 sparse_smoothing: float = 0.06):
+                 sparse_smoothing: float = 0.06, edge_start: bool = True):
         if min_reversals < 1 or not 0 < max_cross_ratio or not 0 < contrast_per_reversal <= 1:
             raise ValueError('need min_reversals >= 1, max_cross_ratio > 0 and '
                              'contrast_per_reversal in (0, 1]')
@@ -193,6 +198,7 @@ class HeadGestureDetector(Floors):
         self.follow_regrowth = float(follow_regrowth)
         self.median_span = float(median_span)
         self.sparse_smoothing = float(sparse_smoothing)
+        self.edge_start = bool(edge_start)
         keep = self.max_duration + 1.0
         self._axes = {'yaw': AxisTracker(self.hysteresis, keep),
                       'pitch': AxisTracker(self.hysteresis, keep)}
@@ -385,6 +391,13 @@ class HeadGestureDetector(Floors):
             return [], -math.inf  # none, or one over before the face was lost
         return run, run[-1].turn  # the last reversal: the start of the final swing
 
+    def _start(self, run: List[Swing]) -> float:
+        """Return when an oscillation began: its first swing's core start, see ``edge_start``."""
+        first = run[0]
+        if not self.edge_start or len(run) < 2 or self._gap_in(run[1]):
+            return first.t0
+        return max(first.t0, first.tb - (run[1].tb - run[1].t0))
+
     def _gap_in(self, swing: Swing) -> float:
         """Return how long the face was lost inside a swing (0: seen throughout)."""
         return next((b - a for a, b in self._gaps if swing.turn <= a and b <= swing.t1), 0.0)
@@ -449,7 +462,7 @@ class HeadGestureDetector(Floors):
             answer=nod, kind='nod' if nod else 'shake',
             confidence=pitch_conf if nod else yaw_conf,
             nod_confidence=pitch_conf, shake_confidence=yaw_conf, stamp=now,
-            start=run[0].t0, end=run[-1].tb,
+            start=self._start(run), end=run[-1].tb,
             reversals=pitch_rev if nod else yaw_rev,
             amplitude=pitch_amp if nod else yaw_amp)
         # The rest of this gesture must not answer again: raise the floors, follow it, wait.
