@@ -284,3 +284,16 @@ def test_a_drift_before_a_nod_does_not_date_its_start(fps):
     assert nod.kind == 'nod' and 2.0 - 0.1 <= nod.start <= 2.1
     [old] = HeadGestureDetector(edge_start=False).run(t, yaw, pitch)
     assert old.kind == 'nod' and old.end == nod.end and old.start < 1.9  # the rule before
+
+
+@pytest.mark.parametrize('fps', [10.0, 15.0, 30.0])
+def test_a_turn_held_apart_before_a_shake_is_not_part_of_it(fps):
+    # The head turns 3 deg, holds 0.3 s, then shakes starting the other way: the turn is a
+    # swing of the run, but the hold after it sets it apart, so the answer dates from 2 s.
+    t = np.arange(0.0, 4.0, 1.0 / fps)
+    yaw = ha.look(t, 1.55, 0.15, 3.0) + hs.oscillation(t, 2.0, 2.6, 2.0, 12.0, -1.0)
+    pitch = np.zeros_like(t)
+    [shake] = HeadGestureDetector().run(t, yaw, pitch)
+    assert shake.kind == 'shake' and 2.0 - 0.1 <= shake.start <= 2.1
+    [old] = HeadGestureDetector(lead_pause=0.0).run(t, yaw, pitch)
+    assert old.kind == 'shake' and old.start < 1.7 and old.reversals == shake.reversals + 1

@@ -140,6 +140,12 @@ class HeadGestureDetector(Floors):
         half a full one) takes no longer than the full swing after it: a small first swing
         that rises out of pose noise is not dated by the noise (False: the core start, the
         rule before).
+    lead_pause : float
+        A run's first swing is left out when the pause after it is longer than this many
+        times the next swing's core and the rest is still a gesture: in one oscillation
+        the swings follow each other closely, while a swing of pose noise before a gesture
+        (often the other way) is held apart from it and dated the answer early (0: kept,
+        the rule before).
     nod_down_first : bool
         Halve the confidence of a pitch oscillation whose first swing goes up: an answering
         nod starts downward, while speech-related head motion often rises first.
@@ -167,7 +173,8 @@ class HeadGestureDetector(Floors):
                  detrend_pitch: float = 2.0, contrast_per_reversal: float = 0.6,
                  hold_ends_follow: bool = True, follow_growth: float = 2.0,
                  follow_regrowth: float = 2.0, median_span: float = 0.1,
-                 sparse_smoothing: float = 0.06, edge_start: bool = True):
+                 sparse_smoothing: float = 0.06, edge_start: bool = True,
+                 lead_pause: float = 1.5):
         if min_reversals < 1 or not 0 < max_cross_ratio or not 0 < contrast_per_reversal <= 1:
             raise ValueError('need min_reversals >= 1, max_cross_ratio > 0 and '
                              'contrast_per_reversal in (0, 1]')
@@ -199,6 +206,7 @@ class HeadGestureDetector(Floors):
         self.median_span = float(median_span)
         self.sparse_smoothing = float(sparse_smoothing)
         self.edge_start = bool(edge_start)
+        self.lead_pause = float(lead_pause)
         keep = self.max_duration + 1.0
         self._axes = {'yaw': AxisTracker(self.hysteresis, keep),
                       'pitch': AxisTracker(self.hysteresis, keep)}
@@ -382,6 +390,8 @@ class HeadGestureDetector(Floors):
         while run and self._gap_in(run[-1]):
             run.pop()
         run.reverse()
+        if self._lead_held(run):
+            del run[0]  # a swing of pose noise before the gesture, a hold after it
         for i in range(1, len(run) - 1):  # the unseen swing counts between two full ones
             if self._gap_in(run[i]) and min(run[i - 1].amplitude,
                                             run[i + 1].amplitude) < self.min_swing:
@@ -390,6 +400,13 @@ class HeadGestureDetector(Floors):
         if not run or any(run[-1].tb + self.quiet <= a for a, _ in self._gaps):
             return [], -math.inf  # none, or one over before the face was lost
         return run, run[-1].turn  # the last reversal: the start of the final swing
+
+    def _lead_held(self, run: List[Swing]) -> bool:
+        """Return whether a run's first swing is held apart from the rest, see ``lead_pause``."""
+        if self.lead_pause <= 0 or len(run) <= self.min_reversals + 1 \
+                or any(map(self._gap_in, run[:2])):
+            return False
+        return run[1].t0 - run[0].tb > self.lead_pause * (run[1].tb - run[1].t0)
 
     def _start(self, run: List[Swing]) -> float:
         """Return when an oscillation began: its first swing's core start, see ``edge_start``."""
