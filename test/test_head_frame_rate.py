@@ -297,3 +297,25 @@ def test_a_turn_held_apart_before_a_shake_is_not_part_of_it(fps):
     assert shake.kind == 'shake' and 2.0 - 0.1 <= shake.start <= 2.1
     [old] = HeadGestureDetector(lead_pause=0.0).run(t, yaw, pitch)
     assert old.kind == 'shake' and old.start < 1.7 and old.reversals == shake.reversals + 1
+
+
+@pytest.mark.parametrize('fps', [15.0, 30.0])
+def test_a_shake_begun_just_after_the_last_one_ended_answers(fps):
+    # Asked again while a slow shake goes on; it ends at 4.14 s and a quick one begins at
+    # 4.3 s. The end of the one and the start of the other join into one slow swing (the
+    # pause inside it), which ends the motion followed from the question: the new shake
+    # answers, dated from its own start. Before, it was followed as the same motion.
+    t = np.arange(0.0, 7.0, 1.0 / fps)
+    yaw = hs.oscillation(t, 2.0, 1.4, 3.0, 17.0) + hs.oscillation(t, 4.3, 2.6, 1.0, 14.0)
+    for slowdown, expected in ((1.6, ['shake']), (0.0, [])):
+        det = HeadGestureDetector(follow_slowdown=slowdown)
+        answers, asked = [], False
+        for ti, yi in zip(t, yaw):
+            if ti >= 3.6 and not asked:
+                det.question()
+                asked = True
+            d = det.update(ti, yi, 0.0)
+            if d is not None and asked:
+                answers.append(d)
+        assert [d.kind for d in answers] == expected, slowdown
+        assert all(4.3 - 0.1 <= d.start and d.stamp <= 4.7 + 0.3 for d in answers)

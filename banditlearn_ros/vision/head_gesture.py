@@ -126,6 +126,11 @@ class HeadGestureDetector(Floors):
         the smallest one followed since the largest: swings that shrank and grow again with
         no hold between them, as when a shake starts while the last one fades (0: never, the
         rule before).
+    follow_slowdown : float
+        ... and in motion followed from a question, a swing whose core takes more than this
+        many times the one before it holds a pause: a shake that ends and a new one begun a
+        moment later join into one slow swing, and what moves from it is new (0: never, the
+        rule before).
     context, min_contrast : float
         The largest swing must be ``min_contrast`` times the spread of the angle in the
         ``context`` seconds before the oscillation for full confidence (1x gives 0): a nod
@@ -174,7 +179,7 @@ class HeadGestureDetector(Floors):
                  hold_ends_follow: bool = True, follow_growth: float = 2.0,
                  follow_regrowth: float = 2.0, median_span: float = 0.1,
                  sparse_smoothing: float = 0.06, edge_start: bool = True,
-                 lead_pause: float = 1.5):
+                 lead_pause: float = 1.5, follow_slowdown: float = 1.6):
         if min_reversals < 1 or not 0 < max_cross_ratio or not 0 < contrast_per_reversal <= 1:
             raise ValueError('need min_reversals >= 1, max_cross_ratio > 0 and '
                              'contrast_per_reversal in (0, 1]')
@@ -207,6 +212,7 @@ class HeadGestureDetector(Floors):
         self.sparse_smoothing = float(sparse_smoothing)
         self.edge_start = bool(edge_start)
         self.lead_pause = float(lead_pause)
+        self.follow_slowdown = float(follow_slowdown)
         keep = self.max_duration + 1.0
         self._axes = {'yaw': AxisTracker(self.hysteresis, keep),
                       'pitch': AxisTracker(self.hysteresis, keep)}

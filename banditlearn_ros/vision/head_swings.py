@@ -87,6 +87,8 @@ class Chain:
     least: float = math.inf  # the smallest whole swing begun after the cut since the largest
     prior: float = -math.inf  # the floor before the swing before the one taken last
     cut: float = -math.inf  # when the following began (the question or the decision)
+    core0: float = math.nan  # core start of the swing taken last
+    pace: float = math.inf  # core time of the swing before it (s)
 
 
 class AxisTracker:
