@@ -319,3 +319,20 @@ def test_a_shake_begun_just_after_the_last_one_ended_answers(fps):
                 answers.append(d)
         assert [d.kind for d in answers] == expected, slowdown
         assert all(4.3 - 0.1 <= d.start and d.stamp <= 4.7 + 0.3 for d in answers)
+
+
+@pytest.mark.parametrize('fps', [10.0, 15.0, 30.0])
+def test_a_one_cycle_nod_is_not_sized_by_its_half_swings(fps):
+    # A one-cycle nod is a half swing down, a full one up, a half one back: the median
+    # swing was a half one, and small quick nods among other motion fell short of the
+    # confidence. Counted twice (at most as the largest), the half swings score as the full
+    # one; a three-cycle nod, answered as its fourth swing goes on, scores no lower.
+    t = np.arange(0.0, 4.0, 1.0 / fps)
+    yaw = np.zeros_like(t)
+    one, three = hs.oscillation(t, 2.0, 2.3, 1.0, 5.0), hs.oscillation(t, 2.0, 2.3, 3.0, 5.0)
+    [new] = HeadGestureDetector().run(t, yaw, one)
+    [old] = HeadGestureDetector(edge_amplitude=False).run(t, yaw, one)
+    assert new.kind == old.kind == 'nod' and new.confidence > old.confidence + 0.1
+    [new] = HeadGestureDetector().run(t, yaw, three)
+    [old] = HeadGestureDetector(edge_amplitude=False).run(t, yaw, three)
+    assert new.kind == 'nod' and new.confidence >= old.confidence and new.stamp == old.stamp

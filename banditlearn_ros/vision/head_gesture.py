@@ -127,10 +127,11 @@ class HeadGestureDetector(Floors):
         no hold between them, as when a shake starts while the last one fades (0: never, the
         rule before).
     follow_slowdown : float
-        ... and in motion followed from a question, a swing whose core takes more than this
-        many times the one before it holds a pause: a shake that ends and a new one begun a
-        moment later join into one slow swing, and what moves from it is new (0: never, the
-        rule before).
+        ... and so is, followed from a question, a swing whose core takes this many times
+        the one before: a pause inside it, as between two shakes (0: never, the rule before).
+    edge_amplitude : bool
+        The size score counts a run's first and last swings (half swings, from or into rest)
+        twice, at most as the largest (False: as they are, the rule before).
     context, min_contrast : float
         The largest swing must be ``min_contrast`` times the spread of the angle in the
         ``context`` seconds before the oscillation for full confidence (1x gives 0): a nod
@@ -141,16 +142,12 @@ class HeadGestureDetector(Floors):
         full confidence by this (1: all alike). Speech beats are single down-ups, so a small
         nod of more swings right after talking is not lost in that talk.
     edge_start : bool
-        A decision's ``start`` is its first swing's core start, but that swing (from rest,
-        half a full one) takes no longer than the full swing after it: a small first swing
-        that rises out of pose noise is not dated by the noise (False: the core start, the
-        rule before).
+        A decision's ``start``: its first swing (from rest) takes no longer than the full one
+        after it, so noise before it does not date it (False: the core start, the rule before).
     lead_pause : float
-        A run's first swing is left out when the pause after it is longer than this many
-        times the next swing's core and the rest is still a gesture: in one oscillation
-        the swings follow each other closely, while a swing of pose noise before a gesture
-        (often the other way) is held apart from it and dated the answer early (0: kept,
-        the rule before).
+        A run's first swing is left out when the pause after it exceeds this many times the
+        next swing's core and the rest is still a gesture: pose noise held apart from the
+        answer, not part of it (0: kept, the rule before).
     nod_down_first : bool
         Halve the confidence of a pitch oscillation whose first swing goes up: an answering
         nod starts downward, while speech-related head motion often rises first.
@@ -179,7 +176,8 @@ class HeadGestureDetector(Floors):
                  hold_ends_follow: bool = True, follow_growth: float = 2.0,
                  follow_regrowth: float = 2.0, median_span: float = 0.1,
                  sparse_smoothing: float = 0.06, edge_start: bool = True,
-                 lead_pause: float = 1.5, follow_slowdown: float = 1.6):
+                 lead_pause: float = 1.5, follow_slowdown: float = 1.6,
+                 edge_amplitude: bool = True):
         if min_reversals < 1 or not 0 < max_cross_ratio or not 0 < contrast_per_reversal <= 1:
             raise ValueError('need min_reversals >= 1, max_cross_ratio > 0 and '
                              'contrast_per_reversal in (0, 1]')
@@ -213,6 +211,7 @@ class HeadGestureDetector(Floors):
         self.edge_start = bool(edge_start)
         self.lead_pause = float(lead_pause)
         self.follow_slowdown = float(follow_slowdown)
+        self.edge_amplitude = bool(edge_amplitude)
         keep = self.max_duration + 1.0
         self._axes = {'yaw': AxisTracker(self.hysteresis, keep),
                       'pitch': AxisTracker(self.hysteresis, keep)}
@@ -445,7 +444,12 @@ class HeadGestureDetector(Floors):
         ranges = extent(self._ts, self._vals, run[0].t0, run[-1].tb)
         cross = ranges[1 - own] / max(ranges[own], 1e-9)
         s_osc = min(1.0, (reversals + 1.0) / (self.min_reversals + 2.0))
-        s_amp = min(1.0, float(np.median(amplitudes)) / (2.0 * self.min_swing))
+        sizes = amplitudes
+        if self.edge_amplitude and len(sizes) >= 3:
+            # The first and last swings start or end at rest: half swings by nature.
+            sizes = amplitudes.copy()
+            sizes[[0, -1]] = np.minimum(2.0 * sizes[[0, -1]], sizes.max())
+        s_amp = min(1.0, float(np.median(sizes)) / (2.0 * self.min_swing))
         s_speed = min(1.0, float(np.median(speeds)) / (2.0 * self.min_speed))
         s_cross = min(1.0, max(0.0, (self.max_cross_ratio - cross) / (0.5 * self.max_cross_ratio)))
         background = background_spread(  # earlier answers left out
