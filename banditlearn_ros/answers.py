@@ -63,12 +63,13 @@ SPECS = (
          read_only=True),
     Spec('listen_on_prediction', True, 'count head gestures only in a window opened by a '
          'prediction; false = always listen'),
-    Spec('listen_window', 8.0, 'seconds the window stays open after a prediction',
-         low=0.5, high=600.0),
+    Spec('listen_window', 8.0, 'seconds the window stays open after a prediction, on the '
+         "camera's frame time (without a camera: the node's clock)", low=0.5, high=600.0),
     Spec('close_on_answer', True, 'close the window once an answer (any source) was '
          'published'),
-    Spec('idle_every', 3, 'outside the window, process every n-th frame only (keeps the '
-         'face track and neutral pose fresh)', low=1, high=1000),
+    Spec('idle_every', 3, 'outside the window, process one frame per n/30 s of frame time '
+         '(every n-th of a 30 fps camera; keeps the face track and neutral pose fresh); every '
+         'frame while an answered gesture is followed to its end', low=1, high=1000),
     Spec('joy_right_button', 0, 'Joy button index meaning "right"', low=0, high=255),
     Spec('joy_wrong_button', 1, 'Joy button index meaning "wrong"', low=0, high=255,
          constraints='differs from joy_right_button'),
@@ -146,11 +147,10 @@ class ListeningWindow:
     ``on_open`` runs whenever listening starts (a new question for the detector: motion begun
     before it is no answer). Each method returns True when listening changed.
 
-    A window lasts its seconds on the wall clock *and*, while camera frames come, on the
-    frames' own stamps (``frame``): a loaded machine that delivers the camera's frames late
-    or slowly (a simulated face keeps its own time) does not close the window before the
-    head motion in it was seen.  Frames that stop for the window's length leave the wall
-    clock to decide.
+    The window runs on the camera's frame time, as the detector does: a question asked with
+    no time opens it at the next frame's stamp (:meth:`at_frame`), so a loaded machine that
+    works through late frames still has the whole window for the gesture in them, and a
+    camera that paused does not close it before its frames come.
     """
 
     def __init__(self, on_prediction: bool, on_open: Callable[[], None]):
@@ -158,45 +158,46 @@ class ListeningWindow:
         self._on_open = on_open
         self.listening = not on_prediction
         self.end = math.inf if self.listening else -math.inf
-        self.seconds = 0.0
-        self._frames: Optional[Tuple[float, float, float]] = None
-        """(first stamp, last stamp, wall time of the last frame) since the window opened."""
+        self._length: Optional[float] = None  # seconds of a window that starts at a frame
 
-    def question(self, now: float, seconds: float) -> bool:
-        """Listen for ``seconds`` from ``now``, afresh: a question was asked."""
+    def question(self, now: Optional[float], seconds: float) -> bool:
+        """Listen for ``seconds`` from ``now`` (None: the next frame's stamp), afresh."""
         self._on_open()
-        self.end, self.seconds, self._frames = now + seconds, seconds, None
+        self._length = seconds if now is None else None
+        self.end = math.inf if now is None else now + seconds
         return self.switch(True)
 
-    def frame(self, stamp: float, now: float) -> None:
-        """Take note of a camera frame: its stamp, and ``now`` on the wall clock."""
-        first = stamp if self._frames is None else self._frames[0]
-        last = stamp if self._frames is None else max(self._frames[1], stamp)
-        self._frames = (first, last, now)
+    def at_frame(self, stamp: float) -> bool:
+        """
+        Take a frame's stamp as the time; return True when the window has just timed out.
+
+        A window waiting for its first frame starts at this one.
+        """
+        if self._length is not None and self.listening:
+            self.end, self._length = stamp + self._length, None
+        if self.expired(stamp):
+            return self.switch(False)
+        return False
 
     def switch(self, listening: bool) -> bool:
         """Start or stop listening."""
         if listening and not self.listening:
             self._on_open()
         if not listening:
-            self.end = -math.inf
+            self.end, self._length = -math.inf, None
         changed = listening != self.listening
         self.listening = listening
         return changed
 
     def expired(self, now: float) -> bool:
         """Return True when a window a question opened has passed its end."""
-        if not (self.on_prediction and self.listening and now > self.end):
-            return False
-        if self._frames is None:  # no camera: the wall clock alone
-            return True
-        first, last, seen = self._frames
-        return last - first >= self.seconds or now - seen >= self.seconds
+        return self.on_prediction and self.listening and now > self.end
 
     def follow(self, on_prediction: bool) -> bool:
         """Listen on questions only, or always (``listen_on_prediction`` changed)."""
         self.on_prediction = on_prediction
         self.end = math.inf if not on_prediction else -math.inf
+        self._length = None
         return self.switch(not on_prediction)
 
 

@@ -25,12 +25,14 @@ Benchmark the head-gesture layer against the feedback node's targets.
    the shake is still going). Tuning seeds and held-out seeds are kept apart: the figures
    are the held-out ones (targets: always listening >= 97 %, second answer >= 95 %, none
    taken from the first gesture, <= 1 false answer per 10 min, p90 latency <= 0.3 s).
+   ``--fps`` cuts every 30 fps sequence to a robot's frame rate (10, 15 and 30 by default:
+   the same motion, every third or every other frame kept; target >= 95 % at each).
 3. Face Mesh + head pose time per 640x480 frame (median over >= 200 frames of a real face
    photo turned frame by frame; target <= 10 ms), next to Face Mesh alone and a plain OpenCV
    colour conversion measured in the same run, so the figures can be compared across machines.
 
 Run: .venv/bin/python benchmarks/bench_head_gesture.py [--seeds 101,102,103] [--frames 240]
-     [--loop-seeds 301,302,303,304] [--tune] [--skip-grid] [--skip-pose]
+     [--loop-seeds 301,302,303,304] [--fps 10,15,30] [--tune] [--skip-grid] [--skip-pose]
 """
 
 import argparse
@@ -57,13 +59,39 @@ HELD_OUT_SEEDS = (301, 302, 303, 304)
 """Seeds of the reported loop figures, never used for tuning."""
 
 
+class Cut:
+    """
+    Pass only the frames a camera at ``fps`` would give (of a 30 fps sequence).
+
+    A frame is kept when it starts a new 1/``fps`` s slot: 30 -> 10 fps keeps every third.
+    """
+
+    def __init__(self, listener, fps):
+        self.listener, self.fps, self._slot = listener, float(fps), None
+
+    def keep(self, t):
+        """Return whether the frame at ``t`` is one the slower camera gives."""
+        slot = int(np.floor(t * self.fps + 1e-6))
+        if slot == self._slot:
+            return False
+        self._slot = slot
+        return True
+
+    def ask(self, t):
+        self.listener.ask(t)
+
+    def frame(self, t, yaw, pitch):
+        return self.listener.frame(t, yaw, pitch) if self.keep(t) else None
+
+
 class NodePath:
     """
     The feedback node's handling of head poses, without ROS (as in ``feedback_node``).
 
-    A question opens the listening window (or, always listening, only marks the question
-    for the detector); outside the window every ``idle_every``-th frame is processed; an
-    answer is published only while listening and closes the window.
+    A question opens the listening window from the next frame's stamp on (or, always
+    listening, only marks the question for the detector); outside the window one frame per
+    ``idle_every / 30`` s is processed, and every frame while the detector follows the
+    motion of an answer; an answer is published only while listening and closes the window.
     """
 
     def __init__(self, on_prediction, listen_window=8.0, idle_every=3, **detector):
@@ -74,14 +102,13 @@ class NodePath:
 
     def ask(self, t):
         if self.window.on_prediction:
-            self.window.question(t, self.listen_window)
+            self.window.question(None, self.listen_window)
         else:
             self.head.question()
 
     def frame(self, t, yaw, pitch):
-        if self.window.expired(t):
-            self.window.switch(False)
-        if not self.head.due(self.window.listening):
+        self.window.at_frame(t)
+        if not self.head.due(self.window.listening, t):
             return None
         decision = self.head.update(t, yaw, pitch)
         if decision is None or not self.window.listening:
@@ -91,13 +118,13 @@ class NodePath:
         return decision
 
 
-def _mixed_scores(seeds, runs, on_prediction, detector):
+def _mixed_scores(seeds, runs, on_prediction, detector, fps=30.0):
     total = hs.ConditionScore('mixed')
     for seed in seeds:
         rng = np.random.default_rng(seed)
         for _ in range(runs):
             seq, questions = ha.mixed_sequence(rng)
-            path = NodePath(on_prediction, **detector)
+            path = Cut(NodePath(on_prediction, **detector), fps)
 
             def decide(q, path=path, questions=questions):
                 out, pending = [], list(questions)
@@ -115,14 +142,14 @@ def _mixed_scores(seeds, runs, on_prediction, detector):
     return total
 
 
-def _ask_again_scores(seeds, runs, on_prediction, detector):
+def _ask_again_scores(seeds, runs, on_prediction, detector, fps=30.0):
     counts = {'runs': 0, 'first_right': 0, 'right': 0, 'wrong': 0, 'missed': 0,
               'from_first': 0, 'from_first_flipped': 0, 'extra': 0, 'between': 0,
               'overlapped': 0, 'latencies': []}
     for seed in seeds:
         rng = np.random.default_rng(seed)
         for _ in range(runs):
-            path = NodePath(on_prediction, **detector)
+            path = Cut(NodePath(on_prediction, **detector), fps)
             r = ha.ask_again_run(rng, path)
             counts['runs'] += 1
             counts['overlapped'] += int(r.overlapped)
@@ -153,15 +180,16 @@ def _p(values, q):
     return f'{np.percentile(values, q):+.3f}' if len(values) else '-'
 
 
-def bench_loop(seeds, runs, detector=None, label='held-out'):
+def bench_loop(seeds, runs, detector=None, label='held-out', fps=30.0):
     """Print the node-path figures: mixed motion, ask-again, distractor-only false answers."""
     detector = detector or {}
-    print(f'\n## The feedback node\'s path ({label} seeds {",".join(map(str, seeds))})')
+    print(f'\n## The feedback node\'s path ({label} seeds {",".join(map(str, seeds))}, '
+          f'faces at {fps:g} fps)')
     print('\n| case | mode | answers | right | wrong | missed | false | false per 10 min '
           '| latency p50 / p90 (s) |')
     print('| --- | --- | --- | --- | --- | --- | --- | --- | --- |')
     for mode, on_prediction in (('listen window', True), ('always listening', False)):
-        s = _mixed_scores(seeds, runs, on_prediction, detector)
+        s = _mixed_scores(seeds, runs, on_prediction, detector, fps)
         print(f'| 60 s answers among look-arounds, talking, idle | {mode} | {s.events} | '
               f'{100 * s.recall:.1f} % | {s.wrong} | {s.missed} | {s.false_answers} | '
               f'{s.false_per_10min:.2f} | {_p(s.latencies, 50)} / {_p(s.latencies, 90)} |')
@@ -170,7 +198,7 @@ def bench_loop(seeds, runs, detector=None, label='held-out'):
           'while the first went on | first answer right | latency p50 / p90 (s) |')
     print('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |')
     for mode, on_prediction in (('listen window', True), ('always listening', False)):
-        c = _ask_again_scores(seeds, 2 * runs, on_prediction, detector)
+        c = _ask_again_scores(seeds, 2 * runs, on_prediction, detector, fps)
         print(f'| {mode} | {c["runs"]} | {100 * c["right"] / c["runs"]:.1f} % | {c["wrong"]} | '
               f'{c["missed"]} | {c["from_first"]} ({c["from_first_flipped"]}) | {c["extra"]} | '
               f'{c["between"]} | {c["overlapped"]} | {100 * c["first_right"] / c["runs"]:.1f} %'
@@ -178,7 +206,7 @@ def bench_loop(seeds, runs, detector=None, label='held-out'):
     false, seconds = 0, 0.0
     for seed in seeds:
         for name, seq in hs.background_conditions(seed, minutes=10.0).items():
-            path = NodePath(False, **detector)
+            path = Cut(NodePath(False, **detector), fps)
             false += sum(path.frame(*x) is not None for x in zip(seq.t, seq.yaw, seq.pitch))
             seconds += seq.duration
     print(f'\ndistractor motion only (still, talking, look-arounds; always listening): '
@@ -299,24 +327,30 @@ def main(argv=None):
                         help='held-out seeds of the node-path figures')
     parser.add_argument('--loop-runs', type=int, default=10,
                         help='60 s sequences per seed (twice as many ask-again runs)')
+    parser.add_argument('--fps', default='10,15,30',
+                        help='comma-separated frame rates (<= 30) of the node-path figures')
     parser.add_argument('--tune', action='store_true',
                         help='the node-path figures on the tuning seeds instead')
     options = parser.parse_args(argv)
     try:
         seeds = [int(s) for s in options.seeds.split(',') if s.strip()]
         loop_seeds = [int(s) for s in options.loop_seeds.split(',') if s.strip()]
+        rates = [float(s) for s in options.fps.split(',') if s.strip()]
     except ValueError:
-        parser.exit(2, 'error: --seeds and --loop-seeds: write integers like 1,2,3\n')
+        parser.exit(2, 'error: --seeds, --loop-seeds and --fps: write numbers like 1,2,3\n')
+    if not rates or not all(0 < r <= hs.DEFAULT_RATE for r in rates):
+        parser.exit(2, f'error: --fps: frame rates in (0, {hs.DEFAULT_RATE:g}]\n')
     if options.frames < 200:
         parser.exit(2, 'error: --frames must be at least 200\n')
     print(f'machine: {platform.machine()}, {platform.processor() or "cpu"}, '
           f'python {platform.python_version()}')
     if not options.skip_grid:
         bench_detector(seeds, options.repeats, options.minutes)
-    if options.tune:
-        bench_loop(TUNING_SEEDS, options.loop_runs, label='tuning')
-    else:
-        bench_loop(loop_seeds, options.loop_runs)
+    for fps in rates:
+        if options.tune:
+            bench_loop(TUNING_SEEDS, options.loop_runs, label='tuning', fps=fps)
+        else:
+            bench_loop(loop_seeds, options.loop_runs, fps=fps)
     if not options.skip_pose:
         bench_pose(options.frames)
 

@@ -224,13 +224,50 @@ def test_each_question_opens_a_window_that_hears_the_next_answer(harness):
 
 
 @pytest.mark.parametrize('harness', [{'listen_window': 0.5}], indirect=True)
-def test_listening_window_times_out(harness):
+def test_listening_window_times_out_on_frame_time(harness):
+    # The window runs on the frames' stamps, as the detector: a second of wall time without
+    # frames leaves it open (a loaded machine has not seen the gesture yet); frames whose
+    # stamps (far from the wall clock) pass its end close it.
+    h = harness
+    h.wait_connected(h.prediction)
+    h.prediction.publish(String(data='point'))
+    assert h.spin_until(lambda: h.listening[-1:] == [True])
+    h.spin_until(lambda: False, timeout=1.0)
+    assert h.node.listening and h.node.counters.get('windows_timed_out') == 0
+    for stamp in (5000.0, 5000.2, 5000.4):
+        h.node.feed_pose(stamp, 0.0, 0.0)
+    assert h.node.listening
+    h.node.feed_pose(5000.6, 0.0, 0.0)
+    assert h.spin_until(lambda: h.listening[-1:] == [False])
+    assert h.node.counters.get('windows_timed_out') == 1
+
+
+@pytest.mark.parametrize('harness', [{'listen_window': 0.5, 'use_camera': False}],
+                         indirect=True)
+def test_without_a_camera_the_window_times_out_on_the_nodes_clock(harness):
     h = harness
     h.wait_connected(h.prediction)
     h.prediction.publish(String(data='point'))
     assert h.spin_until(lambda: h.listening[-1:] == [True])
     assert h.spin_until(lambda: h.listening[-1:] == [False])
     assert h.node.counters.get('windows_timed_out') == 1
+
+
+@pytest.mark.parametrize('harness', [{'listen_on_prediction': False}], indirect=True)
+def test_diagnostics_warn_when_no_face_is_seen_for_a_while(harness):
+    h = harness
+    h.wait_connected(h.image)
+    assert h.spin_until(lambda: not h.node.head.loading, timeout=60.0)
+    for k in range(5):  # one empty frame per second of camera time
+        msg = array_to_image(np.zeros((120, 160, 3), np.uint8))
+        msg.header.stamp.sec = 2000 + k
+        h.image.publish(msg)
+        assert h.spin_until(lambda k=k: h.node.counters.get('frames_no_face') == k + 1,
+                            timeout=30.0)
+    status = h.node.diagnostics.publish().status[0]
+    values = {kv.key: kv.value for kv in status.values}
+    assert status.level == status.WARN and 'no face seen for 4 s' in status.message
+    assert float(values['seconds_without_face']) == 4.0
 
 
 @pytest.mark.parametrize('harness', [{'listen_on_prediction': False}], indirect=True)

@@ -125,8 +125,8 @@ def test_small_oscillation_below_min_swing_is_ignored():
     assert HeadGestureDetector().run(t, np.zeros_like(t), _nod(t, 1.0, amp=2.0)) == []
 
 
-def test_lost_face_restarts_tracking():
-    det = HeadGestureDetector()
+def test_a_face_lost_longer_than_max_gap_restarts_tracking():
+    det = HeadGestureDetector(max_gap=0.4)  # 1.2 s by default (test_head_frame_rate.py)
     t = np.arange(0, 4, 1 / 30)
     pitch = _nod(t, 1.0)
     out = []
@@ -336,8 +336,9 @@ def test_a_hold_inside_a_followed_swing_ends_the_following(creep):
              + creep * np.clip((t - end) / 0.4, 0, 1) + _nod(t, end + 0.4, 2.5, 8.0, 1.0))
     found = {}
     for rule in (True, False):
-        out = _answered_then_asked(HeadGestureDetector(hold_ends_follow=rule), t, yaw, pitch,
-                                   0.5)
+        # follow_slowdown off: the hold also slows the swing, a second rule for the same case
+        out = _answered_then_asked(HeadGestureDetector(hold_ends_follow=rule, follow_slowdown=0),
+                                   t, yaw, pitch, 0.5)
         found[rule] = [d.kind for d in out]
         if rule:
             assert out[1].start >= end + 0.4 - 0.15  # from the nod, not the shake
@@ -367,8 +368,9 @@ def test_a_shake_that_starts_as_the_last_one_fades_answers_the_next_question(rul
     yaw = yaw_of(t)
     found = {}
     for value in (2.0, 0.0):
-        out = _answered_then_asked(HeadGestureDetector(**{rule: value}), t, yaw,
-                                   np.zeros_like(t), 0.6)
+        # follow_slowdown off: it also ends the following here, a second rule for the case
+        out = _answered_then_asked(HeadGestureDetector(**{rule: value, 'follow_slowdown': 0}),
+                                   t, yaw, np.zeros_like(t), 0.6)
         found[value] = [d.kind for d in out]
         if value:
             assert out[1].start >= start - 0.15  # from the new shake, not the fading one

@@ -40,28 +40,9 @@ def test_a_question_opens_a_window_that_expires():
     assert not window.question(12.0, 8.0)  # already listening: no change to announce
     assert not window.expired(19.5) and window.expired(20.5)
     assert window.switch(False) and not window.listening and window.end == -math.inf
-
-
-def test_a_window_lasts_its_seconds_of_camera_time_too():
-    """Frames slowed by a loaded machine keep the window open; frames that stop do not."""
-    window = answers.ListeningWindow(True, lambda: None)
-    window.question(10.0, 8.0)
-    # A face whose frames come at a quarter of their pace: 4 s of its time in 16 s.
-    for i in range(64):
-        window.frame(1000.0 + i / 16, 10.0 + i / 4)
-    assert not window.expired(25.9)  # the wall clock passed, the camera's time did not
-    for i in range(64, 129):
-        window.frame(1000.0 + i / 16, 10.0 + i / 4)
-    assert window.expired(42.1)  # 8 s of the camera's time
-    # Frames that stop: the window ends once they stayed away for its length.
-    window.question(100.0, 8.0)
-    window.frame(5000.0, 100.5)
-    assert not window.expired(108.4) and window.expired(108.6)
-    # A new question starts the camera's count afresh.
-    window.question(200.0, 8.0)
-    window.frame(6000.0, 200.1)
-    window.frame(6001.0, 207.9)
-    assert not window.expired(208.1)
+    # On frame time: from the next frame's stamp, however long the camera paused.
+    assert window.question(None, 8.0) and not window.at_frame(500.0)
+    assert not window.at_frame(508.0) and window.at_frame(508.1) and not window.listening
 
 
 def test_listening_always_never_expires_and_follows_the_parameter():
@@ -132,7 +113,7 @@ class Pose:
     """The fields of head_pose.HeadPose the answers read."""
 
     def __init__(self, faces=1, new_person=False):
-        self.faces, self.new_person = faces, new_person
+        self.faces, self.new_person, self.found = faces, new_person, faces > 0
 
 
 def test_head_answers_skip_idle_frames_and_reset_for_a_new_person():
@@ -148,8 +129,9 @@ def test_head_answers_skip_idle_frames_and_reset_for_a_new_person():
 
     estimator = FakeEstimator([Pose(faces=2), Pose(new_person=True)])
     head = HeadAnswers(Detector(), {}, idle_every=3, estimator=estimator)
-    assert [head.due(False) for _ in range(6)] == [False, False, True, False, False, True]
-    assert all(head.due(True) for _ in range(4))
+    # Idle, one frame per 0.1 s of frame time: every third of a 30 fps camera.
+    assert [head.due(False, 10.0 + k / 30) for k in range(6)] == [True, False, False] * 2
+    assert all(head.due(True, 11.0 + k / 30) for k in range(4))
     before = Detector.resets
     assert head.pose(None, 0.0).faces == 2 and head.faces == 2 and head.pose_ms >= 0.0
     assert Detector.resets == before

@@ -173,8 +173,8 @@ class FeedbackNode(ManagedNode):
         # refractory block must not make its window start deaf.
         if not self.window.on_prediction:
             self.head.question()
-        elif self.window.question(time.monotonic(), self.listen_window):
-            self._publish_listening()
+        elif self.window.question(None if self.use_camera else self._now(), self.listen_window):
+            self._publish_listening()  # with a camera, from the next frame's stamp on
 
     def _set_listening(self, listening: bool) -> None:
         if self.window.switch(listening):
@@ -183,10 +183,15 @@ class FeedbackNode(ManagedNode):
     def _publish_listening(self) -> None:
         self._listening_pub.publish(Bool(data=self.window.listening))
 
-    def _check_window(self) -> None:
-        if self.window.expired(time.monotonic()):
-            self.counters.add('windows_timed_out')
-            self._set_listening(False)
+    def _now(self) -> float:
+        return self.get_clock().now().nanoseconds * 1e-9
+
+    def _check_window(self, stamp=None) -> None:
+        # With a camera the window runs on frame time (each frame calls this), as the detector.
+        if stamp is not None or not self.use_camera:
+            if self.window.at_frame(self._now() if stamp is None else stamp):
+                self.counters.add('windows_timed_out')
+                self._publish_listening()
 
     @property
     def listening(self) -> bool:
@@ -202,9 +207,7 @@ class FeedbackNode(ManagedNode):
 
     def _stamp(self, msg) -> float:
         stamp = msg.header.stamp.sec + 1e-9 * msg.header.stamp.nanosec
-        if stamp > 0:
-            return stamp
-        return self.get_clock().now().nanoseconds * 1e-9
+        return stamp if stamp > 0 else self._now()
 
     def _on_image(self, msg) -> None:
         self._watch.frame(msg)
@@ -212,13 +215,13 @@ class FeedbackNode(ManagedNode):
                          lambda kind, exc: self._warn(kind, f'image dropped: {exc}'))
         if frame is None:
             return
-        self.window.frame(self._stamp(msg), time.monotonic())  # its time passes, seen or not
-        if self.head.loading or not self.head.due(self.window.listening):
+        stamp = self._stamp(msg)
+        self._check_window(stamp)
+        if self.head.loading or not self.head.due(self.window.listening, stamp):
             self.counters.add('frames_skipped')
             return
         self.counters.add('frames')
         self._rate.tick()
-        stamp = self._stamp(msg)
         try:
             pose = self.head.pose(frame, stamp)
         except Released:  # deactivated while this frame was on its way: nothing to look at
@@ -237,6 +240,7 @@ class FeedbackNode(ManagedNode):
 
     def feed_pose(self, stamp: float, yaw: float, pitch: float):
         """Give the detector one relative pose; publish a decision when listening."""
+        self._check_window(stamp)
         decision = self.head.update(stamp, yaw, pitch)
         if decision is None:
             return None
@@ -281,6 +285,7 @@ class FeedbackNode(ManagedNode):
         values['frame_rate'] = self._rate.rate()
         values['pose_ms'] = self.head.pose_ms
         values['faces_in_view'] = self.head.faces
+        values['seconds_without_face'] = self.head.without_face
         values['face_mesh'] = self.head.state
         values['mediapipe_loaded'] = values['face_mesh'] == 'loaded'
         if self._import is not None:  # imported at configure: waking builds only the graph
@@ -304,6 +309,8 @@ class FeedbackNode(ManagedNode):
             values.update(rates)
             if lost:
                 level, message = common.WARN, lost
+        if self._taken and self.head.face_warning(self.window.listening):
+            level, message = common.WARN, self.head.face_warning(True)
         if self.head.loading:
             message = 'loading Face Mesh'
         elif self._taken and self.head.load_error is not None:

@@ -17,11 +17,14 @@ Choose "the person answering" among the faces in view and keep them across frame
 
 A new person is chosen by size and closeness to the image centre (the one facing the robot);
 once chosen, that face is followed by overlap with its last box even when another face is
-bigger, so a passer-by cannot take over an answer. After a few frames without a match the
-track ends and the next choice is a new person (their neutral pose must be learnt again).
+bigger, so a passer-by cannot take over an answer. After a while without a match (1.5 s of
+frame time, or a number of frames when no stamps are given) the track ends and the next
+choice is a new person (their neutral pose must be learnt again): a face that leaves the
+frame for a second mid-answer comes back as the same person, at any frame rate.
 """
 
 from dataclasses import dataclass
+import math
 from typing import Optional, Sequence, Tuple
 
 import numpy as np
@@ -68,17 +71,22 @@ class FaceTracker:
     min_iou : float
         Overlap with the last box that still counts as the same face.
     max_missed : int
-        Frames without a match before the track ends.
+        Frames without a match before the track ends, when frames come without stamps.
+    max_missing : float
+        Seconds of frame time without a match before the track ends (frames with stamps).
 
     """
 
-    def __init__(self, centre_weight: float = 1.0, min_iou: float = 0.3, max_missed: int = 10):
+    def __init__(self, centre_weight: float = 1.0, min_iou: float = 0.3, max_missed: int = 10,
+                 max_missing: float = 1.5):
         self.centre_weight = float(centre_weight)
         self.min_iou = float(min_iou)
         self.max_missed = int(max_missed)
+        self.max_missing = float(max_missing)
         self._box: Optional[Box] = None
         self._track_id = 0
         self._missed = 0
+        self._seen = -math.inf
 
     @property
     def tracking(self) -> bool:
@@ -98,21 +106,23 @@ class FaceTracker:
         off = np.hypot((cx - w / 2.0) / (w / 2.0), (cy - h / 2.0) / (h / 2.0)) / np.sqrt(2.0)
         return float(area * max(0.0, 1.0 - self.centre_weight * 0.75 * off))
 
-    def update(self, boxes: Sequence[Box], image_size: Tuple[int, int]) -> Optional[Selection]:
+    def update(self, boxes: Sequence[Box], image_size: Tuple[int, int],
+               stamp: Optional[float] = None) -> Optional[Selection]:
         """
         Return the face to use among this frame's boxes, or None.
 
-        ``image_size`` is (width, height).
+        ``image_size`` is (width, height); ``stamp`` the frame's time (s), if known.
         """
         if self._box is not None:
             overlaps = [iou(self._box, b) for b in boxes]
             best = int(np.argmax(overlaps)) if overlaps else -1
             if best >= 0 and overlaps[best] >= self.min_iou:
                 self._box = tuple(boxes[best])
-                self._missed = 0
+                self._missed, self._seen = 0, self._seen if stamp is None else stamp
                 return Selection(best, self._track_id, False, self._box)
             self._missed += 1
-            if self._missed <= self.max_missed:
+            if stamp is None and self._missed <= self.max_missed or \
+                    stamp is not None and stamp - self._seen <= self.max_missing:
                 return None
             self.reset()
         if not boxes:
@@ -120,6 +130,6 @@ class FaceTracker:
         scores = [self.score(b, image_size) for b in boxes]
         best = int(np.argmax(scores))
         self._box = tuple(boxes[best])
-        self._missed = 0
+        self._missed, self._seen = 0, -math.inf if stamp is None else stamp
         self._track_id += 1
         return Selection(best, self._track_id, True, self._box)

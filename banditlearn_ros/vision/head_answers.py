@@ -20,6 +20,7 @@ made on the first frame so that MediaPipe loads only when a camera is used), the
 skipping and the detector's resets live here.
 """
 
+import math
 import threading
 import time
 from typing import Any, Callable, Dict, Optional
@@ -29,6 +30,12 @@ from .head_gesture import HeadGestureDetector
 LOAD_WAIT = 60.0
 """Seconds ``close`` waits for a Face Mesh load in progress (10 s measured under load)."""
 
+NO_FACE_WARNING = 3.0
+"""Seconds of frame time without a face, while listening, before /diagnostics warns."""
+
+IDLE_RATE = 30.0
+"""Frames per second ``idle_every`` counts in: idle, one frame per ``idle_every / 30`` s."""
+
 
 class Released(RuntimeError):
     """A frame came after ``close`` (a deactivation): there is no Face Mesh to look with."""
@@ -36,7 +43,7 @@ class Released(RuntimeError):
 
 class HeadAnswers:
     """
-    Head pose per frame into a ``HeadGestureDetector``, every ``idle_every``-th frame idle.
+    Head pose per frame into a ``HeadGestureDetector``, fewer frames while idle.
 
     Parameters
     ----------
@@ -45,8 +52,9 @@ class HeadAnswers:
     pose_args : dict
         Arguments of ``head_pose.FaceMeshHeadPose``.
     idle_every : int
-        While not listening, only every n-th frame is processed (keeps the face track and
-        neutral pose fresh at a fraction of the cost).
+        While not listening, one frame per ``idle_every / 30`` s of frame time is processed
+        (every n-th frame of a 30 fps camera; a slower one keeps more of its frames), which
+        keeps the face track and neutral pose fresh at a fraction of the cost.
     estimator : optional
         Anything with ``process(frame, stamp)`` and ``close()``; None: Face Mesh, made on the
         first frame.
@@ -68,7 +76,9 @@ class HeadAnswers:
         self.pose_ms = 0.0
         self.faces = 0
         self._estimator = estimator
-        self._frame_index = 0
+        self._last_due = -math.inf
+        self._seen: Optional[float] = None  # frame time of the last face (or first frame)
+        self._now: Optional[float] = None  # frame time of the last frame processed
         self._loader: Optional[threading.Thread] = None
         self.load_error: Optional[BaseException] = None
         """What loading Face Mesh in the background raised (``start_loading``)."""
@@ -78,10 +88,19 @@ class HeadAnswers:
         self._use = threading.RLock()
         self._closed = False
 
-    def due(self, listening: bool) -> bool:
-        """Count one frame; return False for a frame skipped while not listening."""
-        self._frame_index += 1
-        return listening or not self._frame_index % self.idle_every
+    def due(self, listening: bool, stamp: float) -> bool:
+        """
+        Return False for a frame (taken at ``stamp``) skipped while not listening.
+
+        Measured in frame time, so a 10 fps camera is not cut to 3 fps. Every frame counts
+        while the detector follows the motion going on after an answer: the rest of a shake
+        is followed to its end, and never answers the next question.
+        """
+        if not (listening or self.detector.following or stamp < self._last_due
+                or stamp - self._last_due >= (self.idle_every - 0.5) / IDLE_RATE):
+            return False
+        self._last_due = stamp
+        return True
 
     def load(self, graph: bool = False) -> None:
         """Make the pose estimator; ``graph``: load Face Mesh now, not on the first frame."""
@@ -94,7 +113,8 @@ class HeadAnswers:
     def restart(self) -> None:
         """Forget the motion followed: frames of a new stream (the node activated again)."""
         self.detector.reset()
-        self._frame_index = 0
+        self._last_due = -math.inf
+        self._seen = self._now = None
 
     def start_loading(self, after: Optional[Callable[[], None]] = None) -> None:
         """
@@ -144,9 +164,24 @@ class HeadAnswers:
         elapsed = 1e3 * (time.perf_counter() - start)
         self.pose_ms = 0.9 * self.pose_ms + 0.1 * elapsed if self.pose_ms else elapsed
         self.faces = pose.faces
+        if pose.found or self._seen is None or self._now is None or stamp < self._now:
+            self._seen = stamp
+        self._now = stamp
         if pose.new_person:
             self.detector.reset()
         return pose
+
+    @property
+    def without_face(self) -> float:
+        """Return the seconds of frame time since a face was last seen (0: one is in view)."""
+        return 0.0 if self._now is None else self._now - self._seen
+
+    def face_warning(self, listening: bool) -> str:
+        """Return what /diagnostics should warn about a face long gone ('' if nothing)."""
+        if not listening or self.without_face < NO_FACE_WARNING:
+            return ''
+        return (f'no face seen for {self.without_face:.0f} s of camera time: is the person '
+                'in view, lit and facing the camera?')
 
     def question(self) -> None:
         """

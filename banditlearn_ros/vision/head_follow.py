@@ -20,7 +20,8 @@ An answer belongs to its question, and one gesture answers once. The nod/shake d
 decision, and when a new question is asked, each axis gets a *floor*, a time before which no
 swing counts, and the motion going on then is followed swing by swing, raising the floor, until
 it holds still, grows into a bigger gesture, shrinks and grows again (a new gesture started as
-the last one fades) or ``max_duration`` has passed.
+the last one fades), slows into a pause (a new gesture started just after the last one ended)
+or ``max_duration`` has passed.
 """
 
 import math
@@ -36,6 +37,11 @@ class Floors:
     A mixin: it uses the detector's trackers (``_axes``), floors, chains, swing timing
     (``_core``, ``_qualifies``) and parameters.
     """
+
+    @property
+    def following(self) -> bool:
+        """Return whether motion going on at an answer or question is being followed."""
+        return any(chain is not None for chain in self._chains.values())
 
     def _cut(self, at: float, until: float, span: Optional[list] = None) -> None:
         """
@@ -59,6 +65,12 @@ class Floors:
                 if swing.t1 < at - self.max_pause:
                     break
                 turn = swing.turn
+                if self._gap_in(swing):  # the face was lost in it: follow on from there
+                    self._chains[name] = Chain(turn, swing.t1, swing.t1, until, keep, swing.t1,
+                                               self._floor[name], swing.amplitude,
+                                               swing.amplitude, grows=span is None, cut=at)
+                    self._floor[name] = max(self._floor[name], swing.t1)
+                    break
                 if swing.amplitude < 0.5 * self.min_swing:
                     continue
                 self._core(name, swing)
@@ -67,12 +79,14 @@ class Floors:
                 before = swings[j - 1]
                 if (self._qualifies(swing, edge=True)
                         and at - swing.tb <= self.max_pause + self.quiet
-                        and before.amplitude >= 0.5 * self.min_swing
-                        and self._qualifies(self._core(name, before), edge=True)
-                        and swing.t0 - before.tb <= self.max_pause):
+                        and (self._gap_in(before)  # motion the face was lost in
+                             or before.amplitude >= 0.5 * self.min_swing
+                             and self._qualifies(self._core(name, before), edge=True)
+                             and swing.t0 - before.tb <= self.max_pause)):
                     self._chains[name] = Chain(turn, swing.t1, swing.tb, until, keep, before.tb,
                                                self._floor[name], before.amplitude,
-                                               swing.amplitude, grows=span is None, cut=at)
+                                               swing.amplitude, grows=span is None, cut=at,
+                                               core0=swing.t0, pace=before.tb - before.t0)
                     self._floor[name] = max(self._floor[name], swing.t1)
                 break
         if span is not None:
@@ -89,17 +103,22 @@ class Floors:
             chain = self._chains[name]
             if chain is None:
                 continue
-            if now > chain.until or now - chain.tb > self.max_pause + self.quiet:
+            unseen = sum(b - a for a, b in self._gaps if a >= chain.tb)  # the face was lost
+            if now > chain.until or now - chain.tb - unseen > self.max_pause + self.quiet:
                 self._chains[name] = None  # the longest gesture, or the motion stopped
                 continue
             for swing in axis.swings():
                 turn = swing.turn
                 if turn < chain.turn:
                     continue
-                if turn == chain.turn:  # the swing taken last, grown since
+                if turn in (chain.turn, chain.end) and self._gap_in(swing):
+                    # The face was lost: unseen motion goes on as it went.
+                    chain.turn, chain.end, chain.tb = turn, swing.t1, swing.t1
+                elif turn == chain.turn:  # the swing taken last, grown since
                     if swing.t1 > chain.end:
                         moved = self._qualifies(self._core(name, swing), edge=True)
                         held = self.hold_ends_follow and swing.t0 - chain.before > self.max_pause
+                        held = held or self._slowed(chain, swing)
                         if held or self._grew(chain, swing):
                             # A hold in it, or a bigger gesture (from the swing before if
                             # that one began to grow): what moves is new.
@@ -113,6 +132,7 @@ class Floors:
                             self._chains[name] = None  # grown into other motion: it is new
                             break
                         chain.end, chain.tb, chain.size = swing.t1, swing.tb, swing.amplitude
+                        chain.core0 = swing.t0
                 elif turn == chain.end and swing.amplitude >= 0.5 * self.min_swing:
                     self._core(name, swing)
                     chain.back = chain.floor if chain.size > chain.largest else math.inf
@@ -128,6 +148,10 @@ class Floors:
                             or not self._qualifies(swing, edge=True):
                         self._chains[name] = None  # a hold, or other motion: what comes is new
                         break
+                    if self._slowed(chain, swing, chain.tb - chain.core0):
+                        self._chains[name] = None  # a pause inside it: what comes is new
+                        break
+                    chain.pace, chain.core0 = chain.tb - chain.core0, swing.t0
                     chain.turn, chain.end, chain.before = turn, swing.t1, chain.tb
                     chain.prior, chain.tb, chain.floor = chain.floor, swing.tb, self._floor[name]
                     chain.size = swing.amplitude
@@ -136,6 +160,12 @@ class Floors:
                 self._floor[name] = max(self._floor[name], chain.end)
                 if chain.span is not None:
                     chain.span[1] = max(chain.span[1], chain.end)
+
+    def _slowed(self, chain: Chain, swing: Swing, pace: Optional[float] = None) -> bool:
+        """Return whether a followed swing took much longer than the one before: a pause."""
+        pace = chain.pace if pace is None else pace
+        return (chain.grows and self.follow_slowdown > 0 and math.isfinite(pace) and pace > 0
+                and swing.tb - swing.t0 > self.follow_slowdown * pace)
 
     def _grew(self, chain: Chain, swing: Swing) -> bool:
         """

@@ -41,8 +41,9 @@ from typing import List, Optional, Sequence, Tuple
 
 from banditlearn_ros.vision.head_context import (
     background_spread, came_down_into, extent, held_still)
+from banditlearn_ros.vision.head_filter import PoseFilter
 from banditlearn_ros.vision.head_follow import Floors
-from banditlearn_ros.vision.head_swings import AxisTracker, Swing, time_swing
+from banditlearn_ros.vision.head_swings import AxisTracker, GAP, Swing, time_swing
 import numpy as np
 
 
@@ -99,8 +100,18 @@ class HeadGestureDetector(Floors):
     smoothing : float
         Time constant (s) of the low-pass after a 3-sample median (removes one-frame
         landmark glitches and some jitter).
+    median_span : float
+        The median is taken only when its three samples span at most this (s): at 30 fps,
+        not at 15 or 10, where it flattens a fast nod's extremes (``math.inf``: always,
+        the rule before) ...
+    sparse_smoothing : float
+        ... and without it the low-pass' time constant is at least this (s), in its place
+        against pose jitter (0: ``smoothing`` alone; ``head_filter.PoseFilter``).
     max_gap : float
-        A gap in the samples longer than this (face lost) restarts the trackers.
+        A gap in the samples longer than this (face lost) restarts the trackers; a shorter
+        one (over ``head_swings.GAP``) is bridged: the swing across it is unseen motion, and
+        the swings before and after it make one gesture (a face gone for 1 s mid-answer
+        still answers).
     max_pause : float
         A hold longer than this (s) between two swings splits them into separate movements.
     hold_ends_follow : bool
@@ -115,6 +126,12 @@ class HeadGestureDetector(Floors):
         the smallest one followed since the largest: swings that shrank and grow again with
         no hold between them, as when a shake starts while the last one fades (0: never, the
         rule before).
+    follow_slowdown : float
+        ... and so is, followed from a question, a swing whose core takes this many times
+        the one before: a pause inside it, as between two shakes (0: never, the rule before).
+    edge_amplitude : bool
+        The size score counts a run's first and last swings (half swings, from or into rest)
+        twice, at most as the largest (False: as they are, the rule before).
     context, min_contrast : float
         The largest swing must be ``min_contrast`` times the spread of the angle in the
         ``context`` seconds before the oscillation for full confidence (1x gives 0): a nod
@@ -124,6 +141,13 @@ class HeadGestureDetector(Floors):
         Each reversal beyond ``min_reversals`` multiplies the contrast above 1x needed for
         full confidence by this (1: all alike). Speech beats are single down-ups, so a small
         nod of more swings right after talking is not lost in that talk.
+    edge_start : bool
+        A decision's ``start``: its first swing (from rest) takes no longer than the full one
+        after it, so noise before it does not date it (False: the core start, the rule before).
+    lead_pause : float
+        A run's first swing is left out when the pause after it exceeds this many times the
+        next swing's core and the rest is still a gesture: pose noise held apart from the
+        answer, not part of it (0: kept, the rule before).
     nod_down_first : bool
         Halve the confidence of a pitch oscillation whose first swing goes up: an answering
         nod starts downward, while speech-related head motion often rises first.
@@ -145,12 +169,15 @@ class HeadGestureDetector(Floors):
                  max_cross_ratio: float = 0.9, min_confidence: float = 0.5,
                  refractory: float = 1.0, quiet: float = 0.25, rest_speed: float = 20.0,
                  settle: float = 0.1, hysteresis: float = 1.5, smoothing: float = 0.03,
-                 max_gap: float = 0.4, max_pause: float = 0.35,
+                 max_gap: float = 1.2, max_pause: float = 0.35,
                  context: float = 4.0, min_contrast: float = 4.0,
                  nod_down_first: bool = True, detrend_yaw: float = 1.0,
                  detrend_pitch: float = 2.0, contrast_per_reversal: float = 0.6,
                  hold_ends_follow: bool = True, follow_growth: float = 2.0,
-                 follow_regrowth: float = 2.0):
+                 follow_regrowth: float = 2.0, median_span: float = 0.1,
+                 sparse_smoothing: float = 0.06, edge_start: bool = True,
+                 lead_pause: float = 1.5, follow_slowdown: float = 1.6,
+                 edge_amplitude: bool = True):
         if min_reversals < 1 or not 0 < max_cross_ratio or not 0 < contrast_per_reversal <= 1:
             raise ValueError('need min_reversals >= 1, max_cross_ratio > 0 and '
                              'contrast_per_reversal in (0, 1]')
@@ -179,19 +206,25 @@ class HeadGestureDetector(Floors):
         self.hold_ends_follow = bool(hold_ends_follow)
         self.follow_growth = float(follow_growth)
         self.follow_regrowth = float(follow_regrowth)
+        self.median_span = float(median_span)
+        self.sparse_smoothing = float(sparse_smoothing)
+        self.edge_start = bool(edge_start)
+        self.lead_pause = float(lead_pause)
+        self.follow_slowdown = float(follow_slowdown)
+        self.edge_amplitude = bool(edge_amplitude)
         keep = self.max_duration + 1.0
         self._axes = {'yaw': AxisTracker(self.hysteresis, keep),
                       'pitch': AxisTracker(self.hysteresis, keep)}
         self._ts: List[float] = []  # filtered history, trimmed to max_duration + 1 s
         self._vals: List[Tuple[float, float]] = []
         self._cores: dict = {}
-        self._raw: deque = deque(maxlen=3)
-        self._filtered: Optional[Tuple[float, float]] = None
+        self._filter = PoseFilter(self.smoothing, self.median_span, self.sparse_smoothing)
         self._last_t: Optional[float] = None
         self._blocked_until = -math.inf
         self._floor = dict.fromkeys(self._axes, -math.inf)
         self._chains: dict = dict.fromkeys(self._axes)
         self._spans: deque = deque(maxlen=4)  # [start, end] of recent answers
+        self._gaps: deque = deque(maxlen=4)  # (last sample, next sample) around a lost face
         self.last_scores: Tuple[float, float] = (0.0, 0.0)
 
     # -- state -------------------------------------------------------------------------
@@ -224,10 +257,10 @@ class HeadGestureDetector(Floors):
         self._ts.clear()
         self._vals.clear()
         self._cores.clear()
-        self._raw.clear()
-        self._filtered = None
+        self._filter.reset()
         self._last_t = None
         self._chains = dict.fromkeys(self._axes)
+        self._gaps.clear()
 
     def block(self, until: float) -> None:
         """Make no decision before ``until`` (s)."""
@@ -248,18 +281,10 @@ class HeadGestureDetector(Floors):
             if t <= self._last_t:
                 return None
             self._restart()
-        prev_t = self._last_t
+        elif self._last_t is not None and t - self._last_t > GAP:
+            self._gaps.append((self._last_t, t))
         self._last_t = t
-        self._raw.append((float(yaw), float(pitch)))
-        med = np.median(np.asarray(self._raw), axis=0) if len(self._raw) == 3 \
-            else np.asarray(self._raw[-1])
-        if self._filtered is None or prev_t is None:
-            filt = (float(med[0]), float(med[1]))
-        else:
-            k = 1.0 - math.exp(-(t - prev_t) / self.smoothing) if self.smoothing > 0 else 1.0
-            filt = (self._filtered[0] + k * (med[0] - self._filtered[0]),
-                    self._filtered[1] + k * (med[1] - self._filtered[1]))
-        self._filtered = filt
+        filt = self._filter(t, float(yaw), float(pitch))
         self._ts.append(t)
         self._vals.append(filt)
         keep = self.max_duration + 1.0 + self.context
@@ -327,19 +352,34 @@ class HeadGestureDetector(Floors):
         tracker = self._axes[name]
         swings = tracker.swings()
         run: List[Swing] = []
+        credit = bridged = False  # a gap was passed, the swing before it not yet taken
         oldest = now - self.max_duration - 1.0
         for swing in reversed(swings):
             if swing.t1 < oldest:
                 break
+            if self._gap_in(swing):  # the face was lost: unseen motion, the swings around it
+                if bridged:  # go on; it turned at both ends (a reversal more, seen after it)
+                    break
+                credit = bridged = True
+                if run:
+                    run.append(swing)
+                continue
             if swing.amplitude < 0.5 * self.min_swing:
                 if run:
                     break
                 continue  # tiny trailing swings (jitter after the gesture)
+            cut_short = any(b == swing.turn for _, b in self._gaps)  # begun after a gap
             self._core(name, swing)
             if swing.t0 < oldest or swing.t0 < self._floor[name]:
                 break  # too old, or motion from before the last answer or question
-            if run and run[-1].t0 - swing.tb > self.max_pause:
-                break  # a hold between two swings: two separate movements
+            if run and not credit and run[-1].t0 - swing.tb > self.max_pause:
+                break  # a hold between two swings (none is known across a gap)
+            if credit and run or cut_short:  # the swing before or after a gap: cut short
+                credit = credit and not run
+                if self._qualifies(swing, edge=True):
+                    run.append(swing)
+                    continue
+                break
             if not run:
                 if self._qualifies(swing, edge=True):
                     run.append(swing)
@@ -352,10 +392,37 @@ class HeadGestureDetector(Floors):
                 break
             else:
                 break
+        while run and self._gap_in(run[-1]):
+            run.pop()
         run.reverse()
-        if not run:
-            return run, -math.inf
+        if self._lead_held(run):
+            del run[0]  # a swing of pose noise before the gesture, a hold after it
+        for i in range(1, len(run) - 1):  # the unseen swing counts between two full ones
+            if self._gap_in(run[i]) and min(run[i - 1].amplitude,
+                                            run[i + 1].amplitude) < self.min_swing:
+                del run[i]
+                break
+        if not run or any(run[-1].tb + self.quiet <= a for a, _ in self._gaps):
+            return [], -math.inf  # none, or one over before the face was lost
         return run, run[-1].turn  # the last reversal: the start of the final swing
+
+    def _lead_held(self, run: List[Swing]) -> bool:
+        """Return whether a run's first swing is held apart from the rest, see ``lead_pause``."""
+        if self.lead_pause <= 0 or len(run) <= self.min_reversals + 1 \
+                or any(map(self._gap_in, run[:2])):
+            return False
+        return run[1].t0 - run[0].tb > self.lead_pause * (run[1].tb - run[1].t0)
+
+    def _start(self, run: List[Swing]) -> float:
+        """Return when an oscillation began: its first swing's core start, see ``edge_start``."""
+        first = run[0]
+        if not self.edge_start or len(run) < 2 or self._gap_in(run[1]):
+            return first.t0
+        return max(first.t0, first.tb - (run[1].tb - run[1].t0))
+
+    def _gap_in(self, swing: Swing) -> float:
+        """Return how long the face was lost inside a swing (0: seen throughout)."""
+        return next((b - a for a, b in self._gaps if swing.turn <= a and b <= swing.t1), 0.0)
 
     def _went_down_first(self, first: Swing) -> bool:
         """Return whether a pitch oscillation began with the head going down."""
@@ -371,12 +438,18 @@ class HeadGestureDetector(Floors):
         duration = run[-1].tb - run[0].t0
         if not self.min_duration <= duration <= self.max_duration:
             return 0.0, reversals, 0.0
-        amplitudes = np.array([s.amplitude for s in run])
-        speeds = np.array([s.amplitude / s.duration for s in run])
+        seen = [s for s in run if not self._gap_in(s)]
+        amplitudes = np.array([s.amplitude for s in seen])
+        speeds = np.array([s.amplitude / s.duration for s in seen])
         ranges = extent(self._ts, self._vals, run[0].t0, run[-1].tb)
         cross = ranges[1 - own] / max(ranges[own], 1e-9)
         s_osc = min(1.0, (reversals + 1.0) / (self.min_reversals + 2.0))
-        s_amp = min(1.0, float(np.median(amplitudes)) / (2.0 * self.min_swing))
+        sizes = amplitudes
+        if self.edge_amplitude and len(sizes) >= 3:
+            # The first and last swings start or end at rest: half swings by nature.
+            sizes = amplitudes.copy()
+            sizes[[0, -1]] = np.minimum(2.0 * sizes[[0, -1]], sizes.max())
+        s_amp = min(1.0, float(np.median(sizes)) / (2.0 * self.min_swing))
         s_speed = min(1.0, float(np.median(speeds)) / (2.0 * self.min_speed))
         s_cross = min(1.0, max(0.0, (self.max_cross_ratio - cross) / (0.5 * self.max_cross_ratio)))
         background = background_spread(  # earlier answers left out
@@ -416,7 +489,7 @@ class HeadGestureDetector(Floors):
             answer=nod, kind='nod' if nod else 'shake',
             confidence=pitch_conf if nod else yaw_conf,
             nod_confidence=pitch_conf, shake_confidence=yaw_conf, stamp=now,
-            start=run[0].t0, end=run[-1].tb,
+            start=self._start(run), end=run[-1].tb,
             reversals=pitch_rev if nod else yaw_rev,
             amplitude=pitch_amp if nod else yaw_amp)
         # The rest of this gesture must not answer again: raise the floors, follow it, wait.

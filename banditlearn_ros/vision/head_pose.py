@@ -278,7 +278,7 @@ class FaceMeshHeadPose:
                        stamp: float) -> HeadPose:
         """Return the pose from already-found landmarks (``image_size`` = width, height)."""
         boxes = [box_of(f) for f in faces]
-        chosen = self.tracker.update(boxes, image_size)
+        chosen = self.tracker.update(boxes, image_size, stamp)
         if chosen is None:
             if not self.tracker.tracking:
                 self.solver.reset()

@@ -65,6 +65,9 @@ class Swing:
 CORE = 0.2
 """A swing's core runs from 20 % to 80 % of its way: robust timing with pauses and jitter."""
 
+GAP = 0.25
+"""Seconds without a sample that mean the face was lost (frames come every 0.1 s at 10 fps)."""
+
 
 @dataclass
 class Chain:
@@ -84,6 +87,8 @@ class Chain:
     least: float = math.inf  # the smallest whole swing begun after the cut since the largest
     prior: float = -math.inf  # the floor before the swing before the one taken last
     cut: float = -math.inf  # when the following began (the question or the decision)
+    core0: float = math.nan  # core start of the swing taken last
+    pace: float = math.inf  # core time of the swing before it (s)
 
 
 class AxisTracker:
@@ -132,6 +137,20 @@ class AxisTracker:
         return [Swing(a[0], a[1], b[0], b[1]) for a, b in zip(pts[:-1], pts[1:])]
 
 
+SPARSE = 0.08
+"""Seconds between frames above which a swing's core ends are placed between frames."""
+
+
+def _crossing(ts: Sequence[float], vals: Sequence[Tuple[float, float]], axis: int, i: int,
+              level: float) -> Optional[float]:
+    """Return when the angle crossed ``level`` after frame ``i`` (None: frames close)."""
+    if i < 0 or i + 1 >= len(ts) or ts[i + 1] - ts[i] <= SPARSE:
+        return None
+    a, b = vals[i][axis], vals[i + 1][axis]
+    share = (level - a) / (b - a) if b != a else 0.0
+    return ts[i] + min(1.0, max(0.0, share)) * (ts[i + 1] - ts[i])
+
+
 def time_swing(ts: Sequence[float], vals: Sequence[Tuple[float, float]], axis: int,
                swing: Swing, longest: float) -> Swing:
     """
@@ -164,13 +183,17 @@ def time_swing(ts: Sequence[float], vals: Sequence[Tuple[float, float]], axis: i
     t0, tb = swing.turn, swing.t1
     # Rise-time style: the last moment still short of the low level, then the first
     # moment past the high one. A slow drift before the swing does not stretch it.
+    # Frames further apart than SPARSE place the crossing between them (linear), else a
+    # 10 fps swing is timed up to a frame longer than the same at 30 fps.
     for i in range(hi - 1, lo - 1, -1):
         if sign * (vals[i][axis] - low) <= 0:
-            t0 = ts[i]
+            between = _crossing(ts, vals, axis, i, low)
+            t0 = ts[i] if between is None else between
             break
     for i in range(lo, hi):
         if ts[i] >= t0 and sign * (vals[i][axis] - high) >= 0:
-            tb = ts[i]
+            between = _crossing(ts, vals, axis, i - 1, high) if i > lo else None
+            tb = ts[i] if between is None or between < t0 else between
             break
     swing.t0, swing.tb = t0, max(tb, t0)
     mid, tm = swing.v0 + sign * 0.5 * swing.amplitude, swing.t0
