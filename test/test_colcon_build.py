@@ -46,7 +46,7 @@ def test_colcon_build_installs_everything(tmp_path):
             / 'banditlearn_ros').is_file()
     for folder in ('launch', 'config'):
         sources = sorted(str(p.relative_to(ROOT / folder)) for p in (ROOT / folder).rglob('*')
-                         if p.is_file() and p.suffix in ('.py', '.yaml'))
+                         if p.is_file() and p.suffix in ('.py', '.yaml', '.xml'))
         installed = sorted(str(p.relative_to(share / folder))
                            for p in (share / folder).rglob('*') if p.is_file())
         assert sources and installed == sources, folder
