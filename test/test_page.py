@@ -66,6 +66,28 @@ def test_a_nod_heard_first_makes_the_tap_a_refused_second_answer():
     assert state.log.current.answers == [True]
 
 
+def test_a_yes_no_that_comes_behind_the_next_question_answers_the_one_before():
+    # The learner took a "no" and asked again; its question came before the "no" did (two
+    # topics, no order between them): the question asked again is still open.
+    state = state_with_labels()
+    first = dict(details(4, 1, 'two'), inputs={'features': 5, 'feedback': 7})
+    state.on_details(first)
+    assert state.answer(4, 1, False) == ('answer', False)
+    state.on_details(dict(details(4, 2, 'five', rejected=['two']),
+                          inputs={'features': 5, 'feedback': 8}))
+    state.on_feedback(False)  # the "no" that question 1 had, late
+    assert state.answer(4, 2, True) == ('answer', True)  # question 2 takes its answer
+    # The next gesture's question, the late echo of that tap, then a nod to the new question.
+    state.on_details(dict(details(5, 1, 'fist'), inputs={'features': 6, 'feedback': 9}))
+    state.on_feedback(True)  # question 2's tap, heard behind question 5
+    assert state.answer(5, 1, True) == ('answer', True)
+    state.on_details(dict(details(6, 1, 'fist'), inputs={'features': 7, 'feedback': 10}))
+    state.on_feedback(True)  # question 5's tap, in order this time
+    state.on_feedback(True)  # a nod to question 6: it answers it
+    with pytest.raises(PageError, match='answered already'):
+        state.answer(6, 1, True)
+
+
 def test_an_answer_to_a_question_no_longer_open_is_refused_and_says_what_is_asked():
     state = state_with_labels()
     state.on_details(details(0, 1, 'fist'))

@@ -89,6 +89,12 @@ class PageState:
         self.naming: Optional[Tuple[int, str]] = None
         self.named_changes = 0
         self.version = 0
+        # The yes/no topic and the questions come on separate topics, so a yes/no the learner
+        # took before it asked the current question can arrive after it: the learner's
+        # counts in the details (``inputs``) say how many such answers are still owed.
+        self._asked_at_inputs: Optional[int] = None
+        self._heard_since_question = 0
+        self._owed = 0
         self._lock = threading.RLock()
 
     # -- the learner's messages --------------------------------------------------------
@@ -129,6 +135,14 @@ class PageState:
                 'rejected': [str(r) for r in details.get('rejected') or []],
                 'next': self._next_best(details, label)}
             self.answered = False
+            taken = (details.get('inputs') or {}).get('feedback')
+            if taken is not None and self._asked_at_inputs is not None:
+                self._owed = max(0, int(taken) - self._asked_at_inputs
+                                 - self._heard_since_question)
+            else:
+                self._owed = 0
+            self._asked_at_inputs = None if taken is None else int(taken)
+            self._heard_since_question = 0
             if self.unknown is not None and self.unknown != ident:
                 self.unknown = None
             self.log.on_question(label, ident, number)
@@ -156,11 +170,20 @@ class PageState:
         return out
 
     def on_feedback(self, right: bool) -> None:
-        """Take a yes/no heard on the feedback topic (any source): the question is answered."""
+        """
+        Take a yes/no heard on the feedback topic (any source): the question is answered.
+
+        Unless the learner had taken it before it asked this question (it came late, behind
+        the question): then it answered the one before.
+        """
         with self._lock:
             self.log.on_answer(bool(right))
-            if self.question is not None and not self.answered:
-                self.answered = True
+            if self._owed > 0:
+                self._owed -= 1
+            else:
+                self._heard_since_question += 1
+                if self.question is not None and not self.answered:
+                    self.answered = True
             self.version += 1
 
     def on_interaction(self, event: Dict[str, Any]) -> None:
