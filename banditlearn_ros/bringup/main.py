@@ -23,6 +23,9 @@ ends cleanly when the data set is played (or after ``--rounds`` / ``--duration``
 """
 
 import argparse
+# Imported here, before any thread: on Python 3.10 a thread importing it while the main thread
+# did once ended the bring-up with KeyError: 'asyncio.streams'.
+import asyncio  # noqa: F401
 import json
 import math
 import os
