@@ -34,6 +34,8 @@ import subprocess
 import sys
 import time
 
+from busy import busy_loops
+
 
 def publisher(lifespan: bool, seconds: float) -> None:
     """Send events and images for ``seconds`` once the subscriber matched; print the count."""
@@ -115,8 +117,7 @@ def main(argv=None) -> int:
     me = [sys.executable, os.path.abspath(__file__), '--seconds', str(args.seconds)]
     pin = ['taskset', '-c', '0'] if hasattr(os, 'sched_setaffinity') else []
     slow = pin + ['nice', '-n', str(args.nice)]
-    loops = [subprocess.Popen(pin + [sys.executable, '-c', 'while True: pass'])
-             for _ in range(args.busy)]
+    loops = busy_loops(args.busy, prefix=pin)
     print(f'{args.busy} busy loop(s) on core 0 (pids {[p.pid for p in loops]}); '
           f'domain {args.domain}; {args.seconds:g} s per setting')
     try:

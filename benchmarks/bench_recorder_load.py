@@ -39,6 +39,8 @@ import sys
 import tempfile
 import time
 
+from busy import busy_loops
+
 BIN = Path(sys.executable).parent
 
 
@@ -49,12 +51,6 @@ def _tool(name):
     module = {'banditlearn_bag': 'banditlearn_ros.bags.cli',
               'banditlearn_bringup': 'banditlearn_ros.bringup.main'}[name]
     return [sys.executable, '-m', module]
-
-
-def _busy_loops(count):
-    return [subprocess.Popen([sys.executable, '-c', 'while True: pass'],
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            for _ in range(count)]
 
 
 def one_run(folder: Path, rounds: int, env) -> dict:
@@ -111,7 +107,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     env = dict(os.environ, ROS_AUTOMATIC_DISCOVERY_RANGE='LOCALHOST',
                ROS_DOMAIN_ID=str(args.domain))
-    loops = _busy_loops(args.busy)
+    loops = busy_loops(args.busy)
     print(f'{args.busy} busy loop(s) started (pids {[p.pid for p in loops]}); domain '
           f'{args.domain}; {args.rounds} rounds per session', flush=True)
     try:

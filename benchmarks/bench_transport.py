@@ -42,6 +42,8 @@ import sys
 import threading
 import time
 
+from busy import busy_loops
+
 ROOT = Path(__file__).resolve().parents[1]
 PROFILE = ROOT / 'config' / 'fastdds_profile.xml'
 CASES = ('raw-profile', 'raw-none', 'compressed-none')
@@ -210,12 +212,6 @@ def run_case(case, args, statuses):
         'p50': float(during.get('frame_age_ms_p50', 'nan')),
         'p99': float(during.get('frame_age_ms_p99', 'nan')),
         'kb': summary['bytes'] / 1e3, 'late': summary['late']}
-
-
-def busy_loops():
-    """Start one busy loop per core; return the processes (this bench ends them)."""
-    return [subprocess.Popen([sys.executable, '-c', 'while True:\n    pass'])
-            for _ in range(os.cpu_count() or 1)]
 
 
 def main(argv=None):

@@ -38,6 +38,10 @@ import cv2
 import numpy as np
 
 try:
+    from busy import busy_loops
+except ImportError:
+    from benchmarks.busy import busy_loops
+try:
     from real_photos import camera_frame, FRAME, LABELS
 except ImportError:
     from benchmarks.real_photos import camera_frame, FRAME, LABELS
@@ -182,12 +186,6 @@ def source_apart(video: Path, workdir: Path) -> Tuple[List[str], List[str]]:
     source = [sys.executable, '-m', 'banditlearn_ros.nodes.image_source_node', '--ros-args',
               '-p', f'source:={video}']
     return ['--system', str(path)], source
-
-
-def busy_loops() -> List[subprocess.Popen]:
-    """Start one busy loop per core (the caller ends them)."""
-    return [subprocess.Popen([sys.executable, '-c', 'while True:\n    pass'])
-            for _ in range(os.cpu_count() or 1)]
 
 
 def run_session(photos: Sequence[Tuple[Path, int]], workdir: Path, noise: float,
