@@ -24,6 +24,7 @@ the last one fades), slows into a pause (a new gesture started just after the la
 or ``max_duration`` has passed.
 """
 
+import bisect
 import math
 from typing import Optional
 
@@ -164,8 +165,12 @@ class Floors:
     def _slowed(self, chain: Chain, swing: Swing, pace: Optional[float] = None) -> bool:
         """Return whether a followed swing took much longer than the one before: a pause."""
         pace = chain.pace if pace is None else pace
-        return (chain.grows and self.follow_slowdown > 0 and math.isfinite(pace) and pace > 0
-                and swing.tb - swing.t0 > self.follow_slowdown * pace)
+        if not (chain.grows and self.follow_slowdown > 0 and math.isfinite(pace) and pace > 0):
+            return False
+        # Both times are read off frames: each may be one frame interval off either way.
+        start = bisect.bisect_left(self._ts, chain.core0 - pace)
+        steps = [b - a for a, b in zip(self._ts[start:], self._ts[start + 1:]) if b <= swing.tb]
+        return swing.tb - swing.t0 > self.follow_slowdown * pace + 2.0 * max(steps, default=0.0)
 
     def _grew(self, chain: Chain, swing: Swing) -> bool:
         """
