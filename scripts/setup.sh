@@ -54,6 +54,21 @@ command -v ip >/dev/null 2>&1 || missing+=(iproute2)
 # chromium: the teaching page's test drives the page in it (playwright with the system
 # browser: `playwright install` needs a download these machines cannot make).
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+# cmake, compilers and Python's headers: hri_msgs (ROS4HRI) is generated when neither the
+# venv nor a ROS distribution has it (scripts/hri_msgs.sh).
+have_hri=false
+if { [ -x "$venv/bin/python" ] && "$venv/bin/python" -c 'import hri_msgs.msg'; } \
+    >/dev/null 2>&1 || "$py" -c 'import hri_msgs' >/dev/null 2>&1; then
+  have_hri=true
+fi
+if ! $have_hri; then
+  for tool in cmake make gcc g++; do
+    command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
+  done
+  "$py" -c 'import os, sys, sysconfig
+sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")))' \
+    || missing+=("$(basename "$py")-dev")
+fi
 if [ ${#missing[@]} -gt 0 ]; then
   sudo=""
   [ "$(id -u)" = 0 ] || sudo="sudo"
@@ -68,6 +83,8 @@ stamp="$venv/.setup-stamp"
 want="$( { sha256sum setup.py | cut -d' ' -f1; "$py" -c 'import sys; print(sys.version)'; } \
   | tr '\n' ' ')"
 if [ -x "$venv/bin/python" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
+  # A venv made before hri_msgs was generated gets it now (once).
+  $have_hri || bash scripts/hri_msgs.sh "$venv" || true
   echo "setup: $venv up to date ($("$venv/bin/python" --version)); nothing to do"
   exit 0
 fi
@@ -89,5 +106,8 @@ fi
 "$venv/bin/python" -c 'from banditlearn_ros.learning.offline import ucwl_grid, ucwl_grid_stream
 ucwl_grid.grid_kernels(); ucwl_grid_stream.round_kernels()' \
   || echo "setup: the compiled UCWL steps did not build; the numpy code will be used"
+# REP-155's hri_msgs for the ROS4HRI bridge, unless a ROS distribution provides it; without
+# it the package works as before (the bridge is off).
+bash scripts/hri_msgs.sh "$venv" || true
 echo "$want" > "$stamp"
 echo "setup: $venv ready ($("$venv/bin/python" --version))"
