@@ -88,7 +88,7 @@ def test_gate_auto_opens_without_statuses_and_gates_while_they_arrive():
 
 def test_gate_on_and_off_and_forgotten_persons():
     on, off = hf.EngagementGate('on'), hf.EngagementGate('off')
-    assert not on.allows('f1', 0.0)[0] and 'none heard yet' in on.state(0.0)
+    assert not on.allows('f1', 0.0)[0] and 'no status heard yet' in on.state(0.0)
     assert off.allows('f1', 0.0)[0] and off.state(0.0).startswith('off')
     off.status('p1', hf.DISENGAGED, 0.0)
     assert off.allows('f9', 0.0)[0]

@@ -307,11 +307,10 @@ class EngagementGate:
         """Return the gate's state in words for /diagnostics."""
         if self.mode == 'off':
             return 'off: every answer counts'
-        if self.gating(now):
-            return f'{self.mode}: answers only from ENGAGED or ENGAGING persons'
-        if self.mode == 'on':
-            return 'on: answers only from ENGAGED or ENGAGING persons (none heard yet)'
-        return f'auto: open, no engagement statuses for {self.quiet:g} s'
+        if not self.gating(now):
+            return f'auto: open, no engagement statuses for {self.quiet:g} s'
+        heard = '' if math.isfinite(self._last) else ' (no status heard yet)'
+        return f'{self.mode}: answers only from ENGAGED or ENGAGING persons{heard}'
 
     def allows(self, face: Optional[str], now: float) -> Tuple[bool, str]:
         """Return whether an answer from ``face`` at ``now`` counts, and why."""
