@@ -28,8 +28,8 @@ from rclpy.context import Context
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.parameter import Parameter
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
-from ros_harness import BOUND
 from rclpy.time import Time
+from ros_harness import BOUND
 from sensor_msgs.msg import Image
 from std_msgs.msg import Bool, Header, String
 

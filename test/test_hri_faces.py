@@ -14,14 +14,13 @@
 
 """ROS4HRI without ROS: action units, ROI matching, own face ids, the engagement gate."""
 
-import numpy as np
-import pytest
-
 from banditlearn_ros.vision import hri_faces as hf
 from banditlearn_ros.vision.head_gesture import GestureDecision, HeadGestureDetector
+from banditlearn_ros.vision.head_motion_synth import oscillation
 from banditlearn_ros.vision.head_pose import camera_matrix, euler_to_rotation, LANDMARKS
 from banditlearn_ros.vision.head_pose import MODEL_POINTS
-from banditlearn_ros.vision.head_motion_synth import oscillation
+import numpy as np
+import pytest
 
 
 def _decision(answer, confidence=0.8, amplitude=12.0):

@@ -222,7 +222,7 @@ class HriBridge:
 
     # -- state and release ---------------------------------------------------------------
     def question(self) -> None:
-        """A question was asked: motion from before it answers nothing on any face."""
+        """Mark a question asked: motion from before it answers nothing on any face."""
         self.others.question()
 
     def values(self) -> Dict[str, object]:
