@@ -14,9 +14,12 @@
 
 """feedback_node in ROS4HRI over DDS: nods and shakes as action units, the engagement gate."""
 
+import json
+from pathlib import Path
 import time
 
 from banditlearn_ros.image_bridge import array_to_image
+from banditlearn_ros.nodes import hri_bridge
 from banditlearn_ros.nodes.feedback_node import FeedbackNode
 from banditlearn_ros.vision.face_renderer import FaceRenderer
 from banditlearn_ros.vision.head_motion_synth import oscillation
@@ -33,11 +36,29 @@ from ros_harness import BOUND
 from sensor_msgs.msg import Image
 from std_msgs.msg import Bool, Header, String
 
-hri_msgs = pytest.importorskip(
-    'hri_msgs.msg', reason='hri_msgs is not installed (scripts/setup.sh generates it)')
-pytest.importorskip('mediapipe', reason='mediapipe is not installed')
+try:
+    import hri_msgs.msg as hri_msgs
+except ImportError:
+    hri_msgs = None
+try:
+    import mediapipe
+except ImportError:
+    mediapipe = None
 
-pytestmark = [pytest.mark.ros, pytest.mark.slow]
+pytestmark = pytest.mark.ros
+needs_hri = pytest.mark.skipif(
+    hri_msgs is None or mediapipe is None,
+    reason='needs hri_msgs (scripts/setup.sh generates it) and mediapipe')
+
+# RIHS01 type hashes of ros4hri's hri_msgs 2.0 (the ROS 2 branch), the same in every
+# distribution: a field name or type of ours that differs would change them.
+ROS4HRI_HASHES = {
+    'FacialActionUnits': '43f431104624b6ff7f84350f1faa3747efc8a9330dee942b717a08830a267ed3',
+    'IdsList': '7e0812d1ac945c98fd3e393568d581ad0ab567f37b24eff633eab778c1bfe62d',
+    'NormalizedRegionOfInterest2D':
+        '2e50c93f1ca166ee77af9a5424dc951ae4e452b740162a7f83c082d917dcaff5',
+    'EngagementLevel': '275391f46d2e6cc0d21085f8e02dce6a8150baa57539ec99bd9f4e0321443788',
+}
 
 RATE = 30.0
 LATCHED = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
@@ -118,15 +139,58 @@ class Harness:
 
 
 @pytest.fixture
-def harness():
+def context():
     ctx = Context()
     rclpy.init(context=ctx)
-    h = Harness(ctx)
+    yield ctx
+    rclpy.shutdown(context=ctx)
+
+
+@pytest.fixture
+def harness(context):
+    h = Harness(context)
     assert h.spin_until(lambda: h.image.get_subscription_count() > 0 and
                         h.node.head is not None and not h.node.head.loading, timeout=60.0)
     yield h
     h.close()
-    rclpy.shutdown(context=ctx)
+
+
+@pytest.mark.skipif(hri_msgs is None, reason='hri_msgs is not installed')
+def test_the_messages_have_ros4hri_type_hashes():
+    # The install prefix of the hri_msgs imported: <prefix>/lib/pythonX.Y/site-packages/.
+    module = Path(hri_msgs.__file__).resolve()
+    share = next(p / 'share' / 'hri_msgs' for p in module.parents
+                 if (p / 'share' / 'hri_msgs' / 'msg').is_dir())
+    for name, expected in ROS4HRI_HASHES.items():
+        with open(share / 'msg' / f'{name}.json') as f:
+            hashes = json.load(f)['type_hashes']
+        assert hashes[0]['type_name'] == f'hri_msgs/msg/{name}'
+        assert hashes[0]['hash_string'] == 'RIHS01_' + expected, name
+
+
+@pytest.mark.parametrize('missing, ros4hri, why', [
+    ('hri_msgs not installed (No module named hri_msgs)', True, 'hri_msgs not installed'),
+    ('', False, 'ros4hri is false')])
+def test_without_the_bridge_the_node_says_why_and_publishes_no_humans_topic(
+        context, monkeypatch, missing, ros4hri, why):
+    monkeypatch.setattr(hri_bridge, 'MISSING', missing)
+    node = FeedbackNode(context=context, parameter_overrides=[
+        Parameter('ros4hri', value=ros4hri)])
+    try:
+        assert node.hri is None
+        assert node._hri_line.startswith(f'ROS4HRI bridge off: {why}')
+        assert not [p for p in node.publishers if p.topic_name.startswith('/humans')]
+        assert not [s for s in node.subscriptions if s.topic_name.startswith('/humans')]
+        assert node._collect()[2]['ros4hri'].startswith('ROS4HRI bridge off')
+    finally:
+        node.close()
+        node.destroy_node()
+
+
+def test_an_unknown_engagement_gate_is_refused(context):
+    with pytest.raises(ValueError, match='auto | on | off'):
+        FeedbackNode(context=context, parameter_overrides=[
+            Parameter('engagement_gate', value='sometimes')])
 
 
 def _motion(t):
@@ -136,6 +200,8 @@ def _motion(t):
     return yaw, pitch
 
 
+@needs_hri
+@pytest.mark.slow
 def test_a_rendered_head_nods_then_shakes_as_au85_then_au84(harness):
     h = harness
     assert h.node.hri is not None, h.node._hri_line
@@ -167,6 +233,8 @@ def _two_faces(renderer, left, right):
     return np.hstack([renderer.render(*left), renderer.render(*right)])
 
 
+@needs_hri
+@pytest.mark.slow
 def test_only_the_engaged_persons_nods_and_shakes_answer(harness):
     h = harness
     from banditlearn_ros.vision.face_select import box_of
