@@ -259,26 +259,33 @@ def test_only_the_engaged_persons_nods_and_shakes_answer(harness):
     left, right = FacsReader(h.probe, 'fa'), FacsReader(h.probe, 'fb')
     assert h.spin_until(lambda: h.node.hri.tracker_runs(), timeout=10.0)
 
-    def ros4hri(ti):  # ten times per second of frame time, stamped on the camera's clock
+    def ros4hri(ti, engagement):  # ten times per second of frame time, on the camera's clock
         stamp = Time(seconds=1000 + ti).to_msg()
         faces_pub.publish(hri_msgs.IdsList(header=_header(stamp), ids=['fa', 'fb']))
         for face_id, (x0, y0, x1, y1) in zip(('fa', 'fb'), boxes):
             rois[face_id].publish(hri_msgs.NormalizedRegionOfInterest2D(
                 header=_header(stamp), xmin=x0 / 640, ymin=y0 / 240, xmax=x1 / 640,
                 ymax=y1 / 240, c=1.0))
+        if not engagement:
+            return
         persons_pub.publish(hri_msgs.IdsList(header=_header(stamp), ids=['pa', 'pb']))
         for person, level in levels.items():
             statuses[person].publish(hri_msgs.EngagementLevel(header=_header(stamp),
                                                               level=level))
 
+    def play(t, left_pose, right_pose, engagement):
+        for i, (ti, lp, rp) in enumerate(zip(t, left_pose, right_pose)):
+            if i % 3 == 0:
+                ros4hri(ti, engagement)
+                h.spin_until(lambda: False, timeout=0.02)
+            h.send(_two_faces(face, lp, rp), ti)
+
+    # Engagement statuses arrive: the right face (pb, not engaged) nods, the left one (pa,
+    # engaged) shakes; only the shake answers.
     t = np.arange(0.0, 4.4, 1 / RATE)
     yaw, pitch = _motion(t)
-    for i, (ti, y, p) in enumerate(zip(t, yaw, pitch)):
-        if i % 3 == 0:
-            ros4hri(ti)
-            h.spin_until(lambda: False, timeout=0.02)
-        # The right face (pb, not engaged) nods; the left one (pa, engaged) shakes.
-        h.send(_two_faces(face, (y, 0.0), (0.0, p)), ti)
+    still = np.zeros_like(t)
+    play(t, zip(yaw, still), zip(still, pitch), engagement=True)
     assert h.spin_until(lambda: len(left.messages) >= 1 and len(right.messages) >= 1), (
         h.feedback, h.node.counters.snapshot())
     assert right.units() == [[85]] and left.units() == [[84]]
@@ -287,6 +294,20 @@ def test_only_the_engaged_persons_nods_and_shakes_answer(harness):
     values = h.diagnostics()
     assert values['face_ids'] == 'from the ROS4HRI face tracker'
     assert values['engagement_gate'].startswith('auto: answers only from')
+    # No engagement publisher any more: after 3 s the gate opens by itself, and the face the
+    # node follows answers as without ROS4HRI. Both nod; one answer, two units 85.
+    t = np.arange(4.4, 9.6, 1 / RATE)
+    pitch = oscillation(t, 8.0, 2.0, 1.5, 12.0)
+    play(t, zip(still, pitch), zip(still, pitch), engagement=False)
+    assert h.spin_until(lambda: len(left.messages) >= 2 and len(right.messages) >= 2), (
+        h.feedback, h.node.counters.snapshot())
+    assert right.units() == [[85], [85]] and left.units() == [[84], [85]]
+    assert h.spin_until(lambda: h.feedback == [False, True]), h.feedback
+    assert h.node.counters.get('answers_not_engaged') == 1
+    assert h.node.counters.get('gestures_of_other_faces') == 1  # the face not followed
+    h.diag.clear()
+    assert h.spin_until(lambda: 'engagement_gate' in h.diagnostics(), timeout=5.0)
+    assert h.diagnostics()['engagement_gate'].startswith('auto: open')
 
 
 def _header(stamp):

@@ -72,7 +72,7 @@ class FeedbackNode(ManagedNode):
             'frame_too_large', 'pose_errors', 'nods', 'shakes', 'gestures_ignored', 'joy_answers',
             'keyboard_answers', 'bool_answers', 'predictions', 'windows_timed_out',
             'parameter_rejections', 'action_units_published', 'answers_not_engaged',
-            'gestures_of_unnamed_faces'))
+            'gestures_of_unnamed_faces', 'gestures_of_other_faces'))
         self.head = self._last_decision = self._keyboard_thread = self._import = None
         self.hri, self._frame_header, self._hri_line = None, None, 'ROS4HRI bridge off: no camera'
         self._taken, self._timer, self._keyboard = [], None, None

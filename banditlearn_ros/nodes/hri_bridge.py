@@ -135,7 +135,9 @@ class HriBridge:
             if decision is None:
                 continue
             self.publish(face, decision, header)
-            if self.gate.gating(stamp) and self.gate.allows(face, stamp)[0]:
+            if not self.gate.gating(stamp):  # open: the followed face answers, as before
+                self.node.counters.add('gestures_of_other_faces')
+            elif self.gate.allows(face, stamp)[0]:
                 answers.append(decision)
             else:
                 self.node.counters.add('answers_not_engaged')
