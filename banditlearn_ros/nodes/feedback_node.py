@@ -248,7 +248,7 @@ class FeedbackNode(ManagedNode):
             return
         if self.hri is not None:  # the other faces' nods and shakes; their ids
             self._frame_header = msg.header
-            for decision in self.hri.frame(msg.header, frame.shape[1::-1], pose):
+            for decision in self.hri.frame(msg.header, stamp, frame.shape[1::-1], pose):
                 self._answer(decision)
         if not pose.found or pose.relative is None:
             if not pose.found:

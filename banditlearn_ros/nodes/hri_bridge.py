@@ -115,15 +115,15 @@ class HriBridge:
                 self._drop_own()
         return self._tracker
 
-    def frame(self, header, size: Tuple[int, int], pose) -> List:
+    def frame(self, header, stamp: float, size: Tuple[int, int], pose) -> List:
         """
         Name one frame's faces and run the other faces' detectors.
 
-        ``size`` is (width, height), ``pose`` the frame's ``HeadPose`` (the followed face's
-        box, every face's landmarks). Returns the other faces' decisions that answer: only
+        ``stamp`` is the frame's time (its header's, or the node's clock for an unstamped
+        frame), ``size`` (width, height), ``pose`` the frame's ``HeadPose`` (the followed
+        face's box, every face's landmarks). Returns the other faces' decisions that answer: only
         while the gate checks engagement, from an engaged person's face.
         """
-        stamp = _seconds(header.stamp)
         self.now = stamp
         faces = pose.faces_landmarks or []
         others = self.others.update(faces, pose.box, size, stamp)
