@@ -300,7 +300,7 @@ def test_a_refused_vector_after_the_first_changes_nothing(compiled):
     inter = make()
     inter.predict([1.0, 0.0, 0.5])
     if not compiled:
-        inter.learner._kernels = None
+        inter.learner.use_kernels(None)
     before = state(inter), inter.learner._rng.bit_generator.state, dict(inter.counts)
     for bad in ([1.0, float('nan'), 0.0], array('f', [float('inf'), 0.0, 1.0])):
         assert inter.predict(bad) == (None, 'not_finite')
@@ -333,13 +333,13 @@ def test_the_compiled_learner_and_the_numpy_one_interact_alike(max_questions):
         for row, label in zip(X, truth):
             item, reason = inter.predict(array('f', row.tolist()))
             if not compiled:
-                inter.learner._kernels = None
+                inter.learner.use_kernels(None)
             while item is not None:
                 right = item.prediction.index == label
                 answer = bool(right != (answers.random() < 0.1))
                 said.append((item.id, item.question, item.prediction.index, answer))
                 item = inter.feedback(answer).next_round
-        runs.append((said, inter.stats(), state(inter), inter.learner._kernels is None))
+        runs.append((said, inter.stats(), state(inter), not inter.learner.compiled))
     (said, stats, arrays, _), (ref_said, ref_stats, ref_arrays, numpy_only) = runs
     assert numpy_only and said == ref_said and same(arrays, ref_arrays)
     assert {k: v for k, v in stats.items() if v == v} == {
