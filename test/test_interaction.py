@@ -17,6 +17,7 @@
 from array import array
 
 from banditlearn_ros.learning import make_learner, Prediction, TeacherModel
+from banditlearn_ros.learning.algorithms.centring import Centring
 from banditlearn_ros.learning.protocol.interaction import Interaction
 from banditlearn_ros.learning.protocol.rounds import check_features
 from banditlearn_ros.learning.protocol.simulated_teacher import SimulatedTeacher, stream_order
@@ -183,10 +184,20 @@ class FakeLearner:
     def __init__(self, explored):
         self.explored = list(explored)
         self.learned = []
+        self.centring = Centring('none')  # what Interaction reads of every learner
+
+    def centred(self, x, take=True):
+        return x
 
     def select(self, x):
         return Prediction(index=0, label='a', scores=np.zeros(2), bounds=np.zeros(2),
                           explored=self.explored.pop(0), greedy=0)
+
+    def select_valid(self, x):
+        return self.select(x)
+
+    def learn_valid(self, x, index, correct, prediction):
+        return int(self.learn(x, index, correct, prediction))
 
     def learn(self, x, label, correct, prediction=None):
         self.learned.append(correct)

@@ -230,7 +230,7 @@ def test_plug_moves_a_plain_diagonal_learner_to_the_engine_and_keeps_its_state()
             p = learner.select(X[t])
             learner.learn(X[t], p.index, bool((p.index == y[t]) != flips[t]))
     fast = plug(plain)
-    assert type(fast) is FastUCWL and fast.answers == ref.answers
+    assert fast is plain and type(fast) is FastUCWL and fast.answers == ref.answers
     for t in range(100, 200):
         p, q = ref.select(X[t]), fast.select(X[t])
         assert (p.index, p.greedy) == (q.index, q.greedy), t

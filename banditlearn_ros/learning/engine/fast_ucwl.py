@@ -27,8 +27,8 @@ their overhead is the cost.  Two ways round it, chosen per round:
 Every value is the plain algorithm's: the same operations on the same operands in the
 same order, ties drawn from the same generator in the same order.  ``test/test_ucwl_kernels.py``
 and ``test/test_ucwl_numpy_round.py`` hold both to the plain ``UCWL`` over long streams.
-``plug`` gives a plain learner this engine; the saved state, the class name in it and every
-public method are ``UCWL``'s.
+``plug`` moves a plain learner onto this engine; the saved state, the algorithm's name in
+it and every public method are ``UCWL``'s.
 """
 
 import math
@@ -51,18 +51,17 @@ _TRUE, _FALSE = np.True_, np.False_
 
 def plug(learner: Any) -> Any:
     """
-    Return ``learner`` on the fast engine when it is a plain diagonal ``UCWL``, else itself.
+    Move a plain diagonal ``UCWL`` onto the fast engine, in place; return ``learner``.
 
-    The plain learner hands its state over (the same arrays, generator, centring and
-    calibration, not copies) and must not be used after.  A full covariance has no faster
-    path here: it stays plain.
+    The object stays the same (its class becomes ``FastUCWL``, which only adds work
+    arrays), so whoever holds it keeps the one learner; the next round runs on the engine
+    with the same state and the same decisions.  Anything else (another algorithm, a full
+    covariance, which has no faster path here, None) is returned unchanged.
     """
-    if type(learner) is not UCWL or learner.covariance != 'diag':
-        return learner
-    fast = FastUCWL.__new__(FastUCWL)
-    fast.__dict__.update(vars(learner))
-    fast._start_engine()
-    return fast
+    if type(learner) is UCWL and learner.covariance == 'diag':
+        learner.__class__ = FastUCWL
+        learner._start_engine()
+    return learner
 
 
 class FastUCWL(UCWL):

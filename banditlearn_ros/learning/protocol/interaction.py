@@ -109,7 +109,7 @@ class Interaction:
         self.algorithm = algorithm
         self.open_set = open_set if open_set is not None else OpenSet()
         if learner is not None:
-            self.open_set.adopt(learner)  # a loaded model's calibration, if it has one
+            self.open_set.adopt(self.learner)  # a loaded model's calibration, if it has one
         self._n_features = int(n_features)
         self._clock = clock
         self._lock = threading.RLock()
