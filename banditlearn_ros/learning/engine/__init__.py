@@ -22,6 +22,6 @@ use), the numpy round's kept arrays (``round_buffers``), the compiled steps
 ``jit``), and the memory numba's compiler gives back (``compiler_memory``).
 """
 
-from .fast_ucwl import FastUCWL, plug
+from .fast_ucwl import FastUCWL, plug, use_compiled
 
-__all__ = ['FastUCWL', 'plug']
+__all__ = ['FastUCWL', 'plug', 'use_compiled']

@@ -64,6 +64,13 @@ def plug(learner: Any) -> Any:
     return learner
 
 
+def use_compiled(learner: Any) -> None:
+    """Move ``learner`` to the compiled steps if it runs on the engine and they are loaded."""
+    if isinstance(learner, FastUCWL):
+        with compilation.deferring():  # never compiles here
+            learner.use_compiled()
+
+
 class FastUCWL(UCWL):
     """
     ``UCWL`` with the compiled steps when numba has them, else the numpy round.

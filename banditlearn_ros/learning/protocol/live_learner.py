@@ -34,7 +34,7 @@ from .rounds import Counts, FeedbackResult, Round
 from .. import BanditLearner, make_learner
 from ..algorithms.centring import Centring
 from ..algorithms.open_set import check_open_set, OpenSet
-from ..engine import compilation
+from ..engine import compilation, plug, use_compiled
 from ..storage import model_store
 from ..storage.autosave import BackgroundSaves
 
@@ -127,11 +127,8 @@ class LiveLearner:
 
     def _use_compiled(self, kernels=None) -> None:
         """Move the learner to the compiled UCWL steps once they are (same values)."""
-        with self.lock, compilation.deferring():  # never compiles here
-            interaction = getattr(self, 'interaction', None)
-            use = getattr(interaction and interaction.learner, 'use_compiled', None)
-            if use is not None:
-                use()
+        with self.lock:
+            use_compiled(getattr(getattr(self, 'interaction', None), 'learner', None))
 
     # -- what a recording needs to replay this learner ------------------------------------
     def start_config(self, stamp: float) -> session_config.ConfigLog:
@@ -181,9 +178,9 @@ class LiveLearner:
 
     def fresh_learner(self, n_features: int) -> BanditLearner:
         """Return a new learner of the parameters' labels, hyperparameters and centring."""
-        with compilation.deferring():
-            learner = make_learner(self.algorithm, list(self.labels), n_features,
-                                   seed=self.seed, **self.hyperparameters(self.algorithm))
+        with compilation.deferring():  # on the engine; compiled steps once loaded
+            learner = plug(make_learner(self.algorithm, list(self.labels), n_features,
+                                        seed=self.seed, **self.hyperparameters(self.algorithm)))
         learner.centring = Centring(self.centring)
         return learner
 
@@ -196,8 +193,7 @@ class LiveLearner:
     def check_change(self, changes: Dict[str, Any]) -> None:
         """Raise HyperparameterError, ValueError or TypeError for a change to refuse."""
         self.appended_labels(changes)
-        with compilation.deferring():
-            lp.check_hyperparameter_change(self.value, changes)
+        lp.check_hyperparameter_change(self.value, changes)  # plain learners: nothing compiles
         self.protocol(changes)
         check_open_set(**{k: v for k, v in lp.open_set_settings(self.value, changes).items()
                           if k != 'enabled'})
