@@ -13,8 +13,10 @@
 # limitations under the License.
 
 """
-The settings of the "I don't know" check (``open_set.OpenSet``), written once: names,
-defaults, meaning and the checks, in one frozen value.
+The settings of the "I don't know" check (``open_set.OpenSet``), written once.
+
+Their names, defaults, meaning and checks are one frozen value (``Settings``), which the
+check, its constructor, ``configure`` and ``settings`` all read.
 """
 
 from dataclasses import asdict, dataclass, fields
