@@ -267,3 +267,22 @@ def test_a_numba_failure_falls_back_to_numpy(monkeypatch):
     learner = FastUCWL(3, 4)
     assert not learner.compiled
     assert learner.select([1.0, 0.0, 0.5, 0.2]).index in (0, 1, 2)
+
+
+def test_bind_gives_a_copy_its_callees_and_leaves_the_function_alone():
+    # How the engine hands compiled callees to a compiled caller: on a copy, never by
+    # rewriting the caller's module (the check runs without numba).
+    from banditlearn_ros.learning.algorithms import reductions
+    from banditlearn_ros.learning.engine.jit import bind
+    calls = []
+
+    def counted_block(a, b, lo, n):
+        calls.append(n)
+        return 1.0
+    copy = bind(reductions.pairwise_dot, block_dot=counted_block)
+    x = np.ones(5)
+    assert copy(x, x) == 1.0 and calls == [5]
+    assert reductions.pairwise_dot(x, x) == 5.0 and calls == [5]
+    assert copy.__qualname__ == reductions.pairwise_dot.__qualname__
+    with pytest.raises(ValueError, match='calls no'):
+        bind(reductions.pairwise_dot, no_such_callee=counted_block)
