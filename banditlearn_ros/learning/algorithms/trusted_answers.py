@@ -45,7 +45,7 @@ TRUST = ('support', 'yes')
 
 def settled(open_set: Any, index: int) -> bool:
     """Return whether label ``index`` is judged and the window holds ``min_scores``."""
-    return (open_set._judged(index)
+    return (open_set.judged(index)
             and len(open_set.calibration.scores) >= open_set.min_scores)
 
 

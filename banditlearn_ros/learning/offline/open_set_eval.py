@@ -123,7 +123,7 @@ def separation(X, y, names, n_taught: int, seed: int, settings: Dict,
     learner = person.inter.learner
 
     def scores(rows):  # the learner sees x centred (looked at, not taken in); the score, x
-        return np.array([open_set.score(X[t], learner.select(learner.centring.centre(X[t])))
+        return np.array([open_set.score(X[t], learner.select(learner.centred(X[t], take=False)))
                          for t in rows])
     out = {}
     for score in SCORES:
@@ -160,7 +160,7 @@ def session(X, y, names, n_taught: int, seed: int, settings: Dict, n: int,
         person.show(X[t], names[y[t]])
     learner = person.inter.learner
     rows = np.flatnonzero(np.isin(y, taught))
-    right = [learner.labels[learner.predict(learner.centring.centre(X[t]))] == names[y[t]]
+    right = [learner.labels[learner.predict(learner.centred(X[t], take=False))] == names[y[t]]
              for t in rows]
     return person.rows, float(np.mean(right))
 

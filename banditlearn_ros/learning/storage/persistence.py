@@ -359,7 +359,7 @@ def load_model(path: Union[str, os.PathLike], expect_features: int = 0,
     if expect_features and int(state['n_features']) != int(expect_features):
         raise ModelFileError(
             path, f'holds {state["n_features"]} features, expected {expect_features}')
-    _check_learner_arrays(path, state, ALGORITHMS[algorithm]._array_names)
+    _check_learner_arrays(path, state, ALGORITHMS[algorithm].array_names())
     try:
         learner = ALGORITHMS[algorithm].from_state_dict(state)
         extra = state.get('extra') or {}
