@@ -167,10 +167,10 @@ class Floors:
         pace = chain.pace if pace is None else pace
         if not (chain.grows and self.follow_slowdown > 0 and math.isfinite(pace) and pace > 0):
             return False
-        # Both times are read off frames: each may be one frame interval off either way.
+        # The swing is timed off frames: it may read one frame interval longer than it was.
         start = bisect.bisect_left(self._ts, chain.core0 - pace)
         steps = [b - a for a, b in zip(self._ts[start:], self._ts[start + 1:]) if b <= swing.tb]
-        return swing.tb - swing.t0 > self.follow_slowdown * pace + 2.0 * max(steps, default=0.0)
+        return swing.tb - swing.t0 > self.follow_slowdown * pace + max(steps, default=0.0)
 
     def _grew(self, chain: Chain, swing: Swing) -> bool:
         """
