@@ -32,6 +32,7 @@ from banditlearn_ros.learning.protocol.details import details_json
 from banditlearn_ros.learning.protocol.labels import clipped
 from banditlearn_ros.learning.protocol.live_learner import LiveLearner, Progress, SIZE_REASONS
 from banditlearn_ros.nodes import common, qos
+from banditlearn_ros.nodes.fleet_link import FleetLink
 from banditlearn_ros.nodes.learning_topics import LearningTopics
 from banditlearn_ros.nodes.namesake import NamesakeWatch
 from rclpy.parameter import Parameter
@@ -67,6 +68,7 @@ class LearnerNode(common.GuardedNode):
         self._pubs = {topic: self.create_publisher(String, 'gesture_' + topic, qos.EVENTS_OUT)
                       for topic in ('prediction', 'prediction_details', 'interaction', 'unknown')}
         self._typed = LearningTopics(self)  # typed messages and numbers to plot
+        self.fleet = FleetLink(self, self.live)  # fleet: off, or evidence shared and merged
         self.create_timer(0.25, self._publish_ended)  # interactions that timed out
         self.create_subscription(String, 'gesture_name', self._on_name, qos.EVENTS_IN)
         self.create_service(Trigger, '~/save_model', self._on_save)
