@@ -39,18 +39,18 @@ OUT = QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=1, reliability=Reliabili
 IN = QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=IN_DEPTH,
                 reliability=ReliabilityPolicy.RELIABLE,
                 durability=DurabilityPolicy.TRANSIENT_LOCAL)
-CHECK_PERIOD = 0.5
+CHECK_PERIOD = 0.1
 """Seconds between looks at whether a share is due (``fleet_share_every`` updates)."""
 
 
 class FleetLink:
-    """Declare the fleet parameters; with ``fleet`` not off, publish and take evidence."""
+    """Declare the fleet parameters; with ``fleet`` not none, publish and take evidence."""
 
     def __init__(self, node, live):
         values = common.declare_specs(node, FLEET_SPECS)
         self.node = node
         self.fleet = None
-        if values['fleet'] == 'off':
+        if values['fleet'] == 'none':
             return
         self.fleet = LiveFleet(live, lambda name: node.get_parameter(name).value,
                                socket.gethostname(), node.get_logger())

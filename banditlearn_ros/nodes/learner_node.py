@@ -54,6 +54,7 @@ class LearnerNode(common.GuardedNode):
                                 self.get_logger())
         if self.live.labels_from_file:
             self.set_parameters([Parameter('labels', value=list(self.live.labels))])
+        self.fleet = FleetLink(self, self.live)  # its parameters declared before the checks
         self._parameter_changes = common.ParameterChanges.of(self)
         # On-set: a change to refuse is refused with the reason; post-set: applied.
         self._parameter_changes.check_with(self.live.check_change, self._after_set_parameters)
@@ -68,7 +69,6 @@ class LearnerNode(common.GuardedNode):
         self._pubs = {topic: self.create_publisher(String, 'gesture_' + topic, qos.EVENTS_OUT)
                       for topic in ('prediction', 'prediction_details', 'interaction', 'unknown')}
         self._typed = LearningTopics(self)  # typed messages and numbers to plot
-        self.fleet = FleetLink(self, self.live)  # fleet: off, or evidence shared and merged
         self.create_timer(0.25, self._publish_ended)  # interactions that timed out
         self.create_subscription(String, 'gesture_name', self._on_name, qos.EVENTS_IN)
         self.create_service(Trigger, '~/save_model', self._on_save)

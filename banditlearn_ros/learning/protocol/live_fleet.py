@@ -30,8 +30,8 @@ from ..algorithms.base import HyperparameterError
 from ...parameter_spec import Spec
 
 FLEET_SPECS = (
-    Spec('fleet', 'off', "share what this robot learns with a fleet, take the others', both, "
-         'or neither (off)', read_only=True, constraints='one of ' + ', '.join(FLEET_MODES)),
+    Spec('fleet', 'none', "share what this robot learns with a fleet, take the others', both, "
+         'or neither (none)', read_only=True, constraints='one of ' + ', '.join(FLEET_MODES)),
     Spec('fleet_name', 'banditlearn', 'the fleet this robot belongs to: two fleets in one '
          'ROS domain keep apart', read_only=True),
     Spec('robot_id', '', "this robot's id in the fleet; empty = from the hostname",
