@@ -54,16 +54,13 @@ they come, so two robots can hold the same labels in different rows (compared by
 from collections import Counter
 from dataclasses import dataclass
 import hashlib
-import json
-import math
 import time
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 
-from .fleet_message import (CentringStats, check_id, encode_array, Evidence, EvidenceError,
-                            MAX_PRECISION, read_centring, read_count, REFUSALS)
-from .labels import check_labels
+from .fleet_message import (CentringStats, check_id, Evidence, EvidenceError, MAX_PRECISION,
+                            REFUSALS)
 from ..algorithms.confidence_weighted import initial_gaussian
 
 
@@ -135,8 +132,9 @@ class FleetEvidence:
         self.ignored: Counter = Counter()
         """Messages not used, by why: ``own`` (this robot's, echoed), ``other_fleet``,
         ``stale`` (a version taken already)."""
-        self._digests: Dict[str, str] = {}
-        self._centring_digest = ''
+        self.digests: Dict[str, str] = {}
+        """Per label, a hash of its rows as last seen: only changed rows are own learning."""
+        self.centring_digest = ''
 
     # -- the learner's state <-> natural parameters ------------------------------------
     @staticmethod
@@ -170,7 +168,7 @@ class FleetEvidence:
         confirmations = extra.get('confirmations', {})
         for i, name in enumerate(state['labels']):
             digest = _digest(mu[i], sigma[i], answers[i], confirmations.get(name))
-            if self._digests.get(name) == digest:
+            if self.digests.get(name) == digest:
                 continue
             precision = 1.0 / sigma[i]
             weighted = precision * mu[i]
@@ -195,7 +193,7 @@ class FleetEvidence:
                 self.own_confirmed[name] = max(int(confirmations[name]) - taken_yes, 0)
             else:
                 self.own_confirmed.setdefault(name, None)
-            self._digests[name] = digest
+            self.digests[name] = digest
         self._observe_centring(extra.get('centring'), mu.shape[1])
 
     def _observe_centring(self, held: Optional[Dict[str, Any]], d: int) -> None:
@@ -205,7 +203,7 @@ class FleetEvidence:
         mean = np.zeros(d) if held.get('mean') is None else np.asarray(held['mean'], float)
         digest = _digest(held['mode'], held['count'], mean, held['spread'],
                          held['spread_count'])
-        if digest == self._centring_digest:
+        if digest == self.centring_digest:
             return
         others = [ev.centring for _, ev in sorted(self.taken.items())
                   if ev.centring is not None]
@@ -219,7 +217,7 @@ class FleetEvidence:
         self.own_centring = CentringStats(
             held['mode'], max(count, 0), total / count if count > 0 else np.zeros(d),
             max(spread_count, 0), max(spread / spread_count, 0.0) if spread_count > 0 else 0.0)
-        self._centring_digest = digest
+        self.centring_digest = digest
 
     # -- out ---------------------------------------------------------------------------
     def share(self, learner) -> Evidence:
@@ -313,14 +311,14 @@ class FleetEvidence:
         extra = state.get('extra') or {}
         confirmations = extra.get('confirmations', {})
         for i, name in enumerate(state['labels']):
-            self._digests[name] = _digest(mu[i], sigma[i], extra['answers'][i],
-                                          confirmations.get(name))
+            self.digests[name] = _digest(mu[i], sigma[i], extra['answers'][i],
+                                         confirmations.get(name))
         held = extra.get('centring')
         if held is not None:
             mean = np.zeros(mu.shape[1]) if held.get('mean') is None else np.asarray(
                 held['mean'], float)
-            self._centring_digest = _digest(held['mode'], held['count'], mean, held['spread'],
-                                            held['spread_count'])
+            self.centring_digest = _digest(held['mode'], held['count'], mean,
+                                           held['spread'], held['spread_count'])
 
     def compose(self, state: Dict[str, Any]) -> Dict[str, Any]:
         """Return ``state`` with the model ``prior + own + taken`` (sorted robots)."""
@@ -396,7 +394,7 @@ class FleetEvidence:
         """Forget everything but the id, the version and the counts (the model was reset)."""
         self.prior, self.own, self.own_answers, self.own_confirmed = {}, {}, {}, {}
         self.own_centring, self.taken, self.pending, self.merged = None, {}, {}, {}
-        self._digests, self._centring_digest = {}, ''
+        self.digests, self.centring_digest = {}, ''
 
     # -- /diagnostics --------------------------------------------------------------------
     def status(self) -> Dict[str, Any]:
@@ -413,78 +411,6 @@ class FleetEvidence:
         for why in ('own', 'other_fleet', 'stale'):
             values[f'fleet_ignored_{why}'] = self.ignored[why]
         return values
-
-    # -- saved with the model -------------------------------------------------------------
-    def state(self) -> Tuple[Dict[str, Any], Dict[str, np.ndarray]]:
-        """Return (JSON-able values, arrays) for the model file; ``from_state`` reads them."""
-        names = sorted(self.prior)
-        arrays: Dict[str, np.ndarray] = {}
-        if names:
-            arrays['prior_precision'] = np.array([self.prior[n][0] for n in names])
-            arrays['prior_weighted'] = np.array([self.prior[n][1] for n in names])
-            arrays['own_precision'] = np.array([self.own[n][0] for n in names])
-            arrays['own_weighted'] = np.array([self.own[n][1] for n in names])
-        taken = []
-        for i, robot in enumerate(sorted(self.taken)):
-            ev = self.taken[robot]
-            arrays[f'taken{i}_precision'] = ev.precision
-            arrays[f'taken{i}_weighted'] = ev.weighted
-            meta = json.loads(ev.to_text())
-            del meta['precision'], meta['weighted']
-            m = self.merged.get(robot)
-            meta['merged_at'] = m.when if m else 0.0
-            taken.append(meta)
-        own_c = self.own_centring
-        values = {
-            'robot': self.robot, 'fleet': self.fleet, 'version': self.version, 'labels': names,
-            'own_answers': [self.own_answers[n] for n in names],
-            'own_confirmed': [self.own_confirmed.get(n) for n in names],
-            'own_centring': None if own_c is None else {
-                'mode': own_c.mode, 'count': own_c.count, 'mean': encode_array(own_c.mean),
-                'spread_count': own_c.spread_count, 'spread': own_c.spread},
-            'digests': [self._digests.get(n, '') for n in names],
-            'centring_digest': self._centring_digest, 'taken': taken}
-        return values, arrays
-
-    @classmethod
-    def from_state(cls, values: Dict[str, Any], arrays: Dict[str, np.ndarray],
-                   n_features: int) -> 'FleetEvidence':
-        """Rebuild from ``state()``; raise ValueError for values that cannot be used."""
-        try:
-            obj = cls(values['robot'], values['fleet'])
-            obj.version = read_count(values['version'], 'version')
-            names = list(values['labels'])
-            if names:
-                check_labels(names)
-            k = len(names)
-            parts = {}
-            for key in ('prior_precision', 'prior_weighted', 'own_precision', 'own_weighted'):
-                arr = np.asarray(arrays.get(key, np.zeros((0, n_features))), dtype=np.float64)
-                if arr.shape != (k, n_features) or not np.isfinite(arr).all():
-                    raise ValueError(f'fleet array {key} is not {k} x {n_features} finite')
-                parts[key] = arr
-            for i, n in enumerate(names):
-                obj.prior[n] = (parts['prior_precision'][i], parts['prior_weighted'][i])
-                obj.own[n] = (parts['own_precision'][i], parts['own_weighted'][i])
-                obj.own_answers[n] = read_count(values['own_answers'][i], 'own answers')
-                c = values['own_confirmed'][i]
-                obj.own_confirmed[n] = None if c is None else read_count(c, 'own confirmed')
-                obj._digests[n] = str(values['digests'][i])
-            if values.get('own_centring') is not None:
-                obj.own_centring = read_centring(values['own_centring'], n_features)
-            obj._centring_digest = str(values.get('centring_digest', ''))
-            for i, meta in enumerate(values['taken']):
-                meta = dict(meta, precision=encode_array(arrays[f'taken{i}_precision']),
-                            weighted=encode_array(arrays[f'taken{i}_weighted']))
-                merged_at = float(meta.pop('merged_at', 0.0))
-                ev = Evidence.from_text(json.dumps(meta), math.inf)
-                obj.taken[ev.robot] = ev
-                obj.merged[ev.robot] = Merged(ev.version, merged_at, ev.updates, len(ev.labels))
-        except (KeyError, TypeError, IndexError) as exc:
-            raise ValueError(f'fleet state: {type(exc).__name__}: {exc}') from None
-        except EvidenceError as exc:
-            raise ValueError(f'fleet state: {exc}') from None
-        return obj
 
 
 def take_learned(learner, state: Dict[str, Any]) -> None:

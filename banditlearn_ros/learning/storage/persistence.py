@@ -33,7 +33,7 @@ import numpy as np
 from ..algorithms.base import OnlineClassifier, OPEN_SET_PREFIX
 from ..algorithms.open_set import Calibration
 from ..algorithms.registry import ALGORITHMS
-from ..protocol.fleet_evidence import FleetEvidence
+from ..protocol.fleet_saved import fleet_from_state, fleet_state
 from ..protocol.labels import check_labels, clipped
 
 FORMAT = 'banditlearn_ros.model'
@@ -105,7 +105,7 @@ def atomic_write(path: Union[str, os.PathLike], write: Callable[[BinaryIO], Any]
 
 
 FLEET_PREFIX = 'fleet_'
-"""Model-file arrays of the fleet's evidence (``fleet_evidence.FleetEvidence.state``)."""
+"""Model-file arrays of the fleet's evidence (``fleet_saved.fleet_state``)."""
 
 
 def model_state(learner: OnlineClassifier) -> Dict[str, Any]:
@@ -118,7 +118,7 @@ def model_state(learner: OnlineClassifier) -> Dict[str, Any]:
     state = learner.state_dict()
     fleet = getattr(learner, 'fleet', None)
     if fleet is not None:
-        state['extra']['fleet'], held = fleet.state()
+        state['extra']['fleet'], held = fleet_state(fleet)
         state['arrays'].update({FLEET_PREFIX + k: v for k, v in held.items()})
     return state
 
@@ -391,7 +391,7 @@ def load_model(path: Union[str, os.PathLike], expect_features: int = 0,
         if 'fleet' in extra:  # what other robots' evidence brought: never counted twice
             held = {k[len(FLEET_PREFIX):]: v for k, v in state['arrays'].items()
                     if k.startswith(FLEET_PREFIX)}
-            learner.fleet = FleetEvidence.from_state(extra['fleet'], held, learner.n_features)
+            learner.fleet = fleet_from_state(extra['fleet'], held, learner.n_features)
         return learner
     except (ValueError, TypeError, KeyError, AttributeError, IndexError, OverflowError) as exc:
         # A value the learner refuses (bad hyperparameter, non-finite mean, non-positive
