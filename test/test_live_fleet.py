@@ -60,7 +60,7 @@ def test_two_robots_taught_different_halves_each_know_both(gestures):
     train, test = slice(0, 350), slice(350, None)
     halves = (names[:4], names[4:])
     runs = {}
-    for mode in ('off', 'both'):
+    for mode in ('none', 'both'):
         robots = [robot(names, name, mode) for name in 'ab']
         streams = [[(x, names[t]) for x, t in zip(X[train], y[train]) if names[t] in half]
                    for half in halves]
@@ -73,7 +73,7 @@ def test_two_robots_taught_different_halves_each_know_both(gestures):
                     robots[1 - r][1].take_text(text)
         runs[mode] = [[first_guesses(learner, X[test], y[test], names, half)
                        for half in halves] for learner, _ in robots]
-    alone, merged = runs['off'], runs['both']
+    alone, merged = runs['none'], runs['both']
     assert alone[0][1] < 0.2 and alone[1][0] < 0.2  # alone: nothing of the other half
     for r in range(2):
         assert merged[r][1 - r] >= alone[1 - r][1 - r] - 0.03, runs
