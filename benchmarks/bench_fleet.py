@@ -13,14 +13,20 @@
 # limitations under the License.
 
 """
-What a fleet costs a learner: sharing its evidence, merging another robot's, message bytes.
+What a fleet costs a learner, and what merging late loses.
 
-Per size (labels x features), median thread-CPU milliseconds of ``FleetEvidence.share`` plus
-``to_text`` (one message out), of ``take_text`` plus ``merge`` (one message in), and of one
-UCWL round (select and learn through the public API) measured in the same run as the
-baseline; the ratios are what to read on a loaded machine.
+Cost: per size (labels x features), median thread-CPU milliseconds of
+``FleetEvidence.share`` plus ``to_text`` (one message out), of ``take_text`` plus ``merge``
+(one message in), and of one UCWL round (select and learn through the public API) measured
+in the same run as the baseline; the ratios are what to read on a loaded machine.
 
-    .venv/bin/python benchmarks/bench_fleet.py --repeats 30
+``--late``: two live learners (the learner node's rules and defaults, ``LiveFleet``), each
+taught half of 500 rendered gestures (landmark features, the renderer's skeleton; robot a
+fist, one, two, three; robot b four, five, thumbs up), the person always right; they share
+from the start, or only after the first N gestures of each.  Printed: first guesses right on
+150 held-out gestures, per robot and half.
+
+    .venv/bin/python benchmarks/bench_fleet.py --repeats 30 --late
 """
 
 import argparse
@@ -61,6 +67,7 @@ def main() -> None:
     """Print the figures, one line per size."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[1])
     parser.add_argument('--repeats', type=int, default=30)
+    parser.add_argument('--late', action='store_true', help='also merge late (rendered)')
     args = parser.parse_args()
     print(f'load average {os.getloadavg()[0]:.1f}, {os.cpu_count()} cores; median thread CPU')
     for labels, d in SIZES:
@@ -88,6 +95,44 @@ def main() -> None:
               f'share {share_ms:7.3f} ms ({share_ms / round_ms:6.1f} rounds), '
               f'take + merge {merge_ms:7.3f} ms ({merge_ms / round_ms:6.1f} rounds); '
               f'one UCWL round {round_ms:.3f} ms')
+
+    if args.late:
+        late()
+
+
+def late() -> None:
+    """Print first guesses per half when the robots merge from the start or only late."""
+    import sys
+    import tempfile
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), '..', 'test'))
+    from test_live_fleet import first_guesses, robot, teach
+    from banditlearn_ros.tools import render_dataset
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, 'g.npz')
+        render_dataset.main(['--out', path, '--n', '500', '--features', 'landmarks',
+                             '--landmarks', 'truth', '--width', '320', '--height', '240',
+                             '--seed', '3', '--no-progress'])
+        data = np.load(path)
+        X, y, names = data['X'].astype(float), data['y'], [str(n) for n in data['labels']]
+    halves = (names[:4], names[4:])
+    for centring in ('running', 'none'):
+        for delay in (0, 20, 60, 120):
+            robots = [robot(names, n, 'both', centring=centring) for n in 'ab']
+            streams = [[(x, names[t]) for x, t in zip(X[:350], y[:350]) if names[t] in h]
+                       for h in halves]
+            for t in range(max(map(len, streams))):
+                for r in (0, 1):
+                    if t < len(streams[r]):
+                        teach(robots[r][0], *streams[r][t])
+                if t >= delay:
+                    for s in (0, 1):
+                        text = robots[s][1].share_text()
+                        if text:
+                            robots[1 - s][1].take_text(text)
+            right = [[round(first_guesses(lv, X[350:], y[350:], names, h), 3) for h in halves]
+                     for lv, _ in robots]
+            print(f'centring {centring:7s} first merge after {delay:3d} gestures each: '
+                  f'robot a (own, other) {right[0]}, robot b (other, own) {right[1]}')
 
 
 if __name__ == '__main__':
