@@ -87,10 +87,12 @@ def robot_id_from(hostname: str) -> str:
 
 
 def encode_array(array: np.ndarray) -> str:
+    """Return an array as base64 of little-endian float64 (exact, compact)."""
     return base64.b64encode(np.ascontiguousarray(array, dtype='<f8').tobytes()).decode('ascii')
 
 
 def decode_array(text: Any, shape: Tuple[int, ...], what: str) -> np.ndarray:
+    """Return the float64 array of ``shape`` in base64 ``text``; raise ``EvidenceError``."""
     if not isinstance(text, str):
         raise EvidenceError('malformed', f'{what} is not base64 text')
     try:
@@ -104,6 +106,7 @@ def decode_array(text: Any, shape: Tuple[int, ...], what: str) -> np.ndarray:
 
 
 def read_count(value: Any, what: str) -> int:
+    """Return a whole number in [0, 2^53) or raise ``EvidenceError`` (malformed)."""
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 2 ** 53:
         raise EvidenceError('malformed', f'{what} {clipped(value)} is not a count')
     return value
@@ -246,6 +249,7 @@ def check_gains(precision: np.ndarray, weighted: np.ndarray, max_precision: floa
 
 
 def read_centring(value: Any, d: int) -> CentringStats:
+    """Return the centring statistics of a message; raise ``EvidenceError``."""
     if not isinstance(value, dict) or not isinstance(value.get('mode'), str) \
             or len(value['mode']) > 16:
         raise EvidenceError('malformed', 'centring is not a table with a mode')
