@@ -24,7 +24,7 @@ from test_live_learner import live, Log
 
 @pytest.fixture(scope='module')
 def gestures(tmp_path_factory):
-    """Render 500 gestures (landmark features, the renderer's skeleton); return X, y, names."""
+    """Render 500 hands as landmark features (the renderer's skeleton); return X, y, names."""
     path = tmp_path_factory.mktemp('fleet') / 'gestures.npz'
     assert render_dataset.main(['--out', str(path), '--n', '500', '--features', 'landmarks',
                                 '--landmarks', 'truth', '--width', '320', '--height', '240',
