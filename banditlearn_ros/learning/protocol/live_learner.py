@@ -116,6 +116,8 @@ class LiveLearner:
         """Feature messages received (refused ones too): where a change happened."""
         self.counts = Counts(LIVE_COUNTS)
         self.config: Optional[session_config.ConfigLog] = None
+        self.fleet: Optional[Any] = None
+        """The fleet it shares with (``live_fleet.LiveFleet``), or None: ``status`` shows it."""
         # Only once nothing can refuse the start: a process that ends while numba compiles
         # in its daemon thread can crash as the interpreter goes down.
         if self.algorithm == 'ucwl':
@@ -416,6 +418,8 @@ class LiveLearner:
                                       'feature_size': self.interaction.n_features,
                                       'compiled_steps': compilation.ready(), **self.counts}
         values.update({k: stats[k] for k in STATS_SHOWN})
+        if self.fleet is not None:
+            values.update(self.fleet.status())
         return values
 
     def learning_problem(self) -> str:
