@@ -144,6 +144,8 @@ def main(argv=None) -> int:
     parser.add_argument('--data', nargs='+', default=['digits', 'rendered', 'sign_digits'],
                         choices=sorted(TAUGHT))
     parser.add_argument('--splits', type=int, default=10)
+    parser.add_argument('--first-split', type=int, default=0,
+                        help='seed of the first split (tune on others than the reported 0-9)')
     parser.add_argument('--interactions', type=int, default=500)
     parser.add_argument('--unknown-share', type=float, default=0.2)
     parser.add_argument('--rendered', type=int, default=700, help='renders in the pool')
@@ -158,7 +160,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     settings = {k: getattr(args, k) for k in DEFAULTS}
     print(f'# bench_unknown: {platform.python_version()}, numpy {np.__version__}; '
-          f'{args.splits} splits, sessions of {args.interactions} '
+          f'{args.splits} splits from {args.first_split}, sessions of {args.interactions} '
           f'({100 * args.unknown_share:.0f} % never taught); centring {args.centring}; '
           f'open set {settings}')
     for name in args.data:
@@ -175,7 +177,8 @@ def main(argv=None) -> int:
             print(f'\n### {100 * wrong:.0f} % wrong answers')
             fig = open_set_figures(X, y, names, n_taught, settings, args.splits,
                                    args.interactions, args.unknown_share,
-                                   not args.skip_separation and i == 0, args.centring, wrong)
+                                   not args.skip_separation and i == 0, args.centring, wrong,
+                                   args.first_split)
             print(report(fig, settings, args.splits, args.interactions), flush=True)
         print(f'({time.perf_counter() - start:.0f} s)')
         sys.stdout.flush()

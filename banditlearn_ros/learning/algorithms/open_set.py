@@ -94,7 +94,7 @@ from typing import Any, Deque, Dict, Optional
 
 import numpy as np
 
-from . import trusted_answers
+from . import answer_audit, trusted_answers
 from .base import check_choice, HyperparameterError, Prediction
 from .label_gaussians import LabelGaussians
 from .nearest_examples import NearestExamples
@@ -425,9 +425,12 @@ class OpenSet:
             cal.counts['held'] += 1
             del cal.held[:-HELD_LIMIT]
             return
+        young = [x] if answer_audit.young(self, index, named) else []
         self.confirm(verdict, index, x, first)
-        if cal.held and self.trust == 'support':
-            trusted_answers.release(self, index)
+        if cal.held and self.trust != 'yes':
+            young += trusted_answers.release(self, index)
+        if self.trust == 'audit':
+            answer_audit.audit(self, index, young)
 
     def confirm(self, verdict: Optional[Verdict], index: int, x: np.ndarray,
                 first: float) -> None:
