@@ -52,6 +52,9 @@ AUDIT_AT = AUDITS[0]
 
 ADMIT_LATER = True
 
+Young = Tuple[np.ndarray, np.ndarray]
+"""A gesture confirmed for a young label and what it added to the windows (``windowed``)."""
+
 
 def mature(open_set: Any, index: int) -> bool:
     """Return whether label ``index`` is settled and has ``AUDITS[-1]`` confirmed gestures."""
@@ -82,36 +85,52 @@ def _leave_one_out(open_set: Any, index: int, x: np.ndarray) -> float:
         gaussians.restore(index, row)
 
 
-def audit(open_set: Any, index: int, new: Sequence[np.ndarray] = ()) -> List[np.ndarray]:
+def windowed(open_set: Any, verdict: Any, index: int, first: float) -> np.ndarray:
+    """
+    Return what ``open_set.confirm`` is about to add to the two windows for this gesture.
+
+    (score, nearest), nan where nothing: taken out of the windows too if it is audited out.
+    """
+    judged = verdict is not None and open_set._judged(index)
+    return np.array([first if judged and math.isfinite(first) else math.nan,
+                     verdict.nearest if judged and math.isfinite(verdict.nearest)
+                     else math.nan])
+
+
+def audit(open_set: Any, index: int, new: Sequence[Young] = ()) -> List[np.ndarray]:
     """
     Remember ``new`` (young gestures just confirmed for label ``index``), audit it if due.
 
-    A gesture held for support (``trusted_answers``) and confirmed now is young too while its
-    label is not ``mature``.  Returns the gestures taken back out (see the module text),
-    oldest first.
+    ``new`` holds (gesture, ``windowed``) pairs.  A gesture held for support
+    (``trusted_answers``) and confirmed now is young too while its label is not ``mature``.
+    Returns the gestures taken back out (see the module text), oldest first.
     """
     cal = open_set.calibration
     if new and not mature(open_set, index):
-        cal.young += [(int(index), np.array(x, dtype=np.float64)) for x in new]
+        cal.young += [(int(index), np.array(x, dtype=np.float64), np.array(w, dtype=np.float64))
+                      for x, w in new]
         del cal.young[:-YOUNG_LIMIT]
     count = _count(open_set, index)
     if not (cal.young and settled(open_set, index) and count in AUDITS
             and count >= open_set.min_yes):
         return []
-    mine: List[Tuple[int, np.ndarray]] = [(i, row) for i, (label, row) in enumerate(cal.young)
-                                          if label == index]
+    mine = [(i, row, window) for i, (label, row, window) in enumerate(cal.young)
+            if label == index]
     level = open_set.threshold()
     keep = count // 2 + 1
     out = []
     while mine and cal.gaussians.yes_count(index) > keep and math.isfinite(level):
-        scores = [_leave_one_out(open_set, index, row) for _, row in mine]
+        scores = [_leave_one_out(open_set, index, row) for _, row, _ in mine]
         worst = int(np.argmin(scores))
         if not scores[worst] < level:
             break
-        order, row = mine.pop(worst)
+        order, row, window = mine.pop(worst)
         cal.gaussians.remove(index, row)
         if cal.examples is not None:
             cal.examples.remove(row)
+        for kept, value in ((cal.scores, window[0]), (cal.nearest, window[1])):
+            if math.isfinite(value) and value in kept:
+                kept.remove(value)
         if ADMIT_LATER:
             cal.held.append((int(index), row))
             del cal.held[:-HELD_LIMIT]
@@ -119,6 +138,6 @@ def audit(open_set: Any, index: int, new: Sequence[np.ndarray] = ()) -> List[np.
         out.append((order, row))
     gone = {order for order, _ in out}
     done = mature(open_set, index)
-    cal.young = [(label, row) for i, (label, row) in enumerate(cal.young)
-                 if i not in gone and not (done and label == index)]
+    cal.young = [entry for i, entry in enumerate(cal.young)
+                 if i not in gone and not (done and entry[0] == index)]
     return [row for _, row in sorted(out, key=lambda pair: pair[0])]

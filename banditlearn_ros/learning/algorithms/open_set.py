@@ -113,7 +113,7 @@ DEFAULTS: Dict[str, Any] = {'target': 0.05, 'rate': 0.03, 'window': WINDOW, 'war
                             'min_yes': 5, 'score': 'likelihood_full', 'variance_floor': 0.3,
                             'recheck': True, 'first_share': 0.2, 'shrinkage': 20.0,
                             'keep_confident': True, 'start': 2.0, 'min_scores': 5,
-                            'recheck_score': 'nearest', 'trust': 'support'}
+                            'recheck_score': 'nearest', 'trust': 'audit'}
 """Chosen by measurement (docs/benchmarks.md, bench_unknown.py)."""
 
 
@@ -425,10 +425,12 @@ class OpenSet:
             cal.counts['held'] += 1
             del cal.held[:-HELD_LIMIT]
             return
-        young = [x] if answer_audit.young(self, index, named) else []
+        young = ([(x, answer_audit.windowed(self, verdict, index, first))]
+                 if answer_audit.young(self, index, named) else [])
         self.confirm(verdict, index, x, first)
         if cal.held and self.trust != 'yes':
-            young += trusted_answers.release(self, index)
+            young += [(held, np.full(2, math.nan))
+                      for held in trusted_answers.release(self, index)]
         if self.trust == 'audit':
             answer_audit.audit(self, index, young)
 

@@ -58,8 +58,9 @@ class Calibration:
         self.counts = dict.fromkeys(COUNTS, 0)
         self.held: List[Tuple[int, np.ndarray]] = []
         """Gestures answered "yes" that wait for support: (label, raw vector), oldest first."""
-        self.young: List[Tuple[int, np.ndarray]] = []
-        """Confirmed while their label was young, not yet audited (``answer_audit``)."""
+        self.young: List[Tuple[int, np.ndarray, np.ndarray]] = []
+        """Confirmed while their label was young, not yet audited (``answer_audit``): (label,
+        raw vector, what it added to the windows: score and nearest, nan for nothing)."""
 
     def state(self) -> Tuple[Dict[str, Any], Dict[str, np.ndarray]]:
         """Return (JSON-able values, arrays) for the model file."""
@@ -72,8 +73,10 @@ class Calibration:
             arrays.update(self.examples.arrays())
         for name, rows in (('held', self.held), ('young', self.young)):
             if rows:
-                arrays[name + '_label'] = np.array([label for label, _ in rows], dtype=np.int64)
-                arrays[name] = np.array([x for _, x in rows], dtype=np.float64)
+                arrays[name + '_label'] = np.array([r[0] for r in rows], dtype=np.int64)
+                arrays[name] = np.array([r[1] for r in rows], dtype=np.float64)
+        if self.young:
+            arrays['young_window'] = np.array([r[2] for r in self.young], dtype=np.float64)
         return info, arrays
 
     @classmethod
@@ -106,7 +109,13 @@ class Calibration:
         if 'examples' in arrays:
             out.examples = NearestExamples.from_arrays(arrays, n_features)
         out.held = _labelled_rows(arrays, 'held', n_features)[-HELD_LIMIT:]
-        out.young = _labelled_rows(arrays, 'young', n_features)[-YOUNG_LIMIT:]
+        young = _labelled_rows(arrays, 'young', n_features)
+        window = np.asarray(arrays.get('young_window', np.zeros((0, 2))), dtype=np.float64)
+        if window.shape != (len(young), 2) or np.isinf(window).any():
+            raise ValueError('open set young gestures need a (score, nearest) pair each, '
+                             'finite or nan')
+        out.young = [(label, row, w.copy())
+                     for (label, row), w in zip(young, window)][-YOUNG_LIMIT:]
         return out
 
 
