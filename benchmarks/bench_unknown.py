@@ -38,10 +38,12 @@ of the enlarged, padded photos, cached under ~/.cache/banditlearn_ros; skipped w
 reason when the photos or MediaPipe are missing).
 
 ``--wrong 0 0.1``: the sessions again with 10 % of the yes/no answers wrong (a person who
-slips; the package's simulated person slips as often).
+slips; the package's simulated person slips as often).  Every ``open_set`` setting has its
+option (``--trust support``: the rule before the audit); ``--first-split 10``: other splits
+than the reported 0-9, to tune on.
 
     .venv/bin/python benchmarks/bench_unknown.py [--data digits rendered sign_digits]
-        [--wrong 0 0.1]
+        [--wrong 0 0.1] [--first-split 0]
 """
 
 import argparse

@@ -13,28 +13,31 @@
 # limitations under the License.
 
 """
-A person slips before the check can judge: a young label's "yes" answers, audited later.
+A person slips before the check can judge: a young label's "yes" answers, audited as it grows.
 
 ``trusted_answers`` holds a doubtful "yes" only once rejection could be armed for its label
 (``settled``): a label's first answers build what judges the others, so they are taken at
 once.  A person wrong one time in ten slips among them too, and a never-taught gesture said
-"yes" to then becomes part of a taught label's Gaussian and of the confirmed examples: the
-gestures like it are never rejected after (docs/benchmarks.md, "Never-taught gestures").
+"yes" to then becomes part of a taught label's Gaussian, of the confirmed examples and of
+the window of taught scores: the gestures like it are not rejected after
+(docs/benchmarks.md, "Never-taught gestures").
 
-With ``trust`` ``'audit'`` (``open_set``), a gesture confirmed by a "yes" while its label is
-not yet ``mature`` (settled, with ``AUDIT_AT`` confirmed gestures) is remembered
-(``Calibration.young``).  Once the label is mature its young gestures are audited: each is
-scored by its label's Gaussian *without it* (leave one out: what the taught scores of the
-window are, a gesture scored before it joins), and the lowest, when below the recheck's
-``alpha_t`` quantile of the taught scores, is taken back out of the Gaussian and the
-confirmed examples and held (``trusted_answers.release`` admits it later if its label comes
-to score it as taught); then the rest are scored again, until none is below or the label
-would keep only half its gestures (an audit that finds most of a label unlike the rest
-would judge by too few).  One at a time, lowest first: a gesture far out inflates its
-label's covariance and so hides others like it (masking, Rousseeuw and van Zomeren,
-"Unmasking Multivariate Outliers and Leverage Points", JASA 1990, section 1); with it out
-they stand out again.  The gestures that pass are trusted for good.  A named gesture is
-trusted at once, as with ``'support'``, whose rules ``'audit'`` keeps for settled labels.
+With ``trust`` ``'audit'`` (``open_set``), every gesture confirmed by a "yes" while its label
+has fewer than ``AUDITS[-1]`` confirmed gestures is remembered (``Calibration.young``, with
+what it added to the windows).  When the label has ``AUDITS[k]`` (and is settled) its young
+gestures are audited: each is scored by its label's Gaussian *without it* (leave one out:
+as the window's taught scores are, each scored before it joined), and the lowest, when below
+the recheck's ``alpha_t`` quantile of the taught scores, is taken back out of the Gaussian,
+the confirmed examples and the windows, and held (``trusted_answers.release`` admits it
+again if its label comes to score it as taught, young again if the label is); then the rest are
+scored again, until none is below or the label would keep only half its gestures (an audit
+that finds most of a label unlike the rest would judge by too few).  One at a time, lowest
+first: a gesture far out widens its label's covariance and so hides others like it (the
+masking that Rousseeuw and van Zomeren, "Unmasking Multivariate Outliers and Leverage
+Points", JASA 1990, describe for Mahalanobis distances); with it out they stand out again.
+Audited again at each ``AUDITS`` count, since a label's Gaussian judges better the more
+gestures it has; at ``AUDITS[-1]`` the young ones left are trusted for good.  A named
+gesture is trusted at once, as with ``'support'``, whose rules ``'audit'`` keeps.
 """
 
 import math
@@ -46,11 +49,8 @@ from .open_set_state import HELD_LIMIT, YOUNG_LIMIT
 from .trusted_answers import settled
 
 AUDITS = (10, 20, 40)
-"""Confirmed gestures of a label at which its young ones are audited (at least ``min_yes``)."""
-
-AUDIT_AT = AUDITS[0]
-
-ADMIT_LATER = True
+"""Confirmed gestures of a label at which its young ones are audited (chosen on sign digits,
+splits 10-19: 10 / 20 / 40 against 5 / 10 / 20 / 40, 10 and 10 / 20 / 30 / 40 / 60)."""
 
 Young = Tuple[np.ndarray, np.ndarray]
 """A gesture confirmed for a young label and what it added to the windows (``windowed``)."""
@@ -131,9 +131,8 @@ def audit(open_set: Any, index: int, new: Sequence[Young] = ()) -> List[np.ndarr
         for kept, value in ((cal.scores, window[0]), (cal.nearest, window[1])):
             if math.isfinite(value) and value in kept:
                 kept.remove(value)
-        if ADMIT_LATER:
-            cal.held.append((int(index), row))
-            del cal.held[:-HELD_LIMIT]
+        cal.held.append((int(index), row))
+        del cal.held[:-HELD_LIMIT]
         cal.counts['audited_out'] += 1
         out.append((order, row))
     gone = {order for order, _ in out}

@@ -69,7 +69,7 @@ def suspect(open_set: Any, verdict: Any, index: int, first: float, question: int
 
 
 def release(open_set: Any, index: int) -> List[np.ndarray]:
-    """Confirm the held gestures of label ``index`` its Gaussian now scores as taught (returned)."""
+    """Confirm and return the held gestures of label ``index`` it now scores as taught."""
     cal = open_set.calibration
     out = []
     level = open_set.threshold() if settled(open_set, index) else -math.inf
