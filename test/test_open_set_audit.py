@@ -84,7 +84,7 @@ def _show(inter, x, truth, slip=False):
 
 
 def _early_slip_then_show_again(trust, seed=0):
-    """A "yes" to a never-taught gesture among the first gestures, then it is shown again."""
+    """Slip a "yes" to a never-taught gesture among the first ones, then show it again."""
     open_set = OpenSet(True, warmup=10, min_yes=3, trust=trust)
 
     def make(d):
