@@ -37,8 +37,9 @@ COUNTS = ('rejected', 'taught_armed', 'false_rejections', 'kept_confident', 'hel
 HELD_LIMIT = 100
 """Gestures held for support (``open_set``'s ``trust``) kept at most, the newest."""
 
-YOUNG_LIMIT = 1000
-"""Confirmed gestures waiting for their label's audit kept at most (older ones stay in)."""
+YOUNG_LIMIT = 500
+"""Confirmed gestures waiting for their label's audit kept at most, the newest (an older one
+stays confirmed unaudited): 12 labels' 40 each."""
 
 
 class Calibration:
