@@ -78,7 +78,9 @@ taught scores, and when the label the learner would ask first has had fewer than
 ``min_yes`` "yes" answers: its Gaussian is not yet worth judging by.
 
 *Trust* (``trust``): a "yes" that may be a slip waits for support before it teaches the
-check (``trusted_answers``); ``'yes'`` takes every "yes" at once (as before).
+check (``trusted_answers``); with ``'audit'`` (the default) the "yes" answers a label took
+while young are scored again as it grows and taken back out if unlike the rest
+(``answer_audit``); ``'support'`` is the rule before, ``'yes'`` takes every "yes" at once.
 
 What is learned (the Gaussians, the confirmed examples, the windows, ``alpha_t``, the counts)
 is a ``Calibration`` (``open_set_state``); the learner carries it
