@@ -34,7 +34,6 @@ from .persistence import MAX_MODEL_BYTES, save_state, TEMP_SUFFIX
 from .. import BanditLearner, load_model, ModelFileError
 from ..algorithms.label_gaussians import LabelGaussians
 from ..algorithms.nearest_examples import LIMIT as NEAREST_LIMIT
-from ..algorithms.open_set_state import HELD_LIMIT, YOUNG_LIMIT
 from ..protocol.learner_parameters import CONSTRUCTION_ONLY, DEFAULT_LABELS, tunable_changes
 
 
@@ -323,14 +322,12 @@ def state_bytes(size: int, n_labels: int, full: bool, open_set: bool = True) -> 
     Return the bytes a model of ``n_labels`` x ``size`` takes, with its never-taught state.
 
     The never-taught check (``open_set``) keeps per label the sums of its Gaussian
-    (``LabelGaussians.state_bytes``), up to ``nearest_examples.LIMIT`` confirmed vectors and
-    up to ``HELD_LIMIT`` held and ``YOUNG_LIMIT`` young ones (``open_set_state``); all are
-    saved in the model file beside the learner's arrays.
+    (``LabelGaussians.state_bytes``) and up to ``nearest_examples.LIMIT`` confirmed vectors;
+    both are saved in the model file beside the learner's arrays.
     """
     needed = 8 * n_labels * size * (size + 1 if full else 2)
     if open_set:
-        needed += LabelGaussians.state_bytes(n_labels, size) \
-            + 8 * (NEAREST_LIMIT + HELD_LIMIT + YOUNG_LIMIT) * size
+        needed += LabelGaussians.state_bytes(n_labels, size) + 8 * NEAREST_LIMIT * size
     return needed
 
 
