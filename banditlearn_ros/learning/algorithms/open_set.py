@@ -78,7 +78,9 @@ taught scores, and when the label the learner would ask first has had fewer than
 ``min_yes`` "yes" answers: its Gaussian is not yet worth judging by.
 
 *Trust* (``trust``): a "yes" that may be a slip waits for support before it teaches the
-check (``trusted_answers``); ``'yes'`` takes every "yes" at once (as before).
+check (``trusted_answers``); with ``'audit'`` (the default) the "yes" answers a label took
+while young are scored again as it grows and taken back out if unlike the rest
+(``answer_audit``); ``'support'`` is the rule before, ``'yes'`` takes every "yes" at once.
 
 What is learned (the Gaussians, the confirmed examples, the windows, ``alpha_t``, the counts)
 is a ``Calibration`` (``open_set_state``); the learner carries it
@@ -94,7 +96,7 @@ from typing import Any, Deque, Dict, Optional
 
 import numpy as np
 
-from . import trusted_answers
+from . import answer_audit, trusted_answers
 from .label_gaussians import LabelGaussians
 from .nearest_examples import NearestExamples
 from .open_set_settings import (  # noqa: F401 (callers take them here)
@@ -316,9 +318,14 @@ class OpenSet:
             cal.counts['held'] += 1
             del cal.held[:-HELD_LIMIT]
             return
+        young = ([(x, answer_audit.windowed(self, verdict, index, first))]
+                 if answer_audit.young(self, index, named) else [])
         self.confirm(verdict, index, x, first)
-        if cal.held and self.trust == 'support':
-            trusted_answers.release(self, index)
+        if cal.held and self.trust != 'yes':
+            young += [(held, np.full(2, math.nan))
+                      for held in trusted_answers.release(self, index)]
+        if self.trust == 'audit':
+            answer_audit.audit(self, index, young)
 
     def confirm(self, verdict: Optional[Verdict], index: int, x: np.ndarray,
                 first: float) -> None:

@@ -93,7 +93,7 @@ class Settings:
     start: float = 2.0
     min_scores: int = 5
     recheck_score: str = 'nearest'
-    trust: str = 'support'
+    trust: str = 'audit'
 
     def __post_init__(self):
         """Refuse a setting ``OpenSet`` cannot take (HyperparameterError), then convert."""
