@@ -91,7 +91,7 @@ def windowed(open_set: Any, verdict: Any, index: int, first: float) -> np.ndarra
 
     (score, nearest), nan where nothing: taken out of the windows too if it is audited out.
     """
-    judged = verdict is not None and open_set._judged(index)
+    judged = verdict is not None and open_set.judged(index)
     return np.array([first if judged and math.isfinite(first) else math.nan,
                      verdict.nearest if judged and math.isfinite(verdict.nearest)
                      else math.nan])

@@ -97,6 +97,17 @@ class OnlineClassifier:
         """Return the names of the learned arrays (a model file's, one row per label)."""
         return tuple(cls._array_names)
 
+    def take_learned(self, other: 'OnlineClassifier', extra: Dict[str, Any]) -> None:
+        """
+        Take ``other``'s learned arrays (same class and shapes, checked) and ``extra`` state.
+
+        In place, so what holds this learner keeps it; new arrays, not writes into the old
+        ones, so sums cached from the old rows are not used again.
+        """
+        for name in self._array_names:
+            setattr(self, '_' + name, getattr(other, '_' + name))
+        self._load_extra_state(extra)
+
     def get_params(self) -> Dict[str, Any]:
         """Return the hyperparameters as a dict of constructor arguments."""
         return {name: getattr(self, name) for name in self._hyperparameters}

@@ -421,9 +421,7 @@ def take_learned(learner, state: Dict[str, Any]) -> None:
     it.  ``state`` has the learner's features and its labels start with the learner's (new
     ones are appended with ``add_label``).  ``from_state_dict`` checks everything first: on a
     refused state (ValueError) nothing changes.  Hyperparameters and the random generator
-    stay.  The arrays are set as ``from_state_dict`` sets them (``_array_names``, the base
-    class's contract), new arrays rather than writes into the old ones, so the learner's
-    cached sums of the old rows are not used again.
+    stay.
     """
     labels = list(state['labels'])
     if state['n_features'] != learner.n_features or labels[:learner.n_labels] != learner.labels:
@@ -433,6 +431,4 @@ def take_learned(learner, state: Dict[str, Any]) -> None:
                                                  seed=learner.seed, rng_state=None))
     for name in labels[learner.n_labels:]:
         learner.add_label(name)
-    for name in learner._array_names:
-        setattr(learner, '_' + name, getattr(checked, '_' + name))
-    learner._load_extra_state(state.get('extra') or {})
+    learner.take_learned(checked, state.get('extra') or {})
