@@ -15,8 +15,10 @@
 """
 feedback_node: a person's yes/no for the last prediction, from a nod/shake or a button.
 
-Camera images -> head pose (Face Mesh + solvePnP) -> nod/shake detector -> std_msgs/Bool on
-``gesture_feedback`` (nod = true = right), the decision's confidence on ``feedback_confidence``.
+Camera images -> head pose (Face Mesh + solvePnP) -> nod/shake detector -> a yes/no (nod =
+true = right) keyed with the question heard last on ``gesture_answer`` (``answer_key``; a
+std_msgs/Bool on ``gesture_feedback`` before any question was heard), the decision's
+confidence on ``feedback_confidence``.
 With ``listen_on_prediction`` head motion counts only inside a window that opens when a
 question is published (every question of an interaction: the learner asks again after
 a "no"; ``feedback_listening`` says when). Listening always or in a window, an answer
@@ -34,8 +36,10 @@ import time
 from typing import Any, Dict
 
 from banditlearn_ros import answers
+from banditlearn_ros.learning.protocol import answer_key
 from banditlearn_ros.nodes import common, qos
 from banditlearn_ros.nodes.bridge import check_transport, frame_of, FrameWatch
+from banditlearn_ros.nodes.events import read_event
 from banditlearn_ros.nodes.managed import ManagedNode
 from banditlearn_ros.vision.frame_source import BackgroundLoad, IMPORT_DELAY, LOAD_WAIT
 from banditlearn_ros.vision.head_answers import HeadAnswers, Released
@@ -68,6 +72,7 @@ class FeedbackNode(ManagedNode):
             'keyboard_answers', 'bool_answers', 'predictions', 'windows_timed_out',
             'parameter_rejections'))
         self.head = self._last_decision = self._keyboard_thread = self._import = None
+        self._asked = None
         self._taken, self._timer, self._keyboard = [], None, None
         self._rate = common.RateMeter()
         self._last_warn: Dict[str, float] = {}
@@ -75,6 +80,7 @@ class FeedbackNode(ManagedNode):
 
         # Fixed relative names: namespaces and remapping move them.
         self._feedback_pub = self.create_publisher(Bool, 'gesture_feedback', qos.EVENTS_OUT)
+        self._answer_pub = self.create_publisher(String, answer_key.TOPIC, qos.EVENTS_OUT)
         self._confidence_pub = self.create_publisher(Float32, 'feedback_confidence',
                                                      qos.EVENTS_OUT)
         self._listening_pub = self.create_publisher(Bool, 'feedback_listening', qos.LATCHED)
@@ -105,6 +111,8 @@ class FeedbackNode(ManagedNode):
             subscribe(self._watch.subscribe(self, self.get_parameter('image_transport').value,
                                             self._on_image, qos.IMAGES))
         subscribe(qos.subscribe_events(self, String, 'gesture_prediction', self._on_prediction))
+        subscribe(qos.subscribe_events(self, String, 'gesture_prediction_details',
+                                       self._on_details))
         subscribe(qos.subscribe_events(self, Joy, 'joy', self._on_joy))
         for topic in self.bool_topics:
             if self.resolve_topic_name(topic) == self._feedback_pub.topic_name:
@@ -144,9 +152,20 @@ class FeedbackNode(ManagedNode):
         self.head = None
 
     # -- answers -----------------------------------------------------------------------
-    def publish_answer(self, right: bool, confidence: float, source: str) -> None:
-        """Publish one yes/no and its confidence; close the listening window if configured."""
-        self._feedback_pub.publish(Bool(data=bool(right)))
+    def publish_answer(self, right: bool, confidence: float, source: str,
+                       keyed: bool = True) -> None:
+        """
+        Publish one yes/no and its confidence; close the listening window if configured.
+
+        Keyed with the question heard last (``gesture_answer``), so a page tap at the same
+        moment is not a second answer; a Bool passed on (``keyed`` False: its publisher's
+        question is unknown here) or one before any question goes to the latest open one.
+        """
+        if self._asked is None or not keyed:
+            self._feedback_pub.publish(Bool(data=bool(right)))
+        else:
+            self._answer_pub.publish(String(data=answer_key.answer_json(
+                *self._asked, bool(right), source.split(' ')[0].lower())))
         self._confidence_pub.publish(Float32(data=float(confidence)))
         self.get_logger().info(f'answer: {"right" if right else "wrong"} from {source} '
                                f'(confidence {confidence:.2f})')
@@ -160,7 +179,7 @@ class FeedbackNode(ManagedNode):
 
     def _on_bool(self, msg: Bool) -> None:
         self.counters.add('bool_answers')
-        self.publish_answer(bool(msg.data), 1.0, 'Bool topic')
+        self.publish_answer(bool(msg.data), 1.0, 'Bool topic', keyed=False)
 
     def _on_key(self, answer: bool) -> None:
         self.counters.add('keyboard_answers')
@@ -175,6 +194,14 @@ class FeedbackNode(ManagedNode):
             self.head.question()
         elif self.window.question(None if self.use_camera else self._now(), self.listen_window):
             self._publish_listening()  # with a camera, from the next frame's stamp on
+
+    def _on_details(self, msg: String) -> None:
+        """Keep the (interaction, question) asked last: the answers name it (answer_key)."""
+        try:
+            event = read_event(msg.data)
+            self._asked = (int(event['id']), int(event.get('question', 1)))
+        except (KeyError, TypeError, ValueError):
+            self._asked = None  # unreadable: answers go out as Bools (latest open question)
 
     def _set_listening(self, listening: bool) -> None:
         if self.window.switch(listening):

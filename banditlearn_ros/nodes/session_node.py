@@ -77,8 +77,7 @@ class SessionNode(common.GuardedNode):
         # Topic names are fixed and relative: namespaces and remapping move them.
         qos.subscribe_events(self, String, 'gesture_label', self._on_label)
         qos.subscribe_events(self, String, 'gesture_prediction_details', self._on_details)
-        self._feedback_sub = qos.subscribe_events(self, Bool, 'gesture_feedback',
-                                                  self._on_feedback)
+        self._feedback_sub = qos.subscribe_answers(self, self._on_feedback)
         self.create_subscription(DiagnosticArray, '/diagnostics', self._on_diagnostics,
                                  qos.DIAGNOSTICS)
         self._keyboard_pub = self.create_publisher(Bool, 'keyboard_answer', qos.EVENTS_OUT)
