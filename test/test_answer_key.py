@@ -28,7 +28,7 @@ LABELS = ['fist', 'palm', 'point', 'five']
 
 
 def make():
-    """An interaction that asks again after a "no" (up to three questions)."""
+    """Return an interaction that asks again after a "no" (up to three questions)."""
     return Interaction(lambda d: make_learner('ucwl', list(LABELS), d, seed=3),
                        clock=lambda: 100.0, feedback_timeout=5.0, max_questions=3)
 
