@@ -105,7 +105,8 @@ def test_ctrl_c_at_random_early_moments_of_a_real_console_script_prints_no_trace
         if 'Traceback' not in text and 'KeyboardInterrupt' not in text:
             if process.returncode != 0:
                 problems.append((round(moment, 3), process.returncode, text[-300:]))
-        elif '<frozen site>' in text and 'banditlearn_ros' not in text:
+        elif ('<frozen site>' in text or 'init_import_site' in text) and \
+                'banditlearn_ros' not in text:
             python_own += 1  # the interpreter's own start: before any code of the package
         else:
             problems.append((round(moment, 3), process.returncode, text[-3000:]))
