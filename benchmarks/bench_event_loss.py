@@ -22,9 +22,8 @@ heartbeat every 0.1 s) or with the same profile at Fast DDS's default heartbeat 
 320x240 bgr8 images at 60 Hz best effort (what gesture_show_node sends).  A subscriber like
 ``banditlearn_bag record`` (reliable, depth 1000) runs pinned to core 0 (at ``--nice``)
 beside ``--busy`` busy loops pinned there too (this script starts and ends them).  Prints, per
-setting, how many events were sent and
-received, and the load average: a reliable event lost here is a label or an answer missing
-from a bag.
+setting, how many events were sent and received, and the load average: a reliable event
+lost here is a label or an answer missing from a bag.
 
     .venv/bin/python benchmarks/bench_event_loss.py [--seconds 60] [--busy 4] [--nice 5]
         [--domain 154]
