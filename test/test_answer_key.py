@@ -140,3 +140,19 @@ def test_the_live_learner_counts_answers_by_source(tmp_path):
             (1, 1, 1, 1)
     finally:
         live.close(False)
+
+
+def test_a_replay_applies_keyed_answers_as_the_learner_did():
+    """A recording's keyed answers: a tap and a nod for question 1 replay as one answer."""
+    from banditlearn_ros.learning.offline.replay import (
+        Event, FEATURES, FEEDBACK, LearnerConfig, replay)
+    config = LearnerConfig.from_parameters({'labels': LABELS, 'feedback_timeout': 5.0,
+                                            'max_questions': 3, 'centring': 'none'})
+    events = [Event(0.1, FEATURES, [1.0, 0.5, 0.25]),
+              Event(0.2, FEEDBACK, read_answer(answer_json(0, 1, False, 'page'))),
+              Event(0.2, FEEDBACK, read_answer(answer_json(0, 1, False, 'nod'))),
+              Event(0.4, FEEDBACK, read_answer(answer_json(0, 2, True, 'nod')))]
+    figures = replay(events, config).figures
+    assert (figures['feedback_received'], figures['feedback_matched'],
+            figures['feedback_dropped_duplicate']) == (3, 2, 1)
+    assert figures['questions_asked'] == 2  # the duplicate "no" did not answer question 2
