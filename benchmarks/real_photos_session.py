@@ -26,6 +26,7 @@ machine, where 640 x 480 images reach another process late.
 """
 
 import json
+import math
 import os
 from pathlib import Path
 import signal
@@ -241,9 +242,16 @@ def run_session(photos: Sequence[Tuple[Path, int]], workdir: Path, noise: float,
                                   stdout=open(workdir / 'source.out', 'w'),
                                   stderr=log, env=os.environ.copy())
     try:
+        held_all = None
         while proc.poll() is None:
             executor.spin_once(timeout_sec=0.05)
             answerer.answer_ready()
+            if hold_until_taken and held_all is None and (workdir / 'source.out').exists() \
+                    and (workdir / 'source.out').read_text().strip():
+                held_all = time.monotonic()  # every photo shown: the last answers, then stop
+            if held_all is not None and time.monotonic() - held_all > 15.0:
+                proc.send_signal(signal.SIGINT)  # photos never taken left rounds undone
+                held_all = math.inf
             if time.monotonic() - start > length + 180:
                 proc.terminate()
                 proc.wait(timeout=30)
