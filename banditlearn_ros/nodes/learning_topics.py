@@ -61,7 +61,7 @@ class LearningTopics:
         self._answer = node.create_publisher(String, answer_key.RESULT_TOPIC, qos.EVENTS_OUT)
 
     def answer(self, said, outcome: str) -> None:
-        """Say what became of an answer (an ``answer_key.Answer``; None: nothing to say)."""
+        """Say what became of a yes/no ``said`` (an ``answer_key.Answer``; None: nothing)."""
         if said is not None:
             self._answer.publish(String(data=answer_key.result_json(said, outcome)))
 
