@@ -23,20 +23,31 @@ def _quiet_until_started() -> None:
 
     ``ros2 launch`` and a terminal's Ctrl-C can signal a node before ``run_node`` exists:
     Python would print a KeyboardInterrupt traceback from deep in an import. Nothing is
-    learned yet, so nothing is lost; ``run_node`` replaces this handler with its own.
+    learned yet, so nothing is lost; ``run_node`` replaces this handler with its own. This
+    is the first code of the package a node's script runs, and it imports nothing that is
+    not loaded already (``_signal`` is built in; ``os`` and ``sys`` came with the
+    interpreter), so no module has to be read from disk before the handler is in place.
+    A signal before it (while the interpreter itself starts and runs the environment's
+    ``.pth`` files) is Python's own.
     """
-    import os
-    import signal
+    import _signal
     import sys
-    import threading
-    script = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else ''
-    if script not in _NODE_SCRIPTS or threading.current_thread() is not threading.main_thread():
+    script = sys.argv[0].replace('\\', '/').rpartition('/')[2] if sys.argv else ''
+    if script.removesuffix('.exe') not in _NODE_SCRIPTS:
         return
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(signum, lambda *_: os._exit(0))
+    try:
+        for signum in (_signal.SIGINT, _signal.SIGTERM):
+            _signal.signal(signum, _quiet_exit)
+    except ValueError:  # not the main thread: the script's own start installs nothing here
+        pass
+
+
+def _quiet_exit(signum, frame):
+    import os
+    os._exit(0)
 
 
 _NODE_SCRIPTS = ('learner_node', 'teacher_node', 'dataset_node', 'camera_node',
                  'feedback_node', 'gesture_show_node', 'face_show_node', 'image_source_node',
-                 'bag_player')
+                 'bag_player', 'page_node')
 _quiet_until_started()

@@ -17,12 +17,13 @@ Reliable gesture events lost by a subscriber starved of CPU, beside a camera ima
 
 A publisher sends events (std_msgs/String, 4 a second) with the package's event QoS
 (``nodes/qos.py``: reliable, keep the last ``EVENT_DEPTH``, lifespan ``EVENT_LIFESPAN``) or
-the same without lifespan, and 320x240 bgr8 images at 60 Hz best effort (what
-gesture_show_node sends).  A subscriber like ``banditlearn_bag record`` (reliable, depth
-1000) runs pinned to core 0 (at ``--nice``) beside ``--busy`` busy loops pinned there too
-(this script starts and ends them).  Prints, per setting, how many events were sent and
-received, and the load average: a reliable event lost here is a label or an answer missing
-from a bag.
+the same without lifespan, both processes with the package's Fast DDS profile (its writers'
+heartbeat every 0.1 s) or with the same profile at Fast DDS's default heartbeat (3 s), and
+320x240 bgr8 images at 60 Hz best effort (what gesture_show_node sends).  A subscriber like
+``banditlearn_bag record`` (reliable, depth 1000) runs pinned to core 0 (at ``--nice``)
+beside ``--busy`` busy loops pinned there too (this script starts and ends them).  Prints, per
+setting, how many events were sent and received, and the load average: a reliable event
+lost here is a label or an answer missing from a bag.
 
     .venv/bin/python benchmarks/bench_event_loss.py [--seconds 60] [--busy 4] [--nice 5]
         [--domain 154]
@@ -30,8 +31,10 @@ from a bag.
 
 import argparse
 import os
+from pathlib import Path
 import subprocess
 import sys
+import tempfile
 import time
 
 from busy import busy_loops
@@ -120,9 +123,18 @@ def main(argv=None) -> int:
     loops = busy_loops(args.busy, prefix=pin)
     print(f'{args.busy} busy loop(s) on core 0 (pids {[p.pid for p in loops]}); '
           f'domain {args.domain}; {args.seconds:g} s per setting')
+    shipped = Path(__file__).resolve().parents[1] / 'config' / 'fastdds_profile.xml'
+    plain = Path(tempfile.mkdtemp(prefix='bench_event_loss_')) / 'heartbeat_3s.xml'
+    text = shipped.read_text()
+    end = text.index('</data_writer>') + len('</data_writer>')
+    plain.write_text(text[:text.index('<data_writer')] + text[end:])
     try:
-        for role, name in (('pub', 'lifespan 1 s (as shipped)'),
-                           ('pub-no-lifespan', 'no lifespan')):
+        for role, name, profile in (
+                ('pub', 'lifespan 1 s, heartbeat 3 s (Fast DDS default)', plain),
+                ('pub', 'lifespan 1 s, heartbeat 0.1 s (config/fastdds_profile.xml)', shipped),
+                ('pub-no-lifespan', 'no lifespan, heartbeat 3 s', plain)):
+            # The profile in both processes, as every node script of the package loads it.
+            env['FASTDDS_DEFAULT_PROFILES_FILE'] = str(profile)
             sub = subprocess.Popen(slow + me + ['--role', 'sub'], env=env,
                                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
             time.sleep(1.0)
@@ -131,7 +143,7 @@ def main(argv=None) -> int:
             got = [int(v) for v in sub.communicate()[0].split()]
             sent = int(pub.stdout.split()[-1])
             lost = sorted(set(range(sent)) - set(got))
-            print(f'{name:26s} sent {sent:4d} received {len(got):4d} lost {len(lost):3d} '
+            print(f'{name:58s} sent {sent:4d} received {len(got):4d} lost {len(lost):3d} '
                   f'{lost[:10]} load {os.getloadavg()[0]:.1f}', flush=True)
     finally:
         for loop in loops:

@@ -39,7 +39,9 @@ given by ``--set``.  ``--end-to-end`` runs the user's own path instead
 truth, wrong with probability ``--noise``; ``--bringup-set`` passes ``--set`` options on.
 ``--source-process`` reads the video in an image source of its own process (frames reach the
 nodes between processes, as from a robot's camera driver); ``--busy`` runs one busy loop per
-core beside the session.
+core beside the session. ``--hold-until-taken`` shows the photos from a process of their own
+as a person does: each held until camera_node took a presentation from it (at most
+``--max-hold`` seconds), the hand down between (``photo_holder.py``).
 
     nice -n 5 .venv/bin/python benchmarks/bench_real_photos.py --end-to-end [--photos 300] \
         [--source-process] [--busy]
@@ -173,6 +175,10 @@ def main(argv=None) -> int:
                    help='end to end: the video read by an image source in its own process')
     p.add_argument('--busy', action='store_true',
                    help='end to end: one busy loop per core beside the session')
+    p.add_argument('--hold-until-taken', action='store_true',
+                   help='end to end: no video; each photo held until camera_node took it '
+                   '(photo_holder.py, its own process), at most --max-hold seconds')
+    p.add_argument('--max-hold', type=float, default=20.0)
     args = p.parse_args(argv)
     reason = missing_reason()
     if reason:
@@ -250,7 +256,8 @@ def end_to_end(args) -> int:
         load = os.getloadavg()[0]
         out = run_session(photos, work, args.noise, args.fps, args.hold, args.gap, extra,
                           args.seed, X[chosen], source_process=args.source_process,
-                          busy=args.busy)
+                          busy=args.busy, hold_until_taken=args.hold_until_taken,
+                          max_hold=args.max_hold)
     rows = out['rows']
     right = np.array([r[1] for r in rows], float)
     asked = np.array([r[2] for r in rows], float)
@@ -275,6 +282,11 @@ def end_to_end(args) -> int:
               f'{np.median(near[:, 0]):.3f}, largest {near[:, 0].max():.3f}; to the next '
               f'photo: median {np.median(near[:, 1]):.3f}; vectors not clearly one photo '
               f'(next within twice the distance): {int(np.sum(near[:, 1] < 2 * near[:, 0]))}')
+    if out.get('holder'):
+        held = [h for h in out['holder']['held'] if h is not None]
+        print(f'photo holder: {out["holder"]["taken"]} of {out["holder"]["shown"]} photos '
+              f'taken; held until taken: median {np.median(held) if held else 0:.2f} s, '
+              f'longest {max(held) if held else 0:.2f} s (at most {args.max_hold:g} s)')
     cam = out['camera']
     print('camera_node: ' + ', '.join(f'{k} {cam.get(k, "-")}' for k in (
         'extractor', 'features', 'frames_received', 'frames_processed', 'frames_dropped',

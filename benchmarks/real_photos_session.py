@@ -26,6 +26,7 @@ machine, where 640 x 480 images reach another process late.
 """
 
 import json
+import math
 import os
 from pathlib import Path
 import signal
@@ -191,12 +192,15 @@ def source_apart(video: Path, workdir: Path) -> Tuple[List[str], List[str]]:
 def run_session(photos: Sequence[Tuple[Path, int]], workdir: Path, noise: float,
                 fps: float, hold: float, gap: float, extra: Sequence[str] = (),
                 seed: int = 0, features: Optional[np.ndarray] = None,
-                source_process: bool = False, busy: bool = False) -> Dict[str, object]:
+                source_process: bool = False, busy: bool = False,
+                hold_until_taken: bool = False, max_hold: float = 20.0) -> Dict[str, object]:
     """
     Make the video, run the bring-up on it with the answerer; return the figures.
 
     ``source_process``: the video is read by an image source in a process of its own;
-    ``busy``: one busy loop per core runs beside the session.
+    ``busy``: one busy loop per core runs beside the session; ``hold_until_taken``: no
+    video, a person holding each photo until camera_node took it (``photo_holder``, its own
+    process; at most ``max_hold`` seconds a photo).
     """
     import rclpy
     from rclpy.executors import SingleThreadedExecutor
@@ -210,8 +214,17 @@ def run_session(photos: Sequence[Tuple[Path, int]], workdir: Path, noise: float,
     executor = SingleThreadedExecutor(context=context)
     executor.add_node(answerer.node)
     bringup = Path(sys.executable).with_name('banditlearn_bringup')
-    system, source = source_apart(video, workdir) if source_process \
+    system, source = source_apart(video, workdir) if source_process or hold_until_taken \
         else (['--camera', str(video)], None)
+    if hold_until_taken:
+        listed = workdir / 'photos.json'
+        listed.write_text(json.dumps([str(p) for p, _c in photos]))
+        source = [sys.executable, str(Path(__file__).with_name('photo_holder.py')),
+                  '--photos', str(listed), '--fps', f'{fps:g}', '--gap', f'{gap:g}',
+                  '--max-hold', f'{max_hold:g}']
+        # A photo held until taken: the session lasts as long as that takes (bounded).
+        length = 3.0 + len(photos) * (max_hold / 4 + gap)
+        extra = ['--set', 'camera_node.diagnostics_period=0.2'] + list(extra)
     command = [str(bringup), *system, '--labels', ','.join(LABELS),
                '--rounds', str(len(photos)), '--duration', f'{length + 60:.0f}',
                '--out', str(workdir / 'session'),
@@ -225,12 +238,20 @@ def run_session(photos: Sequence[Tuple[Path, int]], workdir: Path, noise: float,
     reader = None
     if source is not None:
         print('$ ' + ' '.join(source), file=sys.stderr, flush=True)
-        reader = subprocess.Popen(source, stdin=subprocess.DEVNULL, stdout=log,
-                                  stderr=subprocess.STDOUT, env=os.environ.copy())
+        reader = subprocess.Popen(source, stdin=subprocess.DEVNULL,
+                                  stdout=open(workdir / 'source.out', 'w'),
+                                  stderr=log, env=os.environ.copy())
     try:
+        held_all = None
         while proc.poll() is None:
             executor.spin_once(timeout_sec=0.05)
             answerer.answer_ready()
+            if hold_until_taken and held_all is None and (workdir / 'source.out').exists() \
+                    and (workdir / 'source.out').read_text().strip():
+                held_all = time.monotonic()  # every photo shown: the last answers, then stop
+            if held_all is not None and time.monotonic() - held_all > 15.0:
+                proc.send_signal(signal.SIGINT)  # photos never taken left rounds undone
+                held_all = math.inf
             if time.monotonic() - start > length + 180:
                 proc.terminate()
                 proc.wait(timeout=30)
@@ -253,7 +274,10 @@ def run_session(photos: Sequence[Tuple[Path, int]], workdir: Path, noise: float,
                    'matched': answerer.matched,
                    'interactions': {str(k): v for k, v in answerer.records.items()}}, handle)
     summary = (workdir / 'bringup.log').read_text().strip().splitlines()
-    return {'rows': rows, 'photos': len(photos),
+    said = (workdir / 'source.out').read_text().strip().splitlines() \
+        if (workdir / 'source.out').exists() else []
+    return {'holder': json.loads(said[-1]) if said and said[-1].startswith('{') else None,
+            'rows': rows, 'photos': len(photos),
             'seconds': time.monotonic() - start, 'command': command, 'source': source,
             'summary': summary[-1] if summary else '', 'returncode': proc.returncode,
             'camera': answerer.camera, 'matched': answerer.matched}

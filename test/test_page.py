@@ -52,7 +52,7 @@ def state_with_labels():
 def test_an_open_question_takes_one_answer_and_refuses_a_second():
     state = state_with_labels()
     state.on_details(details(0, 1, 'fist'))
-    assert state.answer(0, 1, False) == ('answer', False)
+    assert state.answer(0, 1, False) == ('answer', (False, 0, 1))
     with pytest.raises(PageError, match='answered already'):
         state.answer(0, 1, True)  # a second phone, a moment later
 
@@ -72,15 +72,15 @@ def test_a_yes_no_that_comes_behind_the_next_question_answers_the_one_before():
     state = state_with_labels()
     first = dict(details(4, 1, 'two'), inputs={'features': 5, 'feedback': 7})
     state.on_details(first)
-    assert state.answer(4, 1, False) == ('answer', False)
+    assert state.answer(4, 1, False) == ('answer', (False, 4, 1))
     state.on_details(dict(details(4, 2, 'five', rejected=['two']),
                           inputs={'features': 5, 'feedback': 8}))
     state.on_feedback(False)  # the "no" that question 1 had, late
-    assert state.answer(4, 2, True) == ('answer', True)  # question 2 takes its answer
+    assert state.answer(4, 2, True) == ('answer', (True, 4, 2))  # question 2 takes its answer
     # The next gesture's question, the late echo of that tap, then a nod to the new question.
     state.on_details(dict(details(5, 1, 'fist'), inputs={'features': 6, 'feedback': 9}))
     state.on_feedback(True)  # question 2's tap, heard behind question 5
-    assert state.answer(5, 1, True) == ('answer', True)
+    assert state.answer(5, 1, True) == ('answer', (True, 5, 1))
     state.on_details(dict(details(6, 1, 'fist'), inputs={'features': 7, 'feedback': 10}))
     state.on_feedback(True)  # question 5's tap, in order this time
     state.on_feedback(True)  # a nod to question 6: it answers it
@@ -114,9 +114,9 @@ def test_nothing_asked_refuses_an_answer():
 def test_thats_x_answers_each_question_as_a_person_at_the_keys_would():
     state = state_with_labels()
     assert state.on_details(details(0, 1, 'fist')) is None
-    assert state.name(0, 1, 'five') == ('answer', False)  # "n" to fist
-    assert state.on_details(details(0, 2, 'two', ['fist'])) == ('answer', False)  # "n"
-    assert state.on_details(details(0, 3, 'five', ['fist', 'two'])) == ('answer', True)
+    assert state.name(0, 1, 'five') == ('answer', (False, 0, 1))  # "n" to fist
+    assert state.on_details(details(0, 2, 'two', ['fist'])) == ('answer', (False, 0, 2))  # "n"
+    assert state.on_details(details(0, 3, 'five', ['fist', 'two'])) == ('answer', (True, 0, 3))
     state.on_interaction({'id': 0, 'outcome': 'yes', 'questions': 3, 'answers': 3,
                           'label': 'five'})
     assert state.counts['five'] == 1
@@ -126,7 +126,7 @@ def test_thats_x_answers_each_question_as_a_person_at_the_keys_would():
 def test_thats_x_names_the_gesture_once_it_ended_without_a_yes():
     state = state_with_labels()
     state.on_details(details(0, 1, 'fist'))
-    assert state.name(0, 1, 'wave') == ('answer', False)  # a new name: every question "n"
+    assert state.name(0, 1, 'wave') == ('answer', (False, 0, 1))  # a new name: every question "n"
     state.on_details(details(0, 2, 'two'))
     state.on_details(details(0, 3, 'five'))
     assert state.on_unknown({'id': 0, 'outcome': 'out_of_questions'}) == ('name', 'wave')

@@ -61,7 +61,8 @@ def test_bringup_under_a_namespace_with_feedback_remapped_learns():
     assert result.returncode == 0, result.stderr
     log = result.stdout + result.stderr
     # The start lines name the topics as rclpy resolved them.
-    assert re.search(r'robot1\.learner_node\].*listens to /robot1/gesture_features, '
+    assert re.search(r'robot1\.learner_node\].*listens to /robot1/gesture_answer, '
+                     r'/robot1/gesture_features, '
                      r'/robot1/gesture_name, /robot1/yes_no;', log), log
     assert re.search(r'robot1\.teacher_node\].*publishes /robot1/yes_no', log), log
     assert "labels ['0', '1'" in log  # the digits labels reached the namespaced learner
@@ -130,7 +131,8 @@ def test_nodes_started_like_ros2_run_learn_under_a_namespace(ros, tmp_path):
                 process.wait()
             log.close()
     learner_log = (tmp_path / 'learner_node.log').read_text()
-    assert (f'listens to /{ROBOT}/gesture_features, /{ROBOT}/gesture_name, /{ROBOT}/yes_no;'
+    assert (f'listens to /{ROBOT}/gesture_answer, /{ROBOT}/gesture_features, '
+            f'/{ROBOT}/gesture_name, /{ROBOT}/yes_no;'
             in learner_log)
     assert f'model saved to {model} on shutdown' in learner_log and model.is_file()
     for name in ('learner_node', 'teacher_node', 'dataset_node'):

@@ -42,6 +42,8 @@ PACKAGE_TOPICS = {
     '/gesture_prediction': 'std_msgs/msg/String',
     '/gesture_prediction_details': 'std_msgs/msg/String',
     '/gesture_feedback': 'std_msgs/msg/Bool',
+    '/gesture_answer': 'std_msgs/msg/String',
+    '/gesture_answer_taken': 'std_msgs/msg/String',
     '/gesture_interaction': 'std_msgs/msg/String',
     '/gesture_unknown': 'std_msgs/msg/String',
     '/gesture_name': 'std_msgs/msg/String',
@@ -96,8 +98,8 @@ class ImageThinner:
 
 EVENT_TOPICS = frozenset({
     '/gesture_label', '/gesture_features', '/gesture_prediction', '/gesture_prediction_details',
-    '/gesture_feedback', '/gesture_interaction', '/gesture_unknown', '/gesture_name',
-    '/learner_config'})
+    '/gesture_feedback', '/gesture_answer', '/gesture_answer_taken', '/gesture_interaction',
+    '/gesture_unknown', '/gesture_name', '/learner_config'})
 """The session's own messages (nodes/qos.py EVENTS_OUT): none may be dropped by the recorder."""
 
 IMAGE_DEPTH = 10

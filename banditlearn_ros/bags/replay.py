@@ -34,7 +34,7 @@ from banditlearn_ros.bags.limits import MAX_PARAMS_BYTES, read_bounded
 from banditlearn_ros.learning.offline.input_order import learner_order, Mark, mark_of, usable_marks
 from banditlearn_ros.learning.offline.replay import (Event, FEATURES, FEEDBACK, LABEL,
                                                      LearnerConfig, PREDICTION)
-from banditlearn_ros.learning.protocol import learner_parameters as lp, session_config
+from banditlearn_ros.learning.protocol import answer_key, learner_parameters as lp, session_config
 from banditlearn_ros.learning.storage.persistence import MAX_MODEL_BYTES
 import yaml
 
@@ -312,6 +312,11 @@ def read_events(bag: bagio.Bag, topics: Optional[Dict[str, str]] = None
             found[bag.resolve_topic(name)] = kind
         except bagio.BagError:
             continue
+    try:  # yes/no answers that name their question (answer_key), beside the Bools
+        keyed = bag.resolve_topic(answer_key.TOPIC)
+        found[keyed] = FEEDBACK
+    except bagio.BagError:
+        keyed = ''
     if not any(kind == FEATURES for kind in found.values()):
         raise bagio.BagError(f'{bag.path}: no {names[FEATURES]} topic to replay '
                              f'(topics: {", ".join(sorted(bag.topics)) or "none"})')
@@ -325,6 +330,11 @@ def read_events(bag: bagio.Bag, topics: Optional[Dict[str, str]] = None
             msg = item.msg
             offset = int(msg.layout.data_offset or 0)
             value = list(msg.data[offset:])
+        elif item.topic == keyed:
+            try:
+                value = answer_key.read_answer(item.msg.data)
+            except ValueError:  # the learner took no answer from it, nor counted one
+                continue
         else:
             value = item.msg.data
         events.append(Event(item.stamp_ns / 1e9, kind, value))

@@ -90,8 +90,7 @@ class DatasetNode(common.GuardedNode):
         self._features_pub = self.create_publisher(Float32MultiArray, 'gesture_features',
                                                    qos.EVENTS_OUT)
         self._label_pub = self.create_publisher(String, 'gesture_label', qos.EVENTS_OUT)
-        self._feedback_sub = qos.subscribe_events(self, Bool, 'gesture_feedback',
-                                                  self._on_feedback)
+        self._feedback_sub = qos.subscribe_answers(self, self._on_feedback)
         self._prediction_sub = qos.subscribe_events(self, String, 'gesture_prediction',
                                                     self._on_prediction)
         self._interaction_sub = qos.subscribe_events(self, String, 'gesture_interaction',

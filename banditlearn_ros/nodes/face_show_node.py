@@ -54,7 +54,7 @@ class FaceShowNode(common.GuardedNode):
         self.counters = common.Counters(('frames', 'answers_given', 'answers_heard'))
         self._image_pub = self.create_publisher(Image, 'face_image', qos.IMAGES)
         qos.subscribe_events(self, Bool, 'teacher_answer', self._on_answer)
-        qos.subscribe_events(self, Bool, 'gesture_feedback', self._on_heard)
+        qos.subscribe_answers(self, self._on_heard)
         self.create_timer(1.0 / rate, self._tick)
         self.diagnostics = common.Diagnostics(self, 'banditlearn_ros: face_show_node',
                                               self._collect, period=period)

@@ -15,8 +15,10 @@
 """
 feedback_node: a person's yes/no for the last prediction, from a nod/shake or a button.
 
-Camera images -> head pose (Face Mesh + solvePnP) -> nod/shake detector -> std_msgs/Bool on
-``gesture_feedback`` (nod = true = right), the decision's confidence on ``feedback_confidence``.
+Camera images -> head pose (Face Mesh + solvePnP) -> nod/shake detector -> a yes/no (nod =
+true = right) keyed with the question heard last on ``gesture_answer`` (``answer_key``; a
+std_msgs/Bool on ``gesture_feedback`` before any question was heard), the decision's
+confidence on ``feedback_confidence``.
 With ``listen_on_prediction`` head motion counts only inside a window that opens when a
 question is published (every question of an interaction: the learner asks again after
 a "no"; ``feedback_listening`` says when). Listening always or in a window, an answer
@@ -36,8 +38,10 @@ import time
 from typing import Any, Dict
 
 from banditlearn_ros import answers
+from banditlearn_ros.learning.protocol import answer_key
 from banditlearn_ros.nodes import common, hri_bridge, qos
 from banditlearn_ros.nodes.bridge import check_transport, frame_of, FrameWatch
+from banditlearn_ros.nodes.events import read_event
 from banditlearn_ros.nodes.managed import ManagedNode
 from banditlearn_ros.vision.frame_source import BackgroundLoad, IMPORT_DELAY, LOAD_WAIT
 from banditlearn_ros.vision.head_answers import HeadAnswers, Released
@@ -75,6 +79,7 @@ class FeedbackNode(ManagedNode):
             'gestures_of_unnamed_faces', 'gestures_of_other_faces'))
         self.head = self._last_decision = self._keyboard_thread = self._import = None
         self.hri, self._frame_header, self._hri_line = None, None, 'ROS4HRI bridge off: no camera'
+        self._asked = None
         self._taken, self._timer, self._keyboard = [], None, None
         self._rate = common.RateMeter()
         self._last_warn: Dict[str, float] = {}
@@ -82,6 +87,7 @@ class FeedbackNode(ManagedNode):
 
         # Fixed relative names: namespaces and remapping move them.
         self._feedback_pub = self.create_publisher(Bool, 'gesture_feedback', qos.EVENTS_OUT)
+        self._answer_pub = self.create_publisher(String, answer_key.TOPIC, qos.EVENTS_OUT)
         self._confidence_pub = self.create_publisher(Float32, 'feedback_confidence',
                                                      qos.EVENTS_OUT)
         self._listening_pub = self.create_publisher(Bool, 'feedback_listening', qos.LATCHED)
@@ -113,6 +119,8 @@ class FeedbackNode(ManagedNode):
                                             self._on_image, qos.IMAGES))
             self.hri, self._hri_line = hri_bridge.start(self)
         subscribe(qos.subscribe_events(self, String, 'gesture_prediction', self._on_prediction))
+        subscribe(qos.subscribe_events(self, String, 'gesture_prediction_details',
+                                       self._on_details))
         subscribe(qos.subscribe_events(self, Joy, 'joy', self._on_joy))
         for topic in self.bool_topics:
             if self.resolve_topic_name(topic) == self._feedback_pub.topic_name:
@@ -154,9 +162,20 @@ class FeedbackNode(ManagedNode):
         self.head = None
 
     # -- answers -----------------------------------------------------------------------
-    def publish_answer(self, right: bool, confidence: float, source: str) -> None:
-        """Publish one yes/no and its confidence; close the listening window if configured."""
-        self._feedback_pub.publish(Bool(data=bool(right)))
+    def publish_answer(self, right: bool, confidence: float, source: str,
+                       keyed: bool = True) -> None:
+        """
+        Publish one yes/no and its confidence; close the listening window if configured.
+
+        Keyed with the question heard last (``gesture_answer``), so a page tap at the same
+        moment is not a second answer; a Bool passed on (``keyed`` False: its publisher's
+        question is unknown here) or one before any question goes to the latest open one.
+        """
+        if self._asked is None or not keyed:
+            self._feedback_pub.publish(Bool(data=bool(right)))
+        else:
+            self._answer_pub.publish(String(data=answer_key.answer_json(
+                *self._asked, bool(right), source.split(' ')[0].lower())))
         self._confidence_pub.publish(Float32(data=float(confidence)))
         self.get_logger().info(f'answer: {"right" if right else "wrong"} from {source} '
                                f'(confidence {confidence:.2f})')
@@ -170,7 +189,7 @@ class FeedbackNode(ManagedNode):
 
     def _on_bool(self, msg: Bool) -> None:
         self.counters.add('bool_answers')
-        self.publish_answer(bool(msg.data), 1.0, 'Bool topic')
+        self.publish_answer(bool(msg.data), 1.0, 'Bool topic', keyed=False)
 
     def _on_key(self, answer: bool) -> None:
         self.counters.add('keyboard_answers')
@@ -190,6 +209,14 @@ class FeedbackNode(ManagedNode):
         self.head.question()
         if self.hri is not None:
             self.hri.question()
+
+    def _on_details(self, msg: String) -> None:
+        """Keep the (interaction, question) asked last: the answers name it (answer_key)."""
+        try:
+            event = read_event(msg.data)
+            self._asked = (int(event['id']), int(event.get('question', 1)))
+        except (KeyError, TypeError, ValueError):
+            self._asked = None  # unreadable: answers go out as Bools (latest open question)
 
     def _set_listening(self, listening: bool) -> None:
         if self.window.switch(listening):

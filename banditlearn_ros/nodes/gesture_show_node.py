@@ -33,7 +33,7 @@ from banditlearn_ros.nodes.events import read_event
 from banditlearn_ros.vision.gesture_show import GestureShow, ShowSchedule
 from banditlearn_ros.vision.hand_renderer import GESTURES
 from sensor_msgs.msg import Image
-from std_msgs.msg import Bool, Float32MultiArray, String
+from std_msgs.msg import Float32MultiArray, String
 
 
 class GestureShowNode(common.GuardedNode):
@@ -90,8 +90,7 @@ class GestureShowNode(common.GuardedNode):
         qos.subscribe_events(self, String, 'gesture_prediction',
                              lambda _: self.schedule.on_question(now()))
         qos.subscribe_events(self, String, 'gesture_prediction_details', self._on_details)
-        qos.subscribe_events(self, Bool, 'gesture_feedback',
-                             lambda msg: self.schedule.on_answer(now(), bool(msg.data)))
+        qos.subscribe_answers(self, lambda msg: self.schedule.on_answer(now(), bool(msg.data)))
         qos.subscribe_events(self, String, 'gesture_interaction', self._on_interaction)
         self.create_timer(1.0 / rate, self._tick)
         self.diagnostics = common.Diagnostics(self, 'banditlearn_ros: gesture_show_node',

@@ -59,9 +59,9 @@ class LearnerNode(common.GuardedNode):
         # On-set: a change to refuse is refused with the reason; post-set: applied.
         self._parameter_changes.check_with(self.live.check_change, self._after_set_parameters)
         self._input = common.RecentRefusals()
-        # Relative topic names; feedback first (a yes/no and the next vector ready together:
-        # the yes/no runs first); *_lost: messages given up on in a drop-out (qos.py).
+        # Answers run before a vector ready with them; gesture_answer: answer_key; qos.py: lost
         for name, kind, callback in (('feedback', Bool, self._on_feedback),
+                                     ('answer', String, self._on_feedback),
                                      ('features', Float32MultiArray, self._on_features)):
             self.counters.add(name + '_lost', 0)
             qos.subscribe_events(self, kind, 'gesture_' + name, callback,
@@ -154,8 +154,10 @@ class LearnerNode(common.GuardedNode):
                 self.get_logger().info(said.note)
             self._typed.ended(said.interaction)
 
-    def _on_feedback(self, msg: Bool) -> None:
-        result, _ = self.live.feedback(bool(msg.data))
+    def _on_feedback(self, msg) -> None:
+        """Take a Bool (the latest open question) or a keyed answer (its question only)."""
+        said, result = self.live.answer(msg.data)
+        self._typed.answer(said, result.outcome)  # what counted, or a keyed one refused
         if result.outcome != 'matched':
             self.get_logger().info(f'feedback dropped ({result.outcome})',
                                    throttle_duration_sec=5.0)

@@ -26,15 +26,19 @@ message package of its own would have to be generated):
 - ``gesture_learning/right_last_50``, ``gesture_learning/right`` and
   ``gesture_learning/questions_per_interaction`` (std_msgs/Float32), after each finished
   interaction, from the answers heard (``answer_figures``); ``gesture_learning/interactions``
-  (std_msgs/UInt32).
+  (std_msgs/UInt32);
+- ``gesture_answer_taken`` (std_msgs/String, ``answer_key.result_json``): each answer that
+  counted, keyed with the question it answered and its source, and each keyed answer refused
+  (a second answer to one question), so the page can say which answer counted.
 """
 
 import math
 
+from banditlearn_ros.learning.protocol import answer_key
 from banditlearn_ros.learning.protocol.answer_figures import AnswerFigures
 from banditlearn_ros.nodes import qos
 from diagnostic_msgs.msg import DiagnosticStatus, KeyValue
-from std_msgs.msg import Float32, UInt32
+from std_msgs.msg import Float32, String, UInt32
 
 WINDOW = 50
 """Judged interactions in ``right_last_50`` (the session summary's ``accuracy_last_50``)."""
@@ -54,6 +58,12 @@ class LearningTopics:
                                                      qos.LATCHED) for name in FIGURES}
         self._count = node.create_publisher(UInt32, 'gesture_learning/interactions',
                                             qos.LATCHED)
+        self._answer = node.create_publisher(String, answer_key.RESULT_TOPIC, qos.EVENTS_OUT)
+
+    def answer(self, said, outcome: str) -> None:
+        """Say what became of a yes/no ``said`` (an ``answer_key.Answer``; None: nothing)."""
+        if said is not None:
+            self._answer.publish(String(data=answer_key.result_json(said, outcome)))
 
     def question(self, item) -> None:
         """Publish one question of ``item`` (a ``rounds.Round``), its fields by name."""

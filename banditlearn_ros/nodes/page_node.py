@@ -18,7 +18,8 @@ page_node: teach from a phone; a web page with the question, yes/no, "that's ...
 Listens to the learner (``gesture_prediction_details``, ``gesture_feedback``,
 ``gesture_interaction``, ``gesture_unknown``, ``learner_config``) and, for the thumbnail,
 ``image_raw``; serves the page (``banditlearn_ros.page``) and publishes what a tap means on
-the topics every answer takes: a yes/no on ``gesture_feedback``, a name on ``gesture_name``,
+the topics every answer takes: a yes/no for the question tapped on ``gesture_answer``
+(``answer_key``: the learner takes one answer per question), a name on ``gesture_name``,
 a new label through the learner's ``labels`` parameter (as ``+name`` typed in a session).
 A managed node: configure makes the state and the server, activate takes the subscriptions
 and starts listening on ``host:port``, deactivate closes the page's port.
@@ -28,6 +29,7 @@ import math
 import time
 from typing import Any, Dict
 
+from banditlearn_ros.learning.protocol import answer_key
 from banditlearn_ros.nodes import common, qos
 from banditlearn_ros.nodes.bridge import frame_of
 from banditlearn_ros.nodes.events import read_event
@@ -56,7 +58,7 @@ class PageNode(ManagedNode):
         self.state = self.server = self._image = None
         self.url = ''
         self._taken, self._thumb_at = [], -math.inf
-        self._feedback_pub = self.create_publisher(Bool, 'gesture_feedback', qos.EVENTS_OUT)
+        self._answer_pub = self.create_publisher(String, answer_key.TOPIC, qos.EVENTS_OUT)
         self._name_pub = self.create_publisher(String, 'gesture_name', qos.EVENTS_OUT)
         self._params = AsyncParameterClient(self, v['learner_node'])
         self.diagnostics = common.Diagnostics(self, 'banditlearn_ros: page_node',
@@ -79,6 +81,8 @@ class PageNode(ManagedNode):
         take, events = self._taken.append, qos.subscribe_events
         take(events(self, String, 'gesture_prediction_details', self._on_details))
         take(events(self, Bool, 'gesture_feedback', self._on_feedback))
+        take(events(self, String, answer_key.TOPIC, self._on_keyed))
+        take(events(self, String, answer_key.RESULT_TOPIC, self._on_taken))
         take(events(self, String, 'gesture_interaction', self._on_interaction))
         take(events(self, String, 'gesture_unknown', self._on_unknown))
         take(self.create_subscription(String, CONFIG_TOPIC, self._on_config, qos.LATCHED))
@@ -126,8 +130,10 @@ class PageNode(ManagedNode):
         what, value = todo
         if what == 'answer':
             self.counters.add('answers')
-            self._feedback_pub.publish(Bool(data=bool(value)))
-            return 'yes, thank you' if value else 'no, noted'
+            yes, ident, number = value
+            self._answer_pub.publish(String(data=answer_key.answer_json(
+                ident, number, bool(yes), 'page')))
+            return 'yes, thank you' if yes else 'no, noted'
         if what == 'name':
             self.counters.add('names')
             self._name_pub.publish(String(data=value))
@@ -181,6 +187,19 @@ class PageNode(ManagedNode):
         if self.state is not None:
             self.state.on_feedback(bool(msg.data))
             self._send_state()
+
+    def _on_keyed(self, msg: String) -> None:
+        try:
+            said = answer_key.read_answer(msg.data)
+        except ValueError:
+            self.counters.add('unreadable_events')
+            return
+        if self.state is not None:
+            self.state.on_keyed(said.yes, said.id, said.question)
+            self._send_state()
+
+    def _on_taken(self, msg: String) -> None:
+        self._guarded(self.state.on_taken, msg)
 
     def _on_interaction(self, msg: String) -> None:
         self._guarded(self.state.on_interaction, msg)

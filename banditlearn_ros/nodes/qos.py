@@ -36,11 +36,13 @@ The QoS of every topic, in one place, chosen for a robot and a learner on two ma
 
 from typing import Callable
 
+from banditlearn_ros.learning.protocol import answer_key
 from rclpy.duration import Duration
 from rclpy.event_handler import SubscriptionEventCallbacks, UnsupportedEventTypeError
 from rclpy.node import Node
 from rclpy.qos import (DurabilityPolicy, HistoryPolicy, qos_profile_sensor_data, QoSProfile,
                        ReliabilityPolicy)
+from std_msgs.msg import Bool, String
 
 EVENT_LIFESPAN = Duration(seconds=1.0)
 """How long a gesture event may wait for a dropped link: after that it is about the past."""
@@ -104,3 +106,21 @@ def subscribe_events(node: Node, msg_type, topic: str, callback, add_lost=None):
             node.get_logger().warning(
                 f'this middleware does not report lost messages; {topic} losses are not counted')
     return node.create_subscription(msg_type, topic, callback, EVENTS_IN)
+
+
+def subscribe_answers(node: Node, callback, add_lost=None):
+    """
+    Hear every yes/no: Bools on ``gesture_feedback`` and keyed answers on ``gesture_answer``.
+
+    A keyed answer (``answer_key``; the page, the feedback node) reaches ``callback`` as the
+    std_msgs/Bool it stands for; an unreadable one is skipped. Returns the Bool subscription.
+    """
+    def keyed(msg: String) -> None:
+        try:
+            said = answer_key.read_answer(msg.data)
+        except ValueError:
+            return
+        callback(Bool(data=said.yes))
+
+    subscribe_events(node, String, answer_key.TOPIC, keyed, add_lost)
+    return subscribe_events(node, Bool, 'gesture_feedback', callback, add_lost)

@@ -19,7 +19,8 @@ Listens to the true gesture (``gesture_label``, when a simulation shows them), t
 (``gesture_prediction_details``: interaction id and question number) and the answers
 (``gesture_feedback``), and keeps a ``learning.protocol.session.SessionLog`` for the live view, the
 learning curve and the summary.  In a terminal it also reads the person's keys: ``y``/``n``
-answer (published on ``keyboard_answer``, which the feedback node passes on), ``+name`` adds
+answer the question shown (on ``gesture_answer``; before any question on ``keyboard_answer``,
+which the feedback node passes on), ``+name`` adds
 a gesture to the learner's labels; right after an interaction ended without a "yes"
 (``gesture_unknown``: every label rejected, or out of questions), ``+name`` says what that
 gesture was (``gesture_name``): a known label learns it as a "yes", a new one is added and
@@ -36,6 +37,7 @@ import time
 from typing import Dict, List, Optional
 
 from banditlearn_ros.bringup.view import why_no_answer
+from banditlearn_ros.learning.protocol import answer_key
 from banditlearn_ros.learning.protocol.session import SessionLog
 from banditlearn_ros.nodes import common, qos
 from banditlearn_ros.nodes.events import read_event
@@ -77,11 +79,12 @@ class SessionNode(common.GuardedNode):
         # Topic names are fixed and relative: namespaces and remapping move them.
         qos.subscribe_events(self, String, 'gesture_label', self._on_label)
         qos.subscribe_events(self, String, 'gesture_prediction_details', self._on_details)
-        self._feedback_sub = qos.subscribe_events(self, Bool, 'gesture_feedback',
-                                                  self._on_feedback)
+        self._feedback_sub = qos.subscribe_answers(self, self._on_feedback)
         self.create_subscription(DiagnosticArray, '/diagnostics', self._on_diagnostics,
                                  qos.DIAGNOSTICS)
         self._keyboard_pub = self.create_publisher(Bool, 'keyboard_answer', qos.EVENTS_OUT)
+        self._answer_pub = self.create_publisher(String, answer_key.TOPIC, qos.EVENTS_OUT)
+        self._shown = None
         # An unknown gesture waits for its name until the next interaction's question.
         self._unknown: Optional[int] = None
         qos.subscribe_events(self, String, 'gesture_unknown', self._on_unknown)
@@ -114,6 +117,7 @@ class SessionNode(common.GuardedNode):
             self._unknown = None
         self.log.on_question(label, None if ident is None else int(ident),
                              None if question is None else int(question))
+        self._shown = None if ident is None else (int(ident), int(question or 1))
         self._last_event = time.monotonic()
         if self._asked_at is None:  # the first question of a silent stretch
             self._asked_at, self._warned_at = self._last_event, None
@@ -166,7 +170,12 @@ class SessionNode(common.GuardedNode):
         """Act on one typed line: y/yes, n/no, or +name (a new gesture)."""
         word = line.strip()
         if word.lower() in ('y', 'yes', 'n', 'no'):
-            self._keyboard_pub.publish(Bool(data=word.lower().startswith('y')))
+            yes = word.lower().startswith('y')
+            if self._shown is None:  # no question shown yet: the feedback node passes it on
+                self._keyboard_pub.publish(Bool(data=yes))
+            else:  # the question shown: a nod or a tap at the same moment is not a second
+                self._answer_pub.publish(String(data=answer_key.answer_json(
+                    *self._shown, yes, 'keyboard')))
         elif word.startswith('+') and word[1:].strip():
             if self._unknown is not None:
                 self.name_unknown(word[1:].strip())

@@ -51,7 +51,11 @@ class PageError(ValueError):
 
 
 Action = Tuple[str, Any]
-"""What the node must publish: ``('answer', bool)``, ``('name', str)`` or ``('add', str)``."""
+"""What the node must publish: ``('answer', (yes, id, question))``, ``('name', str)`` or
+``('add', str)``."""
+
+KEPT_KEYS = 64
+"""Questions whose answers (heard, counted) the page remembers."""
 
 
 class PageState:
@@ -70,7 +74,7 @@ class PageState:
     >>> s = PageState()
     >>> s.on_details({'id': 0, 'question': 1, 'label': 'fist', 'final': False})
     >>> s.answer(0, 1, True)
-    ('answer', True)
+    ('answer', (True, 0, 1))
     >>> s.answer(0, 1, False)
     Traceback (most recent call last):
     ...
@@ -95,6 +99,9 @@ class PageState:
         self._asked_at_inputs: Optional[int] = None
         self._heard_since_question = 0
         self._owed = 0
+        self._heard_keys: Dict[Tuple[int, int], bool] = {}
+        self.counted: Dict[Tuple[int, int], Dict[str, Any]] = {}
+        self.notice = ''
         self._lock = threading.RLock()
 
     # -- the learner's messages --------------------------------------------------------
@@ -145,11 +152,13 @@ class PageState:
             self._heard_since_question = 0
             if self.unknown is not None and self.unknown != ident:
                 self.unknown = None
+            if self.notice and not self.notice.startswith(f'your tap on gesture {ident + 1},'):
+                self.notice = ''
             self.log.on_question(label, ident, number)
             self.version += 1
             if self.naming is not None and self.naming[0] == ident:
                 self.answered = True
-                return ('answer', label == self.naming[1])
+                return ('answer', (label == self.naming[1], ident, number))
             if self.naming is not None:
                 self.naming = None
             return None
@@ -184,6 +193,45 @@ class PageState:
                 self._heard_since_question += 1
                 if self.question is not None and not self.answered:
                     self.answered = True
+            self.version += 1
+
+    def on_keyed(self, right: bool, ident: int, number: int) -> None:
+        """
+        Take a yes/no that names its question (``gesture_answer``: a tap, a nod).
+
+        Its question is answered; the curve counts one answer per question (a second one,
+        which the learner refuses, is not counted again).
+        """
+        key = (int(ident), int(number))
+        with self._lock:
+            if key not in self._heard_keys:
+                self._heard_keys[key] = bool(right)
+                _trim(self._heard_keys)
+                self.log.on_answer(bool(right))
+            q = self.question
+            if q is not None and (q['id'], q['question']) == key:
+                self.answered = True
+            self.version += 1
+
+    def on_taken(self, result: Dict[str, Any]) -> None:
+        """
+        Take the learner's word on an answer (``gesture_answer_taken``): which one counted.
+
+        A tap the learner refused (another answer reached it first) leaves a notice saying
+        which answer counted.
+        """
+        key = (int(result['id']), int(result['question']))
+        source, outcome = str(result['source'])[:32], str(result['outcome'])
+        with self._lock:
+            if outcome == 'matched':
+                self.counted[key] = {'yes': bool(result['yes']), 'source': source}
+                _trim(self.counted)
+            elif source == 'page':
+                first = self.counted.get(key)
+                self.notice = (f'your tap on gesture {key[0] + 1}, question {key[1]} came '
+                               'second: ' + (f'"{_word(first["yes"])}" from '
+                                             f'{first["source"]} counted' if first else
+                                             'that question was no longer open'))
             self.version += 1
 
     def on_interaction(self, event: Dict[str, Any]) -> None:
@@ -231,7 +279,7 @@ class PageState:
             self._check_open(ident, number)
             self.answered = True
             self.version += 1
-            return ('answer', right)
+            return ('answer', (right, int(ident), int(number)))
 
     def name(self, ident: Any, number: Any, name: Any) -> Action:
         """
@@ -257,7 +305,7 @@ class PageState:
             self.answered = True
             self.naming = (int(ident), name)
             self.version += 1
-            return ('answer', self.question['label'] == name)
+            return ('answer', (self.question['label'] == name, int(ident), int(number)))
 
     def _check_open(self, ident: Any, number: Any) -> None:
         q = self.question
@@ -279,6 +327,9 @@ class PageState:
                 'type': 'state', 'version': self.version,
                 'question': dict(self.question) if self.question else None,
                 'open': self.question is not None and not self.answered,
+                'counted': self.counted.get((self.question['id'], self.question['question']))
+                if self.question else None,
+                'notice': self.notice,
                 'naming': self.naming[1] if self.naming else None,
                 'unknown': self.unknown, 'labels': list(self.labels),
                 'counts': {name: self.counts.get(name, 0) for name in self.labels},
@@ -293,6 +344,16 @@ class PageState:
     def text(self, thumbnails: bool = True) -> str:
         """Return ``snapshot()`` as the WebSocket message's text."""
         return json.dumps(self.snapshot(thumbnails))
+
+
+def _trim(kept: Dict[Any, Any]) -> None:
+    """Forget the oldest entries past ``KEPT_KEYS`` (dicts keep their insertion order)."""
+    while len(kept) > KEPT_KEYS:
+        del kept[next(iter(kept))]
+
+
+def _word(yes: bool) -> str:
+    return 'yes' if yes else 'no'
 
 
 def _checked_name(name: Any) -> str:

@@ -35,6 +35,7 @@ from typing import Any, Dict, Iterable, List, Optional
 
 from .. import LearnerInputError
 from ..protocol import learner_parameters as lp
+from ..protocol.answer_key import Answer
 from ..protocol.interaction import Interaction
 from ..protocol.live_learner import LiveLearner
 from ..protocol.session import SessionLog
@@ -303,8 +304,12 @@ def replay(events: Iterable[Event], config: LearnerConfig,
         elif event.kind == FEEDBACK and teacher is None:
             changes_due()
             seen[FEEDBACK] += 1
-            session.on_answer(bool(event.value))
-            result = interaction.feedback(bool(event.value), now=event.stamp)
+            # A Bool's value, or a keyed answer (answer_key.Answer): its own question only.
+            said = event.value if isinstance(event.value, Answer) else None
+            yes = bool(event.value) if said is None else said.yes
+            session.on_answer(yes)
+            result = interaction.feedback(yes, now=event.stamp,
+                                          key=None if said is None else said.key)
             if result.next_round is not None:
                 nxt = result.next_round
                 asked.append(nxt.prediction.label)

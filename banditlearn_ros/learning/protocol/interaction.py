@@ -29,6 +29,12 @@ the robot said.  The rule, in words:
   that ended the interaction, or one whose next question has not been asked) or ``late``
   (the latest question is older than the timeout).
 
+An answer that names its question (``answer_key``: a page tap, a nod the feedback node heard
+after a question) is applied to that question only: when it is not the latest question it is
+dropped as ``duplicate`` (an earlier question of the latest interaction, answered since it
+was asked again) or ``not_open`` (an older interaction). So two answers to one question, from
+any two sources in any order, are one answer: the second is dropped.
+
 Dropped feedback is never applied to another question: not to an older one, not to an
 earlier question of the same interaction, not to the next one.  A new gesture ends an
 interaction still waiting for its answer (``timed_out``).  Unanswered questions wait in a
@@ -276,8 +282,14 @@ class Interaction:
         self.counts['questions_asked'] += 1
         return item
 
-    def feedback(self, correct: bool, now: Optional[float] = None) -> FeedbackResult:
-        """Apply a yes/no to the latest open question if the rule allows, else drop it."""
+    def feedback(self, correct: bool, now: Optional[float] = None,
+                 key: Optional[Tuple[int, int]] = None) -> FeedbackResult:
+        """
+        Apply a yes/no to the latest open question if the rule allows, else drop it.
+
+        ``key`` (interaction id, question number), when the answer names its question: it
+        applies only if that is the latest question (see the module's rule).
+        """
         with self._lock:
             now = self._clock() if now is None else now
             counts = self.counts
@@ -288,6 +300,9 @@ class Interaction:
             latest = self._latest
             if latest is None:
                 return self._drop('no_prediction')
+            if key is not None and tuple(key) != (latest.id, latest.question):
+                return self._drop('duplicate' if key[0] == latest.id else 'not_open',
+                                  int(key[0]))
             if latest.answered:
                 return self._drop('duplicate', latest.id)
             if now - latest.stamp > self.feedback_timeout:

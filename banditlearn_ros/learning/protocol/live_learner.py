@@ -27,6 +27,7 @@ import threading
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from . import learner_parameters as lp, session_config
+from .answer_key import Answer, PLAIN, read_answer
 from .ask_again import Protocol, PROTOCOL_PARAMETERS
 from .interaction import Interaction
 from .live_progress import Announcement, announcement, learning_check, Progress, STATS_SHOWN
@@ -45,6 +46,9 @@ LIVE_COUNTS = tuple('features_' + r for r in SIZE_REASONS) + (
     'resets', 'labels_added', 'unknown_gestures', 'gestures_named', 'gestures_told',
     'names_refused')
 """What a live learner counts beside its interaction's counts (``status`` shows them)."""
+
+MAX_SOURCES = 16
+"""Answer sources counted by name (``answers_taken.<source>``); more are counted as other."""
 
 
 class LiveLearner:
@@ -115,6 +119,8 @@ class LiveLearner:
         self.features_seen = 0
         """Feature messages received (refused ones too): where a change happened."""
         self.counts = Counts(LIVE_COUNTS)
+        self.answer_counts: Dict[str, int] = {}
+        self.answer_sources = set()
         self.config: Optional[session_config.ConfigLog] = None
         self.fleet: Optional[Any] = None
         """The fleet it shares with (``live_fleet.LiveFleet``), or None: ``status`` shows it."""
@@ -314,14 +320,19 @@ class LiveLearner:
             full=self.hyperparameters(self.algorithm).get('covariance') == 'full',
             max_bytes=self.value('max_model_bytes'))
 
-    def feedback(self, answer: bool) -> Tuple[FeedbackResult, bool]:
+    def feedback(self, answer: bool, key: Optional[Tuple[int, int]] = None,
+                 source: str = PLAIN) -> Tuple[FeedbackResult, bool]:
         """
         Give a yes/no to the interaction; return its result and whether an autosave was due.
 
-        A due autosave is asked of the writer thread (``autosave``): this returns at once.
+        ``key`` (interaction id, question number) when the answer names its question
+        (``answer_key``): one answer per question, whatever the sources. Taken and refused
+        answers are counted by ``source``. A due autosave is asked of the writer thread
+        (``autosave``): this returns at once.
         """
         with self.lock:
-            result = self.interaction.feedback(answer)
+            result = self.interaction.feedback(answer, key=key)
+            self._count_answer(source, result.outcome == 'matched')
             if result.outcome != 'matched':
                 return result, False
             self.saves.updates_since_save += result.updates
@@ -329,6 +340,36 @@ class LiveLearner:
         if due:
             self.autosaves.request()
         return result, due
+
+    def answer(self, data) -> Tuple[Optional[Answer], FeedbackResult]:
+        """
+        Take a message's data: a Bool's value or a ``gesture_answer`` text (``answer_key``).
+
+        Returns the answer as it counted (a plain yes/no keyed with the question it was
+        applied to; None when it was not applied) or a keyed one refused, and the result
+        (outcome ``unreadable`` for a text that is not an answer: counted, nothing changed).
+        """
+        if not isinstance(data, str):
+            result, _ = self.feedback(bool(data))
+            said = None if result.outcome != 'matched' else Answer(
+                result.round_id, result.question, bool(data), PLAIN)
+            return said, result
+        try:
+            said = read_answer(data)
+        except ValueError:  # the node logs the outcome (throttled)
+            with self.lock:
+                self._count_answer('unreadable', False)
+            return None, FeedbackResult('unreadable')
+        return said, self.feedback(said.yes, said.key, said.source)[0]
+
+    def _count_answer(self, source: str, taken: bool) -> None:
+        """Count an answer by its source (at most ``MAX_SOURCES`` names; the rest: other)."""
+        counts = self.answer_counts
+        if source not in self.answer_sources:
+            source = source if len(self.answer_sources) < MAX_SOURCES else 'other'
+            self.answer_sources.add(source)
+        name = ('answers_taken.' if taken else 'answers_refused.') + source
+        counts[name] = counts.get(name, 0) + 1
 
     def name_unknown(self, name: str, stamp: float = 0.0) -> Tuple[List[str], bool]:
         """
@@ -416,7 +457,8 @@ class LiveLearner:
             values: Dict[str, Any] = {'algorithm': self.algorithm,
                                       'labels': ','.join(self.current_labels()),
                                       'feature_size': self.interaction.n_features,
-                                      'compiled_steps': compilation.ready(), **self.counts}
+                                      'compiled_steps': compilation.ready(), **self.counts,
+                                      **self.answer_counts}
         values.update({k: stats[k] for k in STATS_SHOWN})
         if self.fleet is not None:
             values.update(self.fleet.status())

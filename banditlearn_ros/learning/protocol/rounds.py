@@ -32,8 +32,8 @@ from .ask_again import Questions
 from ..algorithms.base import Prediction
 from ..algorithms.open_set import Verdict
 
-DROP_REASONS = ('no_prediction', 'duplicate', 'late')
-"""Why a yes/no was dropped."""
+DROP_REASONS = ('no_prediction', 'duplicate', 'late', 'not_open')
+"""Why a yes/no was dropped (``not_open``: it named a question that is no longer open)."""
 
 BAD_INPUT_REASONS = ('empty', 'bad_size', 'not_finite')
 """Why a feature vector was refused."""

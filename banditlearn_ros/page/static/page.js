@@ -68,9 +68,13 @@
     $("asking").textContent = q ? "Is it \u201c" + q.label + "\u201d?" : "Waiting for a gesture\u2026";
     let which = q ? "gesture " + (q.id + 1) + ", question " + q.question : "";
     if (q && q.rejected.length) { which += " \u2014 not " + q.rejected.join(", "); }
-    if (q && !state.open) { which += state.naming ? " \u2014 that's " + state.naming : " \u2014 answered"; }
+    if (q && !state.open) {
+      const by = state.counted ? " " + (state.counted.yes ? "yes" : "no") + " (" + state.counted.source + ")" : "";
+      which += state.naming ? " \u2014 that's " + state.naming : " \u2014 answered" + by;
+    }
     if (state.unknown !== null) { which = "I didn't get that one: what was it?"; }
     $("which").textContent = which;
+    if (state.notice && $("message").textContent !== state.notice) { say(state.notice, true); }
     $("yes").disabled = $("no").disabled = !(q && state.open);
     $("yes").dataset.for = $("no").dataset.for = key;  // the question a tap is about
     const thumb = $("thumb");

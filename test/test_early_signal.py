@@ -1,0 +1,117 @@
+# Copyright 2026 banditlearn_ros contributors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+A node's script signalled while Python still imports ends quietly: no traceback of ours.
+
+``test_node_stop`` signals a node from the moment the package is imported; this covers the
+moments before: the script's header importing the package. The package's first code puts
+the quiet handler in place without reading any module from disk. A signal even earlier, while
+the interpreter itself starts (``site`` and the environment's ``.pth`` files), is Python's
+own: it is counted, never blamed on the package.
+"""
+
+import os
+from pathlib import Path
+import random
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+SCRIPT = 'learner_node'
+TRIES = 12
+"""Interrupted starts of the real console script."""
+
+
+def test_the_package_puts_its_handler_in_place_before_reading_any_module():
+    """Import the package as a node's script does; nothing but the package itself loads."""
+    code = ('import sys, _signal; sys.argv[0] = "/x/learner_node"; before = set(sys.modules); '
+            'import banditlearn_ros; new = sorted(set(sys.modules) - before); '
+            'handler = _signal.getsignal(_signal.SIGINT); '
+            'print(new, getattr(handler, "__module__", None), '
+            '_signal.getsignal(_signal.SIGTERM) is handler)')
+    out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True,
+                         timeout=60, check=True).stdout.strip()
+    assert out == "['banditlearn_ros'] banditlearn_ros True"
+
+
+def test_an_import_in_a_plain_process_leaves_the_signals_alone():
+    code = ('import sys, signal; sys.argv[0] = "/x/pytest"; import banditlearn_ros; '
+            'print(signal.getsignal(signal.SIGINT) is signal.default_int_handler)')
+    out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True,
+                         timeout=60, check=True).stdout.strip()
+    assert out == 'True'
+
+
+def _start(env, model):
+    script = Path(sys.executable).with_name(SCRIPT)
+    if not script.is_file():
+        pytest.skip(f'no console script {script} (the package is not installed in this venv)')
+    return subprocess.Popen([str(script), '--ros-args', '-p', f'model_path:={model}'],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True, env=env)
+
+
+def _end(process) -> None:
+    """End what is left of a started script (its own process group) and read its pipes."""
+    if process.poll() is None:
+        os.killpg(process.pid, signal.SIGKILL)
+    process.communicate()
+
+
+@pytest.mark.slow
+@pytest.mark.ros
+def test_ctrl_c_at_random_early_moments_of_a_real_console_script_prints_no_traceback_of_ours(
+        tmp_path):
+    env, model = dict(os.environ, PYTHONPROFILEIMPORTTIME='1'), tmp_path / 'model.npz'
+    # How long the script takes to import the package here, now (the machine may be loaded).
+    process = _start(env, model)
+    began = time.monotonic()
+    try:
+        while process.poll() is None:
+            line = process.stderr.readline()
+            if line.startswith('import time:') and line.rstrip().endswith(' banditlearn_ros'):
+                break
+        imported = time.monotonic() - began
+    finally:
+        _end(process)
+    rng = random.Random(7)
+    python_own, problems = 0, []
+    for _ in range(TRIES):
+        moment = rng.uniform(0.0, 1.5 * imported)  # before, around and after the import
+        process = _start(env, model)
+        try:
+            time.sleep(moment)
+            process.send_signal(signal.SIGINT)
+            _out, err = process.communicate(timeout=60)
+        finally:
+            _end(process)
+        lines = [x for x in err.splitlines() if not x.startswith('import time:')]
+        text = '\n'.join(lines)
+        if 'Traceback' not in text and 'KeyboardInterrupt' not in text:
+            # 0: the package's quiet end; killed by the signal (-2) with nothing said: it came
+            # before Python had a handler at all.
+            quiet = '[ERROR]' not in text if process.returncode == 0 else not text.strip()
+            if process.returncode not in (0, -signal.SIGINT) or not quiet:
+                problems.append((round(moment, 3), process.returncode, text[-300:]))
+        elif ('<frozen site>' in text or 'init_import_site' in text) and \
+                '/banditlearn_ros/' not in text:  # the editable install's finder is not ours
+            python_own += 1  # the interpreter's own start: before any code of the package
+        else:
+            problems.append((round(moment, 3), process.returncode, text[-3000:]))
+    assert not problems, (f'package imported in {imported:.2f} s; {python_own} signals in '
+                          "Python's own start", problems)
