@@ -92,6 +92,10 @@ class HeadGestureDetector(Runs, Floors):
     max_cross_ratio : float
         Other-axis range / own-axis range during the oscillation at which the confidence
         reaches 0 (full confidence up to half of it).
+    cross_trim : float
+        Those ranges run between the ``cross_trim`` and ``100 - cross_trim`` percentiles of
+        the samples (%): a pose-noise peak on the other axis, which no median removes at 10
+        and 15 fps, does not count as cross motion (0: max - min, the rule before).
     min_confidence : float
         Decisions below this are dropped.
     refractory : float
@@ -187,10 +191,12 @@ class HeadGestureDetector(Runs, Floors):
                  follow_regrowth: float = 2.0, median_span: float = 0.1,
                  sparse_smoothing: float = 0.06, edge_start: bool = True,
                  lead_pause: float = 1.5, follow_slowdown: float = 1.6,
-                 edge_amplitude: bool = True, min_reaction: float = 0.25):
-        if min_reversals < 1 or not 0 < max_cross_ratio or not 0 < contrast_per_reversal <= 1:
-            raise ValueError('need min_reversals >= 1, max_cross_ratio > 0 and '
-                             'contrast_per_reversal in (0, 1]')
+                 edge_amplitude: bool = True, min_reaction: float = 0.25,
+                 cross_trim: float = 10.0):
+        if min_reversals < 1 or not 0 < max_cross_ratio or not 0 < contrast_per_reversal <= 1 \
+                or not 0 <= cross_trim < 50:
+            raise ValueError('need min_reversals >= 1, max_cross_ratio > 0, '
+                             'contrast_per_reversal in (0, 1] and cross_trim in [0, 50)')
         self.min_swing = float(min_swing)
         self.min_speed = float(min_speed)
         self.max_swing_duration = float(max_swing_duration)
@@ -223,6 +229,7 @@ class HeadGestureDetector(Runs, Floors):
         self.follow_slowdown = float(follow_slowdown)
         self.edge_amplitude = bool(edge_amplitude)
         self.min_reaction = float(min_reaction)
+        self.cross_trim = float(cross_trim)
         keep = self.max_duration + 1.0
         self._axes = {'yaw': AxisTracker(self.hysteresis, keep),
                       'pitch': AxisTracker(self.hysteresis, keep)}

@@ -61,7 +61,7 @@ def score_run(run: List[Swing], seen: List[Swing], own: int, settings,
         return 0.0, reversals, 0.0
     amplitudes = np.array([s.amplitude for s in seen])
     speeds = np.array([s.amplitude / s.duration for s in seen])
-    ranges = extent(ts, vals, run[0].t0, run[-1].tb)
+    ranges = extent(ts, vals, run[0].t0, run[-1].tb, p.cross_trim)
     cross = ranges[1 - own] / max(ranges[own], 1e-9)
     s_osc = min(1.0, (reversals + 1.0) / (p.min_reversals + 2.0))
     sizes = amplitudes
