@@ -191,7 +191,7 @@ class HeadGestureDetector(Runs, Floors):
                  follow_regrowth: float = 2.0, median_span: float = 0.1,
                  sparse_smoothing: float = 0.06, edge_start: bool = True,
                  lead_pause: float = 1.5, follow_slowdown: float = 1.6,
-                 edge_amplitude: bool = True, min_reaction: float = 0.25,
+                 edge_amplitude: bool = True, min_reaction: float = 0.4,
                  cross_trim: float = 10.0):
         if min_reversals < 1 or not 0 < max_cross_ratio or not 0 < contrast_per_reversal <= 1 \
                 or not 0 <= cross_trim < 50:
