@@ -31,7 +31,7 @@ vision = ['mediapipe==0.10.21', 'opencv-contrib-python==4.11.0.86', 'numpy<2']
 bags = ['rosbags', 'mcap-ros2-support']
 evaluation = ['scikit-learn', 'matplotlib', 'tqdm']
 vowpal = ['vowpalwabbit']
-# Optional compiled UCWL steps (learning/algorithms/ucwl_kernels.py) and the details JSON
+# Optional compiled UCWL steps (learning/engine/ucwl_kernels.py) and the details JSON
 # written by orjson (learning/protocol/details.py); without them numpy and json.dumps run.
 fast = ['numba', 'orjson']
 # The teaching page's web server (page_node): aiohttp serves the page and its WebSocket from

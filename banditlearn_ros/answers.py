@@ -89,6 +89,13 @@ SPECS = (
          read_only=True, constraints='raw | compressed'),
     Spec('diagnostics_period', 1.0, 'seconds between /diagnostics messages',
          read_only=True, low=0.01, high=3600.0),
+    Spec('ros4hri', True, 'with hri_msgs installed and a camera: publish every nod and shake '
+         'as facial action units 85 / 84 on /humans/faces/<id>/facs (REP-155) and take '
+         'engagement statuses', read_only=True),
+    Spec('engagement_gate', 'auto', "which head answers count (ros4hri): 'on' only from "
+         "the face of a person ENGAGED or ENGAGING; 'off' all, as without ROS4HRI; 'auto' "
+         "'on' while engagement statuses arrive, open after 3 s without any",
+         read_only=True, constraints='auto | on | off'),
 ) + tuple(Spec(name, default, text, low=low, high=high)
           for name, (default, low, high, text) in DETECTOR_PARAMETERS.items())
 """The feedback node's parameters, in the order they are declared."""

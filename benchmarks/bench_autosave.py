@@ -78,8 +78,8 @@ def main():
     parser.add_argument('--every', type=int, default=20)
     parser.add_argument('--gap', type=float, default=0.02)
     args = parser.parse_args()
-    from banditlearn_ros.learning.algorithms import ucwl_kernels
-    kernels = ucwl_kernels.compiled() is not None
+    from banditlearn_ros.learning.engine import compilation
+    kernels = compilation.compiled() is not None
     print(f'load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores; {args.labels} '
           f'labels x {args.features}, {args.interactions} interactions {args.gap} s apart, '
           f'autosave every {args.every} updates; numba kernels {kernels}')

@@ -24,10 +24,11 @@ Run: ``.venv/bin/python benchmarks/bench_learning.py [--jobs 2] [--permutations 
    ``--repeats``, microseconds per round (one feature vector and its yes/no):
    Vowpal Wabbit ``--cbify K --epsilon 0.05`` from Python (``parse`` + ``learn``);
    UCWL through the public API (``select`` + ``learn``), with the compiled steps
-   (``learning/algorithms/ucwl_kernels``, when numba is installed) and with the numpy code; the
+   (``learning/engine/ucwl_kernels``, when numba is installed) and with the numpy round; the
    learner node's path without ROS (``Interaction.predict`` on the float32 array a
-   Float32MultiArray carries, the details message as JSON, ``Interaction.feedback``), and
-   the same without the details message ("no details").
+   Float32MultiArray carries, the details message as JSON, ``Interaction.feedback``), the
+   same without the details message ("no details"), and the plain algorithm
+   (``algorithms/ucwl.py``, no engine: what the engine's numpy round and kernels buy).
    Each UCWL path runs a short warm-up first (numba compiles on first use).  The learner
    is ``UCWL``'s default (SCW-I, the precision diagonal, ``no_weight='ramp'``) with the
    paper's eta, C and k; its vectors are not centred (the node's default, ``centring:
@@ -64,7 +65,7 @@ import resource
 import time
 
 from banditlearn_ros.learning import TeacherModel, UCWL
-from banditlearn_ros.learning.algorithms import ucwl_kernels
+from banditlearn_ros.learning.engine import compilation, FastUCWL
 from banditlearn_ros.learning.offline.datasets import load_dataset
 from banditlearn_ros.learning.offline.evaluation_streams import make_stream, make_streams
 from banditlearn_ros.learning.offline.evaluation_tuning import grid_settings, GRIDS
@@ -92,27 +93,33 @@ def data(d: int, K: int, n: int, seed: int = 0):
     return X, (X @ W.T).argmax(axis=1)
 
 
-def make_ucwl(K: int, d: int, compiled: bool) -> UCWL:
-    """Return UCWL with the paper's defaults, on the compiled steps or the numpy code."""
-    old = os.environ.get(ucwl_kernels.ENV_SWITCH)
-    os.environ[ucwl_kernels.ENV_SWITCH] = '1' if compiled else '0'
-    try:
+def make_ucwl(K: int, d: int, compiled: bool, plain: bool = False) -> UCWL:
+    """
+    Return UCWL with the paper's defaults: on the engine's compiled steps or numpy round.
+
+    ``plain``: the plain algorithm (``algorithms/ucwl.py``), no engine.
+    """
+    if plain:
         return UCWL(K, d, eta=0.95, C=1.0, k=2.8, seed=0)
+    old = os.environ.get(compilation.ENV_SWITCH)
+    os.environ[compilation.ENV_SWITCH] = '1' if compiled else '0'
+    try:
+        return FastUCWL(K, d, eta=0.95, C=1.0, k=2.8, seed=0)
     finally:
         if old is None:
-            del os.environ[ucwl_kernels.ENV_SWITCH]
+            del os.environ[compilation.ENV_SWITCH]
         else:
-            os.environ[ucwl_kernels.ENV_SWITCH] = old
+            os.environ[compilation.ENV_SWITCH] = old
 
 
-def ucwl_api(X, y, K, compiled: bool) -> float:
+def ucwl_api(X, y, K, compiled: bool, plain: bool = False) -> float:
     """Return microseconds per round of ``select`` + ``learn``."""
     def run(learner, rows):
         for x, label in rows:
             p = learner.select(x)
             learner.learn(x, p.index, p.index == label, p)
-    run(make_ucwl(K, X.shape[1], compiled), zip(X[:WARM_UP], y[:WARM_UP]))
-    learner = make_ucwl(K, X.shape[1], compiled)
+    run(make_ucwl(K, X.shape[1], compiled, plain), zip(X[:WARM_UP], y[:WARM_UP]))
+    learner = make_ucwl(K, X.shape[1], compiled, plain)
     start = time.process_time()
     run(learner, zip(X, y))
     return 1e6 * (time.process_time() - start) / len(y)
@@ -167,7 +174,7 @@ def vowpal(X, y, K) -> float:
 
 def per_message(rounds: int, repeats: int) -> None:
     """Print the per-message table (part 1)."""
-    kernels = ucwl_kernels.compiled()
+    kernels = compilation.compiled()
     compiled = kernels is not None
     kind = ('not installed (numpy only)' if not compiled else
             'numba, one call per step, pairwise sums' if kernels.fused else
@@ -176,7 +183,7 @@ def per_message(rounds: int, repeats: int) -> None:
           f'compiled steps: {kind}')
     print(f'{"d":>4} {"K":>5} {"VW cbify":>9} {"API":>7} {"API/VW":>7} {"numpy API":>10} '
           f'{"numpy/VW":>9} {"node path":>10} {"node/VW":>8} {"node/API":>9} '
-          f'{"no details":>11}')
+          f'{"no details":>11} {"plain API":>10} {"plain/VW":>9}')
     for d, K in SHAPES:
         n = rounds if K < 100 else max(rounds // 4, WARM_UP)
         X, y = data(d, K, n)
@@ -185,9 +192,10 @@ def per_message(rounds: int, repeats: int) -> None:
         ref = min(ucwl_api(X, y, K, False) for _ in range(repeats)) if compiled else api
         node = min(node_path(X, y, K, compiled) for _ in range(repeats))
         bare = min(node_path(X, y, K, compiled, False) for _ in range(repeats))
+        plain = min(ucwl_api(X, y, K, False, plain=True) for _ in range(repeats))
         print(f'{d:>4} {K:>5} {vw:>9.1f} {api:>7.1f} {api / vw:>7.2f} {ref:>10.1f} '
               f'{ref / vw:>9.2f} {node:>10.1f} {node / vw:>8.2f} {node / api:>9.2f} '
-              f'{bare:>11.1f}')
+              f'{bare:>11.1f} {plain:>10.1f} {plain / vw:>9.2f}')
     print(f'load average now {os.getloadavg()[0]:.1f}')
 
 
@@ -335,12 +343,12 @@ def round_pairs(baseline_source: str, pairs: int, d: int = 124, K: int = 6,
     if centred:  # what the learner node's default centring gives the learner
         from banditlearn_ros.learning.algorithms.centring import Centring
         X = Centring('running').centre_sequence(X)
-    os.environ[ucwl_kernels.ENV_SWITCH] = '1' if compiled else '0'
+    os.environ[compilation.ENV_SWITCH] = '1' if compiled else '0'
     kind = 'compiled' if compiled else 'numpy'
 
     def run(cls):
         learner = cls(K, d, eta=0.95, C=1.0, k=2.8, seed=0)
-        if (learner._kernels is not None) != compiled:
+        if (getattr(learner, '_kernels', None) is not None) != compiled:
             raise SystemExit(f'{cls.__module__}: not the {kind} round (is numba installed?)')
         start = time.process_time()
         for x, label in zip(X, y):
@@ -348,10 +356,10 @@ def round_pairs(baseline_source: str, pairs: int, d: int = 124, K: int = 6,
             learner.learn(x, p.index, p.index == label, p)
         return 1e6 * (time.process_time() - start) / n, learner
     run(old)
-    run(UCWL)
+    run(FastUCWL)
     rows = []
     for _ in range(pairs):
-        (a, first), (b, second) = run(old), run(UCWL)
+        (a, first), (b, second) = run(old), run(FastUCWL)
         if not (np.array_equal(first._mu, second._mu)
                 and np.array_equal(first._sigma, second._sigma)
                 and first.n_updates == second.n_updates):
@@ -485,8 +493,8 @@ def evaluate_grid(jobs: int, permutations: int, baseline_source: str, pairs: int
         cells = [(f'baseline, --jobs {jobs}', jobs, {'PYTHONPATH': baseline_source}),
                  (f'this code, --jobs {jobs}', jobs, {'PYTHONPATH': here})] * pairs
     else:
-        cells = [('numpy grid, --jobs 1', 1, {ucwl_kernels.ENV_SWITCH: '0'}),
-                 (f'this code, --jobs {jobs}', jobs, {ucwl_kernels.ENV_SWITCH: '1'})]
+        cells = [('numpy grid, --jobs 1', 1, {compilation.ENV_SWITCH: '0'}),
+                 (f'this code, --jobs {jobs}', jobs, {compilation.ENV_SWITCH: '1'})]
     records, times = {}, {}
     with tempfile.TemporaryDirectory() as folder:
         for i, (name, n_jobs, env) in enumerate(cells):

@@ -57,6 +57,7 @@ from typing import Dict, List, Sequence
 from banditlearn_ros.learning import TeacherModel, UCWL
 from banditlearn_ros.learning.algorithms.centring import Centring
 from banditlearn_ros.learning.algorithms.ucwl import ADDED_LABEL_PRIORS
+from banditlearn_ros.learning.engine import FastUCWL
 from banditlearn_ros.learning.offline.datasets import load_dataset
 from banditlearn_ros.learning.protocol.ask_again import (
     DEFAULT_PROBATION, DEFAULT_REVEAL_STEP, REVEAL_STEPS, run_interaction)
@@ -120,8 +121,8 @@ def run_once(X: np.ndarray, y: np.ndarray, names: Sequence[str], new: int, befor
     known = [c for c in range(len(names)) if c != new]
     index_of = {c: i for i, c in enumerate(known)}
     index_of[new] = len(known)
-    learner = UCWL([names[c] for c in known], X.shape[1], seed=seed,
-                   added_label_prior=prior, C=C)
+    learner = FastUCWL([names[c] for c in known], X.shape[1], seed=seed,
+                       added_label_prior=prior, C=C)
     teacher = TeacherModel(rho0=rho, rho1=rho)
     answers, ties = np.random.default_rng(seed + 1), np.random.default_rng(seed + 2)
     right_first, questions = [], []

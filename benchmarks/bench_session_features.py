@@ -33,7 +33,7 @@ and standard deviation per feature; the bias stays 1) on renders of other seeds:
 import argparse
 import time
 
-from banditlearn_ros.learning.algorithms.ucwl import UCWL
+from banditlearn_ros.learning.engine import FastUCWL
 from banditlearn_ros.learning.protocol.ask_again import DEFAULT_REVEAL_STEP, run_interaction
 from banditlearn_ros.vision.contour_features import ContourFeatures
 from banditlearn_ros.vision.extractors import FeatureScaling
@@ -61,7 +61,7 @@ def last50(X, y, order_seed, max_questions, k, C, interactions, noise=0.1):
     """Return the first-guess accuracy of the last 50 interactions and questions per one."""
     rng = np.random.default_rng(order_seed)
     order = rng.permutation(len(y))[:interactions]
-    learner = UCWL(len(GESTURES), X.shape[1], eta=0.95, C=C, k=k, seed=order_seed)
+    learner = FastUCWL(len(GESTURES), X.shape[1], eta=0.95, C=C, k=k, seed=order_seed)
     qrng = np.random.default_rng(order_seed + 1)
     first, questions = [], []
 

@@ -38,10 +38,12 @@ of the enlarged, padded photos, cached under ~/.cache/banditlearn_ros; skipped w
 reason when the photos or MediaPipe are missing).
 
 ``--wrong 0 0.1``: the sessions again with 10 % of the yes/no answers wrong (a person who
-slips; the package's simulated person slips as often).
+slips; the package's simulated person slips as often).  Every ``open_set`` setting has its
+option (``--trust support``: the rule before the audit); ``--first-split 10``: other splits
+than the reported 0-9, to tune on.
 
     .venv/bin/python benchmarks/bench_unknown.py [--data digits rendered sign_digits]
-        [--wrong 0 0.1]
+        [--wrong 0 0.1] [--first-split 0]
 """
 
 import argparse
@@ -144,6 +146,8 @@ def main(argv=None) -> int:
     parser.add_argument('--data', nargs='+', default=['digits', 'rendered', 'sign_digits'],
                         choices=sorted(TAUGHT))
     parser.add_argument('--splits', type=int, default=10)
+    parser.add_argument('--first-split', type=int, default=0,
+                        help='seed of the first split (tune on others than the reported 0-9)')
     parser.add_argument('--interactions', type=int, default=500)
     parser.add_argument('--unknown-share', type=float, default=0.2)
     parser.add_argument('--rendered', type=int, default=700, help='renders in the pool')
@@ -158,7 +162,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     settings = {k: getattr(args, k) for k in DEFAULTS}
     print(f'# bench_unknown: {platform.python_version()}, numpy {np.__version__}; '
-          f'{args.splits} splits, sessions of {args.interactions} '
+          f'{args.splits} splits from {args.first_split}, sessions of {args.interactions} '
           f'({100 * args.unknown_share:.0f} % never taught); centring {args.centring}; '
           f'open set {settings}')
     for name in args.data:
@@ -175,7 +179,8 @@ def main(argv=None) -> int:
             print(f'\n### {100 * wrong:.0f} % wrong answers')
             fig = open_set_figures(X, y, names, n_taught, settings, args.splits,
                                    args.interactions, args.unknown_share,
-                                   not args.skip_separation and i == 0, args.centring, wrong)
+                                   not args.skip_separation and i == 0, args.centring, wrong,
+                                   args.first_split)
             print(report(fig, settings, args.splits, args.interactions), flush=True)
         print(f'({time.perf_counter() - start:.0f} s)')
         sys.stdout.flush()

@@ -152,7 +152,7 @@ def test_close_writes_what_was_asked_for_before_it_returns():
 START = """
 import sys, threading
 import banditlearn_ros.nodes.learner_node
-from banditlearn_ros.learning.algorithms import ucwl_kernels
+from banditlearn_ros.learning.engine import compilation
 from banditlearn_ros.learning.protocol.live_learner import LiveLearner
 sys.path.insert(0, {test!r})
 from test_live_learner import parameters, Log
@@ -163,11 +163,11 @@ print('blas', os.environ.get('OPENBLAS_NUM_THREADS'))
 state = LiveLearner(parameters(centring='none').__getitem__, '', Log())
 state.interaction.predict(np.ones(4))
 print('built', 'scipy.stats' in sys.modules, 'numba' in sys.modules,
-      state.interaction.learner._kernels is not None)
+      state.interaction.learner.compiled)
 state.started()
-ucwl_kernels._BACKGROUND.join()
-print('started', ucwl_kernels.compiled() is not None,
-      state.interaction.learner._kernels is not None)
+compilation.wait_for_background()
+print('started', compilation.compiled() is not None,
+      state.interaction.learner.compiled)
 """
 
 
@@ -191,19 +191,19 @@ def test_a_learner_starts_without_scipy_stats_and_numba_then_moves_to_the_kernel
 
 WAITING = """
 import sys
-from banditlearn_ros.learning import UCWL
-from banditlearn_ros.learning.algorithms import ucwl_kernels
+from banditlearn_ros.learning.engine import FastUCWL
+from banditlearn_ros.learning.engine import compilation
 from banditlearn_ros.learning.protocol.live_learner import LiveLearner
 sys.path.insert(0, {test!r})
 from test_live_learner import parameters, Log
 import numpy as np
 state = LiveLearner(parameters(centring='none').__getitem__, '', Log())
 state.interaction.predict(np.ones(4))
-waiting = state.interaction.learner._kernels is None
+waiting = not state.interaction.learner.compiled
 # Code outside a live node (the evaluation, a test) compiles at once, and the waiting
 # learner moves to the kernels too.
-print(waiting, ucwl_kernels.compiled() is not None, UCWL(['a'], 2)._kernels is not None,
-      state.interaction.learner._kernels is not None)
+print(waiting, compilation.compiled() is not None, FastUCWL(['a'], 2).compiled,
+      state.interaction.learner.compiled)
 """
 
 

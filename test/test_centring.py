@@ -48,6 +48,23 @@ def test_running_mean_is_the_mean_so_far_and_the_sequence_matches_one_by_one():
     assert one.count == 40
 
 
+def test_the_learner_centres_taking_a_vector_in_or_only_looking():
+    # The one place a vector is centred: the learner's ``centred``, with its own Centring.
+    X, _ = stream(20)
+    learner = make_learner('ucwl', LABELS, X.shape[1])
+    learner.centring = Centring('running')
+    reference = Centring('running')
+    for x in X[:10]:
+        np.testing.assert_array_equal(learner.centred(x), reference.apply(x))
+    mean, count = learner.centring.mean.copy(), learner.centring.count
+    looked = learner.centred(X[10], take=False)
+    np.testing.assert_array_equal(looked, X[10] - mean)
+    assert learner.centring.count == count == 10  # looking moved nothing
+    np.testing.assert_array_equal(learner.centring.mean, mean)
+    plain, x = make_learner('ucwl', LABELS, X.shape[1]), X[0]  # centring none: x itself
+    assert plain.centred(x) is x and plain.centred(x, take=False) is x
+
+
 def test_fixed_freezes_after_its_warmup_and_none_passes_vectors_unchanged():
     X, _ = stream(30)
     fixed = Centring('fixed', warmup=10)

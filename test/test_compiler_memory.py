@@ -19,7 +19,7 @@ from pathlib import Path
 import subprocess
 import sys
 
-from banditlearn_ros.learning.algorithms import compiler_memory
+from banditlearn_ros.learning.engine import compiler_memory
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -37,7 +37,7 @@ MAPS = """\
 # again, and check the steps against numpy.
 CHILD = """
 import numpy as np
-from banditlearn_ros.learning.algorithms import compiler_memory, ucwl_kernels
+from banditlearn_ros.learning.engine import compilation, compiler_memory, ucwl_kernels
 
 def llvm_kb():
     total, current = 0, False
@@ -51,7 +51,7 @@ def llvm_kb():
     return total
 
 import numba  # noqa: F401
-kernels = ucwl_kernels.compiled()
+kernels = compilation.compiled()
 assert kernels is not None and kernels.fused
 after_compile = llvm_kb()
 print(compiler_memory.release() > 0, after_compile, llvm_kb(),

@@ -68,6 +68,10 @@ def test_heard_answers_belong_to_the_latest_gesture():
     actor.heard(True, now=second.end + actor.late + 0.1)
     assert actor.stats() == {'gestures': 2, 'heard': 1, 'heard_right': 0,
                              'false_answers': 3, 'dropped': 1}
+    # Each false answer says when it came and after which gesture, to see why.
+    assert [d['latest'] and d['latest']['start'] for d in actor.false_detail] == [
+        None, round(first.start, 3), round(second.start, 3)]
+    assert actor.false_detail[1]['latest']['heard_yes'] is True
 
 
 def test_the_face_clock_shows_every_gesture_whole_however_late_its_frames():

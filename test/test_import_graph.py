@@ -37,8 +37,8 @@ The layers, lowest first (a module imports only from its own layer or lower ones
    ``tools/render_dataset``.
 
 A new module must be placed in ``LAYERS`` (the test says so), which is the moment to
-decide where it belongs.  Outside ``learning/``, no module uses another module's
-``_private`` names (no exceptions).
+decide where it belongs.  No module uses another module's ``_private`` names (no
+exceptions).
 """
 
 import ast
@@ -94,12 +94,6 @@ SEPARATE = ((f'{PACKAGE}.learning', f'{PACKAGE}.vision'),)
 # Underscore names that are public by their library's documentation (os._exit, the
 # namedtuple methods), not another module's private parts.
 DOCUMENTED_PUBLIC = frozenset({'_exit', '_asdict', '_replace', '_fields', '_make'})
-
-# The private-name check covers the modules outside learning/: inside it, the UCWL grid
-# and the compiled steps still share their numba helpers (ucwl_grid reads ucwl_kernels'
-# _dot and _learn_tail, ucwl_kernels reads reductions' _block), to be made public before
-# the check widens to it.  The learner's fast paths are public (select_valid, learn_valid).
-PRIVATE_SCOPE_EXEMPT = (f'{PACKAGE}.learning',)
 
 
 def _modules() -> Dict[str, Tuple[Path, bool]]:
@@ -324,8 +318,6 @@ def test_separate_packages_do_not_import_each_other():
 def test_no_module_uses_another_modules_private_names():
     uses = {}
     for name in MODULES:
-        if name.startswith(PRIVATE_SCOPE_EXEMPT):
-            continue
         for private, line, code in _private_uses(name):
             uses.setdefault((name, private), []).append(
                 f'{MODULES[name][0].relative_to(SOURCE.parent)}:{line}: {code}')
@@ -336,7 +328,7 @@ def test_no_module_uses_another_modules_private_names():
 
 def test_the_private_scan_sees_a_reach_through():
     probe = f'{PACKAGE}.learning.algorithms.probe'
-    source = ('import os\nfrom . import ucwl_kernels as kernels\nfrom y import _z\n'
+    source = ('import os\nfrom . import reductions as kernels\nfrom y import _z\n'
               '_dot = None\n\nclass A:\n    _table = {}\n\n'
               'def f(a):\n    _tail = a._tail\n    self._own = a._lock\n'
               '    return a._own, a._table, a._dot, kernels._dot, super()._p, os._exit\n')

@@ -17,6 +17,7 @@
 from array import array
 
 from banditlearn_ros.learning import make_learner, Prediction, TeacherModel
+from banditlearn_ros.learning.algorithms.centring import Centring
 from banditlearn_ros.learning.protocol.interaction import Interaction
 from banditlearn_ros.learning.protocol.rounds import check_features
 from banditlearn_ros.learning.protocol.simulated_teacher import SimulatedTeacher, stream_order
@@ -183,10 +184,20 @@ class FakeLearner:
     def __init__(self, explored):
         self.explored = list(explored)
         self.learned = []
+        self.centring = Centring('none')  # what Interaction reads of every learner
+
+    def centred(self, x, take=True):
+        return x
 
     def select(self, x):
         return Prediction(index=0, label='a', scores=np.zeros(2), bounds=np.zeros(2),
                           explored=self.explored.pop(0), greedy=0)
+
+    def select_valid(self, x):
+        return self.select(x)
+
+    def learn_valid(self, x, index, correct, prediction):
+        return int(self.learn(x, index, correct, prediction))
 
     def learn(self, x, label, correct, prediction=None):
         self.learned.append(correct)
@@ -300,7 +311,7 @@ def test_a_refused_vector_after_the_first_changes_nothing(compiled):
     inter = make()
     inter.predict([1.0, 0.0, 0.5])
     if not compiled:
-        inter.learner._kernels = None
+        inter.learner.use_kernels(None)
     before = state(inter), inter.learner._rng.bit_generator.state, dict(inter.counts)
     for bad in ([1.0, float('nan'), 0.0], array('f', [float('inf'), 0.0, 1.0])):
         assert inter.predict(bad) == (None, 'not_finite')
@@ -333,13 +344,13 @@ def test_the_compiled_learner_and_the_numpy_one_interact_alike(max_questions):
         for row, label in zip(X, truth):
             item, reason = inter.predict(array('f', row.tolist()))
             if not compiled:
-                inter.learner._kernels = None
+                inter.learner.use_kernels(None)
             while item is not None:
                 right = item.prediction.index == label
                 answer = bool(right != (answers.random() < 0.1))
                 said.append((item.id, item.question, item.prediction.index, answer))
                 item = inter.feedback(answer).next_round
-        runs.append((said, inter.stats(), state(inter), inter.learner._kernels is None))
+        runs.append((said, inter.stats(), state(inter), not inter.learner.compiled))
     (said, stats, arrays, _), (ref_said, ref_stats, ref_arrays, numpy_only) = runs
     assert numpy_only and said == ref_said and same(arrays, ref_arrays)
     assert {k: v for k, v in stats.items() if v == v} == {

@@ -25,7 +25,7 @@ import time
 
 from banditlearn_ros.learning import load_model, make_learner, ModelFileError, TeacherModel
 from banditlearn_ros.learning.algorithms.centring import Centring
-from banditlearn_ros.learning.algorithms.ucwl_kernels import ENV_SWITCH
+from banditlearn_ros.learning.engine.compilation import ENV_SWITCH
 from banditlearn_ros.learning.offline.datasets import load_dataset
 from banditlearn_ros.learning.protocol.interaction import Interaction
 from banditlearn_ros.learning.protocol.simulated_teacher import SimulatedTeacher, stream_order

@@ -14,6 +14,7 @@
 
 """Rejection of never-taught gestures: scores, the online threshold and the protocol, no ROS."""
 
+import dataclasses
 import json
 import math
 
@@ -21,7 +22,7 @@ from banditlearn_ros.learning import HyperparameterError, LearnerInputError, UCW
 from banditlearn_ros.learning.algorithms.centring import Centring
 from banditlearn_ros.learning.algorithms.open_set import (
     Calibration, confident, DEFAULTS, LabelGaussians, NearestExamples, OpenSet, SCORES,
-    Verdict)
+    Settings, Verdict)
 from banditlearn_ros.learning.protocol.interaction import Interaction
 from banditlearn_ros.learning.storage.persistence import load_model, ModelFileError, save_model
 import numpy as np
@@ -754,3 +755,20 @@ def test_a_held_gesture_is_confirmed_once_its_label_scores_it_as_taught_and_save
     for _ in range(10):
         open_set.taught(None, palm, np.array([0.0, 1.0, 0.0, 1.0]), named=True)
     assert [x.tolist() for _, x in cal.held] == [far.tolist()]
+
+
+def test_the_settings_are_one_value_that_every_door_reads():
+    # Settings holds each name, default and check once: the constructor, configure and
+    # settings() all go through it.
+    names = {field.name for field in dataclasses.fields(Settings)}
+    open_set = OpenSet(True, warmup=3, score='likelihood', window=50)
+    assert set(open_set.settings()) == names | {'enabled'}
+    assert open_set.score_name == open_set.settings()['score'] == 'likelihood'
+    assert OpenSet(**open_set.settings()).settings() == open_set.settings()
+    assert {k: v for k, v in OpenSet().settings().items() if k != 'enabled'} == \
+        dataclasses.asdict(Settings())
+    with pytest.raises(HyperparameterError, match='unknown_warmup'):
+        open_set.configure(True, warmup=-1, score='lcb')
+    assert (open_set.warmup, open_set.score_name) == (3, 'likelihood')  # nothing changed
+    with pytest.raises(TypeError):
+        OpenSet(True, no_such_setting=1)

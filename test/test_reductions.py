@@ -22,7 +22,8 @@ import subprocess
 import sys
 import textwrap
 
-from banditlearn_ros.learning.algorithms import reductions, ucwl_kernels
+from banditlearn_ros.learning.algorithms import reductions
+from banditlearn_ros.learning.engine import compilation
 import numpy as np
 import pytest
 
@@ -96,15 +97,15 @@ def test_the_sums_are_not_plain_left_to_right_sums():
 
 def test_the_compiled_sums_equal_the_reference_on_many_random_shapes():
     pytest.importorskip('numba', reason='numba (the [fast] extra) is not installed')
-    kernels = ucwl_kernels.compiled()
-    if kernels is None:
-        pytest.skip(f'{ucwl_kernels.ENV_SWITCH}=0 in the environment')
+    steps = compilation.compiled_steps()
+    if steps is None:
+        pytest.skip(f'{compilation.ENV_SWITCH}=0 in the environment')
     rng = np.random.default_rng(7)
     shapes = LENGTHS + rng.integers(1, 3000, 200).tolist()
     for d in shapes:
         a, b = _data(rng, d), _data(rng, d)
         want = _reference_dot(a, b)
-        assert ucwl_kernels._dot(a, b) == want, d
+        assert steps.pairwise_dot(a, b) == want, d
         assert reductions.row_dot(a, b) == want, d
 
 
@@ -113,9 +114,10 @@ def test_two_interleaved_rows_are_summed_as_the_reference_sums_each(compiled):
     two = reductions.two_block_dots
     if compiled:
         pytest.importorskip('numba', reason='numba (the [fast] extra) is not installed')
-        if ucwl_kernels.compiled() is None:
-            pytest.skip(f'{ucwl_kernels.ENV_SWITCH}=0 in the environment')
-        two = ucwl_kernels._two_dots
+        steps = compilation.compiled_steps()
+        if steps is None:
+            pytest.skip(f'{compilation.ENV_SWITCH}=0 in the environment')
+        two = steps.two_block_dots
     rng = np.random.default_rng(3)
     for d in range(8, reductions.BLOCK + 1):
         a, x, b, y = (_data(rng, d) for _ in range(4))

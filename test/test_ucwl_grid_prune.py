@@ -15,7 +15,7 @@
 """Pruning the tuning grid changes nothing tuning reports: the same setting, the same rate."""
 
 from banditlearn_ros.learning import TeacherModel
-from banditlearn_ros.learning.algorithms import ucwl_kernels
+from banditlearn_ros.learning.engine import compilation
 from banditlearn_ros.learning.offline import ucwl_grid_prune, ucwl_grid_rounds, ucwl_grid_stream
 from banditlearn_ros.learning.offline.datasets import load_dataset
 from banditlearn_ros.learning.offline.evaluation import core_algorithm
@@ -30,7 +30,7 @@ import pytest
 
 @pytest.fixture(autouse=True)
 def _compiled():
-    compiled = ucwl_kernels.compiled()
+    compiled = compilation.compiled()
     if compiled is None or not compiled.fused or ucwl_grid_stream.round_kernels() is None:
         pytest.skip('no compiled rounds loop (numba missing or BANDITLEARN_COMPILED=0): '
                     'the grid is never pruned without it')

@@ -15,7 +15,7 @@
 """The settings-innermost rounds loop counts what the numpy UCWLGrid counts, bit for bit."""
 
 from banditlearn_ros.learning import TeacherModel
-from banditlearn_ros.learning.algorithms import ucwl_kernels
+from banditlearn_ros.learning.engine import compilation
 from banditlearn_ros.learning.offline import ucwl_grid_rounds, ucwl_grid_run, ucwl_grid_stream
 from banditlearn_ros.learning.offline.datasets import load_dataset
 from banditlearn_ros.learning.offline.evaluation_streams import centred_streams, make_stream
@@ -31,7 +31,7 @@ SETTINGS = [(0.95, 1.0, 2.8), (0.55, 2.0 ** -5, 0.2), (0.95, 32.0, 3.0), (0.75, 
 
 
 def _kernels():
-    compiled = ucwl_kernels.compiled()
+    compiled = compilation.compiled()
     if compiled is None or not compiled.fused:
         pytest.skip('numba is not installed (or BANDITLEARN_COMPILED=0, or its dot products '
                     'are not the fused ones): no compiled rounds')

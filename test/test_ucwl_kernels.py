@@ -12,10 +12,10 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""The compiled UCWL steps take the decisions of the numpy code, over long random streams."""
+"""The compiled UCWL steps take the decisions of the plain algorithm, over long random streams."""
 
 from banditlearn_ros.learning import LearnerInputError, UCWL
-from banditlearn_ros.learning.algorithms import reductions, ucwl_kernels
+from banditlearn_ros.learning.engine import compilation, FastUCWL, plug, ucwl_kernels
 import numpy as np
 import pytest
 
@@ -48,11 +48,11 @@ def _stream(d, K, n, seed):
 
 
 def _pair(kernels, K, d, eta, C, k, variant, diagonal, no_weight='equal'):
-    """Return a learner on the numpy code and one on ``kernels``, otherwise the same."""
+    """Return the plain algorithm and a ``FastUCWL`` on ``kernels``, otherwise the same."""
     args = {'eta': eta, 'C': C, 'k': k, 'variant': variant, 'diagonal': diagonal, 'seed': 11,
             'no_weight': no_weight}
-    ref, fast = UCWL(K, d, **args), UCWL(K, d, **args)
-    ref._kernels, fast._kernels = None, kernels
+    ref, fast = UCWL(K, d, **args), FastUCWL(K, d, **args)
+    assert type(ref) is UCWL and fast.use_kernels(kernels)
     return ref, fast
 
 
@@ -78,42 +78,36 @@ def _lockstep(kernels, d, K, n, variant, diagonal, seed=0, no_weight='equal', ad
         assert fast._rng.bit_generator.state == ref._rng.bit_generator.state
 
 
-def _source_kernels(monkeypatch, fused):
+def _source_kernels(fused):
     """Return the uncompiled functions (what numba compiles), pairwise sums in Python."""
     if not fused:
         return ucwl_kernels.split_kernels()
-    monkeypatch.setattr(reductions, '_block', reductions.block_dot)
-    monkeypatch.setattr(reductions, '_halves', reductions.halves_dot)
-    monkeypatch.setattr(ucwl_kernels, '_dot', reductions.pairwise_dot)
-    monkeypatch.setattr(ucwl_kernels, '_two_dots', reductions.two_block_dots)
-    monkeypatch.setattr(ucwl_kernels, '_select_tail', ucwl_kernels.select_diag)
-    monkeypatch.setattr(ucwl_kernels, '_learn_tail', ucwl_kernels.learn_diag)
     return ucwl_kernels.Kernels(ucwl_kernels.select_fused, ucwl_kernels.learn_fused, True)
 
 
 def _compiled_kernels(fused):
     pytest.importorskip('numba', reason='numba (the [fast] extra) is not installed')
-    kernels = ucwl_kernels.compiled()
-    if kernels is None:
-        pytest.skip(f'{ucwl_kernels.ENV_SWITCH}=0 in the environment')
+    steps = compilation.compiled_steps()
+    if steps is None:
+        pytest.skip(f'{compilation.ENV_SWITCH}=0 in the environment')
     if not fused:
-        return ucwl_kernels.split_kernels(ucwl_kernels._select_tail, ucwl_kernels._learn_tail)
-    assert kernels.fused, 'the compiled sums failed the start-up check'
-    return kernels
+        return ucwl_kernels.split_kernels(steps.select_diag, steps.learn_diag)
+    assert steps.kernels.fused, 'the compiled sums failed the start-up check'
+    return steps.kernels
 
 
 @pytest.mark.parametrize('fused', [False, True])
 @pytest.mark.parametrize('variant,diagonal', [
     ('scw1', 'precision'), ('scw1', 'variance'), ('scw2', 'precision'), ('scw2', 'variance')])
-def test_kernel_source_equals_numpy_code(monkeypatch, variant, diagonal, fused):
-    kernels = _source_kernels(monkeypatch, fused)
+def test_kernel_source_equals_numpy_code(variant, diagonal, fused):
+    kernels = _source_kernels(fused)
     _lockstep(kernels, d=6, K=5, n=600, variant=variant, diagonal=diagonal)
 
 
 @pytest.mark.parametrize('fused', [False, True])
-def test_kernel_source_equals_numpy_code_with_the_ramped_no_cap(monkeypatch, fused):
+def test_kernel_source_equals_numpy_code_with_the_ramped_no_cap(fused):
     # Each "no" capped from its label's answers (set before every step), a label added.
-    kernels = _source_kernels(monkeypatch, fused)
+    kernels = _source_kernels(fused)
     _lockstep(kernels, d=6, K=5, n=600, variant='scw1', diagonal='precision',
               no_weight='ramp', add_at=200)
 
@@ -184,11 +178,11 @@ def test_the_start_up_check_accepts_the_compiled_steps_and_catches_a_wrong_sum()
 
 @pytest.mark.parametrize('fused', [False, True])
 @pytest.mark.parametrize('kernels', ['source', 'compiled'])
-def test_kernels_refuse_non_finite_features_and_change_nothing(monkeypatch, kernels, fused):
+def test_kernels_refuse_non_finite_features_and_change_nothing(kernels, fused):
     kernels = (_compiled_kernels(fused) if kernels == 'compiled'
-               else _source_kernels(monkeypatch, fused))
-    learner = UCWL(3, 4, seed=0)
-    learner._kernels = kernels
+               else _source_kernels(fused))
+    learner = FastUCWL(3, 4, seed=0)
+    learner.use_kernels(kernels)
     learner.learn([1.0, 0.5, 0.0, 2.0], 1, False)
     before = learner.state_dict()
     for bad in ([1.0, np.nan, 0.0, 0.0], [np.inf, 0.0, 0.0, 0.0]):
@@ -204,10 +198,10 @@ def test_kernels_refuse_non_finite_features_and_change_nothing(monkeypatch, kern
 
 @pytest.mark.parametrize('fused', [False, True])
 @pytest.mark.parametrize('kernels', ['source', 'compiled'])
-def test_kernels_take_finite_features_whose_squares_overflow(monkeypatch, kernels, fused):
+def test_kernels_take_finite_features_whose_squares_overflow(kernels, fused):
     """A variance that overflows does not make a finite x refused: x itself is checked."""
     kernels = (_compiled_kernels(fused) if kernels == 'compiled'
-               else _source_kernels(monkeypatch, fused))
+               else _source_kernels(fused))
     ref, fast = _pair(kernels, 3, 4, 0.95, 1.0, 2.8, 'scw1', 'precision')
     for learner in (ref, fast):
         learner.learn(np.array([1.0, 0.5, 0.0, 2.0]), 1, False)
@@ -224,22 +218,71 @@ def test_kernels_take_finite_features_whose_squares_overflow(monkeypatch, kernel
 
 
 def test_switch_off_keeps_the_numpy_code(monkeypatch):
-    monkeypatch.setenv(ucwl_kernels.ENV_SWITCH, '0')
-    assert UCWL(3, 4)._kernels is None
-    assert UCWL(3, 4, covariance='full')._kernels is None
+    monkeypatch.setenv(compilation.ENV_SWITCH, '0')
+    assert not FastUCWL(3, 4).compiled
+
+
+def test_plug_moves_a_plain_diagonal_learner_to_the_engine_and_keeps_its_state():
+    X, y, flips = _stream(12, 3, 200, seed=4)
+    plain, ref = UCWL(3, 12, seed=2), UCWL(3, 12, seed=2)
+    for t in range(100):  # learned as plain, then handed over
+        for learner in (plain, ref):
+            p = learner.select(X[t])
+            learner.learn(X[t], p.index, bool((p.index == y[t]) != flips[t]))
+    fast = plug(plain)
+    assert fast is plain and type(fast) is FastUCWL and fast.answers == ref.answers
+    for t in range(100, 200):
+        p, q = ref.select(X[t]), fast.select(X[t])
+        assert (p.index, p.greedy) == (q.index, q.greedy), t
+        said = bool((p.index == y[t]) != flips[t])
+        assert ref.learn(X[t], p.index, said) == fast.learn(X[t], q.index, said), t
+    np.testing.assert_array_equal(fast._mu, ref._mu)
+    assert fast.state_dict()['algorithm'] == 'ucwl' and fast.n_updates == ref.n_updates
+    full = UCWL(3, 4, covariance='full')
+    assert plug(full) is full and plug(fast) is fast and plug(None) is None
+
+
+def test_the_compiled_steps_rewrite_no_module_of_the_algorithm():
+    # bind() hands each compiled function its compiled callees: the plain functions and
+    # their modules stay plain Python (a patched global would make them call numba).
+    pytest.importorskip('numba', reason='numba (the [fast] extra) is not installed')
+    if compilation.compiled_steps() is None:
+        pytest.skip(f'{compilation.ENV_SWITCH}=0 in the environment')
+    from banditlearn_ros.learning.algorithms import reductions
+    assert reductions.pairwise_dot.__globals__['block_dot'] is reductions.block_dot
+    assert ucwl_kernels.select_fused.__globals__['select_diag'] is ucwl_kernels.select_diag
+    assert type(reductions.block_dot).__name__ == 'function'
 
 
 def test_a_numba_failure_falls_back_to_numpy(monkeypatch):
     pytest.importorskip('numba', reason='numba (the [fast] extra) is not installed')
-    monkeypatch.delenv(ucwl_kernels.ENV_SWITCH, raising=False)
-    monkeypatch.setattr(ucwl_kernels, '_TRIED', False)
-    monkeypatch.setattr(ucwl_kernels, '_COMPILED', None)
+    monkeypatch.delenv(compilation.ENV_SWITCH, raising=False)
+    monkeypatch.setattr(compilation, '_ONCE', compilation._Once())
 
     def broken(kernels):
         raise RuntimeError('no LLVM today')
-    monkeypatch.setattr(ucwl_kernels, '_warm_up', broken)
+    monkeypatch.setattr(ucwl_kernels, 'warm_up', broken)
     with pytest.warns(UserWarning, match='no LLVM today'):
-        assert ucwl_kernels.compiled() is None
-    learner = UCWL(3, 4)
-    assert learner._kernels is None
+        assert compilation.compiled() is None
+    learner = FastUCWL(3, 4)
+    assert not learner.compiled
     assert learner.select([1.0, 0.0, 0.5, 0.2]).index in (0, 1, 2)
+
+
+def test_bind_gives_a_copy_its_callees_and_leaves_the_function_alone():
+    # How the engine hands compiled callees to a compiled caller: on a copy, never by
+    # rewriting the caller's module (the check runs without numba).
+    from banditlearn_ros.learning.algorithms import reductions
+    from banditlearn_ros.learning.engine.jit import bind
+    calls = []
+
+    def counted_block(a, b, lo, n):
+        calls.append(n)
+        return 1.0
+    copy = bind(reductions.pairwise_dot, block_dot=counted_block)
+    x = np.ones(5)
+    assert copy(x, x) == 1.0 and calls == [5]
+    assert reductions.pairwise_dot(x, x) == 5.0 and calls == [5]
+    assert copy.__qualname__ == reductions.pairwise_dot.__qualname__
+    with pytest.raises(ValueError, match='calls no'):
+        bind(reductions.pairwise_dot, no_such_callee=counted_block)

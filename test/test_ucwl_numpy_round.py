@@ -12,7 +12,7 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""UCWL's numpy round in few calls takes the decisions of its plain numpy code, bit for bit."""
+"""FastUCWL's numpy round in few calls takes the decisions of the plain UCWL, bit for bit."""
 
 import math
 import warnings
@@ -21,29 +21,16 @@ from banditlearn_ros.learning import LearnerInputError, UCWL
 from banditlearn_ros.learning.algorithms.confidence_weighted import (
     confidence_constants, cw_gamma, gaussian_update, precision_update, scw1_alpha,
     scw1_precision_coefficients, SIGMA_FLOOR)
-from banditlearn_ros.learning.algorithms.round_buffers import RoundBuffers
+from banditlearn_ros.learning.engine import FastUCWL
+from banditlearn_ros.learning.engine.round_buffers import RoundBuffers
 import numpy as np
 import pytest
 
 
-class PlainNumpy(UCWL):
-    """UCWL on its plain numpy steps: every sum afresh, numpy's argmax (the reference)."""
-
-    def select(self, x):
-        return self._select_numpy(self.check_x(x))
-
-    def learn(self, x, label, correct, prediction=None):
-        i = self.label_index(label)
-        if self.no_weight == 'ramp':  # the default: the cap of a "no" from i's answers
-            self._ramp(i)
-        changed = self._learn_numpy(self.check_x(x), i, correct)
-        self.answers[i] += 1
-        return changed
-
-
 def _pair(K, d, **args):
-    ref, fast = PlainNumpy(K, d, seed=5, **args), UCWL(K, d, seed=5, **args)
-    ref._kernels = fast._kernels = None  # the numpy code, whether or not numba is there
+    """Return the plain algorithm (the reference) and ``FastUCWL`` on its numpy round."""
+    ref, fast = UCWL(K, d, seed=5, **args), FastUCWL(K, d, seed=5, **args)
+    fast.use_kernels(None)  # the numpy round, whether or not numba is there
     return ref, fast
 
 

@@ -246,6 +246,8 @@ def run_session(running, options, out_dir: str, out) -> int:
                                  for k, v in never.items()}
     if face is not None:  # answers given with the head, and how the feedback node heard them
         extra['head_answers'] = dict(face.stats(), listener=listener)
+        if face.actor.false_detail:  # when and after which gesture: rare, and hard to see
+            extra['head_answers']['false_detail'] = face.actor.false_detail
     summary = session_summary(session.log, model, curve, labels=labels, updates=final_updates,
                               system=name, interrupted=interrupted, **extra)
     with open(os.path.join(out_dir, 'summary.json'), 'w', encoding='utf-8') as handle:

@@ -24,8 +24,10 @@ belongs to its question: each question tells the detector (``HeadGestureDetector
 that motion begun before it, such as the rest of the shake that answered the last one,
 must not answer it, and lifts the last answer's refractory block. Buttons answer too:
 sensor_msgs/Joy (two button indices), y/n typed in the terminal (``keyboard``), and any
-std_msgs/Bool topics listed in ``bool_topics``. The vision work is in
-``banditlearn_ros.vision``; this node only carries messages.
+std_msgs/Bool topics listed in ``bool_topics``. With hri_msgs installed, every face's nods
+and shakes also go out as ROS4HRI action units and engagement gates the answers
+(``hri_bridge``). The vision work is in ``banditlearn_ros.vision``; this node only carries
+messages.
 """
 
 import math
@@ -34,12 +36,13 @@ import time
 from typing import Any, Dict
 
 from banditlearn_ros import answers
-from banditlearn_ros.nodes import common, qos
+from banditlearn_ros.nodes import common, hri_bridge, qos
 from banditlearn_ros.nodes.bridge import check_transport, frame_of, FrameWatch
 from banditlearn_ros.nodes.managed import ManagedNode
 from banditlearn_ros.vision.frame_source import BackgroundLoad, IMPORT_DELAY, LOAD_WAIT
 from banditlearn_ros.vision.head_answers import HeadAnswers, Released
 from banditlearn_ros.vision.head_gesture import HeadGestureDetector
+from banditlearn_ros.vision.hri_faces import GATE_MODES
 from banditlearn_ros.vision.mediapipe_hands import import_mediapipe
 from sensor_msgs.msg import Joy
 from std_msgs.msg import Bool, Float32, String
@@ -61,13 +64,17 @@ class FeedbackNode(ManagedNode):
         if v['joy_right_button'] == v['joy_wrong_button']:
             raise ValueError('joy_right_button and joy_wrong_button must differ')
         check_transport(v['image_transport'])
+        if v['engagement_gate'] not in GATE_MODES:
+            raise ValueError(f"engagement_gate must be one of {' | '.join(GATE_MODES)}")
         self._watch = FrameWatch(self.get_logger())
         self.counters = common.Counters((
             'frames', 'frames_skipped', 'frames_no_face', 'unsupported_encoding', 'bad_image',
             'frame_too_large', 'pose_errors', 'nods', 'shakes', 'gestures_ignored', 'joy_answers',
             'keyboard_answers', 'bool_answers', 'predictions', 'windows_timed_out',
-            'parameter_rejections'))
+            'parameter_rejections', 'action_units_published', 'answers_not_engaged',
+            'gestures_of_unnamed_faces', 'gestures_of_other_faces'))
         self.head = self._last_decision = self._keyboard_thread = self._import = None
+        self.hri, self._frame_header, self._hri_line = None, None, 'ROS4HRI bridge off: no camera'
         self._taken, self._timer, self._keyboard = [], None, None
         self._rate = common.RateMeter()
         self._last_warn: Dict[str, float] = {}
@@ -92,7 +99,7 @@ class FeedbackNode(ManagedNode):
         self.head = HeadAnswers(self.detector, {
             'max_faces': v['max_faces'], 'focal': v['focal_length'] or None,
             'baseline_warmup': v['baseline_frames']}, v['idle_every'])
-        self.window = answers.ListeningWindow(v['listen_on_prediction'], self.head.question)
+        self.window = answers.ListeningWindow(v['listen_on_prediction'], self._question)
         if self.use_camera:  # about a second of CPU, in a thread; /diagnostics says when
             self._import = BackgroundLoad(import_mediapipe, 'mediapipe_import', IMPORT_DELAY)
 
@@ -104,6 +111,7 @@ class FeedbackNode(ManagedNode):
             self.head.start_loading(after=self._import.wait)  # not before the import
             subscribe(self._watch.subscribe(self, self.get_parameter('image_transport').value,
                                             self._on_image, qos.IMAGES))
+            self.hri, self._hri_line = hri_bridge.start(self)
         subscribe(qos.subscribe_events(self, String, 'gesture_prediction', self._on_prediction))
         subscribe(qos.subscribe_events(self, Joy, 'joy', self._on_joy))
         for topic in self.bool_topics:
@@ -125,7 +133,8 @@ class FeedbackNode(ManagedNode):
                                           'keyboard answers are off')
         self.get_logger().info(
             f'feedback ready (camera {"on" if self.use_camera else "off"}, keyboard '
-            f'{"on" if self._keyboard_thread else "off"}); {common.topics_line(self)}')
+            f'{"on" if self._keyboard_thread else "off"}, {self._hri_line}); '
+            f'{common.topics_line(self)}')
 
     def deactivate(self) -> None:
         """Drop the subscriptions, the timer and the keyboard; release Face Mesh."""
@@ -136,6 +145,7 @@ class FeedbackNode(ManagedNode):
         self.release('_keyboard', methodcaller('stop'), forget=False)
         self._keyboard_thread = None
         self.release('head', methodcaller('close'), forget=False)
+        self.release('hri', methodcaller('close'))
 
     def cleanup(self) -> None:
         """Forget the detector (configure makes it again of the parameters)."""
@@ -172,9 +182,14 @@ class FeedbackNode(ManagedNode):
         # A new question: motion begun before it answers nothing, and the last answer's
         # refractory block must not make its window start deaf.
         if not self.window.on_prediction:
-            self.head.question()
+            self._question()
         elif self.window.question(None if self.use_camera else self._now(), self.listen_window):
             self._publish_listening()  # with a camera, from the next frame's stamp on
+
+    def _question(self) -> None:
+        self.head.question()
+        if self.hri is not None:
+            self.hri.question()
 
     def _set_listening(self, listening: bool) -> None:
         if self.window.switch(listening):
@@ -231,6 +246,10 @@ class FeedbackNode(ManagedNode):
             self.counters.add('pose_errors')
             self._warn('pose', f'head pose failed: {exc}')
             return
+        if self.hri is not None:  # the other faces' nods and shakes; their ids
+            self._frame_header = msg.header
+            for decision in self.hri.frame(msg.header, stamp, frame.shape[1::-1], pose):
+                self._answer(decision)
         if not pose.found or pose.relative is None:
             if not pose.found:
                 self.counters.add('frames_no_face')
@@ -242,8 +261,12 @@ class FeedbackNode(ManagedNode):
         """Give the detector one relative pose; publish a decision when listening."""
         self._check_window(stamp)
         decision = self.head.update(stamp, yaw, pitch)
-        if decision is None:
+        if decision is None or self.hri is not None and not self.hri.followed(
+                decision, self._frame_header):
             return None
+        return self._answer(decision)
+
+    def _answer(self, decision):
         if not self.window.listening:
             self.counters.add('gestures_ignored')
             return None
@@ -287,6 +310,7 @@ class FeedbackNode(ManagedNode):
         values['faces_in_view'] = self.head.faces
         values['seconds_without_face'] = self.head.without_face
         values['face_mesh'] = self.head.state
+        values.update(self.hri.values() if self.hri else {'ros4hri': self._hri_line})
         values['mediapipe_loaded'] = values['face_mesh'] == 'loaded'
         if self._import is not None:  # imported at configure: waking builds only the graph
             values['mediapipe_imported'] = self._import.done and self._import.error is None

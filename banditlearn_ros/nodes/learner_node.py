@@ -32,6 +32,7 @@ from banditlearn_ros.learning.protocol.details import details_json
 from banditlearn_ros.learning.protocol.labels import clipped
 from banditlearn_ros.learning.protocol.live_learner import LiveLearner, Progress, SIZE_REASONS
 from banditlearn_ros.nodes import common, qos
+from banditlearn_ros.nodes.fleet_link import FleetLink
 from banditlearn_ros.nodes.learning_topics import LearningTopics
 from banditlearn_ros.nodes.namesake import NamesakeWatch
 from rclpy.parameter import Parameter
@@ -53,6 +54,7 @@ class LearnerNode(common.GuardedNode):
                                 self.get_logger())
         if self.live.labels_from_file:
             self.set_parameters([Parameter('labels', value=list(self.live.labels))])
+        self.fleet = FleetLink(self, self.live)  # its parameters declared before the checks
         self._parameter_changes = common.ParameterChanges.of(self)
         # On-set: a change to refuse is refused with the reason; post-set: applied.
         self._parameter_changes.check_with(self.live.check_change, self._after_set_parameters)

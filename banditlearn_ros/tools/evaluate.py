@@ -166,6 +166,15 @@ def build_parser() -> argparse.ArgumentParser:
                         'min_yes, score, variance_floor, recheck, first_share, shrinkage, '
                         'keep_confident, start, min_scores, recheck_score), '
                         'e.g. --unknown target=0.03')
+    p.add_argument('--fleet', type=int, default=0, metavar='R',
+                   help='fleet mode: deal each permutation over R simulated robots (round t to '
+                        'robot t mod R) and report the single learner on the whole stream, '
+                        'each robot alone, and the robots merging their evidence '
+                        '(learning/protocol/fleet_evidence.py; UCWL, one question; default 0 = '
+                        'off)')
+    p.add_argument('--fleet-every', type=int, default=5, metavar='N',
+                   help='with --fleet, a robot shares its evidence after every N of its '
+                        'interactions and the others merge it (default 5)')
     return p
 
 
@@ -186,7 +195,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print('banditlearn_evaluate: interrupted', file=sys.stderr)
         return exit_status(exc)
     out = os.path.normpath(args.out)  # 'results/' is said 'results/summary.json'
-    if 'text' in summary:  # --open-set
+    if 'text' in summary:  # --open-set, --fleet
         print(summary['text'])
         print(f'wrote {os.path.join(out, "summary.json")} and {os.path.join(out, "results.md")}')
         return 0

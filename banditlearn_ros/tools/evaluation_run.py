@@ -45,7 +45,7 @@ from banditlearn_ros.tools.evaluation_figures import figures, question_figures
 from banditlearn_ros.tools.evaluation_options import (
     check_dataset_name, check_fixed_params, Data, drop_unavailable, expand_algorithms,
     load_data, make_algorithm, noise_settings, parse_params, parse_value, UsageError)
-from banditlearn_ros.tools.evaluation_report import markdown, tuned_params_files
+from banditlearn_ros.tools.evaluation_report import markdown, noise_label, tuned_params_files
 import numpy as np
 
 
@@ -91,6 +91,36 @@ def run_open_set(args) -> Dict[str, Any]:
     os.makedirs(args.out, exist_ok=True)
     summary = {'meta': {**meta(args, time.perf_counter() - start), 'open_set': settings},
                'records': records, 'text': '\n'.join(text)}
+    atomic_write_bytes(os.path.join(args.out, 'summary.json'),
+                       json.dumps(summary, indent=1).encode())
+    atomic_write_bytes(os.path.join(args.out, 'results.md'), summary['text'].encode())
+    return summary
+
+
+def run_fleet(args) -> Dict[str, Any]:
+    """Run ``--fleet R``: single learner, robots alone, robots merging, per data set x noise."""
+    from banditlearn_ros.learning.offline.fleet_eval import fleet_figures, report
+    if args.fleet < 2 or args.fleet_every < 1:
+        raise UsageError('--fleet needs at least 2 robots and --fleet-every at least 1')
+    params = parse_params(args.params).get('ucwl', {})
+    teachers = noise_settings(args)
+    start, records, text = time.perf_counter(), [], ['# banditlearn_evaluate --fleet', '']
+    for dataset in args.datasets:
+        check_dataset_name(dataset)
+        X, y, labels = load_dataset(dataset)
+        for teacher in teachers:
+            try:
+                figures = fleet_figures(X, y, len(labels), args.fleet, args.fleet_every,
+                                        teacher, args.permutations, args.seed, args.centring,
+                                        params)
+            except TypeError as exc:  # an unknown UCWL parameter name
+                raise UsageError(f'--params ucwl: {exc}') from None
+            records.append({'dataset': dataset, 'noise': noise_label(teacher), **figures})
+            text += [f'## {dataset}, {noise_label(teacher)}, centring {args.centring}', '',
+                     report(figures), '']
+    os.makedirs(args.out, exist_ok=True)
+    summary = {'meta': meta(args, time.perf_counter() - start), 'records': records,
+               'text': '\n'.join(text)}
     atomic_write_bytes(os.path.join(args.out, 'summary.json'),
                        json.dumps(summary, indent=1).encode())
     atomic_write_bytes(os.path.join(args.out, 'results.md'), summary['text'].encode())
@@ -248,6 +278,8 @@ def run(args) -> Dict[str, Any]:
         raise UsageError(f'--permutations must be >= 1, got {args.permutations}')
     if args.open_set:
         return run_open_set(args)
+    if args.fleet:
+        return run_fleet(args)
     check_run_args(args)
     if args.jobs > 1:
         start_server()  # its imports run beside this process's loading of the data and steps

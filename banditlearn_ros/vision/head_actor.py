@@ -87,6 +87,7 @@ class HeadActor:
         self.gestures: List[_Gesture] = []
         self.false_answers = 0
         self.dropped = 0
+        self.false_detail: List[Dict[str, object]] = []  # the first few, to see why
 
     def answer(self, right: bool, now: float) -> None:
         """
@@ -139,13 +140,20 @@ class HeadActor:
         It belongs to the latest gesture begun before ``now``, if that one has no answer
         yet and ended at most ``late`` seconds ago; otherwise it is a false answer.
         """
+        latest = None
         for g in reversed(self.gestures):
             if g.start <= now:
                 if g.heard is None and now <= g.end + self.late:
                     g.heard = bool(right)
                     return
+                latest = g
                 break
         self.false_answers += 1
+        if len(self.false_detail) < 5:
+            self.false_detail.append({'at': round(now, 3), 'heard_yes': bool(right), 'latest': (
+                None if latest is None else
+                {'start': round(latest.start, 3), 'end': round(latest.end, 3),
+                 'yes': latest.answer, 'heard_yes': latest.heard})})
 
     def stats(self, now: float = math.inf) -> Dict[str, int]:
         """

@@ -25,6 +25,7 @@ or ``max_duration`` has passed. None of the last three splits a swing over soone
 person can react to the question (``min_reaction``): that is still the gesture going on.
 """
 
+import bisect
 import math
 from typing import Optional
 
@@ -180,8 +181,12 @@ class Floors:
     def _slowed(self, chain: Chain, swing: Swing, pace: Optional[float] = None) -> bool:
         """Return whether a followed swing took much longer than the one before: a pause."""
         pace = chain.pace if pace is None else pace
-        return (chain.grows and self.follow_slowdown > 0 and math.isfinite(pace) and pace > 0
-                and swing.tb - swing.t0 > self.follow_slowdown * pace)
+        if not (chain.grows and self.follow_slowdown > 0 and math.isfinite(pace) and pace > 0):
+            return False
+        # The swing is timed off frames: it may read one frame interval longer than it was.
+        start = bisect.bisect_left(self._ts, chain.core0 - pace)
+        steps = [b - a for a, b in zip(self._ts[start:], self._ts[start + 1:]) if b <= swing.tb]
+        return swing.tb - swing.t0 > self.follow_slowdown * pace + max(steps, default=0.0)
 
     def _grew(self, chain: Chain, swing: Swing) -> bool:
         """

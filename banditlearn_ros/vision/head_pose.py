@@ -184,6 +184,8 @@ class HeadPose:
     baseline_ready: bool = False
     box: Optional[Tuple[float, float, float, float]] = None
     landmarks: Optional[np.ndarray] = field(default=None, repr=False)
+    faces_landmarks: List[np.ndarray] = field(default_factory=list, repr=False)
+    """Every face's landmarks in the frame (N x 2 pixels), the followed one's included."""
 
     @property
     def relative(self) -> Optional[Tuple[float, float, float]]:
@@ -283,7 +285,7 @@ class FaceMeshHeadPose:
             if not self.tracker.tracking:
                 self.solver.reset()
                 self.baseline.reset()
-            return HeadPose(False, faces=len(faces))
+            return HeadPose(False, faces=len(faces), faces_landmarks=faces)
         if chosen.new_person:
             self.solver.reset()
             self.baseline.reset()
@@ -291,11 +293,12 @@ class FaceMeshHeadPose:
         angles = self.solver.solve(pts[list(LANDMARKS)], image_size)
         if angles is None:
             return HeadPose(False, faces=len(faces), track_id=chosen.track_id,
-                            new_person=chosen.new_person, box=chosen.box)
+                            new_person=chosen.new_person, box=chosen.box,
+                            faces_landmarks=faces)
         rel = self.baseline.update(stamp, angles)
         pose = HeadPose(True, faces=len(faces), absolute=angles, track_id=chosen.track_id,
                         new_person=chosen.new_person, baseline_ready=rel is not None,
-                        box=chosen.box, landmarks=pts)
+                        box=chosen.box, landmarks=pts, faces_landmarks=faces)
         if rel is not None:
             pose.yaw, pose.pitch, pose.roll = rel
         return pose

@@ -20,87 +20,20 @@ appends a row and keeps everything learned so far.  Hyperparameters are construc
 arguments stored under their own names; ``set_params`` changes them with the same checks.
 """
 
-from dataclasses import dataclass
 import math
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
 from .centring import Centring
+from .checks import (check_choice, check_positive, check_range,  # noqa: F401 (re-exported)
+                     HyperparameterError, LearnerInputError)
+from .prediction import Prediction
 
 OPEN_SET_PREFIX = 'open_set_'
 """Model-file arrays of the open set's calibration (``open_set.Calibration.state``)."""
 
 Label = Union[int, str]
-
-
-class LearnerInputError(ValueError):
-    """An input the learner refuses: wrong size, not finite, unknown label."""
-
-
-class HyperparameterError(ValueError):
-    """A hyperparameter outside the range its paper allows."""
-
-
-@dataclass(slots=True)
-class Prediction:
-    """
-    What ``select`` decided for one observation.
-
-    Attributes
-    ----------
-    index : int
-        Index of the output label (the one the robot says).
-    label : str
-        Name of the output label.
-    scores : numpy.ndarray
-        Per-label margins (``mu_i . x`` or ``w_i . x``).
-    bounds : numpy.ndarray
-        Per-label values the choice maximised (upper confidence bounds, or the scores
-        themselves for algorithms that explore at random).
-    explored : bool
-        True when the output label is not a best-scoring label.
-    greedy : int
-        The best-scoring label the exploit-only rule would have said.
-    probability : float
-        Probability with which the output label was drawn (1 for deterministic rules).
-
-    """
-
-    index: int
-    label: str
-    scores: np.ndarray
-    bounds: np.ndarray
-    explored: bool
-    greedy: int
-    probability: float = 1.0
-
-
-def check_range(name: str, value: float, low: Optional[float] = None,
-                high: Optional[float] = None, low_open: bool = False,
-                high_open: bool = False) -> float:
-    """Return ``value`` as float if it lies in the interval, else raise HyperparameterError."""
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise HyperparameterError(f'{name} must be a number, got {value!r}') from None
-    if not math.isfinite(v):
-        raise HyperparameterError(f'{name} must be finite, got {value!r}')
-    bad = ((low is not None and (v <= low if low_open else v < low))
-           or (high is not None and (v >= high if high_open else v > high)))
-    if bad:
-        lo = '-inf' if low is None else repr(low)
-        hi = 'inf' if high is None else repr(high)
-        interval = ('(' if low_open else '[') + f'{lo}, {hi}' + (')' if high_open else ']')
-        raise HyperparameterError(f'{name}={v!r} is outside {interval}')
-    return v
-
-
-def check_choice(name: str, value: str, choices: Sequence[str]) -> str:
-    """Return ``value`` if it is one of ``choices``, else raise HyperparameterError."""
-    if value not in choices:
-        raise HyperparameterError(f'{name}={value!r} is not one of {list(choices)}')
-    return value
 
 
 class OnlineClassifier:
@@ -141,7 +74,7 @@ class OnlineClassifier:
         self.n_updates = 0
         self.centring = Centring('none')
         """The mean taken out of each vector before the learner sees it (``centring``);
-        carried here so that it is saved, loaded and reset with the model.  ``Interaction``
+        carried here so that it is saved, loaded and reset with the model.  ``centred``
         applies it; ``select`` and ``learn`` take vectors already centred."""
         self.calibration: Optional[Any] = None
         """What rejection of never-taught gestures learned (``open_set.Calibration``), or
@@ -158,6 +91,22 @@ class OnlineClassifier:
     def hyperparameter_names(cls) -> Tuple[str, ...]:
         """Return the names of the constructor's hyperparameters (``get_params``'s keys)."""
         return tuple(cls._hyperparameters)
+
+    @classmethod
+    def array_names(cls) -> Tuple[str, ...]:
+        """Return the names of the learned arrays (a model file's, one row per label)."""
+        return tuple(cls._array_names)
+
+    def take_learned(self, other: 'OnlineClassifier', extra: Dict[str, Any]) -> None:
+        """
+        Take ``other``'s learned arrays (same class and shapes, checked) and ``extra`` state.
+
+        In place, so what holds this learner keeps it; new arrays, not writes into the old
+        ones, so sums cached from the old rows are not used again.
+        """
+        for name in self._array_names:
+            setattr(self, '_' + name, getattr(other, '_' + name))
+        self._load_extra_state(extra)
 
     def get_params(self) -> Dict[str, Any]:
         """Return the hyperparameters as a dict of constructor arguments."""
@@ -243,6 +192,17 @@ class OnlineClassifier:
             raise LearnerInputError('features contain NaN or infinity')
         return arr
 
+    def centred(self, x: np.ndarray, take: bool = True) -> np.ndarray:
+        """
+        Return ``x`` as this learner sees it: the features' mean taken out (``centring``).
+
+        The one place a vector is centred (the live learner, replay and the offline runs
+        alike).  ``x`` must be a finite float64 vector of the learner's size; with
+        ``take`` it first moves the running mean, else it is only looked at.  With
+        centring ``none`` (the papers' algorithms) ``x`` itself is returned.
+        """
+        return self.centring.apply(x) if take else self.centring.centre(x)
+
     def _argmax(self, values: np.ndarray) -> int:
         """Argmax with ties broken at random from the learner's seed."""
         first = int(values.argmax())
@@ -319,7 +279,7 @@ class OnlineClassifier:
             if not np.all(np.isfinite(arr)):
                 raise ValueError(f'array {name!r} contains NaN or infinity')
             if name in cls._positive_arrays:
-                _check_positive(name, arr, obj.labels)
+                check_positive(name, arr, obj.labels)
             setattr(obj, '_' + name, np.array(arr, dtype=expected.dtype))
         if state.get('rng_state'):
             obj._rng.bit_generator.state = state['rng_state']
@@ -469,21 +429,6 @@ class FullFeedbackLearner(OnlineClassifier):
     def learn_true(self, x: Any, y: Label) -> bool:
         """Update from the true label; returns True when the model changed."""
         raise NotImplementedError
-
-
-def _check_positive(name: str, arr: np.ndarray, labels: List[str]) -> None:
-    """Refuse variances or precisions a learner cannot update from (<= 0, or not PD)."""
-    for row, label in zip(arr, labels):
-        diagonal = row if row.ndim == 1 else np.diagonal(row)
-        if np.any(diagonal <= 0):
-            raise ValueError(f'array {name!r} of label {label!r} has a variance <= 0 '
-                             f'(smallest {diagonal.min():.3g}); the learner could never update')
-        if row.ndim == 2:
-            try:
-                np.linalg.cholesky(row)
-            except np.linalg.LinAlgError:
-                raise ValueError(f'array {name!r} of label {label!r} is not positive '
-                                 'definite') from None
 
 
 def _jsonable(obj: Any) -> Any:

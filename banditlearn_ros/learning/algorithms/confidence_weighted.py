@@ -153,9 +153,9 @@ def step_size(z, m, v, params, at=0) -> Tuple[float, float]:
     Return ``(alpha, gamma or beta)`` of lines 13-17 for ``m = z mu . x`` and ``v``.
 
     ``scw1_alpha`` or ``scw2_alpha`` and ``cw_gamma`` or ``cw_beta`` above, written out
-    operation for operation in one function that numba compiles (``ucwl_kernels``).
+    operation for operation in one function that numba compiles (``engine.ucwl_kernels``).
     ``(0.0, 0.0)`` when there is no step: eq. (4) holds, ``v <= 0`` or ``alpha <= 0``.
-    ``params[at:at + 9]`` is ``ucwl_kernels.learn_params`` (a grid passes its settings' one
+    ``params[at:at + 9]`` is ``engine.ucwl_kernels.learn_params`` (a grid passes its settings' one
     after the other: a compiled row view costs two atomic reference counts); the second
     value is ``cw_gamma``'s when the diagonal of the precision update is kept
     (``params[at + 6]`` = 1), else ``cw_beta``'s.
@@ -288,7 +288,7 @@ def precision_update(mu: np.ndarray, sigma: np.ndarray, x: np.ndarray, z: float,
     ``gaussian_update`` of a diagonal Sigma with the precision step, on ``work``'s arrays.
 
     The same operations in the same order, element by element (so the same values, bit for
-    bit), without temporaries: ``work`` is a ``round_buffers.RoundBuffers`` of x's length.
+    bit), without temporaries: ``work`` is an ``engine.round_buffers.RoundBuffers`` of x's length.
     The step's finiteness is read from ``step . step`` (one call; any NaN or infinity makes
     it non-finite, and a finite step too large for it is checked element by element), not
     from the step's sum: the same answer.  A step of 1e100 or more goes to

@@ -76,6 +76,34 @@ class LabelGaussians:
         self.m2[index] += (delta * (x - self.mean[index]) if self.diagonal
                            else np.outer(delta, x - self.mean[index]))
 
+    def remove(self, index: int, x: np.ndarray) -> None:
+        """
+        Take back one observation ``x`` added to label ``index`` (Welford's sums downdated).
+
+        The inverse of ``add``: the mean without x is ``(n mean - x) / (n - 1)`` and the sums
+        lose ``(x - mean_without) (x - mean)^T``.  The last observation leaves zeros.
+        """
+        n = self.yes_count(index)
+        if n < 1:
+            raise ValueError(f'label {index} has no observation to take back')
+        if n == 1:
+            self.count[index], self.mean[index], self.m2[index] = 0, 0.0, 0.0
+            return
+        mean = self.mean[index]
+        before = (n * mean - x) / (n - 1)
+        self.m2[index] -= ((x - before) * (x - mean) if self.diagonal
+                           else np.outer(x - before, x - mean))
+        self.mean[index] = before
+        self.count[index] = n - 1
+
+    def row(self, index: int) -> tuple:
+        """Return copies of label ``index``'s count, mean and sums (``restore`` puts them back)."""
+        return float(self.count[index]), self.mean[index].copy(), self.m2[index].copy()
+
+    def restore(self, index: int, row: tuple) -> None:
+        """Put back what ``row`` returned: exactly, with no rounding of a remove and add."""
+        self.count[index], self.mean[index], self.m2[index] = row
+
     def _pooled(self) -> float:
         """Return the mean variance over features and labels (the floor's unit)."""
         seen = self.count > 0

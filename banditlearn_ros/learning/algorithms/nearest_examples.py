@@ -47,6 +47,18 @@ class NearestExamples:
         self.next = (self.next + 1) % self.rows.shape[0]
         self.size = min(self.size + 1, self.rows.shape[0])
 
+    def remove(self, x: np.ndarray) -> bool:
+        """Forget the newest kept row equal to ``x``; return whether there was one."""
+        rows = self.arrays()['examples']
+        same = np.flatnonzero((rows == x).all(axis=1))
+        if same.size == 0:
+            return False
+        rows = np.delete(rows, same[-1], axis=0)
+        self.rows[:] = 0.0
+        self.rows[:rows.shape[0]] = rows
+        self.size, self.next = rows.shape[0], rows.shape[0] % self.rows.shape[0]
+        return True
+
     def score(self, x: np.ndarray) -> float:
         """Return minus the Euclidean distance to the nearest kept observation (-inf: none)."""
         if self.size == 0:

@@ -78,7 +78,9 @@ taught scores, and when the label the learner would ask first has had fewer than
 ``min_yes`` "yes" answers: its Gaussian is not yet worth judging by.
 
 *Trust* (``trust``): a "yes" that may be a slip waits for support before it teaches the
-check (``trusted_answers``); ``'yes'`` takes every "yes" at once (as before).
+check (``trusted_answers``); with ``'audit'`` (the default) the "yes" answers a label took
+while young are scored again as it grows and taken back out if unlike the rest
+(``answer_audit``); ``'support'`` is the rule before, ``'yes'`` takes every "yes" at once.
 
 What is learned (the Gaussians, the confirmed examples, the windows, ``alpha_t``, the counts)
 is a ``Calibration`` (``open_set_state``); the learner carries it
@@ -94,27 +96,18 @@ from typing import Any, Deque, Dict, Optional
 
 import numpy as np
 
-from . import trusted_answers
-from .base import check_choice, HyperparameterError, Prediction
+from . import answer_audit, trusted_answers
 from .label_gaussians import LabelGaussians
 from .nearest_examples import NearestExamples
+from .open_set_settings import (  # noqa: F401 (callers take them here)
+    check_open_set, DEFAULTS, RECHECK_SCORES, SCORES, Settings)
 from .open_set_state import (  # noqa: F401 (callers take them here)
     Calibration, COUNTS, HELD_LIMIT, WINDOW)
-from .trusted_answers import TRUST
+from .prediction import Prediction
+from .trusted_answers import TRUST  # noqa: F401 (callers take it here)
 
-SCORES = ('likelihood_full', 'likelihood_full_max', 'likelihood', 'likelihood_max', 'lcb')
-"""Observation scores; the first is the default."""
-
-RECHECK_SCORES = ('nearest', 'score')
-"""What a recheck scores by: the nearest confirmed observation, or ``score``."""
-
-
-DEFAULTS: Dict[str, Any] = {'target': 0.05, 'rate': 0.03, 'window': WINDOW, 'warmup': 20,
-                            'min_yes': 5, 'score': 'likelihood_full', 'variance_floor': 0.3,
-                            'recheck': True, 'first_share': 0.2, 'shrinkage': 20.0,
-                            'keep_confident': True, 'start': 2.0, 'min_scores': 5,
-                            'recheck_score': 'nearest', 'trust': 'support'}
-"""Chosen by measurement (docs/benchmarks.md, bench_unknown.py)."""
+ATTRIBUTES = {'score': 'score_name', 'recheck': 'recheck_on'}
+"""Settings kept under another attribute name (a method of ``OpenSet`` has theirs)."""
 
 
 @dataclass(slots=True)
@@ -135,42 +128,6 @@ class Verdict:
     """Below the threshold, but held back: the learner was sure of its first guess."""
     nearest: float = math.nan
     """Minus the distance to the nearest confirmed observation (``recheck_score``)."""
-
-
-def check_open_set(target: float, rate: float, window: int, warmup: int, min_yes: int,
-                   score: str, variance_floor: float, recheck: bool = DEFAULTS['recheck'],
-                   first_share: float = DEFAULTS['first_share'],
-                   shrinkage: float = DEFAULTS['shrinkage'],
-                   keep_confident: bool = DEFAULTS['keep_confident'],
-                   start: float = DEFAULTS['start'],
-                   min_scores: int = DEFAULTS['min_scores'],
-                   recheck_score: str = DEFAULTS['recheck_score'],
-                   trust: str = DEFAULTS['trust']) -> None:
-    """Raise HyperparameterError for a setting ``OpenSet`` cannot take."""
-    if not 0.0 < float(target) < 0.5:
-        raise HyperparameterError(f'unknown_target must be in (0, 0.5), got {target!r}')
-    if not 0.0 < float(rate) <= 1.0:
-        raise HyperparameterError(f'unknown_rate must be in (0, 1], got {rate!r}')
-    for name, value, low in (('window', window, 1), ('warmup', warmup, 0),
-                             ('min_yes', min_yes, 0), ('min_scores', min_scores, 1)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
-            raise HyperparameterError(f'unknown_{name} must be an integer >= {low}, '
-                                      f'got {value!r}')
-    check_choice('unknown_score', score, SCORES)
-    check_choice('unknown_recheck_score', recheck_score, RECHECK_SCORES)
-    check_choice('unknown_trust', trust, TRUST)
-    if not float(variance_floor) > 0.0:
-        raise HyperparameterError(f'unknown_variance_floor must be > 0, got {variance_floor!r}')
-    for name, value in (('recheck', recheck), ('keep_confident', keep_confident)):
-        if not isinstance(value, (bool, np.bool_)):
-            raise HyperparameterError(f'unknown_{name} must be true or false, got {value!r}')
-    if not 0.0 < float(start) * float(target) < 1.0:
-        raise HyperparameterError(f'unknown_start x unknown_target must be in (0, 1), '
-                                  f'got {start!r} x {target!r}')
-    if not 0.0 < float(first_share) <= 1.0:
-        raise HyperparameterError(f'unknown_first_share must be in (0, 1], got {first_share!r}')
-    if not 0.0 <= float(shrinkage) < math.inf:
-        raise HyperparameterError(f'unknown_shrinkage must be >= 0, got {shrinkage!r}')
 
 
 def confident(prediction: Prediction) -> bool:
@@ -196,84 +153,25 @@ class OpenSet:
     ----------
     enabled : bool
         Reject at all; off, ``decide`` returns None and nothing is tracked.
-    target : float
-        Wanted rate of false rejection of taught gestures, in (0, 0.5).
-    rate : float
-        Step ``gamma`` of the adaptive conformal update of ``alpha_t``.
-    window : int
-        Scores of taught gestures the quantile is taken over.
-    warmup : int
-        Interactions (since enabled or reset) before rejection is armed.
-    min_yes : int
-        "Yes" answers the first-asked label needs before rejection is armed for it.
-    score : str
-        One of ``SCORES``.
-    variance_floor : float
-        Floor of the likelihood score's variances, as a fraction of the mean variance.
-    recheck : bool
-        After each "no", score the gesture again for the next label asked (``recheck``).
-    first_share : float
-        Quantile level before question 1 as a share of ``alpha_t`` (the level of a recheck).
-    shrinkage : float
-        Likelihood scores: pseudo-count of the pooled covariance in each label's.
-    keep_confident : bool
-        Hold back a rejection before question 1 where the learner is sure of its guess.
-    start : float
-        ``alpha_1`` as a multiple of ``target`` (1 = the paper's start).
-    min_scores : int
-        Taught scores the window needs before rejection is armed.
-    recheck_score : str
-        What a recheck scores by (``RECHECK_SCORES``).
-    trust : str
-        When a "yes" confirms a gesture (``TRUST``; see the module text).
+    **settings
+        ``open_set_settings.Settings`` by name (each has its default there), kept as
+        attributes of the same name (``ATTRIBUTES`` names the two that differ).
 
     """
 
-    def __init__(self, enabled: bool = False, target: float = DEFAULTS['target'],
-                 rate: float = DEFAULTS['rate'], window: int = DEFAULTS['window'],
-                 warmup: int = DEFAULTS['warmup'], min_yes: int = DEFAULTS['min_yes'],
-                 score: str = DEFAULTS['score'],
-                 variance_floor: float = DEFAULTS['variance_floor'],
-                 recheck: bool = DEFAULTS['recheck'],
-                 first_share: float = DEFAULTS['first_share'],
-                 shrinkage: float = DEFAULTS['shrinkage'],
-                 keep_confident: bool = DEFAULTS['keep_confident'],
-                 start: float = DEFAULTS['start'],
-                 min_scores: int = DEFAULTS['min_scores'],
-                 recheck_score: str = DEFAULTS['recheck_score'],
-                 trust: str = DEFAULTS['trust']):
+    def __init__(self, enabled: bool = False, **settings: Any):
+        first = Settings(**settings)  # a bad setting is refused before anything is made
         self.enabled = False
-        self.target, self.window = float(target), max(1, int(window))
-        self.start = float(start)
+        self.target, self.window, self.start = first.target, first.window, first.start
         self.reset()
-        self.configure(enabled, target, rate, window, warmup, min_yes, score, variance_floor,
-                       recheck, first_share, shrinkage, keep_confident, start, min_scores,
-                       recheck_score, trust)
+        self.configure(enabled, **settings)
 
-    def configure(self, enabled: bool, target: float, rate: float, window: int, warmup: int,
-                  min_yes: int, score: str, variance_floor: float,
-                  recheck: bool = DEFAULTS['recheck'],
-                  first_share: float = DEFAULTS['first_share'],
-                  shrinkage: float = DEFAULTS['shrinkage'],
-                  keep_confident: bool = DEFAULTS['keep_confident'],
-                  start: float = DEFAULTS['start'],
-                  min_scores: int = DEFAULTS['min_scores'],
-                  recheck_score: str = DEFAULTS['recheck_score'],
-                  trust: str = DEFAULTS['trust']) -> None:
+    def configure(self, enabled: bool, **settings: Any) -> None:
         """Change the settings (a bad one changes nothing); switching on starts afresh."""
-        check_open_set(target, rate, window, warmup, min_yes, score, variance_floor, recheck,
-                       first_share, shrinkage, keep_confident, start, min_scores, recheck_score,
-                       trust)
+        checked = Settings(**settings)
         fresh = bool(enabled) and not self.enabled
-        self.target, self.rate = float(target), float(rate)
-        self.warmup, self.min_yes = int(warmup), int(min_yes)
-        self.score_name, self.variance_floor = score, float(variance_floor)
-        self.recheck_on, self.first_share = bool(recheck), float(first_share)
-        self.shrinkage = float(shrinkage)
-        self.keep_confident, self.start = bool(keep_confident), float(start)
-        self.min_scores, self.recheck_score = int(min_scores), recheck_score
-        self.trust = trust
-        self.window = int(window)
+        for name, value in checked.as_dict().items():
+            setattr(self, ATTRIBUTES.get(name, name), value)
         self._fit_window()
         self.enabled = bool(enabled)
         if fresh:
@@ -287,13 +185,8 @@ class OpenSet:
 
     def settings(self) -> Dict[str, Any]:
         """Return the settings as ``configure`` takes them."""
-        return {'enabled': self.enabled, 'target': self.target, 'rate': self.rate,
-                'window': self.window, 'warmup': self.warmup, 'min_yes': self.min_yes,
-                'score': self.score_name, 'variance_floor': self.variance_floor,
-                'recheck': self.recheck_on, 'first_share': self.first_share,
-                'shrinkage': self.shrinkage, 'keep_confident': self.keep_confident,
-                'start': self.start, 'min_scores': self.min_scores,
-                'recheck_score': self.recheck_score, 'trust': self.trust}
+        return {'enabled': self.enabled, **{
+            name: getattr(self, ATTRIBUTES.get(name, name)) for name in DEFAULTS}}
 
     def reset(self) -> None:
         """Forget the calibration and the Gaussians (a fresh model)."""
@@ -406,7 +299,7 @@ class OpenSet:
         Learn that the observation ``x`` was label ``index`` (a "yes", or a person named it).
 
         Its score joins the calibration window when its label had ``min_yes`` "yes" answers
-        (``_judged``); if rejection was armed for it, the adaptive conformal step moves
+        (``judged``); if rejection was armed for it, the adaptive conformal step moves
         ``alpha_t`` (a rejected one was a false rejection).  With ``trust`` ``'support'``
         a "yes" (not ``named``) that may be a slip is held instead, and each trusted one
         looks again at the held gestures of its label (``trusted_answers``).
@@ -425,17 +318,22 @@ class OpenSet:
             cal.counts['held'] += 1
             del cal.held[:-HELD_LIMIT]
             return
+        young = ([(x, answer_audit.windowed(self, verdict, index, first))]
+                 if answer_audit.young(self, index, named) else [])
         self.confirm(verdict, index, x, first)
-        if cal.held and self.trust == 'support':
-            trusted_answers.release(self, index)
+        if cal.held and self.trust != 'yes':
+            young += [(held, np.full(2, math.nan))
+                      for held in trusted_answers.release(self, index)]
+        if self.trust == 'audit':
+            answer_audit.audit(self, index, young)
 
     def confirm(self, verdict: Optional[Verdict], index: int, x: np.ndarray,
                 first: float) -> None:
         """Take ``x`` into label ``index``'s Gaussian, the confirmed examples and the windows."""
         cal = self.calibration
-        if verdict is not None and self._judged(index) and math.isfinite(verdict.nearest):
+        if verdict is not None and self.judged(index) and math.isfinite(verdict.nearest):
             cal.nearest.append(verdict.nearest)
-        if verdict is not None and math.isfinite(first) and self._judged(index):
+        if verdict is not None and math.isfinite(first) and self.judged(index):
             cal.scores.append(first)
         if cal.gaussians is None:
             cal.gaussians, cal.examples = LabelGaussians(x.size), NearestExamples(x.size)
@@ -444,7 +342,7 @@ class OpenSet:
             cal.examples = NearestExamples(x.size)
         cal.examples.add(x)
 
-    def _judged(self, index: int) -> bool:
+    def judged(self, index: int) -> bool:
         """
         Return whether label ``index`` has the ``min_yes`` "yes" answers that arm rejection.
 

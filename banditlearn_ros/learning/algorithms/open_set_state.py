@@ -31,11 +31,15 @@ WINDOW = 100
 """Taught scores the threshold is a quantile of, by default (``open_set.DEFAULTS``)."""
 
 COUNTS = ('rejected', 'taught_armed', 'false_rejections', 'kept_confident', 'held',
-          'held_confirmed')
+          'held_confirmed', 'audited_out')
 """What ``stats`` reports as ``unknown_<count>``."""
 
 HELD_LIMIT = 100
 """Gestures held for support (``open_set``'s ``trust``) kept at most, the newest."""
+
+YOUNG_LIMIT = 500
+"""Confirmed gestures waiting for their label's audit kept at most, the newest (an older one
+stays confirmed unaudited): 12 labels' 40 each."""
 
 
 class Calibration:
@@ -55,6 +59,9 @@ class Calibration:
         self.counts = dict.fromkeys(COUNTS, 0)
         self.held: List[Tuple[int, np.ndarray]] = []
         """Gestures answered "yes" that wait for support: (label, raw vector), oldest first."""
+        self.young: List[Tuple[int, np.ndarray, np.ndarray]] = []
+        """Confirmed while their label was young, not yet audited (``answer_audit``): (label,
+        raw vector, what it added to the windows: score and nearest, nan for nothing)."""
 
     def state(self) -> Tuple[Dict[str, Any], Dict[str, np.ndarray]]:
         """Return (JSON-able values, arrays) for the model file."""
@@ -65,9 +72,12 @@ class Calibration:
             arrays.update(self.gaussians.arrays())
         if self.examples is not None:
             arrays.update(self.examples.arrays())
-        if self.held:
-            arrays['held_label'] = np.array([label for label, _ in self.held], dtype=np.int64)
-            arrays['held'] = np.array([x for _, x in self.held], dtype=np.float64)
+        for name, rows in (('held', self.held), ('young', self.young)):
+            if rows:
+                arrays[name + '_label'] = np.array([r[0] for r in rows], dtype=np.int64)
+                arrays[name] = np.array([r[1] for r in rows], dtype=np.float64)
+        if self.young:
+            arrays['young_window'] = np.array([r[2] for r in self.young], dtype=np.float64)
         return info, arrays
 
     @classmethod
@@ -78,7 +88,8 @@ class Calibration:
             raise ValueError(f'open set state must be a table, got {info!r}')
         alpha, seen, counts = info.get('alpha'), info.get('seen'), info.get('counts')
         if isinstance(counts, dict):  # saved before these were counted
-            counts = {'kept_confident': 0, 'held': 0, 'held_confirmed': 0, **counts}
+            counts = {'kept_confident': 0, 'held': 0, 'held_confirmed': 0, 'audited_out': 0,
+                      **counts}
         if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) \
                 or not math.isfinite(alpha):
             raise ValueError(f'open set alpha must be a finite number, got {alpha!r}')
@@ -98,14 +109,27 @@ class Calibration:
             out.gaussians = LabelGaussians.from_arrays(arrays, n_features)
         if 'examples' in arrays:
             out.examples = NearestExamples.from_arrays(arrays, n_features)
-        if 'held' in arrays:  # none in older files
-            labels = np.asarray(arrays.get('held_label', np.zeros(0)))
-            rows = np.asarray(arrays['held'], dtype=np.float64)
-            if rows.ndim != 2 or rows.shape != (labels.size, int(n_features)) \
-                    or not np.isfinite(rows).all() or labels.dtype.kind not in 'iu' \
-                    or (labels < 0).any():
-                raise ValueError(f'open set held gestures must be rows of {n_features} finite '
-                                 'numbers, each with a label >= 0')
-            out.held = [(int(label), row.copy()) for label, row in
-                        zip(labels[-HELD_LIMIT:], rows[-HELD_LIMIT:])]
+        out.held = _labelled_rows(arrays, 'held', n_features)[-HELD_LIMIT:]
+        young = _labelled_rows(arrays, 'young', n_features)
+        window = np.asarray(arrays.get('young_window', np.zeros((0, 2))), dtype=np.float64)
+        if window.shape != (len(young), 2) or np.isinf(window).any():
+            raise ValueError('open set young gestures need a (score, nearest) pair each, '
+                             'finite or nan')
+        out.young = [(label, row, w.copy())
+                     for (label, row), w in zip(young, window)][-YOUNG_LIMIT:]
         return out
+
+
+def _labelled_rows(arrays: Dict[str, np.ndarray], name: str,
+                   n_features: int) -> List[Tuple[int, np.ndarray]]:
+    """Return the (label, row) pairs saved as ``name`` (none in older files), or raise."""
+    if name not in arrays:
+        return []
+    labels = np.asarray(arrays.get(name + '_label', np.zeros(0)))
+    rows = np.asarray(arrays[name], dtype=np.float64)
+    if rows.ndim != 2 or rows.shape != (labels.size, int(n_features)) \
+            or not np.isfinite(rows).all() or labels.dtype.kind not in 'iu' \
+            or (labels < 0).any():
+        raise ValueError(f'open set {name} gestures must be rows of {n_features} finite '
+                         'numbers, each with a label >= 0')
+    return [(int(label), row.copy()) for label, row in zip(labels, rows)]

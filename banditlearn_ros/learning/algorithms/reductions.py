@@ -33,11 +33,13 @@ numpy does in plain C in a fixed pairwise order, whatever the CPU:
   size set below numpy's default with ``np.setbufsize`` would change the order).
 
 ``pairwise_dot`` writes that order out in loops, so numba compiles it to the same
-additions (``ucwl_kernels``: without fastmath numba neither reorders nor fuses them into
-FMA); ``test/test_reductions.py`` checks numpy, this code and a plain recursive reference
-against each other bit for bit.  The order is numpy's own (``pairwise_sum`` in numpy's
+additions (``learning/engine``: without fastmath numba neither reorders nor fuses them into
+FMA; the engine compiles ``block_dot`` and ``halves_dot`` first and binds the compiled
+``pairwise_dot`` to them, ``engine.jit.bind``, so nothing here is rewritten);
+``test/test_reductions.py`` checks numpy, this code and a plain recursive reference against
+each other bit for bit.  The order is numpy's own (``pairwise_sum`` in numpy's
 ``loops_utils.h.src``), an implementation detail that has been stable since numpy 1.9;
-the start-up check of ``ucwl_kernels`` would notice a change.
+the start-up check of ``engine.ucwl_kernels`` would notice a change.
 """
 
 from typing import Optional
@@ -128,7 +130,7 @@ def two_block_dots(A, B, i, x, y, n):
 
     The same additions in the same order as ``block_dot`` (8 running sums, then the rest
     left to right), two rows interleaved so their 16 chains overlap in the CPU (for numba:
-    ``ucwl_kernels`` compiles it).  The rows are indexed, not taken as views: compiled, a
+    ``engine.ucwl_kernels`` compiles it).  The rows are indexed, not taken as views: compiled, a
     view costs two atomic reference counts.
     """
     p0, p1, p2, p3 = A[i, 0] * x[0], A[i, 1] * x[1], A[i, 2] * x[2], A[i, 3] * x[3]
@@ -168,14 +170,14 @@ def pairwise_dot(a, b) -> float:
     """
     Return ``a . b`` (1-D, equal length) summed exactly as ``row_dots`` sums, in loops.
 
-    Written for numba (``ucwl_kernels`` compiles it); in Python it is slow but exact.
+    Written for numba (``engine.ucwl_kernels`` compiles it); in Python it is slow but exact.
     """
     n = a.shape[0]
     if n <= BLOCK:  # the common case, without the calls below (a third of the time)
-        return 0.0 + _block(a, b, 0, n)
+        return 0.0 + block_dot(a, b, 0, n)
     total = 0.0
     for lo in range(0, n, CHUNK):
-        total = total + _halves(a, b, lo, min(CHUNK, n - lo))
+        total = total + halves_dot(a, b, lo, min(CHUNK, n - lo))
     return total
 
 
@@ -187,7 +189,7 @@ def halves_dot(a, b, lo, n) -> float:
     numba compiles less reliably.
     """
     if n <= BLOCK:
-        return _block(a, b, lo, n)
+        return block_dot(a, b, lo, n)
     los = np.empty(_STACK, np.int64)
     counts = np.empty(_STACK, np.int64)
     left_done = np.zeros(_STACK, np.bool_)
@@ -215,7 +217,7 @@ def halves_dot(a, b, lo, n) -> float:
             continue
         m = counts[top]
         if m <= BLOCK:
-            value = _block(a, b, los[top], m)
+            value = block_dot(a, b, los[top], m)
             have_value = True
             top -= 1
             continue
@@ -223,8 +225,3 @@ def halves_dot(a, b, lo, n) -> float:
         half -= half % 8
         top += 1
         los[top], counts[top], left_done[top] = los[top - 1], half, False
-
-
-# What pairwise_dot and halves_dot call: these functions, or compiled (``ucwl_kernels``).
-_block = block_dot
-_halves = halves_dot

@@ -37,15 +37,18 @@ that agree with the rest of their label.  ``'yes'``: every "yes" confirms at onc
 """
 
 import math
-from typing import Any
+from typing import Any, List
 
-TRUST = ('support', 'yes')
-"""When a "yes" confirms a gesture: once its label supports it, or at once."""
+import numpy as np
+
+TRUST = ('support', 'audit', 'yes')
+"""When a "yes" confirms a gesture: once its label supports it (``'audit'``: and the first
+ones again once the label has grown, ``answer_audit``), or at once."""
 
 
 def settled(open_set: Any, index: int) -> bool:
     """Return whether label ``index`` is judged and the window holds ``min_scores``."""
-    return (open_set._judged(index)
+    return (open_set.judged(index)
             and len(open_set.calibration.scores) >= open_set.min_scores)
 
 
@@ -55,7 +58,7 @@ def suspect(open_set: Any, verdict: Any, index: int, first: float, question: int
 
     ``first`` is the gesture's score under its label, ``question`` the question answered.
     """
-    if open_set.trust != 'support' or verdict is None or not settled(open_set, index):
+    if open_set.trust == 'yes' or verdict is None or not settled(open_set, index):
         return False
     if question > 1:
         return True
@@ -65,9 +68,10 @@ def suspect(open_set: Any, verdict: Any, index: int, first: float, question: int
     return low or far
 
 
-def release(open_set: Any, index: int) -> None:
-    """Confirm the held gestures of label ``index`` its Gaussian now scores as taught."""
+def release(open_set: Any, index: int) -> List[np.ndarray]:
+    """Confirm and return the held gestures of label ``index`` it now scores as taught."""
     cal = open_set.calibration
+    out = []
     level = open_set.threshold() if settled(open_set, index) else -math.inf
     full = open_set.score_name.startswith('likelihood_full')
     keep = []
@@ -76,6 +80,8 @@ def release(open_set: Any, index: int) -> None:
                 label, held, open_set.variance_floor, full, open_set.shrinkage) >= level:
             open_set.confirm(None, label, held, math.nan)
             cal.counts['held_confirmed'] += 1
+            out.append(held)
         else:
             keep.append((label, held))
     cal.held = keep
+    return out

@@ -19,14 +19,11 @@ from typing import Any, Dict, List, Optional
 
 import numpy as np
 
-from . import ucwl_kernels
-from .base import BanditLearner, check_choice, check_range, Label, LearnerInputError, Prediction
+from .base import BanditLearner, check_choice, check_range, Label, Prediction
 from .confidence_weighted import (
     confidence_constants, cw_beta, cw_gamma, DIAGONALS, gaussian_update, initial_gaussian,
-    margin_variance, mixture_gaussian, precision_update, scw1_alpha,
-    scw1_precision_coefficients, scw2_alpha)
-from .reductions import CHUNK, row_dot, row_dots
-from .round_buffers import RoundBuffers
+    margin_variance, mixture_gaussian, scw1_alpha, scw2_alpha)
+from .reductions import row_dot, row_dots
 
 ADDED_LABEL_PRIORS = ('mixture', 'unit')
 """Where a label added at runtime starts (``UCWL.added_label_prior``)."""
@@ -73,19 +70,21 @@ def no_cap(C: float, no_weight: str, n_labels: int, answers: int = 0) -> float:
     return C
 
 
-_FLOAT64 = np.dtype(np.float64)
-_TRUE, _FALSE = np.True_, np.False_
-
-
 class UCWL(BanditLearner):
     """
     One soft-confidence-weighted classifier per label, chosen by an upper confidence bound.
 
-    Selection (Algorithm 1, lines 8-11): ``UCB_i = mu_i . x + k sqrt(x^T Sigma_i x)`` and
-    the output is the label with the largest bound.  Update (lines 13-17): only the
-    selected classifier learns, with ``z = +1`` for "right" and ``-1`` for "wrong", and only
+    Ngo, Luciw, Vien and Schmidhuber, "Upper Confidence Weighted Learning for Efficient
+    Exploration in Multiclass Prediction with Binary Feedback" (IJCAI 2013), Algorithm 1 in
+    plain numpy, read top to bottom: line 1 (``_validate``: phi, psi, xi), lines 2-5
+    (``_init_rows``: mu = 0, Sigma = I), lines 8-11 (``select``: ``UCB_i = mu_i . x +
+    k sqrt(x^T Sigma_i x)``, the largest bound is said), lines 12-17 (``learn``: only the
+    selected classifier learns, ``z = +1`` for "right" and ``-1`` for "wrong", and only
     when the adaptive margin constraint of eq. (4), ``z mu . x >= phi sqrt(x^T Sigma x)``,
-    is violated; alpha and beta are the SCW coefficients of section 3.3.
+    is violated; alpha and beta are the SCW coefficients of section 3.3).  Every dot
+    product is summed in one fixed order (``reductions.row_dots``), so a decision is the
+    same on every CPU.  The same steps faster, bit for bit, are ``learning/engine``'s
+    ``FastUCWL``, which the live learner and the offline runners plug in.
 
     Parameters
     ----------
@@ -153,36 +152,8 @@ class UCWL(BanditLearner):
         check_choice('diagonal', self.diagonal, DIAGONALS)
         check_choice('added_label_prior', self.added_label_prior, ADDED_LABEL_PRIORS)
         check_choice('no_weight', self.no_weight, NO_WEIGHTS)
-        self._phi, self._psi, self._xi = confidence_constants(self.eta)
-        # The compiled steps (ucwl_kernels) when numba is there; None = the numpy code below.
-        self._kernels = ucwl_kernels.compiled() if self.covariance == 'diag' else None
+        self._phi, self._psi, self._xi = confidence_constants(self.eta)  # line 1
         self._precision_diagonal = self.covariance == 'diag' and self.diagonal == 'precision'
-        self._few_calls = self.covariance == 'diag' and self.n_features <= CHUNK  # _select_sums
-        self._scw1_precision = self._precision_diagonal and self.variant == 'scw1'
-        self._x_shape = (self.n_features,)
-        self._set_learn_params()
-        self._buffers: Optional[RoundBuffers] = None
-        self._selected: Optional[tuple] = None
-
-    def _set_learn_params(self) -> None:
-        """Set the kernels' constants (the cap of a "no" depends on the number of labels)."""
-        self._C_no = no_cap(self.C, self.no_weight, len(self.labels))
-        self._ramp_caps: List[float] = []  # no_cap(..., answers=n) at [n] (C and K fixed)
-        self._learn_params = ucwl_kernels.learn_params(self._phi, self._psi, self._xi, self.C,
-                                                       self.variant, self.diagonal, self._C_no)
-
-    def use_compiled(self) -> bool:
-        """
-        Move to the compiled steps once ``ucwl_kernels.compile_in_background`` has them.
-
-        Returns whether they are in use.  Both compute the same values bit for bit, so a
-        learner may switch between two rounds.
-        """
-        if self.covariance == 'diag':
-            self._kernels = ucwl_kernels.compiled()
-            if self._kernels is not None:
-                self._buffers = None  # the numpy round's work arrays: not used again
-        return self._kernels is not None
 
     def _init_rows(self, name: str, n: int) -> np.ndarray:
         return initial_gaussian(name, n, self.n_features, self.covariance)
@@ -211,7 +182,6 @@ class UCWL(BanditLearner):
         """
         index = super().add_label(name)
         self.answers.append(0)
-        self._set_learn_params()
         if self.added_label_prior == 'mixture':
             self._mu[index], self._sigma[index] = mixture_gaussian(self._mu[:index],
                                                                    self._sigma[:index])
@@ -231,15 +201,9 @@ class UCWL(BanditLearner):
             raise ValueError(f'answers must hold a count >= 0 per label, got {answers!r}')
         self.answers = [int(n) for n in answers]
 
-    def _ramp(self, i: int) -> None:
-        """Set the cap of a "no" to label ``i`` from its answers (``no_weight='ramp'``)."""
-        n, caps = self.answers[i], self._ramp_caps
-        if n >= len(caps):  # no_cap's value for each count, computed once
-            caps.extend(no_cap(self.C, 'ramp', len(self.labels), a)
-                        for a in range(len(caps), n + 1))
-        self._C_no = caps[n]
-        if self._kernels is not None:
-            self._learn_params[8] = self._C_no
+    def _no_step_cap(self, i: int) -> float:
+        """Return the cap C of a "no" step to label ``i`` now (``no_cap``; C in Algorithm 1)."""
+        return no_cap(self.C, self.no_weight, len(self.labels), self.answers[i])
 
     def _margin_variances(self, x: np.ndarray) -> np.ndarray:
         if self.covariance == 'diag':
@@ -252,245 +216,42 @@ class UCWL(BanditLearner):
         return row_dots(self._mu, self.check_x(x))
 
     def select(self, x: Any) -> Prediction:
-        """Output the label with the highest upper confidence bound (Algorithm 1, line 11)."""
-        kernels = self._kernels
-        if kernels is not None:  # _select_compiled, its most frequent case without a call
-            if not (type(x) is np.ndarray and x.dtype is _FLOAT64 and x.shape == self._x_shape):
-                x = self.check_x(x)
-            out = np.empty((2, len(self._mu)))
-            found = kernels.select(x, self._mu, self._sigma, self.k, out)
-            if found[1] == 1 and found[3] == 1:
-                return Prediction(found[0], self.labels[found[0]], out[0], out[1], found[5],
-                                  found[2])
-            prediction = self._compiled_choice(x, out, *found)
-            if prediction is None:
-                raise LearnerInputError('features contain NaN or infinity')
-            return prediction
-        buffers = self._buffers
-        if (buffers is not None and buffers.tiled and buffers.mu is self._mu
-                and buffers.sigma is self._sigma and type(x) is np.ndarray
-                and x.dtype is _FLOAT64 and x.shape == self._x_shape):
-            # The numpy round at up to TILED_LABELS labels, in this function: at ~100
-            # features a Python call costs about what an elementwise step does.  x . x is
-            # finite when x is (a finite x too large for it is checked one by one).
-            xx = x.dot(x)
-            if not math.isfinite(xx) and not np.isfinite(x).all():
-                raise LearnerInputError('features contain NaN or infinity')
-            sums = buffers.label_sums(x)  # mu_i . x and x^T Sigma_i x, as row_dots sums
-            score_list, variances = sums.tolist()
-            # The bounds numpy's sqrt, *= k and + give, as Python floats: the same correctly
-            # rounded IEEE operations.  max(v, 0) is v here: a sum of sigma_j x_j^2 with
-            # sigma > 0 (enforced) is >= +0.0.  Their sum is finite only when every bound,
-            # score and variance is (k = 0 times an infinite width is NaN).
-            k, sqrt = self.k, math.sqrt
-            bound_list = [s + k * sqrt(v) for s, v in zip(score_list, variances)]
-            if math.isfinite(sum(bound_list)):
-                self._selected = (x.tobytes(), self._mu, self._sigma, self.n_updates,
-                                  score_list, variances, xx)  # for learn() of this x
-                top, best = max(bound_list), max(score_list)  # _list_argmax without a tie
-                chosen = (bound_list.index(top) if bound_list.count(top) == 1
-                          else self._list_argmax(bound_list))
-                greedy = (score_list.index(best) if score_list.count(best) == 1
-                          else self._list_argmax(score_list))
-                return Prediction(chosen, self.labels[chosen], sums[0], np.array(bound_list),
-                                  score_list[chosen] < best, greedy)
-        if self._few_calls:
-            prediction = self._select_sums(x if type(x) is np.ndarray and x.dtype is _FLOAT64
-                                           and x.shape == self._x_shape else self.check_x(x))
-        else:
-            return self._select_numpy(self.check_x(x))
-        if prediction is None:
-            raise LearnerInputError('features contain NaN or infinity')
-        return prediction
+        """Output the label with the highest upper confidence bound (Algorithm 1, lines 8-11)."""
+        x = self.check_x(x)
+        scores = row_dots(self._mu, x)  # line 9: mu_i . x
+        widths = self.k * np.sqrt(np.maximum(self._margin_variances(x), 0.0))
+        return self._upper_confidence_choice(scores, widths)  # line 11, ties at random
 
     def learn(self, x: Any, label: Label, correct: bool,
               prediction: Optional[Prediction] = None) -> bool:
         """Update the selected classifier only (Algorithm 1, lines 12-17)."""
-        i = label if type(label) is int and 0 <= label < len(self.labels) else (
-            self.label_index(label))
-        if self._kernels is not None:
-            return self._learn_compiled(x if type(x) is np.ndarray and x.dtype is _FLOAT64
-                                        and x.shape == self._x_shape else self.check_x(x),
-                                        i, correct)
-        if self.no_weight == 'ramp':
-            caps, n = self._ramp_caps, self.answers[i]
-            if n < len(caps):
-                self._C_no = caps[n]  # _ramp's cap, without the call (the numpy round)
-            else:
-                self._ramp(i)
-        selected, self._selected = self._selected, None
-        if (selected is not None and type(x) is np.ndarray and selected[1] is self._mu
-                and selected[2] is self._sigma and selected[3] == self.n_updates
-                and x.dtype is _FLOAT64 and x.shape == self._x_shape
-                and x.tobytes() == selected[0]):
-            # The x select summed (so finite) and the same rows: its sums are this step's.
-            z = 1.0 if correct is True or correct is _TRUE else (
-                -1.0 if correct is False or correct is _FALSE else (
-                    1.0 if self._check_correct(correct) else -1.0))
-            m, v = z * float(selected[4][i]), float(selected[5][i])
-            buffers = self._buffers
-            if self._scw1_precision and buffers is not None and buffers.mu is self._mu:
-                # _step of the default (SCW-I, precision diagonal) without its calls; v is
-                # a sum select made, >= +0.0, so sqrt(max(v, 0)) is sqrt(v).
-                changed = False
-                if m < self._phi * math.sqrt(v):
-                    alpha, gamma = scw1_precision_coefficients(
-                        m, v, self._phi, self._psi, self._xi, self.C if z > 0.0 else self._C_no)
-                    if alpha > 0.0:
-                        mu, sigma = buffers.rows[i]
-                        finite, floor = buffers.precision_step(i, alpha, gamma, selected[6])
-                        changed = precision_update(mu, sigma, x, z, alpha, gamma, buffers,
-                                                   finite, floor)
-                        self.n_updates += changed
-            else:
-                changed = self._step(x, i, z, m, v)
-        else:
-            changed = self._learn_numpy(self.check_x(x), i, correct)
+        i = self.label_index(label)
+        x = self.check_x(x)
+        z = 1.0 if self._check_correct(correct) else -1.0  # line 12
+        changed = self._step(x, i, z, z * row_dot(self._mu[i], x),
+                             margin_variance(self._sigma[i], x))
         self.answers[i] += 1  # after the step: a refused x (it raised) is not an answer
         return changed
 
-    def select_valid(self, x: np.ndarray) -> Optional[Prediction]:
-        """``BanditLearner.select_valid``, through the compiled steps once they are loaded."""
-        if self._kernels is None:
-            return super().select_valid(x)
-        return self._select_compiled(x)
-
-    def learn_valid(self, x: np.ndarray, index: int, correct: bool,
-                    prediction: Optional[Prediction]) -> int:
-        """``BanditLearner.learn_valid``, through the compiled steps once they are loaded."""
-        if self._kernels is None:
-            return super().learn_valid(x, index, correct, prediction)
-        return int(self._learn_compiled(x, index, correct))
-
-    def _select_numpy(self, x: np.ndarray) -> Prediction:
-        scores = row_dots(self._mu, x)
-        widths = self.k * np.sqrt(np.maximum(self._margin_variances(x), 0.0))
-        return self._upper_confidence_choice(scores, widths)
-
-    def _select_sums(self, x: np.ndarray) -> Optional[Prediction]:
-        """
-        ``_select_numpy`` in fewer numpy calls, the same values; None when x is not finite.
-
-        Both sums come from one reduction over the products of ``mu`` and ``sigma``
-        (``RoundBuffers.label_sums``), each row summed as ``row_dots`` sums it.  The sums
-        are kept for ``learn`` of the same x (``_selected``).  ``select`` does the same
-        on Python floats at up to ``TILED_LABELS`` labels once the buffers exist.
-        """
-        # x . x is finite when x is (a finite x too large for it is checked one by one).
-        xx = x.dot(x)
-        if not math.isfinite(xx) and not np.isfinite(x).all():
-            return None
-        mu, sigma, buffers = self._mu, self._sigma, self._buffers
-        if buffers is None or buffers.mu is not mu or buffers.sigma is not sigma:
-            buffers = self._buffers = RoundBuffers(mu, sigma)  # mu and sigma in one array
-            self._mu, self._sigma = mu, sigma = buffers.mu, buffers.sigma
-        sums = buffers.label_sums(x)
-        scores = sums[0]
-        widths = np.sqrt(sums[1])
-        widths *= self.k
-        bounds = np.add(scores, widths, out=widths)
-        self._selected = (x.tobytes(), mu, sigma, self.n_updates, *sums, xx)
-        # Sums that overflowed (NaN or infinity) take numpy's argmax, as _select_numpy does.
-        return self._prediction(self._argmax(bounds), scores, bounds,
-                                greedy=self._argmax(scores))
-
-    def _list_argmax(self, values: list) -> int:
-        """``_argmax`` on Python floats (finite): the same index and the same random draw."""
-        top = max(values)
-        if values.count(top) == 1:
-            return values.index(top)
-        best = [i for i, value in enumerate(values) if value == top]
-        return best[self._rng.integers(len(best))]
-
-    def _learn_numpy(self, x: np.ndarray, label: Label, correct: bool) -> bool:
-        i = self.label_index(label)
-        z = 1.0 if self._check_correct(correct) else -1.0
-        return self._step(x, i, z, z * row_dot(self._mu[i], x),
-                          margin_variance(self._sigma[i], x))
+    def _alpha(self, m: float, v: float, C: float) -> float:
+        """Return the step size alpha of section 3.3: SCW-I's (capped at C) or SCW-II's."""
+        if self.variant == 'scw1':
+            return scw1_alpha(m, v, self._phi, self._psi, self._xi, C)
+        return scw2_alpha(m, v, self._phi, C)
 
     def _step(self, x: np.ndarray, i: int, z: float, m: float, v: float) -> bool:
         """Lines 13-17 for label ``i`` given ``m = z mu_i . x`` and ``v = x^T Sigma_i x``."""
         phi = self._phi
-        if not m < phi * math.sqrt(max(v, 0.0)):  # np.sqrt's value, without a ufunc call
+        if not m < phi * math.sqrt(max(v, 0.0)):  # line 14: eq. (4) holds, no update
             return False
-        C = self.C if z > 0.0 else self._C_no
-        if self.variant == 'scw1':
-            alpha = scw1_alpha(m, v, phi, self._psi, self._xi, C)
-        else:
-            alpha = scw2_alpha(m, v, phi, C)
+        alpha = self._alpha(m, v, self.C if z > 0.0 else self._no_step_cap(i))
         if alpha <= 0.0:
             return False
-        if self._precision_diagonal:
-            gamma = cw_gamma(alpha, v, phi)
-            buffers = self._buffers
-            if buffers is not None and buffers.mu is self._mu:
-                buffers.forget_bound(i)  # a step RoundBuffers.precision_step did not see
-                mu, sigma = buffers.rows[i]  # views kept: indexing costs more than the step
-                if not precision_update(mu, sigma, x, z, alpha, gamma, buffers):
-                    return False
-                self.n_updates += 1
-                return True
-            beta = 0.0  # this step does not use beta
-        else:
+        if self._precision_diagonal:  # the diagonal of the precision update (gamma)
+            beta, gamma = 0.0, cw_gamma(alpha, v, phi)
+        else:  # line 16's beta, the diagonal of Sigma's update or the full matrix
             beta, gamma = cw_beta(alpha, v, phi), None
         if not gaussian_update(self._mu[i], self._sigma[i], x, z, alpha, beta, gamma):
-            return False
+            return False  # lines 15-16 (a step too large for a float: nothing changed)
         self.n_updates += 1
         return True
-
-    def _select_compiled(self, x: np.ndarray) -> Optional[Prediction]:
-        """
-        ``select`` through ``ucwl_kernels``: same values, ties drawn as ``_argmax`` draws.
-
-        None when x holds NaN or infinity (nothing changed, no random draw).
-        """
-        mu = self._mu
-        out = np.empty((2, len(mu)))
-        return self._compiled_choice(x, out, *self._kernels.select(x, mu, self._sigma, self.k,
-                                                                   out))
-
-    def _compiled_choice(self, x: np.ndarray, out: np.ndarray, best: int, n_best: int,
-                         greedy: int, n_greedy: int, top: float,
-                         explored: bool) -> Optional[Prediction]:
-        """Return the ``Prediction`` of the kernels' ``select`` (``out``, its tuple), or None."""
-        if n_best == 1 and n_greedy == 1:  # no tie to draw (n_best is 0 when best < 0)
-            return Prediction(best, self.labels[best], out[0], out[1], explored, greedy)
-        if best < 0:
-            if best == -1:
-                return None
-            if not x.flags.c_contiguous:
-                return self._select_compiled(np.ascontiguousarray(x))
-            if not np.isfinite(x).all():
-                return None
-            return self._select_numpy(x)  # rows the kernels do not take (not contiguous)
-        scores, bounds = out[0], out[1]
-        if n_best > 1:
-            best = int(np.flatnonzero(bounds == bounds[best])[self._rng.integers(n_best)])
-            explored = bool(scores[best] < top)
-        if n_greedy > 1:
-            greedy = int(np.flatnonzero(scores == top)[self._rng.integers(n_greedy)])
-        return Prediction(best, self.labels[best], scores, bounds, explored, greedy)
-
-    def _learn_compiled(self, x: np.ndarray, i: int, correct: bool) -> bool:
-        """``learn`` of label index ``i`` through ``ucwl_kernels``: the numpy code's values."""
-        if correct is True or correct is _TRUE:
-            z = 1.0
-        elif correct is False or correct is _FALSE:
-            z = -1.0
-        else:
-            z = 1.0 if self._check_correct(correct) else -1.0
-        if z < 0.0 and self.no_weight == 'ramp':  # the cap only a "no" uses
-            self._ramp(i)
-        self._selected = None
-        changed = self._kernels.learn(self._mu, self._sigma, i, x, z, self._learn_params)
-        if changed < 0:
-            if changed == -1:
-                raise LearnerInputError('features contain NaN or infinity')
-            if not x.flags.c_contiguous:
-                return self._learn_compiled(np.ascontiguousarray(x), i, correct)
-            changed = self._learn_numpy(self.check_x(x), i, correct)  # rows the kernels refuse
-            self.answers[i] += 1
-            return changed
-        self.n_updates += changed
-        self.answers[i] += 1  # after the step: a refused x (it raised) is not an answer
-        return changed == 1

@@ -56,6 +56,7 @@ from .evaluation_tuning import Algorithm, grid_settings, GRIDS, tune, variant_ba
 from ..algorithms.base import BanditLearner, HyperparameterError
 from ..algorithms.centring import DEFAULT_CENTRING
 from ..algorithms.ucwl import DEFAULT_NO_WEIGHT
+from ..engine import plug
 from ..protocol.feedback import TeacherModel
 
 
@@ -63,7 +64,7 @@ def run_learner(algorithm: str, params: Dict[str, Any], X: np.ndarray, stream: S
                 teacher: TeacherModel, n_labels: int, curves: bool = False) -> RunResult:
     """Run one learning-core algorithm for one pass over ``stream`` (the reference loop)."""
     from .. import make_learner
-    learner = make_learner(algorithm, n_labels, X.shape[1], seed=stream.seed, **params)
+    learner = plug(make_learner(algorithm, n_labels, X.shape[1], seed=stream.seed, **params))
     n = len(stream)
     outputs = np.empty(n, dtype=np.int64)
     bandit = isinstance(learner, BanditLearner)
@@ -124,7 +125,7 @@ def run_questions(algorithm: str, params: Dict[str, Any], X: np.ndarray, stream:
     from ..protocol.ask_again import check_protocol, DEFAULT_REVEAL_STEP, run_interaction
     reveal_step = DEFAULT_REVEAL_STEP if reveal_step is None else reveal_step
     check_protocol(algorithm, max_questions, reveal_step)
-    learner = make_learner(algorithm, n_labels, X.shape[1], seed=stream.seed, **params)
+    learner = plug(make_learner(algorithm, n_labels, X.shape[1], seed=stream.seed, **params))
     rng = np.random.default_rng([int(stream.seed), int(stream.index), 3])
     u_silent, u_flip = question_uniforms(stream, n_labels)
     n = len(stream)

@@ -123,7 +123,7 @@ def separation(X, y, names, n_taught: int, seed: int, settings: Dict,
     learner = person.inter.learner
 
     def scores(rows):  # the learner sees x centred (looked at, not taken in); the score, x
-        return np.array([open_set.score(X[t], learner.select(learner.centring.centre(X[t])))
+        return np.array([open_set.score(X[t], learner.select(learner.centred(X[t], take=False)))
                          for t in rows])
     out = {}
     for score in SCORES:
@@ -160,7 +160,7 @@ def session(X, y, names, n_taught: int, seed: int, settings: Dict, n: int,
         person.show(X[t], names[y[t]])
     learner = person.inter.learner
     rows = np.flatnonzero(np.isin(y, taught))
-    right = [learner.labels[learner.predict(learner.centring.centre(X[t]))] == names[y[t]]
+    right = [learner.labels[learner.predict(learner.centred(X[t], take=False))] == names[y[t]]
              for t in rows]
     return person.rows, float(np.mean(right))
 
@@ -226,7 +226,8 @@ def where_unknown(rows: List[Dict], warmup: int) -> Dict[str, Tuple[float, float
 def open_set_figures(X: np.ndarray, y: np.ndarray, names: List[str], n_taught: int,
                      settings: Dict, splits: int = 10, interactions: int = 500,
                      unknown_share: float = 0.2, separate: bool = True,
-                     centring: str = DEFAULT_CENTRING, wrong: float = 0.0) -> Dict[str, Dict]:
+                     centring: str = DEFAULT_CENTRING, wrong: float = 0.0,
+                     first_split: int = 0) -> Dict[str, Dict]:
     """
     Return the figures of ``splits`` splits: separation per score, and the session on and off.
 
@@ -246,6 +247,9 @@ def open_set_figures(X: np.ndarray, y: np.ndarray, names: List[str], n_taught: i
         The learner's centring (``centring.CENTRING_MODES``; the node's default).
     wrong : float
         Probability that the person's yes/no is the wrong one (sessions only).
+    first_split : int
+        Seed of the first split (splits ``first_split`` ... ``first_split + splits - 1``):
+        settings are tuned on other splits than the ones reported.
 
     Returns
     -------
@@ -260,7 +264,7 @@ def open_set_figures(X: np.ndarray, y: np.ndarray, names: List[str], n_taught: i
     out: Dict[str, Dict] = {'separation': {}}
     if separate:
         figures = [separation(X, y, names, n_taught, s, settings, centring)
-                   for s in range(splits)]
+                   for s in range(first_split, first_split + splits)]
         for score in SCORES:
             a = np.array([f[score] for f in figures])
             out['separation'][score] = {
@@ -269,7 +273,7 @@ def open_set_figures(X: np.ndarray, y: np.ndarray, names: List[str], n_taught: i
                 'rejected_at_5_min': float(a[:, 1].min())}
     for arm, reject in (('on', True), ('off', False), ('taught_only', False)):
         rows, accuracy = [], []
-        for s in range(splits):
+        for s in range(first_split, first_split + splits):
             run, acc = session(X, y, names, n_taught, s, settings, interactions, unknown_share,
                                reject, centring, arm == 'taught_only', wrong)
             rows += [{**r, 'index': i} for i, r in enumerate(run)]

@@ -45,17 +45,18 @@ covariance is supported (the paper's experimental choice), with either diagonali
 ``ucwl_grid_run.run_grid`` runs grids over the offline protocol's streams.
 """
 
-import math
-from typing import Callable, Dict, NamedTuple, Optional, Sequence
+from typing import Dict, Optional, Sequence
 
 import numpy as np
 
-from ..algorithms import reductions, ucwl_kernels
+from .ucwl_grid_blocks import build_blocks, GridKernels
 from ..algorithms.base import HyperparameterError
 from ..algorithms.confidence_weighted import (confidence_constants, DIAGONALS, FLOAT_MAX,
                                               SIGMA_FLOOR)
-from ..algorithms.reductions import BLOCK, row_dots
+from ..algorithms.reductions import row_dots
 from ..algorithms.ucwl import DEFAULT_NO_WEIGHT, no_cap, NO_WEIGHTS, RAMP_ANSWERS
+from ..engine import compilation
+from ..engine.ucwl_kernels import learn_params
 
 
 class UCWLGrid:
@@ -152,8 +153,8 @@ class UCWLGrid:
         return self._kernels is not None
 
     def setting_params(self) -> np.ndarray:
-        """Return each setting's ``ucwl_kernels.learn_params`` (settings x 9)."""
-        return np.array([ucwl_kernels.learn_params(
+        """Return each setting's ``engine.ucwl_kernels.learn_params`` (settings x 9)."""
+        return np.array([learn_params(
             self._phi[s], self._psi[s], self._xi[s], self.C[s], self.variant, self.diagonal,
             self.C_no[s]) for s in range(self.n_settings)])
 
@@ -346,93 +347,15 @@ class UCWLGrid:
         return changed
 
 
-def select_block(x, xx, mu, sigma, k, scores, variances, bounds, chosen, tied) -> None:
-    """
-    Sum, bound and choose for every setting of a block, in one call.
-
-    Each setting's ``scores``, ``variances`` and ``bounds`` (settings x labels) are
-    ``ucwl_kernels.select_diag``'s, with the dot products ``reductions.pairwise_dot``, as
-    the numpy code's ``row_dots``; ``chosen`` gets the first largest bound, and ``tied``
-    marks the settings whose largest bound or score is shared (their caller draws).
-    """
-    n_settings, n_labels = scores.shape
-    d = x.shape[0]
-    short = 8 <= d <= BLOCK
-    for s in range(n_settings):
-        weight = k[s]
-        best, greedy = 0, 0
-        rows_mu, rows_sigma = mu[s], sigma[s]
-        for i in range(n_labels):
-            if short:
-                score, variance = _two_dots(rows_mu, rows_sigma, i, x, xx, d)
-            else:
-                score, variance = _dot(mu[s, i], x), _dot(sigma[s, i], xx)
-            scores[s, i] = score
-            variances[s, i] = variance
-            bounds[s, i] = score + weight * math.sqrt(max(variance, 0.0))
-            if bounds[s, i] > bounds[s, best]:
-                best = i
-            if score > scores[s, greedy]:
-                greedy = i
-        n_best, n_greedy = 0, 0
-        for i in range(n_labels):
-            if bounds[s, i] == bounds[s, best]:
-                n_best += 1
-            if scores[s, i] == scores[s, greedy]:
-                n_greedy += 1
-        chosen[s] = best
-        tied[s] = n_best > 1 or n_greedy > 1
-
-
-def learn_block(x, mu, sigma, chosen, z, active, scores, variances, params, n_updates,
-                changed) -> None:
-    """
-    Step each active setting's chosen row with ``ucwl_kernels.learn_diag``, in one call.
-
-    ``m`` and ``v`` are the chosen row's sums from ``select_block`` (the same rows summed
-    the same way as the numpy code's ``row_dots`` of the taken rows).
-    """
-    for s in range(chosen.shape[0]):
-        if not active[s]:
-            continue
-        i = chosen[s]
-        sign = z[s]
-        if _learn_tail(mu[s], sigma[s], i, x, sign, sign * scores[s, i], variances[s, i],
-                       params[s], 0) == 1:
-            n_updates[s] += 1
-            changed[s] = True
-
-
-class GridKernels(NamedTuple):
-    """``select_block`` and ``learn_block``, compiled."""
-
-    select: Callable
-    learn: Callable
-
-
-# What the block steps call: these functions, or compiled (``grid_kernels``).
-_dot = reductions.pairwise_dot
-_two_dots = reductions.two_block_dots
-_learn_tail = ucwl_kernels.learn_diag
-
-
-def _build() -> GridKernels:
-    global _dot, _learn_tail, _two_dots
-    _dot, _learn_tail = ucwl_kernels._dot, ucwl_kernels._learn_tail
-    _two_dots = ucwl_kernels._two_dots
-    jit = ucwl_kernels.jit
-    return GridKernels(jit(select_block), jit(learn_block))
-
-
-_COMPILED = ucwl_kernels.CompiledOnce(  # disagreement is defined below
-    _build, lambda kernels: disagreement(kernels), 'UCWL grid steps')
+_COMPILED = compilation.CompiledOnce(  # disagreement is defined below
+    build_blocks, lambda kernels: disagreement(kernels), 'UCWL grid steps')
 
 
 def grid_kernels() -> Optional[GridKernels]:
     """
     Return the compiled block steps, or None (no numba, or not bit for bit the numpy code).
 
-    They are built on ``ucwl_kernels.compiled()`` and only when its dot products are the
+    They are built on ``engine.compilation.compiled()`` and only when its dot products are the
     fused, checked ones; ``disagreement`` then compares a compiled and a numpy grid over a
     short random stream before they are used.
     """

@@ -25,9 +25,9 @@ different settings, never parts of one sum: the values are ``UCWLGrid``'s bit fo
 The rounds run inside the compiled loop too, ties included: a setting's generator (seeded
 as ``UCWLGrid`` seeds it) is the list of its 32-bit outputs and a position in it, and
 ``draw`` turns them into numpy's ``Generator.integers`` (Python sees a round only for a NaN
-bound or when the list runs out).  The learned rows' steps are ``ucwl_kernels.learn_diag``'s,
-its step size and entries (``step_size``, ``sigma_step``) taken for every setting of the
-block at once.
+bound or when the list runs out).  The learned rows' steps are
+``engine.ucwl_kernels.learn_diag``'s, its step size and entries (``step_size``,
+``sigma_step``) taken for every setting of the block at once.
 
 Driven from Python by ``ucwl_grid_stream`` (``run_stream``, ``StreamBlock``) for
 ``ucwl_grid_run.run_block`` when numba is there, for up to ``reductions.BLOCK`` features
@@ -40,8 +40,10 @@ from typing import Callable, NamedTuple
 
 import numpy as np
 
-from ..algorithms import ucwl_kernels
+from ..algorithms.confidence_weighted import sigma_step, step_size
 from ..algorithms.ucwl import RAMP_ANSWERS as RAMP
+from ..engine.jit import bind, jit
+from ..engine.ucwl_kernels import Compiled
 
 LANES = 8
 """Settings per vector of float64 on AVX-512; blocks are cut in multiples of it."""
@@ -153,7 +155,7 @@ def choose(scores, variances, k, bounds, chosen, top, n_top, greedy, top_score,
     """
     Fill the bounds and each setting's first largest one; True when any setting has a tie.
 
-    ``ucwl_kernels.select_diag`` per setting (labels x settings here), the largest bound
+    ``engine.ucwl_kernels.select_diag`` per setting (labels x settings here), the largest bound
     and score kept in ``top`` and ``top_score``: a tie of the bounds or of the scores is
     left to the caller, which draws it.  ``plain`` is 0 for a setting with a NaN bound or
     score (which the caller's ties treat as numpy's ``max`` does), else 1.
@@ -241,14 +243,14 @@ def draw_ties(U, at, bounds, top, chosen, n_top, n_greedy, plain, draws, ahead) 
         if not plain[s]:
             return False
         if n_top[s] > 1:
-            draws[s], ahead[s] = _draw(U, ahead[s], n_top[s])
+            draws[s], ahead[s] = draw(U, ahead[s], n_top[s])
         if n_greedy[s] > 1 and ahead[s] >= 0:
-            ahead[s] = _draw(U, ahead[s], n_greedy[s])[1]
+            ahead[s] = draw(U, ahead[s], n_greedy[s])[1]
         if ahead[s] < 0:
             return False
     for s in range(n):
         at[s] = ahead[s]
-    _pick(bounds, top, chosen, draws)
+    pick(bounds, top, chosen, draws)
     return True
 
 
@@ -268,7 +270,7 @@ def run_rounds(X, order, y_obs, y_true, u_silent, u_flip, rates, t, resume, mu, 
     ``ramp`` > 0 (K - 2, ``no_weight`` 'ramp'): each setting's cap of a "no"
     (``params[s, 8]``) follows its chosen label's ``answers`` as ``UCWLGrid.learn`` sets it.
     Each round is ``ucwl_grid_run.run_block``'s: select, count, the person's answer, then
-    ``ucwl_kernels.learn_diag`` on each setting's chosen row, its steps taken for all
+    ``engine.ucwl_kernels.learn_diag`` on each setting's chosen row, its steps taken for all
     settings at once: the step sizes, then whether every step is finite (entry by entry
     only where a bound does not settle it), then the entries, each a loop over the
     settings that step, for one feature.  Features where x is 0 are left out: the step
@@ -296,14 +298,14 @@ def run_rounds(X, order, y_obs, y_true, u_silent, u_flip, rates, t, resume, mu, 
                 nz[n_nz] = j
                 n_nz += 1
         if not resume:
-            _sums(x, xx, nz, n_nz, mu_flat, sigma_flat, acc, picked, scores_flat,
-                  variances_flat)
-            if _choose(scores, variances, k, bounds, chosen, top, n_top, greedy, top_score,
-                       n_greedy, plain) and not _draw_ties(U, at, bounds, top, chosen, n_top,
-                                                           n_greedy, plain, draws, ahead):
+            sums(x, xx, nz, n_nz, mu_flat, sigma_flat, acc, picked, scores_flat,
+                 variances_flat)
+            if choose(scores, variances, k, bounds, chosen, top, n_top, greedy, top_score,
+                      n_greedy, plain) and not draw_ties(U, at, bounds, top, chosen, n_top,
+                                                         n_greedy, plain, draws, ahead):
                 return t
         else:  # the caller drew ties: draws[s] = which of the largest bounds, in label order
-            _pick(bounds, top, chosen, draws)
+            pick(bounds, top, chosen, draws)
         resume = False
         label, truth = y_obs[t], y_true[t]
         learn = not u_silent[t] < no_answer
@@ -327,8 +329,8 @@ def run_rounds(X, order, y_obs, y_true, u_silent, u_flip, rates, t, resume, mu, 
                 params[s, 8] = params[s, 4] / math.sqrt(1.0 + ramp * (had / (had + RAMP)))
                 answers[c, s] = had + 1.0
             z = 1.0 if said else -1.0
-            alpha, coefficient[s] = _step_size(z, z * scores[c, s], variances[c, s], settings,
-                                               s * n_params)
+            alpha, coefficient[s] = step_size(z, z * scores[c, s], variances[c, s], settings,
+                                              s * n_params)
             if alpha > 0.0:
                 az[s] = alpha * z
                 stepping = True
@@ -367,8 +369,8 @@ def run_rounds(X, order, y_obs, y_true, u_silent, u_flip, rates, t, resume, mu, 
                 s, o = steps[m], at_row[m]
                 sx = sigma_flat[j, o] * xj
                 mu_flat[j, o] += az[s] * sx
-                sigma_flat[j, o] = _sigma_step(sigma_flat[j, o], sx, xj, coefficient[s],
-                                               precision)
+                sigma_flat[j, o] = sigma_step(sigma_flat[j, o], sx, xj, coefficient[s],
+                                              precision)
         t += 1
     return n_rounds
 
@@ -377,11 +379,6 @@ class RoundKernels(NamedTuple):
     """``run_rounds``, compiled."""
 
     run: Callable
-
-
-# What run_rounds calls: these functions, or compiled (``round_kernels``).
-_sums, _choose, _draw, _pick, _draw_ties = sums, choose, draw, pick, draw_ties
-_step_size, _sigma_step = ucwl_kernels.step_size, ucwl_kernels.sigma_step
 
 
 def sub_block(n_labels: int, budget: int = SUB_BUDGET) -> int:
@@ -394,11 +391,14 @@ def sub_block(n_labels: int, budget: int = SUB_BUDGET) -> int:
     return max(LANES, budget // (16 * 8 * int(n_labels)) // LANES * LANES)
 
 
-def build() -> RoundKernels:
-    """Compile ``run_rounds`` and what it calls (unchecked: ``ucwl_grid_stream.round_kernels``)."""
-    global _sums, _choose, _draw, _pick, _draw_ties, _step_size, _sigma_step
-    _step_size, _sigma_step = ucwl_kernels._step_size, ucwl_kernels._sigma_step
-    jit = ucwl_kernels.jit
-    _sums, _choose, _draw, _pick = jit(sums), jit(choose), jit(draw), jit(pick)
-    _draw_ties = jit(draw_ties)  # run_rounds calls them compiled
-    return RoundKernels(jit(run_rounds))
+def build(steps: Compiled) -> RoundKernels:
+    """
+    Compile ``run_rounds`` on the learner's compiled steps (``ucwl_grid_stream`` checks it).
+
+    Each callee is compiled first and bound into its caller (``engine.jit.bind``).
+    """
+    draw_fast, pick_fast = jit(draw), jit(pick)
+    ties = jit(bind(draw_ties, draw=draw_fast, pick=pick_fast))
+    return RoundKernels(jit(bind(run_rounds, sums=jit(sums), choose=jit(choose),
+                                 draw_ties=ties, pick=pick_fast, step_size=steps.step_size,
+                                 sigma_step=steps.sigma_step)))

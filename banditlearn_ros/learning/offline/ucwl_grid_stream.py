@@ -29,8 +29,8 @@ from typing import Dict, Optional, Sequence
 import numpy as np
 
 from .ucwl_grid_rounds import build, draw, INT_ROWS, RoundKernels, WORK_ROWS
-from ..algorithms import ucwl_kernels
 from ..algorithms.reductions import BLOCK
+from ..engine import compilation
 
 
 def tie_draws(seed: int, n: int) -> np.ndarray:
@@ -146,7 +146,7 @@ def run_stream(kernels: RoundKernels, X: np.ndarray, order, y_obs, y_true, u_sil
                n_labels: int, state: bool = False,
                no_weight: str = 'equal') -> Dict[str, np.ndarray]:
     """
-    Run one block of settings (``params`` rows: ``ucwl_kernels.learn_params``) over a stream.
+    Run one block of settings (``params``: ``engine.ucwl_kernels.learn_params``) over a stream.
 
     Returns ``mistakes_observed``, ``mistakes_true`` and ``updates`` per setting, those of
     ``ucwl_grid_run.run_block`` on the same block; with ``state``, also ``mu`` and ``sigma``
@@ -163,7 +163,7 @@ def run_stream(kernels: RoundKernels, X: np.ndarray, order, y_obs, y_true, u_sil
     return out
 
 
-_COMPILED = ucwl_kernels.CompiledOnce(  # disagreement is defined below
+_COMPILED = compilation.CompiledOnce(  # disagreement is defined below
     build, lambda kernels: disagreement(kernels), 'UCWL grid rounds')
 
 
@@ -173,7 +173,7 @@ def round_kernels(n_features: int = BLOCK) -> Optional[RoundKernels]:
 
     None as well for more than ``reductions.BLOCK`` features, which numpy sums in halves.
 
-    Built on ``ucwl_kernels.compiled()`` when its dot products are the fused, checked ones;
+    Built on ``engine.compilation.compiled()`` when its dot products are the fused, checked ones;
     ``disagreement`` compares it with the numpy ``UCWLGrid`` before it is used.
     """
     return None if n_features > BLOCK else _COMPILED.get()

@@ -51,6 +51,7 @@ from .rounds import (
     sized_features, Window)
 from ..algorithms.base import BanditLearner, LearnerInputError
 from ..algorithms.open_set import OpenSet
+from ..engine import plug
 
 
 class Interaction:
@@ -101,14 +102,14 @@ class Interaction:
         if max_unanswered < 1:
             raise ValueError(f'max_unanswered must be >= 1, got {max_unanswered}')
         self._make = make_learner
-        self.learner = learner
+        self.learner = plug(learner)  # a plain UCWL runs on the fast engine, same decisions
         self.feedback_timeout = float(feedback_timeout)
         self._protocol = protocol if protocol is not None else Protocol(
             max_questions, reveal_step, new_label_probation)
         self.algorithm = algorithm
         self.open_set = open_set if open_set is not None else OpenSet()
         if learner is not None:
-            self.open_set.adopt(learner)  # a loaded model's calibration, if it has one
+            self.open_set.adopt(self.learner)  # a loaded model's calibration, if it has one
         self._n_features = int(n_features)
         self._clock = clock
         self._lock = threading.RLock()
@@ -179,7 +180,7 @@ class Interaction:
         """Start a fresh model; pending questions are forgotten (their feedback is dropped)."""
         with self._lock:
             d = self.n_features
-            self.learner = self._make(d) if d else None
+            self.learner = plug(self._make(d)) if d else None
             self._pending.clear()
             self._latest = None
             self.open_set.reset()
@@ -206,10 +207,7 @@ class Interaction:
         """
         with self._lock:
             learner = self.learner
-            select_valid = getattr(learner, 'select_valid', None)
-            centring = getattr(learner, 'centring', None)
-            centred = learner is None or (centring is not None and centring.active)
-            if select_valid is None or centred:  # no learner yet, or centring, or no fast entry
+            if learner is None or learner.centring.active:  # no learner yet, or centring
                 x, reason = check_features(
                     values, learner.n_features if learner is not None else self._n_features)
                 first = None
@@ -217,22 +215,20 @@ class Interaction:
                 # The learner refuses NaN and infinity itself, with nothing changed, before
                 # any bookkeeping below (which never touches the model).
                 x, reason = sized_features(values, learner.n_features)
-                first = select_valid(x) if x is not None else None
+                first = learner.select_valid(x) if x is not None else None
                 if x is not None and first is None:
                     x, reason = None, 'not_finite'
             if x is None:
                 self.counts['features_' + reason] += 1
                 return None, reason
             if learner is None:
-                self.learner = self._make(x.size)
+                self.learner = plug(self._make(x.size))
                 self.open_set.adopt(self.learner)
-            raw = x
-            centring = getattr(self.learner, 'centring', None)
-            if centred and centring is not None:
-                # x is finite (checked above): only then may it enter the mean.  The round
-                # keeps the centred x, so every answer and a named label learn what was shown.
-                x = centring.apply(x)
-            outlier = centred and centring is not None and centring.last_outlier
+            # x is finite (checked above): only then may it enter the mean.  The round keeps
+            # the centred x, so every answer and a named label learn what was shown; the open
+            # set scores the raw one.
+            raw, x = x, self.learner.centred(x)
+            outlier = self.learner.centring.last_outlier
             now = self._clock() if now is None else now
             pending = self._pending
             if pending and now - pending[0].stamp > self.feedback_timeout:
@@ -430,8 +426,8 @@ class Interaction:
             out: Dict[str, float] = dict(self.counts)
             out['feedback_dropped'] = self.counts.total('feedback_dropped_', DROP_REASONS)
             out['features_refused'] = self.counts.total('features_', BAD_INPUT_REASONS)
-            centring = getattr(self.learner, 'centring', None)
-            out['centring_outliers'] = centring.outliers if centring is not None else 0
+            out['centring_outliers'] = (self.learner.centring.outliers
+                                        if self.learner is not None else 0)
             out['unanswered'] = len(self._pending)
             out['mistake_rate_window'] = self._mistakes.windowed()
             out['mistake_rate'] = self._mistakes.cumulative()

@@ -202,7 +202,9 @@ TAIL_SPECS = (
          'scores by: the nearest confirmed gesture, or unknown_score for the next label',
          constraints='one of ' + ', '.join(RECHECK_SCORES)),
     Spec('unknown_trust', OPEN_SET['trust'], 'when a "yes" confirms a gesture for the '
-         'never-taught check: support (once rejection could be armed for its label, a "yes" '
+         'never-taught check: audit (as support, and the "yes" answers a label took while '
+         'young are scored again without themselves as it grows, and taken out if unlike '
+         'the rest), support (once rejection could be armed for its label, a "yes" '
          'after a "no", or to a gesture unlike its label, waits until its label scores it '
          'as taught: one wrong "yes" cannot teach it) or yes (at once)',
          constraints='one of ' + ', '.join(TRUST)),

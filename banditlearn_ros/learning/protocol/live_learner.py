@@ -32,9 +32,9 @@ from .interaction import Interaction
 from .live_progress import Announcement, announcement, learning_check, Progress, STATS_SHOWN
 from .rounds import Counts, FeedbackResult, Round
 from .. import BanditLearner, make_learner
-from ..algorithms import ucwl_kernels
 from ..algorithms.centring import Centring
 from ..algorithms.open_set import check_open_set, OpenSet
+from ..engine import compilation, plug, use_compiled
 from ..storage import model_store
 from ..storage.autosave import BackgroundSaves
 
@@ -63,7 +63,7 @@ class LiveLearner:
     """
 
     def __init__(self, value: Callable[[str], Any], model_path: str, log):
-        with ucwl_kernels.deferring():  # numba loads after the node's start (started())
+        with compilation.deferring():  # numba loads after the node's start (started())
             self._start(value, model_path, log)
         self._use_compiled()  # compiled before the interaction existed
 
@@ -116,22 +116,21 @@ class LiveLearner:
         """Feature messages received (refused ones too): where a change happened."""
         self.counts = Counts(LIVE_COUNTS)
         self.config: Optional[session_config.ConfigLog] = None
+        self.fleet: Optional[Any] = None
+        """The fleet it shares with (``live_fleet.LiveFleet``), or None: ``status`` shows it."""
         # Only once nothing can refuse the start: a process that ends while numba compiles
         # in its daemon thread can crash as the interpreter goes down.
         if self.algorithm == 'ucwl':
-            ucwl_kernels.compile_in_background(self._use_compiled, self._up)
+            compilation.compile_in_background(self._use_compiled, self._up)
 
     def started(self) -> None:
-        """Say the node is up: the compiled UCWL steps may load now (``ucwl_kernels``)."""
+        """Say the node is up: the compiled UCWL steps may load now (``engine.compilation``)."""
         self._up.set()
 
     def _use_compiled(self, kernels=None) -> None:
         """Move the learner to the compiled UCWL steps once they are (same values)."""
-        with self.lock, ucwl_kernels.deferring():  # never compiles here
-            interaction = getattr(self, 'interaction', None)
-            use = getattr(interaction and interaction.learner, 'use_compiled', None)
-            if use is not None:
-                use()
+        with self.lock:
+            use_compiled(getattr(getattr(self, 'interaction', None), 'learner', None))
 
     # -- what a recording needs to replay this learner ------------------------------------
     def start_config(self, stamp: float) -> session_config.ConfigLog:
@@ -181,9 +180,9 @@ class LiveLearner:
 
     def fresh_learner(self, n_features: int) -> BanditLearner:
         """Return a new learner of the parameters' labels, hyperparameters and centring."""
-        with ucwl_kernels.deferring():
-            learner = make_learner(self.algorithm, list(self.labels), n_features,
-                                   seed=self.seed, **self.hyperparameters(self.algorithm))
+        with compilation.deferring():  # on the engine; compiled steps once loaded
+            learner = plug(make_learner(self.algorithm, list(self.labels), n_features,
+                                        seed=self.seed, **self.hyperparameters(self.algorithm)))
         learner.centring = Centring(self.centring)
         return learner
 
@@ -196,8 +195,7 @@ class LiveLearner:
     def check_change(self, changes: Dict[str, Any]) -> None:
         """Raise HyperparameterError, ValueError or TypeError for a change to refuse."""
         self.appended_labels(changes)
-        with ucwl_kernels.deferring():
-            lp.check_hyperparameter_change(self.value, changes)
+        lp.check_hyperparameter_change(self.value, changes)  # plain learners: nothing compiles
         self.protocol(changes)
         check_open_set(**{k: v for k, v in lp.open_set_settings(self.value, changes).items()
                           if k != 'enabled'})
@@ -210,7 +208,7 @@ class LiveLearner:
             if learner is not None:
                 diff = lp.tunable_changes(self.hyperparameters(learner.name), learner)
                 if diff:
-                    with ucwl_kernels.deferring():
+                    with compilation.deferring():
                         learner.set_params(**diff)
                 for name in new_labels:
                     learner.add_label(name)
@@ -418,8 +416,10 @@ class LiveLearner:
             values: Dict[str, Any] = {'algorithm': self.algorithm,
                                       'labels': ','.join(self.current_labels()),
                                       'feature_size': self.interaction.n_features,
-                                      'compiled_steps': ucwl_kernels.ready(), **self.counts}
+                                      'compiled_steps': compilation.ready(), **self.counts}
         values.update({k: stats[k] for k in STATS_SHOWN})
+        if self.fleet is not None:
+            values.update(self.fleet.status())
         return values
 
     def learning_problem(self) -> str:

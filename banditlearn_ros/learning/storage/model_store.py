@@ -30,7 +30,7 @@ import threading
 import time
 from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple
 
-from .persistence import MAX_MODEL_BYTES, save_state, TEMP_SUFFIX
+from .persistence import MAX_MODEL_BYTES, model_state, save_state, TEMP_SUFFIX
 from .. import BanditLearner, load_model, ModelFileError
 from ..algorithms.label_gaussians import LabelGaussians
 from ..algorithms.nearest_examples import LIMIT as NEAREST_LIMIT
@@ -240,7 +240,7 @@ class ModelSaves:
                 if learner is None:
                     self.failed_at = self._clock()
                     raise ValueError('no model yet (no feature vector seen)')
-                state = learner.state_dict()
+                state = model_state(learner)
                 copied, self.updates_since_save = self.updates_since_save, 0
             try:
                 save_state(state, self.path)
@@ -305,7 +305,7 @@ def back_up_before_reset(model_path: str, learner: Optional[BanditLearner],
     while os.path.lexists(path):
         suffix += 1
         path = f'{os.path.abspath(model_path)}{RESET_BACKUP}{stamp}-{suffix}.npz'
-    save_state(learner.state_dict(), path)
+    save_state(model_state(learner), path)
     return path
 
 

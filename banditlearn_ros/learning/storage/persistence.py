@@ -33,6 +33,7 @@ import numpy as np
 from ..algorithms.base import OnlineClassifier, OPEN_SET_PREFIX
 from ..algorithms.open_set import Calibration
 from ..algorithms.registry import ALGORITHMS
+from ..protocol.fleet_saved import fleet_from_state, fleet_state
 from ..protocol.labels import check_labels, clipped
 
 FORMAT = 'banditlearn_ros.model'
@@ -103,9 +104,28 @@ def atomic_write(path: Union[str, os.PathLike], write: Callable[[BinaryIO], Any]
         os.close(dir_fd)
 
 
+FLEET_PREFIX = 'fleet_'
+"""Model-file arrays of the fleet's evidence (``fleet_saved.fleet_state``)."""
+
+
+def model_state(learner: OnlineClassifier) -> Dict[str, Any]:
+    """
+    Return what a model file holds: ``state_dict()`` and the fleet's evidence, if any.
+
+    A learner that merged other robots' evidence carries it as ``learner.fleet``; saved
+    with the model, a restart keeps it and never counts it twice.
+    """
+    state = learner.state_dict()
+    fleet = getattr(learner, 'fleet', None)
+    if fleet is not None:
+        state['extra']['fleet'], held = fleet_state(fleet)
+        state['arrays'].update({FLEET_PREFIX + k: v for k, v in held.items()})
+    return state
+
+
 def save_model(learner: OnlineClassifier, path: Union[str, os.PathLike]) -> None:
     """Save a learner atomically; a crash mid-write leaves the previous file intact."""
-    save_state(learner.state_dict(), path)
+    save_state(model_state(learner), path)
 
 
 def save_state(state: Dict[str, Any], path: Union[str, os.PathLike]) -> None:
@@ -359,7 +379,7 @@ def load_model(path: Union[str, os.PathLike], expect_features: int = 0,
     if expect_features and int(state['n_features']) != int(expect_features):
         raise ModelFileError(
             path, f'holds {state["n_features"]} features, expected {expect_features}')
-    _check_learner_arrays(path, state, ALGORITHMS[algorithm]._array_names)
+    _check_learner_arrays(path, state, ALGORITHMS[algorithm].array_names())
     try:
         learner = ALGORITHMS[algorithm].from_state_dict(state)
         extra = state.get('extra') or {}
@@ -368,6 +388,10 @@ def load_model(path: Union[str, os.PathLike], expect_features: int = 0,
                     if k.startswith(OPEN_SET_PREFIX)}
             learner.calibration = Calibration.from_state(
                 extra['open_set'], held, learner.n_features)
+        if 'fleet' in extra:  # what other robots' evidence brought: never counted twice
+            held = {k[len(FLEET_PREFIX):]: v for k, v in state['arrays'].items()
+                    if k.startswith(FLEET_PREFIX)}
+            learner.fleet = fleet_from_state(extra['fleet'], held, learner.n_features)
         return learner
     except (ValueError, TypeError, KeyError, AttributeError, IndexError, OverflowError) as exc:
         # A value the learner refuses (bad hyperparameter, non-finite mean, non-positive

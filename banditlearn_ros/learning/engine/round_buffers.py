@@ -28,7 +28,7 @@ import math
 
 import numpy as np
 
-from .confidence_weighted import SIGMA_FLOOR
+from ..algorithms.confidence_weighted import SIGMA_FLOOR
 
 BOUND_SLACK = 1.0 + 1e-9
 """Factor on a tracked bound per step: far above the rounding of a step (d ulps)."""

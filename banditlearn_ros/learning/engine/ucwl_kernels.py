@@ -13,52 +13,41 @@
 # limitations under the License.
 
 """
-Compiled steps of diagonal UCWL (Ngo et al. 2013, Algorithm 1), used when numba is installed.
+Compiled steps of diagonal UCWL (Ngo et al. 2013, Algorithm 1, lines 8-17), for numba.
 
 One round through numpy is a dozen array calls of ~1 us each on a few hundred numbers.
 Here one compiled call selects (``select_fused``) and one learns (``learn_fused``).  Their
 dot products (``mu x``, ``sigma x^2`` and a learned row's) are ``reductions.pairwise_dot``,
 compiled: the products and the pairwise order of additions of numpy's ``np.add.reduce``,
-which the numpy code uses (``reductions.row_dots``), so the same sums rounded the same way
-on every CPU (BLAS would round them by the CPU's kernel).  Everything after them is the
-numpy code written out operation for operation: the bounds and their argmax, the SCW step
+which the plain algorithm uses (``reductions.row_dots``), so the same sums rounded the same
+way on every CPU (BLAS would round them by the CPU's kernel).  Everything after them is the
+plain code written out operation for operation: the bounds and their argmax, the SCW step
 sizes of ``confidence_weighted``, the diagonal update.  Without fastmath (numba's default)
 nothing is reordered or fused into FMA, so every value is the numpy code's bit for bit;
 ``test/test_ucwl_kernels.py`` checks decisions and states over long random streams, both
-diagonal readings, SCW-I and SCW-II, and ``compiled`` checks the compiled sums against
+diagonal readings, SCW-I and SCW-II, and ``disagreement`` checks the compiled sums against
 numpy before they are used.  Should they ever differ, the dot products are numpy calls and
 only the rest is compiled (``select_diag``, ``learn_diag``).  Ties are left to the caller,
 so the learner's own random generator breaks them in the same order.
 
-numba is optional (``pip install banditlearn_ros[fast]``): without it, or with
-``BANDITLEARN_COMPILED=0`` in the environment, ``UCWL`` runs its numpy code.
+The functions below call each other by their plain names: run as Python they are the
+reference the tests compare with; ``build`` compiles each callee first and binds the
+compiled ones into its callers (``jit.bind``), so no module's names are rewritten.
 """
 
-import contextlib
 import math
-import os
-import threading
-import time
-from typing import Callable, List, NamedTuple, Optional, Tuple
+from typing import Callable, NamedTuple, Optional, Tuple
 import warnings
 
 import numpy as np
 
-from . import compiler_memory, reductions
-from .confidence_weighted import sigma_step, step_size
-from .reductions import row_dot, row_dots
+from .jit import bind, jit
+from ..algorithms.confidence_weighted import sigma_step, step_size
+from ..algorithms.reductions import (BLOCK, block_dot, halves_dot, pairwise_dot, row_dot,
+                                     row_dots, two_block_dots)
 
 VARIANTS = {'scw1': 1, 'scw2': 2}
 """Codes of the SCW step sizes for the compiled update."""
-
-ENV_SWITCH = 'BANDITLEARN_COMPILED'
-"""Environment variable: '0' keeps every learner on its numpy code."""
-
-_dot = reductions.pairwise_dot
-"""The fused steps' dot product: this function, compiled (``_compile``)."""
-
-_two_dots = reductions.two_block_dots
-"""Two rows' dot products at once for 8..128 numbers: this function, compiled (``_compile``)."""
 
 
 class Kernels(NamedTuple):
@@ -107,7 +96,7 @@ def select_diag(x, out, k) -> Tuple[int, int, int, int, float, bool]:
 
     """
     n_labels = out.shape[1]
-    if not _finite_given(x, out, n_labels):
+    if not finite_given(x, out, n_labels):
         return -1, 0, -1, 0, 0.0, False
     best, greedy = 0, 0
     for i in range(n_labels):
@@ -161,7 +150,7 @@ def learn_diag(mu, sigma, i, x, z, m, v, params, at) -> int:
         for j in range(d):
             if not math.isfinite(x[j]):
                 return -1
-    alpha, coefficient = _step_size(z, m, v, params, at)
+    alpha, coefficient = step_size(z, m, v, params, at)
     if alpha <= 0.0:
         return 0
     az = alpha * z
@@ -172,14 +161,8 @@ def learn_diag(mu, sigma, i, x, z, m, v, params, at) -> int:
     for j in range(d):
         sx = sigma[i, j] * x[j]
         mu[i, j] += az * sx
-        sigma[i, j] = _sigma_step(sigma[i, j], sx, x[j], coefficient, precision)
+        sigma[i, j] = sigma_step(sigma[i, j], sx, x[j], coefficient, precision)
     return 1
-
-
-# What the fused steps call after their dot products: these functions, compiled (``_compile``).
-_select_tail = select_diag
-_learn_tail = learn_diag
-_step_size, _sigma_step, _finite_given = step_size, sigma_step, finite_given
 
 
 def select_fused(x, mu, sigma, k, out) -> Tuple[int, int, int, int, float, bool]:
@@ -195,14 +178,14 @@ def select_fused(x, mu, sigma, k, out) -> Tuple[int, int, int, int, float, bool]
             or n_labels > 1 and (mu.strides[0] != 8 * d or sigma.strides[0] != 8 * d)):
         return -2, 0, -1, 0, 0.0, False
     xx = x * x
-    if 8 <= d <= reductions.BLOCK:
+    if 8 <= d <= BLOCK:
         for i in range(n_labels):
-            out[0, i], out[1, i] = _two_dots(mu, sigma, i, x, xx, d)
+            out[0, i], out[1, i] = two_block_dots(mu, sigma, i, x, xx, d)
     else:
         for i in range(n_labels):
-            out[0, i] = _dot(mu[i], x)
-            out[1, i] = _dot(sigma[i], xx)
-    return _select_tail(x, out, k)
+            out[0, i] = pairwise_dot(mu[i], x)
+            out[1, i] = pairwise_dot(sigma[i], xx)
+    return select_diag(x, out, k)
 
 
 def learn_fused(mu, sigma, i, x, z, params) -> int:
@@ -215,11 +198,11 @@ def learn_fused(mu, sigma, i, x, z, params) -> int:
     if x.strides[0] != 8 or mu.strides[1] != 8 or sigma.strides[1] != 8:
         return -2
     d = x.shape[0]
-    if 8 <= d <= reductions.BLOCK:
-        m, v = _two_dots(mu, sigma, i, x, x * x, d)
+    if 8 <= d <= BLOCK:
+        m, v = two_block_dots(mu, sigma, i, x, x * x, d)
     else:
-        m, v = _dot(mu[i], x), _dot(sigma[i], x * x)
-    return _learn_tail(mu, sigma, i, x, z, z * m, v, params, 0)
+        m, v = pairwise_dot(mu[i], x), pairwise_dot(sigma[i], x * x)
+    return learn_diag(mu, sigma, i, x, z, z * m, v, params, 0)
 
 
 def split_kernels(select_tail=select_diag, learn_tail=learn_diag) -> Kernels:
@@ -237,188 +220,51 @@ def split_kernels(select_tail=select_diag, learn_tail=learn_diag) -> Kernels:
     return Kernels(select, learn, False)
 
 
-_COMPILED: Optional[Kernels] = None
-_TRIED = False
-_LOCK = threading.Lock()
-"""Held while compiling: one compilation per process."""
-_DONE_LOCK = threading.Lock()
-"""Guards ``_TRIED`` against ``_WAITING``: a waiter is called once, never missed."""
-_WAITING: List[Callable[[Optional[Kernels]], None]] = []
-_BACKGROUND: Optional[threading.Thread] = None
-_DEFERRING = threading.local()
-
-
-def compiled() -> Optional[Kernels]:
+class Compiled(NamedTuple):
     """
-    Return the compiled ``Kernels`` (fused when their sums pass the check), or None without numba.
+    What ``build`` compiled: the learner's ``kernels`` and the compiled pieces others reuse.
 
-    Compiled on first use (a few seconds; cached on disk where numba may write).  Any
-    failure of numba warns once and leaves the numpy code in use.  Inside ``deferring()``,
-    None until compiled, never compiling: the numpy code computes the same values bit for
-    bit, so a learner may start on it and move to the kernels later (``UCWL.use_compiled``).
-    """
-    if os.environ.get(ENV_SWITCH, '1') == '0':
-        return None
-    if _TRIED:
-        return _COMPILED
-    if getattr(_DEFERRING, 'depth', 0):
-        return None
-    _compile_once()
-    return _COMPILED
-
-
-@contextlib.contextmanager
-def deferring():
-    """Make ``compiled()`` in this thread return at once (None until compiled): a live node."""
-    _DEFERRING.depth = getattr(_DEFERRING, 'depth', 0) + 1
-    try:
-        yield
-    finally:
-        _DEFERRING.depth -= 1
-
-
-def ready() -> bool:
-    """Return True once the compiled steps are in use (never compiles: for /diagnostics)."""
-    return _TRIED and _COMPILED is not None
-
-
-def compile_in_background(done: Callable[[Optional[Kernels]], None],
-                          go: Optional[threading.Event] = None,
-                          most_wait: float = 10.0, settle: float = 0.5) -> bool:
-    """
-    Compile in a daemon thread, then call ``done(kernels)``; False if compiled already.
-
-    Importing numba and loading its cache takes about 1 s of CPU (4 s without the cache), so
-    a node that did it in its constructor started that much later.  ``done`` moves a live
-    learner made meanwhile (inside ``deferring()``) to the kernels; it runs once, in the
-    thread that compiled (this one's, or a caller of ``compiled()`` that came first).  The
-    thread starts compiling when ``go`` is set (a node that is up: compiling holds the GIL
-    most of the time, so it would slow the start), or after ``most_wait`` seconds, and then
-    waits ``settle`` seconds more: a node set ``go`` at the end of its constructor, and its
-    first spins (discovery, the first /diagnostics) ran 0.4 s later beside the compilation.
-    """
-    global _BACKGROUND
-    if os.environ.get(ENV_SWITCH, '1') == '0':
-        return False
-    with _DONE_LOCK:
-        if _TRIED:
-            return False
-        _WAITING.append(done)
-        if _BACKGROUND is None or not _BACKGROUND.is_alive():
-            _BACKGROUND = threading.Thread(target=_compile_when, daemon=True,
-                                           args=(go, most_wait, settle),
-                                           name='ucwl-kernels-compile')
-            _BACKGROUND.start()
-    return True
-
-
-def _compile_when(go: Optional[threading.Event], most_wait: float, settle: float) -> None:
-    if go is not None:
-        go.wait(most_wait)
-        time.sleep(settle)
-    _compile_once()
-
-
-def _compile_once() -> None:
-    """Compile unless done, publish the outcome, then call those waiting for it (no lock)."""
-    global _COMPILED, _TRIED
-    waiting = []
-    with _LOCK:
-        if not _TRIED:
-            kernels = _compiled_now()
-            if kernels is not None:  # LLVM's pages and heap are not needed by the steps
-                compiler_memory.release()
-            with _DONE_LOCK:
-                _COMPILED, _TRIED = kernels, True
-                waiting = list(_WAITING)
-                _WAITING.clear()
-    for done in waiting:
-        done(_COMPILED)
-
-
-def _compiled_now() -> Optional[Kernels]:
-    """Import numba and compile; None without numba or when it fails (warned once)."""
-    try:
-        import numba
-    except ImportError:
-        return None
-    try:
-        kernels = _compile(numba)
-        _warm_up(kernels)
-    except Exception as exc:  # noqa: B902 (any numba failure: the numpy code is exact)
-        warnings.warn(f'numba could not compile the UCWL steps ({exc}); using numpy')
-        return None
-    return kernels
-
-
-def jit(function):
-    """Compile ``function`` with numba, cached on disk where numba may write its cache."""
-    import numba
-    try:
-        return numba.njit(cache=True, nogil=True)(function)
-    except Exception:  # noqa: B902 (a cache location numba refuses: no disk cache)
-        return numba.njit(nogil=True)(function)
-
-
-class CompiledOnce:
-    """
-    Compiled code built and checked once per process, on the fused, checked dot products.
-
-    ``get`` returns None without numba, with ``BANDITLEARN_COMPILED=0``, or when the dot
-    products are not the fused ones.  Otherwise its first call builds the code and keeps it
-    only if ``disagreement`` finds it bit for bit the numpy code; any failure of numba counts
-    as a disagreement; either is said once, as a warning, and the caller keeps its numpy code.
+    The UCWL grid (``learning/offline``) binds its block steps to these, so that they sum
+    and step exactly as the learner's kernels do.
     """
 
-    def __init__(self, build: Callable[[], object], disagreement: Callable[[object], str],
-                 what: str):
-        self._build, self._disagreement, self._what = build, disagreement, what
-        self._tried, self._value = False, None
-
-    def get(self) -> Optional[object]:
-        """Return the compiled code, or None (see the class)."""
-        kernels = compiled()  # None also when BANDITLEARN_COMPILED=0
-        if kernels is None or not kernels.fused:
-            return None
-        if self._tried:
-            return self._value
-        self._tried = True
-        try:
-            candidate = self._build()
-            problem = self._disagreement(candidate)
-        except Exception as exc:  # noqa: B902 (any numba failure: the numpy code is exact)
-            problem = str(exc)
-        if problem:
-            warnings.warn(f'the compiled {self._what} do not match numpy ({problem}); '
-                          'using numpy')
-        else:
-            self._value = candidate
-        return self._value
+    kernels: Kernels
+    pairwise_dot: Callable
+    two_block_dots: Callable
+    select_diag: Callable
+    learn_diag: Callable
+    step_size: Callable
+    sigma_step: Callable
 
 
-def _compile(numba) -> Kernels:
-    """Compile the split steps, and the fused ones when their sums agree with numpy's."""
-    global _select_tail, _learn_tail, _dot, _two_dots, _step_size, _sigma_step, _finite_given
-    _step_size, _sigma_step = jit(step_size), jit(sigma_step)  # learn_diag calls them
-    _finite_given = jit(finite_given)  # select_diag calls it
-    _select_tail, _learn_tail = jit(select_diag), jit(learn_diag)
-    split = split_kernels(_select_tail, _learn_tail)
-    # pairwise_dot's helpers are globals of reductions: compiled first, so that the
-    # compiled pairwise_dot calls compiled code.
-    reductions._block = jit(reductions.block_dot)
-    reductions._halves = jit(reductions.halves_dot)
-    _dot = jit(reductions.pairwise_dot)
-    _two_dots = jit(reductions.two_block_dots)
-    fused = Kernels(jit(select_fused), jit(learn_fused), True)
+def build() -> Compiled:
+    """
+    Compile the steps: split ones always, fused ones when their sums agree with numpy's.
+
+    Raises whatever numba raises (the caller falls back to the plain algorithm).
+    """
+    step, sigma = jit(step_size), jit(sigma_step)
+    select_tail = jit(bind(select_diag, finite_given=jit(finite_given)))
+    learn_tail = jit(bind(learn_diag, step_size=step, sigma_step=sigma))
+    block = jit(block_dot)
+    dot = jit(bind(pairwise_dot, block_dot=block,
+                   halves_dot=jit(bind(halves_dot, block_dot=block))))
+    two = jit(two_block_dots)
+    sums = {'pairwise_dot': dot, 'two_block_dots': two}
+    fused = Kernels(jit(bind(select_fused, select_diag=select_tail, **sums)),
+                    jit(bind(learn_fused, learn_diag=learn_tail, **sums)), True)
     problem = disagreement(fused)
     if problem:
         warnings.warn(f'the compiled UCWL steps do not match numpy ({problem}); '
                       'using numpy for the dot products')
-        return split
-    return Kernels(_direct(fused.select), _direct(fused.learn), True)
+        kernels = split_kernels(select_tail, learn_tail)
+    else:
+        kernels = Kernels(direct(fused.select), direct(fused.learn), True)
+    warm_up(kernels)
+    return Compiled(kernels, dot, two, select_tail, learn_tail, step, sigma)
 
 
-def _direct(dispatcher) -> Callable:
+def direct(dispatcher) -> Callable:
     """
     Return the machine code of the dispatcher's one compiled signature, as a Python callable.
 
@@ -465,7 +311,7 @@ def disagreement(kernels: Kernels, seed: int = 0) -> str:
     return ''
 
 
-def _warm_up(kernels: Kernels) -> None:
+def warm_up(kernels: Kernels) -> None:
     """Compile now, for the array types UCWL passes, so no timed step pays for it."""
     x, mu, sigma = np.ones(2), np.zeros((2, 2)), np.ones((2, 2))
     kernels.select(x, mu, sigma, 1.0, np.empty((2, 2)))

@@ -1,0 +1,118 @@
+# Copyright 2026 banditlearn_ros contributors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+A fleet of two robots on two network namespaces: what one is taught, the other knows.
+
+Each namespace runs a whole robot (its dataset_node, teacher_node and learner_node, in a
+ROS namespace of its own) taught one half of the rendered gestures; the learners share
+their evidence over DDS across the veth link (``fleet: both``).  Afterwards each robot's
+first guess on the gestures only the other was taught must be within 3 points of the
+other's own, and on its own gestures it must lose at most 1 point against a robot alone
+(the same learner rules without DDS, ``test_live_fleet``).
+"""
+
+import signal
+import subprocess
+import sys
+import time
+
+from banditlearn_ros.learning import load_model
+from banditlearn_ros.tools import render_dataset
+import numpy as np
+import pytest
+from test_live_fleet import first_guesses, robot, teach
+from test_two_hosts import _env, _wait, hosts  # noqa: F401 (the fixture)
+
+pytestmark = [pytest.mark.ros, pytest.mark.slow]
+
+TRAIN = 350
+TEST = 1000
+JOIN_SECONDS = 10.0
+"""Seconds the robots wait before teaching starts, so that the fleet has met across the
+link: merged only late, after each learned its half alone, the evidence combines less
+well (``fleet_evidence``: the learned rows sit in each robot's own centring frame)."""
+
+
+def _halves(tmp_path):
+    path = tmp_path / 'gestures.npz'
+    assert render_dataset.main(['--out', str(path), '--n', str(TRAIN + TEST),
+                                '--features', 'landmarks', '--landmarks', 'truth',
+                                '--width', '320', '--height', '240', '--seed', '3',
+                                '--no-progress']) == 0
+    data = dict(np.load(path))
+    names = [str(n) for n in data['labels']]
+    halves = (names[:4], names[4:])
+    files = []
+    for r, half in enumerate(halves):
+        rows = [i for i in range(TRAIN) if names[data['y'][i]] in half]
+        files.append(tmp_path / f'half{r}.npz')
+        np.savez(files[-1], X=data['X'][rows], y=data['y'][rows], labels=data['labels'],
+                 feature_names=data['feature_names'])
+    return data, names, halves, files
+
+
+def test_two_robots_on_two_hosts_know_what_the_other_was_taught(hosts, tmp_path):  # noqa: F811
+    data, names, halves, files = _halves(tmp_path)
+    env = _env(tmp_path)
+    py = [sys.executable, '-m', 'banditlearn_ros.nodes.']
+    labels = 'labels:=[' + ','.join(names) + ']'
+    streams, learners = [], []
+    for r, host in enumerate(('robot', 'workstation')):
+        ns = ['-r', f'__ns:=/robot_{"ab"[r]}', '-p', 'diagnostics_period:=1.0']
+        learners.append(hosts.start(host, [py[0], py[1], py[2] + 'learner_node', '--ros-args',
+                                           *ns, '-p', labels, '-p', 'fleet:=both',
+                                           '-p', f'robot_id:={"ab"[r]}',
+                                           '-p', f'model_path:={tmp_path / f"{r}.npz"}',
+                                           '-p', 'autosave_every:=0'],
+                                    env, stdout=subprocess.DEVNULL))
+        hosts.start(host, [py[0], py[1], py[2] + 'teacher_node', '--ros-args', *ns], env,
+                    stdout=subprocess.DEVNULL)
+        streams.append(hosts.start(host, [py[0], py[1], py[2] + 'dataset_node', '--ros-args',
+                                          *ns, '-p', f'dataset:={files[r]}',
+                                          '-p', 'shuffle:=false', '-p', 'exit_when_done:=true',
+                                          '-p', 'prediction_wait:=3.0',
+                                          '-p', f'start_delay:={JOIN_SECONDS}',
+                                          '-p', 'answer_wait:=3.0'],
+                                   env, stdout=subprocess.DEVNULL))
+    _wait(lambda: all(s.poll() is not None for s in streams), 300,
+          'both robots taught their halves', learners)
+    assert all(s.returncode == 0 for s in streams)
+    time.sleep(3.0)  # the last share period (0.1 s) and its way across the link
+    for proc in learners:
+        proc.send_signal(signal.SIGINT)  # SIGINT: saved on shutdown
+    for proc in learners:
+        assert proc.wait(timeout=60) == 0
+    models = [load_model(tmp_path / f'{r}.npz') for r in range(2)]
+    X, y = data['X'][TRAIN:].astype(np.float64), data['y'][TRAIN:]
+
+    class Held:  # first_guesses reads a live learner's model
+        def __init__(self, model):
+            self.interaction = type('I', (), {'learner': model})
+
+    fleet = [[first_guesses(Held(m), X, y, names, half) for half in halves] for m in models]
+    assert models[0].fleet.merged.keys() == {'b'} and models[1].fleet.merged.keys() == {'a'}
+    # The same rules without DDS, each robot alone: the reference for its own half.
+    alone = []
+    for r, half in enumerate(halves):
+        learner, _ = robot(names, 'ab'[r], mode='none')
+        for x, t in zip(data['X'][:TRAIN], data['y'][:TRAIN]):
+            if names[t] in half:
+                teach(learner, x, names[t])
+        alone.append(first_guesses(learner, X, y, names, half))
+    for r in range(2):
+        assert fleet[r][1 - r] >= fleet[1 - r][1 - r] - 0.03, (fleet, alone)
+        assert fleet[r][r] >= alone[r] - 0.01, (fleet, alone)
+    print(f'first guesses on the held-out gestures, per robot and half: {fleet}; '
+          f'alone, own half: {alone}')

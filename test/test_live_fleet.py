@@ -1,0 +1,126 @@
+# Copyright 2026 banditlearn_ros contributors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""The learner node's fleet rules without DDS: two live learners share rendered gestures."""
+
+from banditlearn_ros.learning import HyperparameterError
+from banditlearn_ros.learning.protocol.live_fleet import FLEET_SPECS, LiveFleet
+from banditlearn_ros.tools import render_dataset
+import numpy as np
+import pytest
+from test_live_learner import live, Log
+
+
+@pytest.fixture(scope='module')
+def gestures(tmp_path_factory):
+    """Render 500 hands as landmark features (the renderer's skeleton); return X, y, names."""
+    path = tmp_path_factory.mktemp('fleet') / 'gestures.npz'
+    assert render_dataset.main(['--out', str(path), '--n', '500', '--features', 'landmarks',
+                                '--landmarks', 'truth', '--width', '320', '--height', '240',
+                                '--seed', '3', '--no-progress']) == 0
+    data = np.load(path)
+    return data['X'].astype(np.float64), data['y'], [str(n) for n in data['labels']]
+
+
+def robot(names, robot_id, mode='both', model_path='', **given):
+    values = {s.name: s.default for s in FLEET_SPECS}
+    values.update(fleet=mode, robot_id=robot_id, **given)
+    learner, params = live(model_path, labels=list(names), **values)
+    return learner, LiveFleet(learner, params.__getitem__, 'host', Log())
+
+
+def teach(learner, x, truth):
+    """One interaction: questions until a yes (or none left), the person always right."""
+    item, _, _ = learner.predict(list(x))
+    while item is not None:
+        result, _ = learner.feedback(item.prediction.label == truth)
+        item = result.next_round
+
+
+def first_guesses(learner, X, y, names, classes):
+    model = learner.interaction.learner
+    hits = [names[model.predict(model.centring.centre(x))] == names[t]
+            for x, t in zip(X, y) if names[t] in classes]
+    return float(np.mean(hits))
+
+
+def test_two_robots_taught_different_halves_each_know_both(gestures):
+    X, y, names = gestures
+    train, test = slice(0, 350), slice(350, None)
+    halves = (names[:4], names[4:])
+    runs = {}
+    for mode in ('none', 'both'):
+        robots = [robot(names, name, mode) for name in 'ab']
+        streams = [[(x, names[t]) for x, t in zip(X[train], y[train]) if names[t] in half]
+                   for half in halves]
+        for t in range(max(map(len, streams))):
+            for r, (learner, fleet) in enumerate(robots):
+                if t < len(streams[r]):
+                    teach(learner, *streams[r][t])
+                text = fleet.share_text()
+                if text:
+                    robots[1 - r][1].take_text(text)
+        runs[mode] = [[first_guesses(learner, X[test], y[test], names, half)
+                       for half in halves] for learner, _ in robots]
+    alone, merged = runs['none'], runs['both']
+    assert alone[0][1] < 0.2 and alone[1][0] < 0.2  # alone: nothing of the other half
+    for r in range(2):
+        assert merged[r][1 - r] >= alone[1 - r][1 - r] - 0.03, runs
+        assert merged[r][r] >= alone[r][r] - 0.01, runs
+
+
+def test_hostile_evidence_is_refused_counted_and_the_learner_keeps_learning(gestures):
+    X, y, names = gestures
+    learner, fleet = robot(names, 'b')
+    teach(learner, X[0], names[y[0]])
+    for text in ('{', '{"schema": "banditlearn_fleet_evidence/1", "robot": "x"}', 42):
+        assert fleet.take_text(text)[0] == []
+    status = learner.status()
+    assert status['fleet_refused_malformed'] == 3 and status['fleet'] == 'both'
+    teach(learner, X[1], names[y[1]])
+    assert learner.status()['predictions'] == 2
+
+
+def test_a_restarted_robot_keeps_what_it_merged_and_takes_it_once(gestures, tmp_path):
+    X, y, names = gestures
+    a, fleet_a = robot(names, 'a')
+    for x, t in zip(X[:40], y[:40]):
+        teach(a, x, names[t])
+    text = fleet_a.share_text()
+    path = str(tmp_path / 'b.npz')
+    b, fleet_b = robot(names, 'b', model_path=path)
+    teach(b, X[40], names[y[40]])
+    assert fleet_b.take_text(text)[0] == ['a']
+    before = b.interaction.learner.state_dict()['arrays']
+    b.close(save=True)
+    b, fleet_b = robot(names, 'b', model_path=path)
+    assert fleet_b.take_text(text) == ([], '')  # heard again: already in the model
+    after = b.interaction.learner.state_dict()['arrays']
+    for key in ('mu', 'sigma'):
+        assert after[key].tobytes() == before[key].tobytes()
+    status = b.status()
+    assert status['fleet_robots_merged'] == 'a' and status['fleet_ignored_stale'] == 1
+    b.reset()  # a fresh model forgets the fleet's evidence too
+    teach(b, X[41], names[y[41]])
+    assert fleet_b.share_text(force=True)
+    assert b.status()['fleet_robots_merged'] == ''
+
+
+def test_a_fleet_that_cannot_merge_is_refused_at_start():
+    with pytest.raises(HyperparameterError, match='diag'):
+        robot(['a', 'b'], 'a', covariance='full')
+    with pytest.raises(ValueError, match='robot_id'):
+        robot(['a', 'b'], 'no spaces')
+    with pytest.raises(HyperparameterError, match='fleet'):
+        robot(['a', 'b'], 'a', mode='sometimes')
