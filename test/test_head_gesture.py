@@ -421,8 +421,8 @@ def test_a_shake_asked_again_at_once_is_heard_once(fps, seed):
     # of it timed a frame longer (or grown, or grown back) than the one before looked like
     # a new gesture, and the rest answered the new question: one gesture heard twice.
     # A person answers no sooner than min_reaction after a question, so that swing is
-    # still the shake.
-    assert _asked_again_at_once(seed, fps, min_reaction=0.0) == ['shake', 'shake']  # before
+    # still the shake. (These seeds heard it twice before both min_reaction and the
+    # slowdown's frame-interval allowance; either one alone hears it once here.)
     assert _asked_again_at_once(seed, fps) == ['shake']
 
 
