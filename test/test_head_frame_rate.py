@@ -340,6 +340,23 @@ def test_a_one_cycle_nod_is_not_sized_by_its_half_swings(fps):
     assert new.kind == 'nod' and new.confidence >= old.confidence and new.stamp == old.stamp
 
 
+def test_a_one_frame_pose_peak_on_the_other_axis_does_not_cancel_a_shake():
+    # At 15 fps no median removes a one-frame landmark glitch: a 12 deg pitch peak inside a
+    # shake with pitch coupled to it made the cross-axis range (max - min) that of a diagonal
+    # motion. The ranges between the 10th and 90th percentiles leave it out.
+    t = np.arange(0, 4, 1 / 15)
+    yaw = hs.oscillation(t, 1.0, 2.0, 2.0, 12.0)
+    pitch = 0.3 * yaw
+    clean = HeadGestureDetector().run(t, yaw, pitch)
+    pitch[int(np.argmin(abs(t - 1.6)))] += 12.0
+    assert HeadGestureDetector(cross_trim=0.0).run(t, yaw, pitch) == []  # the rule before
+    peaked = HeadGestureDetector().run(t, yaw, pitch)
+    assert [d.kind for d in clean] == [d.kind for d in peaked] == ['shake']
+    assert abs(peaked[0].confidence - clean[0].confidence) <= 0.02  # as if it was not there
+    with pytest.raises(ValueError, match='cross_trim'):
+        HeadGestureDetector(cross_trim=50.0)
+
+
 def test_a_shake_asked_again_is_heard_once_when_frames_are_lost():
     # A slow, wide shake at 20 fps with 9 of 47 frames lost (a busy machine), heard early and
     # asked again 0.2 s later: the follow must not take the frame-to-frame jitter of its

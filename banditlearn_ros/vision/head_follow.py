@@ -21,7 +21,8 @@ decision, and when a new question is asked, each axis gets a *floor*, a time bef
 swing counts, and the motion going on then is followed swing by swing, raising the floor, until
 it holds still, grows into a bigger gesture, shrinks and grows again (a new gesture started as
 the last one fades), slows into a pause (a new gesture started just after the last one ended)
-or ``max_duration`` has passed.
+or ``max_duration`` has passed. None of the last three splits a swing over sooner than a
+person can react to the question (``min_reaction``): that is still the gesture going on.
 """
 
 import bisect
@@ -36,7 +37,8 @@ class Floors:
     The floor rules of :class:`~banditlearn_ros.vision.head_gesture.HeadGestureDetector`.
 
     A mixin: it uses the detector's trackers (``_axes``), floors, chains, swing timing
-    (``_core``, ``_qualifies``) and parameters.
+    (``_core``, ``_qualifies`` of :class:`~banditlearn_ros.vision.head_runs.Runs`) and
+    parameters.
     """
 
     @property
@@ -119,14 +121,15 @@ class Floors:
                     if swing.t1 > chain.end:
                         moved = self._qualifies(self._core(name, swing), edge=True)
                         held = self.hold_ends_follow and swing.t0 - chain.before > self.max_pause
-                        held = held or self._slowed(chain, swing)
-                        if held or self._grew(chain, swing):
+                        new = self._may_answer(chain, swing)
+                        held = held or new and self._slowed(chain, swing)
+                        if held or new and self._grew(chain, swing):
                             # A hold in it, or a bigger gesture (from the swing before if
                             # that one began to grow): what moves is new.
                             self._floor[name] = chain.floor if held else min(chain.floor,
                                                                              chain.back)
                             moved = False
-                        elif self._regrew(chain, swing):
+                        elif new and self._regrew(chain, swing):
                             self._floor[name] = chain.prior  # new from the swing before it
                             moved = False
                         if not moved:
@@ -141,15 +144,16 @@ class Floors:
                         chain.largest, chain.least = chain.size, math.inf
                     elif chain.turn >= chain.cut:  # sampled whole (idle frames skipped before)
                         chain.least = min(chain.least, chain.size)
-                    if self._regrew(chain, swing):
+                    new = self._may_answer(chain, swing)
+                    if new and self._regrew(chain, swing):
                         self._floor[name] = chain.floor  # new from the swing before it
                         self._chains[name] = None
                         break
-                    if swing.t0 - chain.tb > self.max_pause or self._grew(chain, swing) \
+                    if swing.t0 - chain.tb > self.max_pause or new and self._grew(chain, swing) \
                             or not self._qualifies(swing, edge=True):
                         self._chains[name] = None  # a hold, or other motion: what comes is new
                         break
-                    if self._slowed(chain, swing, chain.tb - chain.core0):
+                    if new and self._slowed(chain, swing, chain.tb - chain.core0):
                         self._chains[name] = None  # a pause inside it: what comes is new
                         break
                     chain.pace, chain.core0 = chain.tb - chain.core0, swing.t0
@@ -161,6 +165,18 @@ class Floors:
                 self._floor[name] = max(self._floor[name], chain.end)
                 if chain.span is not None:
                     chain.span[1] = max(chain.span[1], chain.end)
+
+    def _may_answer(self, chain: Chain, swing: Swing) -> bool:
+        """
+        Return whether a changed swing can belong to an answer to the question followed from.
+
+        A person answers ``min_reaction`` s after a question at the earliest, so a swing whose
+        core was over sooner is still the gesture going on when it was asked, however it
+        changed (timed a frame longer, grown out of a small start): splitting there would
+        hear that gesture twice (0: no such limit, the rule before).
+        """
+        return (not chain.grows or self.min_reaction <= 0
+                or swing.tb >= chain.cut + self.min_reaction)
 
     def _slowed(self, chain: Chain, swing: Swing, pace: Optional[float] = None) -> bool:
         """Return whether a followed swing took much longer than the one before: a pause."""

@@ -31,6 +31,11 @@ swing (each swing starting where the last ended, with no hold longer than ``max_
 and raises the floor as it goes, for at most ``max_duration``. So the rest of a shake still
 going when the next question comes never answers it; a gesture begun after the question does.
 A refractory period after a decision is a second guard; a new question lifts it.
+
+The parts live beside this module, one concept each: a swing and its timing
+(``head_swings``), which swings make a run (``head_runs``), a run's confidence
+(``head_score``), the motion around it (``head_context``), the floors and the motion followed
+past them (``head_follow``) and the samples' filter (``head_filter``).
 """
 
 import bisect
@@ -39,12 +44,12 @@ from dataclasses import dataclass
 import math
 from typing import List, Optional, Sequence, Tuple
 
-from banditlearn_ros.vision.head_context import (
-    background_spread, came_down_into, extent, held_still)
+from banditlearn_ros.vision.head_context import held_still
 from banditlearn_ros.vision.head_filter import PoseFilter
 from banditlearn_ros.vision.head_follow import Floors
-from banditlearn_ros.vision.head_swings import AxisTracker, GAP, Swing, time_swing
-import numpy as np
+from banditlearn_ros.vision.head_runs import Runs
+from banditlearn_ros.vision.head_score import score_run
+from banditlearn_ros.vision.head_swings import AxisTracker, GAP, Swing
 
 
 @dataclass(frozen=True)
@@ -68,7 +73,7 @@ class GestureDecision:
     amplitude: float
 
 
-class HeadGestureDetector(Floors):
+class HeadGestureDetector(Runs, Floors):
     """
     Turn relative (yaw, pitch) samples into nod/shake decisions with a confidence.
 
@@ -87,6 +92,10 @@ class HeadGestureDetector(Floors):
     max_cross_ratio : float
         Other-axis range / own-axis range during the oscillation at which the confidence
         reaches 0 (full confidence up to half of it).
+    cross_trim : float
+        Those ranges run between the ``cross_trim`` and ``100 - cross_trim`` percentiles of
+        the samples (%): a pose-noise peak on the other axis, which no median removes at 10
+        and 15 fps, does not count as cross motion (0: max - min, the rule before).
     min_confidence : float
         Decisions below this are dropped.
     refractory : float
@@ -129,6 +138,11 @@ class HeadGestureDetector(Floors):
     follow_slowdown : float
         ... and so is, followed from a question, a swing whose core takes this many times
         the one before: a pause inside it, as between two shakes (0: never, the rule before).
+    min_reaction : float
+        ... but none of these three rules splits off a swing whose core ended sooner than
+        this (s) after the question: a person answers no sooner, so it is still the gesture
+        going on when asked, and splitting it would hear that gesture twice (0: no such
+        limit, the rule before).
     edge_amplitude : bool
         The size score counts a run's first and last swings (half swings, from or into rest)
         twice, at most as the largest (False: as they are, the rule before).
@@ -177,10 +191,12 @@ class HeadGestureDetector(Floors):
                  follow_regrowth: float = 2.0, median_span: float = 0.1,
                  sparse_smoothing: float = 0.06, edge_start: bool = True,
                  lead_pause: float = 1.5, follow_slowdown: float = 1.6,
-                 edge_amplitude: bool = True):
-        if min_reversals < 1 or not 0 < max_cross_ratio or not 0 < contrast_per_reversal <= 1:
-            raise ValueError('need min_reversals >= 1, max_cross_ratio > 0 and '
-                             'contrast_per_reversal in (0, 1]')
+                 edge_amplitude: bool = True, min_reaction: float = 0.4,
+                 cross_trim: float = 10.0):
+        if min_reversals < 1 or not 0 < max_cross_ratio or not 0 < contrast_per_reversal <= 1 \
+                or not 0 <= cross_trim < 50:
+            raise ValueError('need min_reversals >= 1, max_cross_ratio > 0, '
+                             'contrast_per_reversal in (0, 1] and cross_trim in [0, 50)')
         self.min_swing = float(min_swing)
         self.min_speed = float(min_speed)
         self.max_swing_duration = float(max_swing_duration)
@@ -212,6 +228,8 @@ class HeadGestureDetector(Floors):
         self.lead_pause = float(lead_pause)
         self.follow_slowdown = float(follow_slowdown)
         self.edge_amplitude = bool(edge_amplitude)
+        self.min_reaction = float(min_reaction)
+        self.cross_trim = float(cross_trim)
         keep = self.max_duration + 1.0
         self._axes = {'yaw': AxisTracker(self.hysteresis, keep),
                       'pitch': AxisTracker(self.hysteresis, keep)}
@@ -313,156 +331,10 @@ class HeadGestureDetector(Floors):
         return [d for d in decisions if d is not None]
 
     # -- decision ----------------------------------------------------------------------
-    def _qualifies(self, swing: Swing, edge: bool = False, timed: bool = False) -> bool:
-        """
-        Return whether a swing counts: big, fast, and not too slow.
-
-        The first and last swing of an oscillation start or end at rest, half-way through a
-        cycle, so as ``edge`` swings they need only half ``min_swing``. ``timed`` (the first
-        swing of an answer) times a swing of at least twice ``min_swing`` by its faster half
-        (``edge_duration``): a nod that starts out of a slow drift is not too slow. Motion
-        followed after a cut keeps the whole core's time, so the tail of a gesture does not
-        run into the next one.
-        """
-        big = swing.amplitude >= 2.0 * self.min_swing  # jitter's half swings stay timed whole
-        duration = swing.edge_duration if edge and timed and big else swing.duration
-        least = 0.5 * self.min_swing if edge else self.min_swing
-        return (swing.amplitude >= least and 0 < duration <= self.max_swing_duration
-                and swing.amplitude / duration >= self.min_speed)
-
-    def _core(self, name: str, swing: Swing) -> Swing:
-        """Fill in a swing's core times from the filtered history (cached once confirmed)."""
-        key = (name, swing.turn, swing.t1)
-        cached = self._cores.get(key)
-        if cached is not None:
-            swing.turn, swing.v0, swing.t0, swing.tb, swing.tm = cached
-            return swing
-        time_swing(self._ts, self._vals, 0 if name == 'yaw' else 1, swing,
-                   self.max_swing_duration)
-        self._cores[key] = (swing.turn, swing.v0, swing.t0, swing.tb, swing.tm)
-        return swing
-
-    def _run(self, name: str, now: float) -> Tuple[List[Swing], float]:
-        """
-        Return the latest run of consecutive qualifying swings on one axis and its last turn.
-
-        Tiny trailing swings (jitter after the gesture) are skipped; any other swing that does
-        not count, or a hold longer than ``max_pause``, ends the run.
-        """
-        tracker = self._axes[name]
-        swings = tracker.swings()
-        run: List[Swing] = []
-        credit = bridged = False  # a gap was passed, the swing before it not yet taken
-        oldest = now - self.max_duration - 1.0
-        for swing in reversed(swings):
-            if swing.t1 < oldest:
-                break
-            if self._gap_in(swing):  # the face was lost: unseen motion, the swings around it
-                if bridged:  # go on; it turned at both ends (a reversal more, seen after it)
-                    break
-                credit = bridged = True
-                if run:
-                    run.append(swing)
-                continue
-            if swing.amplitude < 0.5 * self.min_swing:
-                if run:
-                    break
-                continue  # tiny trailing swings (jitter after the gesture)
-            cut_short = any(b == swing.turn for _, b in self._gaps)  # begun after a gap
-            self._core(name, swing)
-            if swing.t0 < oldest or swing.t0 < self._floor[name]:
-                break  # too old, or motion from before the last answer or question
-            if run and not credit and run[-1].t0 - swing.tb > self.max_pause:
-                break  # a hold between two swings (none is known across a gap)
-            if credit and run or cut_short:  # the swing before or after a gap: cut short
-                credit = credit and not run
-                if self._qualifies(swing, edge=True):
-                    run.append(swing)
-                    continue
-                break
-            if not run:
-                if self._qualifies(swing, edge=True):
-                    run.append(swing)
-                    continue
-                break
-            if self._qualifies(swing):
-                run.append(swing)
-            elif self._qualifies(swing, edge=True, timed=True):
-                run.append(swing)  # the first swing, perhaps out of a slow drift
-                break
-            else:
-                break
-        while run and self._gap_in(run[-1]):
-            run.pop()
-        run.reverse()
-        if self._lead_held(run):
-            del run[0]  # a swing of pose noise before the gesture, a hold after it
-        for i in range(1, len(run) - 1):  # the unseen swing counts between two full ones
-            if self._gap_in(run[i]) and min(run[i - 1].amplitude,
-                                            run[i + 1].amplitude) < self.min_swing:
-                del run[i]
-                break
-        if not run or any(run[-1].tb + self.quiet <= a for a, _ in self._gaps):
-            return [], -math.inf  # none, or one over before the face was lost
-        return run, run[-1].turn  # the last reversal: the start of the final swing
-
-    def _lead_held(self, run: List[Swing]) -> bool:
-        """Return whether a run's first swing is held apart from the rest, see ``lead_pause``."""
-        if self.lead_pause <= 0 or len(run) <= self.min_reversals + 1 \
-                or any(map(self._gap_in, run[:2])):
-            return False
-        return run[1].t0 - run[0].tb > self.lead_pause * (run[1].tb - run[1].t0)
-
-    def _start(self, run: List[Swing]) -> float:
-        """Return when an oscillation began: its first swing's core start, see ``edge_start``."""
-        first = run[0]
-        if not self.edge_start or len(run) < 2 or self._gap_in(run[1]):
-            return first.t0
-        return max(first.t0, first.tb - (run[1].tb - run[1].t0))
-
-    def _gap_in(self, swing: Swing) -> float:
-        """Return how long the face was lost inside a swing (0: seen throughout)."""
-        return next((b - a for a, b in self._gaps if swing.turn <= a and b <= swing.t1), 0.0)
-
-    def _went_down_first(self, first: Swing) -> bool:
-        """Return whether a pitch oscillation began with the head going down."""
-        return first.v1 > first.v0 or came_down_into(
-            self._ts, self._vals, first.turn, first.v0, self.max_swing_duration,
-            0.25 * self.min_swing)
-
     def _score(self, run: List[Swing], own: int) -> Tuple[float, int, float]:
-        """Return (confidence, reversals, median swing) of one axis' run."""
-        reversals = len(run) - 1
-        if reversals < self.min_reversals:
-            return 0.0, max(reversals, 0), 0.0
-        duration = run[-1].tb - run[0].t0
-        if not self.min_duration <= duration <= self.max_duration:
-            return 0.0, reversals, 0.0
+        """Return (confidence, reversals, median swing) of one axis' run (``score_run``)."""
         seen = [s for s in run if not self._gap_in(s)]
-        amplitudes = np.array([s.amplitude for s in seen])
-        speeds = np.array([s.amplitude / s.duration for s in seen])
-        ranges = extent(self._ts, self._vals, run[0].t0, run[-1].tb)
-        cross = ranges[1 - own] / max(ranges[own], 1e-9)
-        s_osc = min(1.0, (reversals + 1.0) / (self.min_reversals + 2.0))
-        sizes = amplitudes
-        if self.edge_amplitude and len(sizes) >= 3:
-            # The first and last swings start or end at rest: half swings by nature.
-            sizes = amplitudes.copy()
-            sizes[[0, -1]] = np.minimum(2.0 * sizes[[0, -1]], sizes.max())
-        s_amp = min(1.0, float(np.median(sizes)) / (2.0 * self.min_swing))
-        s_speed = min(1.0, float(np.median(speeds)) / (2.0 * self.min_speed))
-        s_cross = min(1.0, max(0.0, (self.max_cross_ratio - cross) / (0.5 * self.max_cross_ratio)))
-        background = background_spread(  # earlier answers left out
-            self._ts, self._vals, own, run[0].t0, self.context,
-            self.detrend_yaw if own == 0 else self.detrend_pitch, self._spans)
-        contrast = float(amplitudes.max()) / max(background, 1e-9)
-        need = (self.min_contrast - 1.0) * self.contrast_per_reversal ** (
-            reversals - self.min_reversals)
-        s_ctx = min(1.0, max(0.0, (contrast - 1.0) / max(need, 1e-9)))
-        confidence = (s_osc * s_amp * s_speed) ** (1.0 / 3.0) * s_cross * s_ctx
-        if own == 1 and self.nod_down_first and not self._went_down_first(run[0]):
-            confidence *= 0.5  # a "yes" nod starts downward; up first is likely other motion
-        return float(confidence), reversals, float(np.median(amplitudes))
+        return score_run(run, seen, own, self, self._ts, self._vals, self._spans)
 
     def _decide(self, now: float) -> Optional[GestureDecision]:
         runs = {}
