@@ -85,6 +85,7 @@ def answer_json(ident: int, question: int, yes: bool, source: str) -> str:
     -------
     str
         Compact JSON, checked by ``read_answer`` first (a bad value raises ValueError).
+
     """
     answer = _checked(ident, question, yes, source)
     return json.dumps(answer._asdict(), separators=(',', ':'))
@@ -103,6 +104,7 @@ def read_answer(text: str) -> Answer:
     -------
     Answer
         The checked answer.
+
     """
     if not isinstance(text, str) or len(text) > MAX_CHARS:
         raise ValueError(f'an answer is a JSON object of at most {MAX_CHARS} characters')
