@@ -57,11 +57,6 @@ class TopicInfo:
     problems: List[str] = field(default_factory=list)
     notes: List[str] = field(default_factory=list)
 
-    @property
-    def readable(self) -> bool:
-        """Return True when no problem is known that stops its messages being decoded."""
-        return not self.problems
-
     def as_dict(self) -> Dict[str, Any]:
         """Return a JSON-friendly summary."""
         return {'name': self.name, 'type': self.msgtype, 'count': self.count,
@@ -126,7 +121,6 @@ class Bag:
         self.files: List[Path] = []
         self.storage = ''
         self.custom_data: Dict[str, str] = {}
-        self.metadata_count: Optional[int] = None
         self._readers: List[Any] = []
         self._decoders: Dict[Tuple, Decoder] = {}
         self._observed: Optional[Tuple[int, int]] = None
@@ -205,7 +199,6 @@ class Bag:
             listed = [folder / Path(p).name for p in info.get('relative_file_paths', [])]
             self.storage = str(info.get('storage_identifier', ''))
             self.custom_data = dict(info.get('custom_data') or {})
-            self.metadata_count = int(info.get('message_count', 0))
             compressed = bool(info.get('compression_mode')) and \
                 str(info.get('compression_mode')).lower() != 'none'
         except (OSError, yaml.YAMLError, KeyError, TypeError, ValueError,
@@ -213,7 +206,7 @@ class Bag:
             if not data_files:
                 raise BagError(f'{meta_path}: not a readable rosbag2 metadata file '
                                f'({_short(err)})') from None
-            self.custom_data, self.metadata_count = {}, None
+            self.custom_data = {}
             self._read_files_directly(
                 data_files, f'metadata.yaml cannot be used ({_short(err, 100)}; '
                 '"banditlearn_bag reindex" writes a new one)')
