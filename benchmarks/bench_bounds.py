@@ -104,7 +104,7 @@ OPEN_SET = textwrap.dedent("""
     import os, sys
     import numpy as np
     from banditlearn_ros.learning.protocol import learner_parameters as lp
-    from banditlearn_ros.learning.protocol.live_learner import LiveLearner
+    from banditlearn_ros.learning.live.live_learner import LiveLearner
     values = {s.name: s.default for s in lp.all_specs()}
     values.update(labels=[f'g{i}' for i in range(12)], unknown_rejection=True,
                   autosave_every=0)

@@ -40,8 +40,8 @@ from pathlib import Path
 import platform
 import time
 
-from banditlearn_ros import answers
 from banditlearn_ros.vision import face_warp as fw
+from banditlearn_ros.vision import feedback_parameters
 from banditlearn_ros.vision import head_answer_synth as ha
 from banditlearn_ros.vision import head_motion_synth as hs
 from banditlearn_ros.vision.head_answers import HeadAnswers
@@ -97,7 +97,7 @@ class NodePath:
     def __init__(self, on_prediction, listen_window=8.0, idle_every=3, **detector):
         self.detector = HeadGestureDetector(**detector)
         self.head = HeadAnswers(self.detector, {}, idle_every, estimator=object())
-        self.window = answers.ListeningWindow(on_prediction, self.head.question)
+        self.window = feedback_parameters.ListeningWindow(on_prediction, self.head.question)
         self.listen_window = listen_window
 
     def ask(self, t):
@@ -257,8 +257,8 @@ def bench_detector(seeds, repeats, minutes):
 
 
 def _frames(count):
-    import cv2
     from banditlearn_ros.vision.head_pose import FaceMeshHeadPose
+    import cv2
     img = fw.fit_frame(cv2.imread(str(FACES / 'mps_business-person.png')))
     finder = FaceMeshHeadPose(static_image_mode=True)
     landmarks = finder.landmarks(img, depth=True)[0]
@@ -273,8 +273,8 @@ def _frames(count):
 
 def bench_pose(count):
     """Print Face Mesh + pose ms per 640x480 frame, with same-run references."""
-    import cv2
     from banditlearn_ros.vision.head_pose import FaceMeshHeadPose
+    import cv2
     if not (FACES / 'mps_business-person.png').is_file():
         print(f'\n(skipped the Face Mesh timing: {FACES} is absent)')
         return

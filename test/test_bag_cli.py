@@ -21,8 +21,8 @@ import subprocess
 import sys
 import time
 
-from banditlearn_ros.bags import cli as cli
 from banditlearn_ros.learning.offline.datasets import load_bundled, load_file
+from banditlearn_ros.tools import bag as cli
 import numpy as np
 import pytest
 
@@ -57,7 +57,7 @@ def _command():
     script = Path(sys.executable).with_name('banditlearn_bag')
     if script.exists():
         return [str(script)]
-    return [sys.executable, '-m', 'banditlearn_ros.bags.cli']
+    return [sys.executable, '-m', 'banditlearn_ros.tools.bag']
 
 
 # ---------------------------------------------------------------------- info

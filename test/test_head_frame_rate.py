@@ -16,7 +16,7 @@
 
 import time
 
-from banditlearn_ros import answers
+from banditlearn_ros.vision import feedback_parameters
 from banditlearn_ros.vision import head_answer_synth as ha
 from banditlearn_ros.vision import head_answers
 from banditlearn_ros.vision import head_motion_synth as hs
@@ -36,7 +36,7 @@ class Path:
 
     def __init__(self, on_prediction=True, listen_window=8.0, estimator=None):
         self.head = HeadAnswers(HeadGestureDetector(), {}, 3, estimator=estimator)
-        self.window = answers.ListeningWindow(on_prediction, self.head.question)
+        self.window = feedback_parameters.ListeningWindow(on_prediction, self.head.question)
         self.listen_window, self.processed = listen_window, []
 
     def ask(self, t=None):
@@ -316,7 +316,7 @@ def test_a_shake_begun_just_after_the_last_one_ended_answers(fps):
                 asked = True
             d = det.update(ti, yi, 0.0)
             if d is not None and asked:
-                answers.append(d)
+                feedback_parameters.append(d)
         assert [d.kind for d in answers] == expected, slowdown
         assert all(4.3 - 0.1 <= d.start and d.stamp <= 4.7 + 0.3 for d in answers)
 

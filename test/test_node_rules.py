@@ -17,13 +17,13 @@
 import io
 import math
 
-from banditlearn_ros import answers
-from banditlearn_ros.vision import camera_settings
+from banditlearn_ros.vision import camera_parameters
+from banditlearn_ros.vision import feedback_parameters as rules
 import pytest
 
 
 def test_a_button_answers_when_pressed_not_while_held():
-    buttons = answers.ButtonPresses(right=0, wrong=2)
+    buttons = rules.ButtonPresses(right=0, wrong=2)
     assert buttons.presses([1, 0, 0]) == [(0, True)]
     assert buttons.presses([1, 0, 0]) == []  # held
     assert buttons.presses([0, 0, 1]) == [(2, False)]
@@ -33,7 +33,7 @@ def test_a_button_answers_when_pressed_not_while_held():
 
 def test_a_question_opens_a_window_that_expires():
     resets = []
-    window = answers.ListeningWindow(True, lambda: resets.append(1))
+    window = rules.ListeningWindow(True, lambda: resets.append(1))
     assert not window.listening and not window.expired(0.0)
     assert window.question(10.0, 8.0) and window.listening
     assert len(resets) == 2  # afresh for the question, and as listening starts
@@ -46,7 +46,7 @@ def test_a_question_opens_a_window_that_expires():
 
 
 def test_listening_always_never_expires_and_follows_the_parameter():
-    window = answers.ListeningWindow(False, lambda: None)
+    window = rules.ListeningWindow(False, lambda: None)
     assert window.listening and not window.expired(1e12)
     assert window.follow(True) and not window.listening
     assert window.follow(False) and window.listening and window.end == math.inf
@@ -59,21 +59,21 @@ def test_listening_always_never_expires_and_follows_the_parameter():
     ({'min_reversals': 3, 'listen_window': 2.0}, ''),
 ])
 def test_feedback_parameter_changes(change, reason):
-    assert answers.refusal(change, 0, 1) == reason
+    assert rules.refusal(change, 0, 1) == reason
 
 
 def test_detector_values_keep_their_type_and_every_detector_parameter_is_declared():
-    assert answers.detector_value('min_reversals', 3.0) == 3
-    assert isinstance(answers.detector_value('min_reversals', 3.0), int)
-    names = [spec.name for spec in answers.SPECS]
-    assert len(names) == len(set(names)) and set(answers.DETECTOR_PARAMETERS) <= set(names)
+    assert rules.detector_value('min_reversals', 3.0) == 3
+    assert isinstance(rules.detector_value('min_reversals', 3.0), int)
+    names = [spec.name for spec in rules.SPECS]
+    assert len(names) == len(set(names)) and set(rules.DETECTOR_PARAMETERS) <= set(names)
 
 
 def test_typed_answers():
     got = []
     hints = io.StringIO()
-    keys = answers.KeyboardAnswers(got.append, stream=io.StringIO('y\nmaybe\n\nNO\n'),
-                                   hints=hints)
+    keys = rules.KeyboardAnswers(got.append, stream=io.StringIO('y\nmaybe\n\nNO\n'),
+                                 hints=hints)
     assert not keys.available()  # not a terminal
     keys.read()
     assert got == [True, False]
@@ -81,17 +81,17 @@ def test_typed_answers():
 
 
 def test_camera_settings_rules_and_builders():
-    values = {spec.name: spec.default for spec in camera_settings.SPECS}
-    assert camera_settings.problem(values) == ''
-    assert 'mode must be' in camera_settings.problem(dict(values, mode='burst'))
-    assert 'fallback must be' in camera_settings.problem(dict(values, fallback='x'))
-    assert 'must be below max_area' in camera_settings.problem(
+    values = {spec.name: spec.default for spec in camera_parameters.SPECS}
+    assert camera_parameters.problem(values) == ''
+    assert 'mode must be' in camera_parameters.problem(dict(values, mode='burst'))
+    assert 'fallback must be' in camera_parameters.problem(dict(values, fallback='x'))
+    assert 'must be below max_area' in camera_parameters.problem(
         dict(values, min_area=0.7, max_area=0.6))
     with pytest.raises(ValueError, match='extractor must be one of'):
-        camera_settings.check_extractor('sift')
-    episodes = camera_settings.make_episodes(dict(values, stable_frames=4))
+        camera_parameters.check_extractor('sift')
+    episodes = camera_parameters.make_episodes(dict(values, stable_frames=4))
     assert episodes.stable_frames == 4
-    segmenter = camera_settings.make_segmenter(dict(values, work_size=128))
+    segmenter = camera_parameters.make_segmenter(dict(values, work_size=128))
     assert segmenter.work_size == 128
 
 

@@ -17,9 +17,9 @@
 import subprocess
 import sys
 
-from banditlearn_ros.bringup import options as bringup_options, system_file
-from banditlearn_ros.bringup.options import in_declared_type
-from banditlearn_ros.bringup.system_file import BringupError
+from banditlearn_ros.systems import options as bringup_options, system_file
+from banditlearn_ros.systems.options import in_declared_type
+from banditlearn_ros.systems.system_file import BringupError
 import pytest
 
 

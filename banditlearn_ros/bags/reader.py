@@ -29,11 +29,11 @@ from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tupl
 import yaml
 
 from .constants import DATA_SUFFIXES, PathLike
+from .cut_off_mcap import open_mcap_or_salvage, SalvagedMcap
 from .decoder import Decoder
 from .errors import BagError, short_error as _short
 from .limits import check_mcap, MAX_METADATA_BYTES, read_bounded, regular_file
-from .qos import qos_dict as _qos_dict
-from .salvaged_mcap import open_mcap_or_salvage, SalvagedMcap
+from .recorded_qos import qos_dict as _qos_dict
 
 
 @dataclass

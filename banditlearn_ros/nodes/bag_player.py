@@ -29,7 +29,7 @@ the wait for a learner that says nothing (a refused vector, a silent teacher).
 import time
 from typing import List, Optional
 
-from banditlearn_ros.bags.replay import sample_session_path
+from banditlearn_ros.bags.recorded_session import sample_session_path
 from banditlearn_ros.learning.offline.replay import FEATURES, FEEDBACK, LABEL
 from banditlearn_ros.nodes import common
 from banditlearn_ros.nodes.events import read_event
@@ -96,7 +96,7 @@ class BagPlayerNode(common.GuardedNode):
                              "'teacher'")
         from banditlearn_ros import bags as bagio
         from banditlearn_ros.bags.changes import RecordedChanges
-        from banditlearn_ros.bags.replay import read_events, recorded_config
+        from banditlearn_ros.bags.recorded_session import read_events, recorded_config
         self.path = path or sample_session_path()
         with bagio.open_bag(self.path) as bag:
             events, _ = read_events(bag)

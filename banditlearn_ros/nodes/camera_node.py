@@ -30,7 +30,7 @@ from typing import Any, Dict, Optional
 from banditlearn_ros.nodes import common, qos
 from banditlearn_ros.nodes.bridge import array_to_image, frame_of, FrameWatch
 from banditlearn_ros.nodes.managed import ManagedNode
-from banditlearn_ros.vision import camera_settings as settings
+from banditlearn_ros.vision import camera_parameters as settings
 from banditlearn_ros.vision.drawing import draw_observation
 from banditlearn_ros.vision.extractors import (
     FeatureScaling, FrameObservation, GestureExtractor)

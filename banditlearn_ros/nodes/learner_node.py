@@ -25,15 +25,16 @@ import json
 import os
 import time
 
-from banditlearn_ros import shutdown
 from banditlearn_ros.learning import HyperparameterError, ModelFileError
-from banditlearn_ros.learning.protocol import learner_parameters as lp, session_config
+from banditlearn_ros.learning.live import learner_parameters as lp
+from banditlearn_ros.learning.live import session_config
+from banditlearn_ros.learning.live.live_learner import LiveLearner, Progress, SIZE_REASONS
 from banditlearn_ros.learning.protocol.details import details_json
 from banditlearn_ros.learning.protocol.labels import clipped
-from banditlearn_ros.learning.protocol.live_learner import LiveLearner, Progress, SIZE_REASONS
 from banditlearn_ros.nodes import common, qos
 from banditlearn_ros.nodes.learning_topics import LearningTopics
-from banditlearn_ros.nodes.namesake import NamesakeWatch
+from banditlearn_ros.nodes.name_clash import NamesakeWatch
+from banditlearn_ros.support import shutdown
 from rclpy.parameter import Parameter
 from std_msgs.msg import Bool, Float32MultiArray, String
 from std_srvs.srv import Trigger

@@ -35,7 +35,7 @@ import threading
 import time
 from typing import Dict, List, Optional
 
-from banditlearn_ros.bringup.view import why_no_answer
+from banditlearn_ros.console.view import why_no_answer
 from banditlearn_ros.learning.protocol.session import SessionLog
 from banditlearn_ros.nodes import common, qos
 from banditlearn_ros.nodes.events import read_event

@@ -56,7 +56,7 @@ from .evaluation_tuning import Algorithm, grid_settings, GRIDS, tune, variant_ba
 from ..algorithms.base import BanditLearner, HyperparameterError
 from ..algorithms.centring import DEFAULT_CENTRING
 from ..algorithms.ucwl import DEFAULT_NO_WEIGHT
-from ..protocol.feedback import TeacherModel
+from ..protocol.teacher_model import TeacherModel
 
 
 def run_learner(algorithm: str, params: Dict[str, Any], X: np.ndarray, stream: Stream,
