@@ -134,7 +134,7 @@ def test_info_export_write_need_no_rclpy(shared_data, tmp_path):
     """Only play uses rclpy: the rest works where no ROS is installed at all."""
     code = (
         'import sys; sys.modules["rclpy"] = None\n'
-        'from banditlearn_ros.bags import cli as bag\n'
+        'from banditlearn_ros.tools import bag\n'
         f'assert bag.main(["info", {str(_bags(shared_data) / "sqlite3_talker")!r}]) == 0\n'
         f'assert bag.main(["write", "iris", "-o", {str(tmp_path / "b")!r}]) == 0\n'
         f'assert bag.main(["export", {str(tmp_path / "b")!r}, "-o", '
