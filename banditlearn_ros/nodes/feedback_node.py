@@ -71,7 +71,7 @@ class FeedbackNode(ManagedNode):
         self._taken, self._timer, self._keyboard = [], None, None
         self._rate = common.RateMeter()
         self._last_warn: Dict[str, float] = {}
-        self.add_on_set_parameters_callback(self._on_set_parameters)
+        common.watch_changes(self, self._check_change, self._apply_change)
 
         # Fixed relative names: namespaces and remapping move them.
         self._feedback_pub = self.create_publisher(Bool, 'gesture_feedback', qos.EVENTS_OUT)
@@ -253,18 +253,21 @@ class FeedbackNode(ManagedNode):
         return decision
 
     # -- parameters and diagnostics ----------------------------------------------------
-    def _on_set_parameters(self, params) -> Any:
-        values = {p.name: p.value for p in params}
-        problem = rules.refusal(values, *(self.get_parameter(f'joy_{k}_button').value
-                                          for k in ('right', 'wrong')))
+    def _check_change(self, changes: Dict[str, Any]) -> None:
+        """Refuse equal buttons or a detector value out of range (on-set; the rules')."""
+        problem = rules.refusal(changes, *(self.get_parameter(f'joy_{k}_button').value
+                                           for k in ('right', 'wrong')))
         if problem:
             self.counters.add('parameter_rejections')
-            return common.ParameterChanges.of(self).refuse(problem)  # logs WARN and counts
-        if self.head is None:  # unconfigured: configure reads the new values
-            return common.accept()
-        self.buttons.right = values.get('joy_right_button', self.buttons.right)
-        self.buttons.wrong = values.get('joy_wrong_button', self.buttons.wrong)
-        for name, value in values.items():
+            raise ValueError(problem)
+
+    def _apply_change(self, changes: Dict[str, Any]) -> None:
+        """Take a stored change (post-set); unconfigured, configure reads the new values."""
+        if self.head is None:
+            return
+        self.buttons.right = changes.get('joy_right_button', self.buttons.right)
+        self.buttons.wrong = changes.get('joy_wrong_button', self.buttons.wrong)
+        for name, value in changes.items():
             if name in rules.DETECTOR_PARAMETERS:
                 setattr(self.detector, name, rules.detector_value(name, value))
             elif name == 'listen_window':
@@ -275,7 +278,6 @@ class FeedbackNode(ManagedNode):
                 self.head.idle_every = int(value)
             elif name == 'listen_on_prediction' and self.window.follow(bool(value)):
                 self._publish_listening()
-        return common.accept()
 
     def _collect(self):
         values: Dict[str, Any] = dict(self.counters.snapshot(), **self.lifecycle_values())

@@ -54,9 +54,9 @@ class LearnerNode(common.GuardedNode):
                                 self.get_logger())
         if self.live.labels_from_file:
             self.set_parameters([Parameter('labels', value=list(self.live.labels))])
-        self._parameter_changes = common.ParameterChanges.of(self)
         # On-set: a change to refuse is refused with the reason; post-set: applied.
-        self._parameter_changes.check_with(self.live.check_change, self._after_set_parameters)
+        self._parameter_changes = common.watch_changes(self, self.live.check_change,
+                                                       self._after_set_parameters)
         self._input = common.RecentRefusals()
         # Relative topic names; feedback first (a yes/no and the next vector ready together:
         # the yes/no runs first); *_lost: messages given up on in a drop-out (qos.py).
