@@ -374,16 +374,28 @@ def test_the_private_scan_sees_a_reach_through():
                      ('_z', 'from y import _z')]
 
 
-MODULE_LINES = 500  # past this, a module holds more than one responsibility
+MODULE_LINES = 450  # past this, a module holds more than one responsibility
 NODE_LINES = {f'{PACKAGE}.nodes.learner_node': 220}  # a node converts; behaviour lives below
+# Held at their size while they are split (UCWL's engine, the nod/shake detector); each
+# entry goes once its module is under MODULE_LINES, and none may grow meanwhile.
+STILL_LONG = {
+    f'{PACKAGE}.learning.algorithms.base': 499,
+    f'{PACKAGE}.learning.algorithms.ucwl': 496,
+    f'{PACKAGE}.learning.algorithms.open_set': 483,
+    f'{PACKAGE}.learning.algorithms.ucwl_kernels': 472,
+    f'{PACKAGE}.learning.offline.ucwl_grid': 471,
+    f'{PACKAGE}.learning.live.live_learner': 453,
+    f'{PACKAGE}.vision.head_gesture': 500,
+}
 
 
 def test_modules_stay_small():
     too_long = []
     for name, (path, _) in sorted(MODULES.items()):
         lines = len(path.read_text().splitlines())
-        limit = NODE_LINES.get(name, MODULE_LINES)
+        limit = NODE_LINES.get(name, STILL_LONG.get(name, MODULE_LINES))
         if lines > limit:
             too_long.append(f'{path.relative_to(SOURCE.parent)}: {lines} lines (at most {limit})')
     assert not too_long, 'split by responsibility:\n' + '\n'.join(too_long)
-    assert set(NODE_LINES) <= set(MODULES), 'a limit for a module that no longer exists'
+    assert set(NODE_LINES) | set(STILL_LONG) <= set(MODULES), \
+        'a limit for a module that no longer exists'

@@ -26,9 +26,7 @@ the node never holds the ``Interaction`` itself.  What a bring-up reports is a `
 import threading
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
-from . import learner_parameters as lp
-from . import model_store
-from . import session_config
+from . import learner_parameters as lp, model_store, session_config
 from .autosave import BackgroundSaves
 from .live_progress import Announcement, announcement, learning_check, Progress, STATS_SHOWN
 from .. import BanditLearner, make_learner
