@@ -14,8 +14,10 @@
 
 """The feedback and camera nodes' rules without DDS: answers, listening, settings."""
 
+import ast
 import io
 import math
+from pathlib import Path
 
 from banditlearn_ros.vision import camera_parameters
 from banditlearn_ros.vision import feedback_parameters as rules
@@ -140,3 +142,29 @@ def test_head_answers_skip_idle_frames_and_reset_for_a_new_person():
     head.close()
     head.close()
     assert estimator.closed == 1
+
+
+NODES = Path(__file__).resolve().parents[1] / 'banditlearn_ros' / 'nodes'
+# Only nodes/parameters.py declares one parameter or installs rclpy's change callbacks.
+ONE_WAY = {'declare', 'declare_parameter', 'add_on_set_parameters_callback',
+           'add_post_set_parameters_callback', 'add_pre_set_parameters_callback'}
+
+
+def _calls(source: str):
+    """Return the names of the functions and methods a module's code calls."""
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call):
+            func = node.func
+            yield func.attr if isinstance(func, ast.Attribute) else getattr(func, 'id', '')
+
+
+def test_every_node_takes_its_parameters_one_way():
+    # A table (declare_specs) declared, changes through watch_changes: no node does it alone.
+    found = {path.name: sorted(set(_calls(path.read_text())) & ONE_WAY)
+             for path in sorted(NODES.glob('*.py')) if path.name != 'parameters.py'}
+    assert {name: calls for name, calls in found.items() if calls} == {}
+    declaring = [path.name for path in NODES.glob('*_node.py')
+                 if 'declare_specs' in set(_calls(path.read_text()))]
+    assert len(declaring) >= 9 and 'learner_node.py' in declaring
+    probe = 'self.add_on_set_parameters_callback(f)\ncommon.declare(self, "x", 1, "")\n'
+    assert set(_calls(probe)) & ONE_WAY == {'add_on_set_parameters_callback', 'declare'}
