@@ -257,8 +257,8 @@ def bench_detector(seeds, repeats, minutes):
 
 
 def _frames(count):
-    from banditlearn_ros.vision.head_pose import FaceMeshHeadPose
     import cv2
+    from banditlearn_ros.vision.head_pose import FaceMeshHeadPose
     img = fw.fit_frame(cv2.imread(str(FACES / 'mps_business-person.png')))
     finder = FaceMeshHeadPose(static_image_mode=True)
     landmarks = finder.landmarks(img, depth=True)[0]
@@ -273,8 +273,8 @@ def _frames(count):
 
 def bench_pose(count):
     """Print Face Mesh + pose ms per 640x480 frame, with same-run references."""
-    from banditlearn_ros.vision.head_pose import FaceMeshHeadPose
     import cv2
+    from banditlearn_ros.vision.head_pose import FaceMeshHeadPose
     if not (FACES / 'mps_business-person.png').is_file():
         print(f'\n(skipped the Face Mesh timing: {FACES} is absent)')
         return

@@ -316,7 +316,7 @@ def test_a_shake_begun_just_after_the_last_one_ended_answers(fps):
                 asked = True
             d = det.update(ti, yi, 0.0)
             if d is not None and asked:
-                feedback_parameters.append(d)
+                answers.append(d)
         assert [d.kind for d in answers] == expected, slowdown
         assert all(4.3 - 0.1 <= d.start and d.stamp <= 4.7 + 0.3 for d in answers)
 
