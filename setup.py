@@ -94,7 +94,7 @@ setup(
             'image_source_node = banditlearn_ros.nodes.image_source_node:main',
             'banditlearn_bringup = banditlearn_ros.bringup.main:main',
             'banditlearn_evaluate = banditlearn_ros.tools.evaluate:main',
-            'banditlearn_bag = banditlearn_ros.bags.cli:main',
+            'banditlearn_bag = banditlearn_ros.tools.bag:main',
             'bag_player = banditlearn_ros.nodes.bag_player:main',
             'banditlearn_render = banditlearn_ros.tools.render_dataset:main',
             'banditlearn_ctl = banditlearn_ros.tools.control:main',

@@ -16,8 +16,8 @@
 A node parameter as plain data, so that a node's table of parameters needs no ROS.
 
 ``nodes.parameters.declare_specs`` declares a table with descriptors and ranges; the tables
-live beside the behaviour they configure (``learning.protocol.learner_parameters``,
-``vision.camera_settings``, ``answers``).
+live beside the behaviour they configure (``learning.live.learner_parameters``,
+``vision.camera_parameters``, ``vision.feedback_parameters``).
 """
 
 from typing import Any, NamedTuple, Optional

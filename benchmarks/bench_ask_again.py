@@ -35,14 +35,14 @@ import platform
 import sys
 import time
 
+from banditlearn_ros.evaluation.question_figures import first_guess_figure
 from banditlearn_ros.learning import FULL_FEEDBACK_ALGORITHMS, TeacherModel
 from banditlearn_ros.learning.offline.datasets import load_dataset
 from banditlearn_ros.learning.offline.evaluation import core_algorithm, evaluate, run_questions
-from banditlearn_ros.learning.offline.evaluation_streams import (make_stream, make_streams,
-                                                                 TUNING_STREAM)
+from banditlearn_ros.learning.offline.evaluation_streams import (
+    make_stream, make_streams, TUNING_STREAM)
 from banditlearn_ros.learning.offline.evaluation_tuning import grid_settings, tune
 from banditlearn_ros.learning.protocol.ask_again import DEFAULT_REVEAL_STEP, REVEAL_STEPS
-from banditlearn_ros.tools.question_figures import first_guess_figure
 from banditlearn_ros.vision.hand_renderer import GESTURES
 from banditlearn_ros.vision.synthetic_dataset import render_features
 import numpy as np

@@ -17,7 +17,7 @@ An interaction's wall time with autosave on, against autosave off, at 1000 label
 
 What learner_node's callbacks do per gesture (``LiveLearner``: select, then the yes/no and
 its update), timed one by one, three ways in one run: autosave off; autosave every
-``--every`` updates written by the writer thread (``learning/storage/autosave.py``); and the old
+``--every`` updates written by the writer thread (``learning/live/autosave.py``); and the old
 way, the save inside the callback (the baseline).  BLAS is pinned to one thread as in the
 node scripts.  Interactions are ``--gap`` seconds apart (a person takes a second or more;
 the writer needs the time between them); ``--gap 0`` runs them back to back.

@@ -103,8 +103,8 @@ STORED = textwrap.dedent("""
 OPEN_SET = textwrap.dedent("""
     import os, sys
     import numpy as np
-    from banditlearn_ros.learning.protocol import learner_parameters as lp
-    from banditlearn_ros.learning.protocol.live_learner import LiveLearner
+    from banditlearn_ros.learning.live import learner_parameters as lp
+    from banditlearn_ros.learning.live.live_learner import LiveLearner
     values = {s.name: s.default for s in lp.all_specs()}
     values.update(labels=[f'g{i}' for i in range(12)], unknown_rejection=True,
                   autosave_every=0)
@@ -130,7 +130,7 @@ REFUSALS = textwrap.dedent("""
     import rclpy
     from rclpy.node import Node
     from rclpy.parameter import Parameter
-    from banditlearn_ros.learning.protocol import learner_parameters as lp
+    from banditlearn_ros.learning.live import learner_parameters as lp
     from banditlearn_ros.nodes import parameters
     rclpy.init()
     node = Node('bench_bounds')

@@ -60,7 +60,7 @@ from banditlearn_ros.learning.algorithms.centring import Centring
 from banditlearn_ros.learning.offline.datasets import load_dataset
 from banditlearn_ros.learning.offline.evaluation_streams import make_streams, Stream
 from banditlearn_ros.learning.offline.ucwl_grid_run import run_grid
-from banditlearn_ros.learning.protocol.feedback import TeacherModel
+from banditlearn_ros.learning.protocol.teacher_model import TeacherModel
 import numpy as np
 
 GRID = [(eta, C, k) for C in [2.0 ** e for e in (-5, -3, -1, 1, 3, 5)]
@@ -145,8 +145,8 @@ def _first_guesses(X, y, names, order, taught, mode, stray, answer, restart, pat
     """Return first guesses right over the 20 gestures after ``taught`` and a stray vector."""
     import os
 
-    from banditlearn_ros.learning.protocol import learner_parameters as lp
-    from banditlearn_ros.learning.protocol.live_learner import LiveLearner
+    from banditlearn_ros.learning.live import learner_parameters as lp
+    from banditlearn_ros.learning.live.live_learner import LiveLearner
 
     class Quiet:
         def __getattr__(self, _):

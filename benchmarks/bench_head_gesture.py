@@ -40,8 +40,8 @@ from pathlib import Path
 import platform
 import time
 
-from banditlearn_ros import answers
 from banditlearn_ros.vision import face_warp as fw
+from banditlearn_ros.vision import feedback_parameters
 from banditlearn_ros.vision import head_answer_synth as ha
 from banditlearn_ros.vision import head_motion_synth as hs
 from banditlearn_ros.vision.head_answers import HeadAnswers
@@ -97,7 +97,7 @@ class NodePath:
     def __init__(self, on_prediction, listen_window=8.0, idle_every=3, **detector):
         self.detector = HeadGestureDetector(**detector)
         self.head = HeadAnswers(self.detector, {}, idle_every, estimator=object())
-        self.window = answers.ListeningWindow(on_prediction, self.head.question)
+        self.window = feedback_parameters.ListeningWindow(on_prediction, self.head.question)
         self.listen_window = listen_window
 
     def ask(self, t):

@@ -30,7 +30,7 @@ Run: .venv/bin/python benchmarks/bench_head_session.py [--sessions 60] [--intera
 
 import argparse
 
-from banditlearn_ros import answers
+from banditlearn_ros.vision import feedback_parameters as answers
 from banditlearn_ros.vision.head_actor import FrameClock, HeadActor
 from banditlearn_ros.vision.head_answers import HeadAnswers
 from banditlearn_ros.vision.head_gesture import HeadGestureDetector

@@ -75,7 +75,7 @@ class _Quiet:
 def run_live(X: np.ndarray, y: np.ndarray, order: Sequence[int], noise: float, seed: int,
              system: str = 'camera', **learner) -> Dict[str, np.ndarray]:
     """Return per interaction: first guess right (0/1) and questions asked, LiveLearner."""
-    from banditlearn_ros.learning.protocol.live_learner import LiveLearner
+    from banditlearn_ros.learning.live.live_learner import LiveLearner
     values = learner_values(system, seed=seed, **learner)
     live = LiveLearner(values.__getitem__, '', _Quiet())
     rng = np.random.default_rng(seed + 1)

@@ -48,7 +48,7 @@ def _tool(name):
     script = BIN / name
     if script.exists():
         return [str(script)]
-    module = {'banditlearn_bag': 'banditlearn_ros.bags.cli',
+    module = {'banditlearn_bag': 'banditlearn_ros.tools.bag',
               'banditlearn_bringup': 'banditlearn_ros.bringup.main'}[name]
     return [sys.executable, '-m', module]
 

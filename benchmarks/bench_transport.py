@@ -57,7 +57,7 @@ def publish(transport: str, seconds: float, rate: float, width: int, height: int
     import cv2
     import rclpy
     from rclpy.qos import qos_profile_sensor_data
-    from banditlearn_ros.image_bridge import array_to_compressed, array_to_image
+    from banditlearn_ros.support.image_bridge import array_to_compressed, array_to_image
     from banditlearn_ros.vision.hand_renderer import HandRenderer
 
     rclpy.init()

@@ -52,7 +52,7 @@ def main(argv=None) -> int:
     p.add_argument('--lead', type=float, default=3.0)
     p.add_argument('--max-hold', type=float, default=20.0)
     args = p.parse_args(argv)
-    from banditlearn_ros import dds_profile, shutdown
+    from banditlearn_ros.support import dds_profile, shutdown
     shutdown.stop_on_first_signal()
     dds_profile.apply()  # the package's 8 MiB segment: a 640x480 frame fits
     import rclpy

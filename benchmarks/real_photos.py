@@ -21,7 +21,7 @@ for Classification of American Sign Language Digits", arXiv:2011.08927).  The ha
 the crop, which MediaPipe's palm detector misses: ``camera_frame`` enlarges a crop to
 240 x 240 and pads it to 640 x 480 with its own border, a hand at arm's length in front
 of a plain wall.  Features go through the camera node's own extractor
-(``camera_settings.make_extractor`` of the node's parameter values).
+(``camera_parameters.make_extractor`` of the node's parameter values).
 """
 
 import hashlib
@@ -30,7 +30,7 @@ import os
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
-from banditlearn_ros.vision import camera_settings
+from banditlearn_ros.vision import camera_parameters
 import cv2
 import numpy as np
 import yaml
@@ -71,7 +71,7 @@ def camera_frame(crop: np.ndarray, size: int = 240) -> np.ndarray:
 
 def camera_values(**changes) -> Dict[str, object]:
     """Return the camera node's parameter values: declared defaults, then config/params.yaml."""
-    values = {spec.name: spec.default for spec in camera_settings.SPECS}
+    values = {spec.name: spec.default for spec in camera_parameters.SPECS}
     params = yaml.safe_load((ROOT / 'config' / 'params.yaml').read_text())
     values.update(params['/**/camera_node']['ros__parameters'])
     values.update(changes)
@@ -86,7 +86,7 @@ def learner_values(system: str = 'camera', **changes) -> Dict[str, object]:
     config/<system>.system.yaml in order ('' = params.yaml alone), then that system's
     learner overrides, then ``changes``.
     """
-    from banditlearn_ros.learning.protocol import learner_parameters as lp
+    from banditlearn_ros.learning.live import learner_parameters as lp
     specs = lp.HEAD_SPECS + tuple(lp.hyperparameter_specs()) + lp.TAIL_SPECS
     values = {spec.name: spec.default for spec in specs}
     config = ROOT / 'config'
@@ -124,7 +124,7 @@ def extract(values: Dict[str, object], photos: List[Tuple[Path, int]],
     result is cached under ``~/.cache/banditlearn_ros`` by the values, the photos and the
     vision code (only the values that change what a frame gives).
     """
-    used = [k for k in values if k in camera_settings.SEGMENT_KEYS or k.startswith('hand_')
+    used = [k for k in values if k in camera_parameters.SEGMENT_KEYS or k.startswith('hand_')
             or k in ('extractor', 'use_mediapipe', 'feature_names')]
     key = json.dumps({k: values[k] for k in sorted(used)}, sort_keys=True, default=str)
     key += _code_digest() + str([(p.name, c) for p, c in photos])
@@ -132,7 +132,7 @@ def extract(values: Dict[str, object], photos: List[Tuple[Path, int]],
     if use_cache and path.is_file():
         with np.load(path) as data:
             return data['X'], data['y'], [str(n) for n in data['names']]
-    extractor, _ = camera_settings.make_extractor(values)
+    extractor, _ = camera_parameters.make_extractor(values)
     black = np.zeros(FRAME + (3,), np.uint8)
     rows: List[Optional[np.ndarray]] = []
     try:

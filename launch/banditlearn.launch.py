@@ -27,8 +27,8 @@ teaching page there; '' = none).  Every other topic is relative: ``namespace`` o
 ``PushROSNamespace`` / ``SetRemap`` around this file moves it.
 """
 
-from banditlearn_ros import dds_profile
-from banditlearn_ros.launch_arguments import (
+from banditlearn_ros.support import dds_profile
+from banditlearn_ros.support.launch_arguments import (
     autostart_argument, common_arguments, managed, share_path, Values)
 from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument, OpaqueFunction

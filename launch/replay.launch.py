@@ -32,8 +32,8 @@ import importlib.util
 import json
 import shutil
 
-from banditlearn_ros import dds_profile
-from banditlearn_ros.launch_arguments import common_arguments, share_path, Values
+from banditlearn_ros.support import dds_profile
+from banditlearn_ros.support.launch_arguments import common_arguments, share_path, Values
 from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument, ExecuteProcess, LogInfo, OpaqueFunction
 from launch_ros.actions import Node
@@ -102,7 +102,7 @@ def rosbag2_installed() -> bool:
 def recorded_parameters(bag: str):
     """Return the learner parameters the bag recorded (``learner_config``), or None."""
     try:
-        from banditlearn_ros.bags.replay import recorded_learner
+        from banditlearn_ros.bags.recorded_session import recorded_learner
         return recorded_learner(bag)[0]
     except Exception:  # rosbags missing on this robot, or an unreadable bag: use the files
         return None

@@ -27,8 +27,8 @@ Topics are relative: ``PushROSNamespace`` / ``SetRemap`` around this file move t
 
 from pathlib import Path
 
-from banditlearn_ros import dds_profile
-from banditlearn_ros.launch_arguments import common_arguments, share_path, Values
+from banditlearn_ros.support import dds_profile
+from banditlearn_ros.support.launch_arguments import common_arguments, share_path, Values
 from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch_ros.actions import Node
@@ -59,7 +59,7 @@ def generate_launch_description():
 
 def nodes(context):
     """Return the three nodes, with the label names read from the data set to be played."""
-    from banditlearn_ros.bringup.system_file import dataset_params_file
+    from banditlearn_ros.systems.system_file import dataset_params_file
     from banditlearn_ros.learning.offline.datasets import load_dataset
 
     arg = Values(context)

@@ -113,8 +113,8 @@ def test_the_page_counts_one_answer_per_question_and_says_which_counted():
 
 
 def test_the_live_learner_counts_answers_by_source(tmp_path):
-    from banditlearn_ros.learning.protocol import learner_parameters as lp
-    from banditlearn_ros.learning.protocol.live_learner import LiveLearner
+    from banditlearn_ros.learning.live import learner_parameters as lp
+    from banditlearn_ros.learning.live.live_learner import LiveLearner
 
     values = dict(lp.defaults(), labels=list(LABELS), max_questions=3)
 

@@ -21,8 +21,8 @@ import sys
 import threading
 
 from banditlearn_ros.learning import load_model
-from banditlearn_ros.learning.storage import model_store
-from banditlearn_ros.learning.storage.autosave import BackgroundSaves
+from banditlearn_ros.learning.live import model_store
+from banditlearn_ros.learning.live.autosave import BackgroundSaves
 from banditlearn_ros.learning.storage.persistence import TEMP_SUFFIX
 import numpy as np
 import pytest
@@ -153,7 +153,7 @@ START = """
 import sys, threading
 import banditlearn_ros.nodes.learner_node
 from banditlearn_ros.learning.engine import compilation
-from banditlearn_ros.learning.protocol.live_learner import LiveLearner
+from banditlearn_ros.learning.live.live_learner import LiveLearner
 sys.path.insert(0, {test!r})
 from test_live_learner import parameters, Log
 import numpy as np
@@ -191,9 +191,8 @@ def test_a_learner_starts_without_scipy_stats_and_numba_then_moves_to_the_kernel
 
 WAITING = """
 import sys
-from banditlearn_ros.learning.engine import FastUCWL
-from banditlearn_ros.learning.engine import compilation
-from banditlearn_ros.learning.protocol.live_learner import LiveLearner
+from banditlearn_ros.learning.engine import compilation, FastUCWL
+from banditlearn_ros.learning.live.live_learner import LiveLearner
 sys.path.insert(0, {test!r})
 from test_live_learner import parameters, Log
 import numpy as np

@@ -21,8 +21,8 @@ import subprocess
 import sys
 import time
 
-from banditlearn_ros.bags import cli as cli
 from banditlearn_ros.learning.offline.datasets import load_bundled, load_file
+from banditlearn_ros.tools import bag as cli
 import numpy as np
 import pytest
 
@@ -57,7 +57,7 @@ def _command():
     script = Path(sys.executable).with_name('banditlearn_bag')
     if script.exists():
         return [str(script)]
-    return [sys.executable, '-m', 'banditlearn_ros.bags.cli']
+    return [sys.executable, '-m', 'banditlearn_ros.tools.bag']
 
 
 # ---------------------------------------------------------------------- info
@@ -134,7 +134,7 @@ def test_info_export_write_need_no_rclpy(shared_data, tmp_path):
     """Only play uses rclpy: the rest works where no ROS is installed at all."""
     code = (
         'import sys; sys.modules["rclpy"] = None\n'
-        'from banditlearn_ros.bags import cli as bag\n'
+        'from banditlearn_ros.tools import bag\n'
         f'assert bag.main(["info", {str(_bags(shared_data) / "sqlite3_talker")!r}]) == 0\n'
         f'assert bag.main(["write", "iris", "-o", {str(tmp_path / "b")!r}]) == 0\n'
         f'assert bag.main(["export", {str(tmp_path / "b")!r}, "-o", '

@@ -108,7 +108,7 @@ def _bag_cli(*args, timeout=120):
     env = dict(os.environ, OPENBLAS_NUM_THREADS='1', OMP_NUM_THREADS='1')
     env.pop('BANDITLEARN_DEBUG', None)
     try:
-        return subprocess.run([sys.executable, '-m', 'banditlearn_ros.bags.cli', *args],
+        return subprocess.run([sys.executable, '-m', 'banditlearn_ros.tools.bag', *args],
                               capture_output=True, text=True, timeout=timeout,
                               preexec_fn=_limited, env=env)
     except subprocess.TimeoutExpired:
@@ -117,7 +117,7 @@ def _bag_cli(*args, timeout=120):
 
 def _bag_main(capsys, *args):
     """Run ``banditlearn_bag`` in this process (for files that cannot hang or blow up)."""
-    from banditlearn_ros.bags import cli
+    from banditlearn_ros.tools import bag as cli
     capsys.readouterr()
     code = cli.main(list(args))
     out, err = capsys.readouterr()
@@ -210,7 +210,7 @@ def test_info_on_a_fifo_is_refused_at_once(tmp_path):
 
 
 def _sample_bag():
-    from banditlearn_ros.bags.replay import sample_session_path
+    from banditlearn_ros.bags.recorded_session import sample_session_path
     path = Path(sample_session_path())
     if not path.is_dir():
         pytest.skip('the bundled sample session is not here')
@@ -236,9 +236,10 @@ def test_replay_params_from_dev_zero_or_a_fifo_or_a_huge_file_is_refused(tmp_pat
 def _config_bag(path, params=None, model=None, changes=(), vectors=3, size=2, edit=None):
     """Write a bag with a learner_config, labelled gestures and no answers."""
     from banditlearn_ros import bags as bagio
-    from banditlearn_ros.bags.qos import qos_dict, recorded_qos
-    from banditlearn_ros.bags.recording import Recording
-    from banditlearn_ros.learning.protocol import learner_parameters as lp, session_config
+    from banditlearn_ros.bags.recorded_qos import qos_dict, recorded_qos
+    from banditlearn_ros.bags.growing_bag import Recording
+    from banditlearn_ros.learning.live import learner_parameters as lp
+    from banditlearn_ros.learning.live import session_config
     store = bagio.builtin_typestore()
 
     def text(value):
@@ -382,7 +383,7 @@ def test_set_value_reads_each_declared_type():
 
 
 def test_an_embedded_model_is_decoded_once_checked(tmp_path):
-    from banditlearn_ros.bags.replay import start_model
+    from banditlearn_ros.bags.recorded_session import start_model
     data = b'model bytes'
     entry = {'path': '/nowhere', 'bytes': len(data), 'sha256': hashlib.sha256(data).hexdigest(),
              'data': base64.b64encode(data).decode()}

@@ -37,8 +37,8 @@ def _session_bag(path, gestures=6, drop=None, lost=None):
     index)`` of one message left out, as a recorder that missed it would.
     """
     from banditlearn_ros import bags as bagio
-    from banditlearn_ros.bags.qos import qos_dict, recorded_qos
-    from banditlearn_ros.bags.recording import Recording
+    from banditlearn_ros.bags.recorded_qos import qos_dict, recorded_qos
+    from banditlearn_ros.bags.growing_bag import Recording
     store = bagio.builtin_typestore()
     types = {'/gesture_label': 'std_msgs/msg/String',
              '/gesture_features': 'std_msgs/msg/Float32MultiArray',
@@ -95,7 +95,7 @@ def _problems(path):
 
 
 def test_a_whole_session_pairs_up_and_info_says_nothing(tmp_path, capsys):
-    from banditlearn_ros.bags import cli
+    from banditlearn_ros.tools import bag as cli
     bag = _session_bag(tmp_path / 'whole')
     assert _problems(bag) == []
     assert cli.main(['info', str(bag)]) == 0
@@ -112,7 +112,7 @@ def test_a_whole_session_pairs_up_and_info_says_nothing(tmp_path, capsys):
     (('/gesture_prediction_details', 3), '1 question(s) of finished interactions'),
 ])
 def test_a_session_with_a_hole_is_said_by_info_and_replay(tmp_path, capsys, drop, words):
-    from banditlearn_ros.bags import cli
+    from banditlearn_ros.tools import bag as cli
     bag = _session_bag(tmp_path / 'holed', drop=drop)
     assert any(words in p for p in _problems(bag)), _problems(bag)
     assert cli.main(['info', str(bag)]) == 0
@@ -134,7 +134,7 @@ def test_messages_the_recorder_was_told_were_lost_are_said(tmp_path):
 
 def test_the_recorder_keeps_every_session_message_until_written():
     rclpy_qos = pytest.importorskip('rclpy.qos')
-    from banditlearn_ros.bags.record import _subscription_qos, EVENT_TOPICS, IMAGE_TYPE
+    from banditlearn_ros.bags.rclpy_record import _subscription_qos, EVENT_TOPICS, IMAGE_TYPE
     for topic in sorted(EVENT_TOPICS):
         qos = _subscription_qos([], 'std_msgs/msg/String', topic == '/learner_config', topic)
         assert qos.history == rclpy_qos.HistoryPolicy.KEEP_ALL, topic
@@ -157,7 +157,7 @@ class _Queued:
 
 
 def test_a_stop_writes_what_the_middleware_already_holds():
-    from banditlearn_ros.bags.record import _drain
+    from banditlearn_ros.bags.rclpy_record import _drain
 
     class Recorder:
         calls = 0

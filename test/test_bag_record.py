@@ -23,7 +23,7 @@ import sys
 import time
 
 from banditlearn_ros import bags as bagio
-from banditlearn_ros.bags.replay import learner_config, read_events
+from banditlearn_ros.bags.recorded_session import learner_config, read_events
 from banditlearn_ros.learning import TeacherModel
 from banditlearn_ros.learning.offline.replay import replay
 from banditlearn_ros.learning.protocol.simulated_teacher import SimulatedTeacher
@@ -41,7 +41,7 @@ def _command(tool: str):
     script = Path(sys.executable).with_name(tool)
     if script.exists():
         return [str(script)]
-    module = {'banditlearn_bag': 'banditlearn_ros.bags.cli',
+    module = {'banditlearn_bag': 'banditlearn_ros.tools.bag',
               'banditlearn_bringup': 'banditlearn_ros.bringup.main'}[tool]
     return [sys.executable, '-m', module]
 

@@ -21,9 +21,9 @@ import subprocess
 import sys
 
 from banditlearn_ros import bags as bagio
-from banditlearn_ros.bags import cli as cli
 from banditlearn_ros.learning.offline.replay import Event, FEATURES, FEEDBACK, LABEL, LearnerConfig
 from banditlearn_ros.learning.offline.replay import replay
+from banditlearn_ros.tools import bag as cli
 import numpy as np
 import pytest
 
@@ -170,8 +170,8 @@ def test_help_shows_defaults(capsys):
 
 
 def test_info_into_a_closed_pipe_ends_quietly(tmp_path):
-    from banditlearn_ros.bags.qos import qos_dict, recorded_qos
-    from banditlearn_ros.bags.recording import Recording
+    from banditlearn_ros.bags.growing_bag import Recording
+    from banditlearn_ros.bags.recorded_qos import qos_dict, recorded_qos
     # Enough topics that the report overflows the pipe's buffer after the reader has gone.
     rec = Recording(tmp_path / 'many')
     store = bagio.builtin_typestore()
@@ -180,7 +180,7 @@ def test_info_into_a_closed_pipe_ends_quietly(tmp_path):
         rec.add_topic(f'/topic_{i}', 'std_msgs/msg/Bool', [qos_dict(recorded_qos())])
         rec.write(f'/topic_{i}', 10 ** 9 + i, data)
     rec.close()
-    command = [sys.executable, '-m', 'banditlearn_ros.bags.cli', 'info',
+    command = [sys.executable, '-m', 'banditlearn_ros.tools.bag', 'info',
                str(tmp_path / 'many'), '--json']
     with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as proc:
         proc.stdout.readline()
@@ -225,7 +225,7 @@ def test_replay_follows_the_ask_again_protocol_of_a_session(tmp_path):
 
 def _copy_with_stamps(source, target, move):
     """Copy a bag, each message stamped ``move(topic, index_in_topic, stamp_ns)``."""
-    from banditlearn_ros.bags.recording import Recording
+    from banditlearn_ros.bags.growing_bag import Recording
     recording = Recording(target, storage='mcap')
     seen = {}
     with bagio.open_bag(source) as bag:
@@ -280,8 +280,8 @@ def test_replay_takes_the_learners_order_when_answers_were_recorded_before_their
 
 def test_a_bag_without_input_counts_replays_in_recorded_order():
     """Details recorded before they carried ``inputs`` leave the order as recorded."""
+    from banditlearn_ros.bags.recorded_session import read_events, recorded_marks
     from banditlearn_ros.learning.offline.input_order import learner_order, usable_marks
-    from banditlearn_ros.bags.replay import read_events, recorded_marks
     with bagio.open_bag(SAMPLE) as bag:
         marks = recorded_marks(bag)
         events, counts = read_events(bag)

@@ -19,11 +19,11 @@ import os
 from pathlib import Path
 
 from banditlearn_ros import bags as bagio
-from banditlearn_ros.bags import cli as cli
+from banditlearn_ros.bags.growing_bag import Recording
 from banditlearn_ros.bags.mcap import McapFileWriter, scan_mcap
-from banditlearn_ros.bags.qos import qos_dict, recorded_qos
-from banditlearn_ros.bags.recording import Recording
-from banditlearn_ros.bags.salvage import reindex
+from banditlearn_ros.bags.recorded_qos import qos_dict, recorded_qos
+from banditlearn_ros.bags.reindex import reindex
+from banditlearn_ros.tools import bag as cli
 import pytest
 
 pytest.importorskip('rosbags')

@@ -177,7 +177,7 @@ def test_a_session_changed_midway_replays_with_no_flags(tmp_path):
         recorder.kill()
         ros.close()
     from banditlearn_ros import bags as bagio
-    from banditlearn_ros.bags.replay import recorded_config
+    from banditlearn_ros.bags.recorded_session import recorded_config
     with bagio.open_bag(tmp_path / 'bag3') as bag:
         changes = recorded_config(bag)['changes']
     assert [c['kind'] for c in changes] == ['parameters', 'parameters']
@@ -187,7 +187,7 @@ def test_a_session_changed_midway_replays_with_no_flags(tmp_path):
     assert document['learner']['changes'] == changes
     # Without the changes (the start parameters only) the replay asks other questions.
     from banditlearn_ros.learning.offline.replay import LearnerConfig, replay
-    from banditlearn_ros.bags.replay import learner_config, read_events
+    from banditlearn_ros.bags.recorded_session import learner_config, read_events
     with bagio.open_bag(tmp_path / 'bag3') as bag:
         config = learner_config(bag)
         events, _ = read_events(bag)
@@ -219,7 +219,7 @@ def test_system_replay_agrees_with_the_stored_figures_line_by_line():
 def test_corrupt_metadata_still_replays_with_the_recorded_labels(tmp_path, capsys):
     import shutil
 
-    from banditlearn_ros.bags import cli as cli
+    from banditlearn_ros.tools import bag as cli
     bag = tmp_path / 'sample'
     shutil.copytree(SAMPLE, bag)
     (bag / 'metadata.yaml').write_text('rosbag2_bagfile_information: [not: {closed')
@@ -237,9 +237,9 @@ def test_corrupt_metadata_still_replays_with_the_recorded_labels(tmp_path, capsy
 
 def test_an_old_bag_without_learner_config_takes_its_labels_from_the_questions(tmp_path):
     from banditlearn_ros import bags as bagio
-    from banditlearn_ros.bags.replay import learner_config
-    from banditlearn_ros.bags.qos import qos_dict, recorded_qos
-    from banditlearn_ros.bags.recording import Recording
+    from banditlearn_ros.bags.recorded_session import learner_config
+    from banditlearn_ros.bags.recorded_qos import qos_dict, recorded_qos
+    from banditlearn_ros.bags.growing_bag import Recording
     store = bagio.builtin_typestore()
     rec = Recording(tmp_path / 'old')
     rec.add_topic('/gesture_prediction_details', 'std_msgs/msg/String',
@@ -258,7 +258,7 @@ def test_an_old_bag_without_learner_config_takes_its_labels_from_the_questions(t
 
 
 def test_replay_refuses_an_unknown_name_and_sample_names_its_own_output(tmp_path, capsys):
-    from banditlearn_ros.bags import cli as cli
+    from banditlearn_ros.tools import bag as cli
     assert cli.main(['replay', str(SAMPLE), '--set', 'kk=1']) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert err == ["banditlearn_bag replay: error: learner_node has no parameter 'kk'; "
@@ -274,12 +274,12 @@ def test_replay_refuses_an_unknown_name_and_sample_names_its_own_output(tmp_path
 
 
 def test_a_late_recorder_and_a_restarted_learner_are_said(tmp_path, capsys):
-    from banditlearn_ros.learning.protocol import session_config
-    from banditlearn_ros.learning.protocol import learner_parameters as lp
-    from banditlearn_ros.bags import cli as cli
+    from banditlearn_ros.learning.live import session_config
+    from banditlearn_ros.learning.live import learner_parameters as lp
+    from banditlearn_ros.tools import bag as cli
     from banditlearn_ros import bags as bagio
-    from banditlearn_ros.bags.qos import qos_dict, recorded_qos
-    from banditlearn_ros.bags.recording import Recording
+    from banditlearn_ros.bags.recorded_qos import qos_dict, recorded_qos
+    from banditlearn_ros.bags.growing_bag import Recording
     store = bagio.builtin_typestore()
 
     def text(value):
@@ -312,14 +312,14 @@ def test_a_late_recorder_and_a_restarted_learner_are_said(tmp_path, capsys):
 
 def test_bag_player_makes_the_recorded_changes_in_lock_step(tmp_path):
     """Over DDS the package's player makes a recording's changes where the replay does."""
-    from banditlearn_ros.learning.protocol import session_config
+    from banditlearn_ros.learning.live import session_config
     from banditlearn_ros.learning.offline.replay import replay
     from banditlearn_ros.nodes.learner_node import LearnerNode
     from banditlearn_ros import bags as bagio
     from banditlearn_ros.nodes.bag_player import BagPlayerNode
-    from banditlearn_ros.bags.replay import (learner_config, read_events, recorded_config,
-                                             recorded_learner)
-    from banditlearn_ros.bags.recording import Recording
+    from banditlearn_ros.bags.recorded_session import (
+        learner_config, read_events, recorded_config, recorded_learner)
+    from banditlearn_ros.bags.growing_bag import Recording
     from rclpy.parameter import Parameter
     from std_msgs.msg import String
     from ros_harness import Ros

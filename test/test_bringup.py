@@ -21,9 +21,9 @@ import subprocess
 import sys
 
 from banditlearn_ros.bringup import main as bringup
-from banditlearn_ros.bringup.options import apply_options, build_parser
 from banditlearn_ros.bringup.system import node_class, start, System
-from banditlearn_ros.bringup.system_file import (
+from banditlearn_ros.systems.options import apply_options, build_parser
+from banditlearn_ros.systems.system_file import (
     BringupError, config_dirs, dataset_params_file, find_system, list_systems, load_system)
 import pytest
 from rclpy.node import Node

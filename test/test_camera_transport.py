@@ -43,7 +43,7 @@ DRIVER = textwrap.dedent("""
     import rclpy
     from rclpy.qos import qos_profile_sensor_data
     from sensor_msgs.msg import CompressedImage
-    from banditlearn_ros.image_bridge import array_to_compressed
+    from banditlearn_ros.support.image_bridge import array_to_compressed
     from banditlearn_ros.vision.hand_renderer import HandRenderer
 
     rclpy.init()
@@ -111,7 +111,7 @@ def test_compressed_frames_from_another_process(ros):
 
 def test_feedback_node_takes_compressed_images_and_reports_lost_frames(ros):
     """feedback_node: compressed frames in, the rates in /diagnostics, WARN when most are lost."""
-    from banditlearn_ros.image_bridge import array_to_compressed
+    from banditlearn_ros.support.image_bridge import array_to_compressed
     from banditlearn_ros.nodes.feedback_node import FeedbackNode
     from sensor_msgs.msg import CompressedImage
     overrides = [Parameter('image_transport', value='compressed'),

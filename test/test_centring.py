@@ -235,7 +235,7 @@ def test_the_evaluation_centres_each_stream_as_the_live_learner_would():
 
 
 def test_learning_check_warns_at_chance_and_not_before_enough_rounds():
-    from banditlearn_ros.learning.protocol.live_progress import learning_check
+    from banditlearn_ros.learning.live.live_progress import learning_check
     assert learning_check(2, 10, 3) == ''  # too few first guesses to judge
     warning = learning_check(33, 100, 3)  # 33 % with 3 labels: chance
     assert 'not learning' in warning and '33 of the last 100' in warning
@@ -271,9 +271,9 @@ def _teach_sim_iris(centring=None, tuned=False):
     from pathlib import Path
 
     from banditlearn_ros.learning.offline.datasets import load_dataset
-    from banditlearn_ros.learning.protocol.feedback import TeacherModel
+    from banditlearn_ros.learning.protocol.teacher_model import TeacherModel
     from banditlearn_ros.learning.protocol.simulated_teacher import SimulatedTeacher, stream_order
-    from banditlearn_ros.bags.replay import learner_section
+    from banditlearn_ros.bags.recorded_session import learner_section
     config_dir = Path(__file__).resolve().parent.parent / 'config'
     X, y, names = load_dataset('iris')
     params = learner_section(config_dir / 'params.yaml')

@@ -19,12 +19,12 @@ import random
 from types import SimpleNamespace
 import zlib
 
-from banditlearn_ros import image_bridge
-from banditlearn_ros.image_bridge import (
-    compressed_to_array, FrameTooLargeError, ImageFormatError, jpeg_size, png_size,
-    UnsupportedEncodingError, UnsupportedFormatError)
 from banditlearn_ros.nodes.bridge import frame_of, FrameWatch
 from banditlearn_ros.nodes.diagnostics import Counters
+from banditlearn_ros.support import image_bridge
+from banditlearn_ros.support.image_bridge import (
+    compressed_to_array, FrameTooLargeError, ImageFormatError, jpeg_size, png_size,
+    UnsupportedEncodingError, UnsupportedFormatError)
 from banditlearn_ros.vision.frame_rates import FrameRates
 import cv2
 import numpy as np

@@ -19,7 +19,7 @@ import os
 from pathlib import Path
 import xml.etree.ElementTree as ElementTree
 
-from banditlearn_ros import dds_profile
+from banditlearn_ros.support import dds_profile
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]

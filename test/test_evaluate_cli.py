@@ -19,13 +19,14 @@ import os
 import subprocess
 import sys
 
+from banditlearn_ros.evaluation import run as evaluation_run
+from banditlearn_ros.evaluation.figures import slug
+from banditlearn_ros.evaluation.options import expand_algorithms
+from banditlearn_ros.evaluation.report import compare, terminal_table
+from banditlearn_ros.evaluation.run import GRID_SHARE, task_rounds
 from banditlearn_ros.learning.offline import vowpal
 from banditlearn_ros.learning.offline.evaluation import count_runs
-from banditlearn_ros.tools import evaluate, evaluation_run
-from banditlearn_ros.tools.evaluation_figures import slug
-from banditlearn_ros.tools.evaluation_options import expand_algorithms
-from banditlearn_ros.tools.evaluation_report import compare, terminal_table
-from banditlearn_ros.tools.evaluation_run import GRID_SHARE, task_rounds
+from banditlearn_ros.tools import evaluate
 import numpy as np
 from PIL import Image
 import pytest
@@ -308,7 +309,7 @@ def test_a_redirected_run_draws_no_progress_frames_and_counts_records_in_words(
 
 
 def test_first_guess_figure_splits_nine_lines_into_panels_with_legends_outside(tmp_path):
-    from banditlearn_ros.tools.question_figures import draw_first_guess, first_guess_figure
+    from banditlearn_ros.evaluation.question_figures import draw_first_guess, first_guess_figure
     import matplotlib.pyplot as plt
     x = np.arange(5, 200, 10, dtype=np.float64)
     names = ['ucwl', 'ucwl-q2', 'ucwl-q3', 'ucwl-qK', 'confidit', 'confidit-q3',
@@ -349,7 +350,7 @@ def _record(dataset, algorithm, noise, params, rate=0.25):
 
 
 def test_params_out_writes_the_tuned_ucwl_settings_as_a_learner_parameter_file(tmp_path):
-    from banditlearn_ros.bags.replay import learner_section
+    from banditlearn_ros.bags.recorded_session import learner_section
     summary = {'meta': {'command': 'banditlearn_evaluate --datasets iris /d/my data.csv'},
                'records': [
                    _record('iris', 'ucwl-paper', 0.0, {'C': 2.0, 'eta': 0.95, 'k': 1.8,
@@ -372,7 +373,7 @@ def test_params_out_writes_the_tuned_ucwl_settings_as_a_learner_parameter_file(t
 
 
 def test_the_shipped_tuned_settings_are_learner_parameters_of_each_data_set():
-    from banditlearn_ros.bags.replay import learner_section
+    from banditlearn_ros.bags.recorded_session import learner_section
     from banditlearn_ros.learning.offline.replay import LearnerConfig
     folder = os.path.join(os.path.dirname(__file__), '..', 'config', 'datasets')
     found = sorted(name for name in os.listdir(folder) if name.endswith('.params.yaml'))

@@ -331,7 +331,7 @@ def test_parameter_file_section_matches_the_node(context):
 
 
 def test_keyboard_words():
-    from banditlearn_ros.answers import parse_answer
+    from banditlearn_ros.vision.feedback_parameters import parse_answer
     assert parse_answer('y\n') is True and parse_answer(' YES ') is True
     assert parse_answer('n') is False and parse_answer('No\n') is False
     assert parse_answer('') is None and parse_answer('maybe') is None

@@ -18,8 +18,8 @@ import re
 import subprocess
 import sys
 
-from banditlearn_ros.bringup.options import build_parser
-from banditlearn_ros.bringup.system_file import find_system, load_system
+from banditlearn_ros.systems.options import build_parser
+from banditlearn_ros.systems.system_file import find_system, load_system
 import pytest
 
 BRINGUP = [sys.executable, '-m', 'banditlearn_ros.bringup.main']

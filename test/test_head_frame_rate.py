@@ -17,7 +17,7 @@
 import dataclasses
 import time
 
-from banditlearn_ros import answers
+from banditlearn_ros.vision import feedback_parameters
 from banditlearn_ros.vision import head_answer_synth as ha
 from banditlearn_ros.vision import head_answers
 from banditlearn_ros.vision import head_motion_synth as hs
@@ -38,7 +38,7 @@ class Path:
 
     def __init__(self, on_prediction=True, listen_window=8.0, estimator=None):
         self.head = HeadAnswers(HeadGestureDetector(), {}, 3, estimator=estimator)
-        self.window = answers.ListeningWindow(on_prediction, self.head.question)
+        self.window = feedback_parameters.ListeningWindow(on_prediction, self.head.question)
         self.listen_window, self.processed = listen_window, []
 
     def ask(self, t=None):

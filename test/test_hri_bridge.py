@@ -18,9 +18,9 @@ import json
 from pathlib import Path
 import time
 
-from banditlearn_ros.image_bridge import array_to_image
 from banditlearn_ros.nodes import hri_bridge
 from banditlearn_ros.nodes.feedback_node import FeedbackNode
+from banditlearn_ros.support.image_bridge import array_to_image
 from banditlearn_ros.vision.face_renderer import FaceRenderer
 from banditlearn_ros.vision.head_motion_synth import oscillation
 from diagnostic_msgs.msg import DiagnosticArray

@@ -13,32 +13,31 @@
 # limitations under the License.
 
 """
-The package's imports form layers without circles, and modules keep to each other's public names.
+The package's folders are its layers: imports run down, never round, and keep to public names.
 
 Every module is parsed with ``ast`` (nothing is imported, so no DDS is needed); every
 ``import`` counts, at module level or inside a function, relative or absolute.  An
 ``importlib.import_module`` of a name held in a string is beyond a static scan.
 
-The layers, lowest first (a module imports only from its own layer or lower ones):
+Each top-level folder of the package is one layer (``FOLDERS``, the one place that says
+which), lowest first; a module imports only from its own layer or lower ones:
 
-0. foundation: the package root (its ``__version__``) and ``parameter_spec`` (how a
-   parameter is described), which every layer may use;
+0. foundation: the package root's own files (its ``__version__``, ``parameter_spec``);
 1. core: ``learning/`` and ``vision/``, plain Python on numpy/scipy/OpenCV; neither imports
    the other (``test_layers`` checks that they never import rclpy);
-2. library: what the nodes and the command-line tools share: the bags (``bags/``: reading,
-   writing, recording, playing and replaying rosbag2 folders), the teaching page (``page/``:
-   its state, web server and files), the image bridge, shutdown,
-   the bring-up's options, system files, session view, report and log filter, the
-   question figures and what ``tools/evaluate`` runs (``tools/evaluation_*``);
+2. library: what the nodes and the programs share: ``support/`` (command line, signals, DDS
+   profile, launch arguments, image messages), ``bags/`` (rosbag2 without ROS, and its
+   rclpy recorder and player), ``page/``, ``systems/`` (system files, the bring-up's options),
+   ``console/`` (a session's terminal view and report), ``evaluation/`` (what
+   ``banditlearn_evaluate`` runs);
 3. nodes: ``nodes/``;
-4. tools: the programs a user runs: ``bags/cli`` (``banditlearn_bag``, its commands in
-   ``bags/commands``), the bring-up
-   (``bringup/main``, ``system``, ``session``), ``tools/evaluate`` and
-   ``tools/render_dataset``.
+4. programs: ``bringup/`` and ``tools/``, the commands a user runs.
 
-A new module must be placed in ``LAYERS`` (the test says so), which is the moment to
-decide where it belongs.  No module uses another module's ``_private`` names (no
-exceptions).
+No two folders import each other, at any depth (``learning/protocol`` and
+``learning/storage`` included), so every folder can be read after the ones it uses.  A
+package's ``__init__`` is its face (it hands its folder's names on) and is left out of that
+rule.  A new top-level folder must be placed in ``FOLDERS`` (the test says so).  No module
+uses another module's ``_private`` names (no exceptions).
 """
 
 import ast
@@ -48,44 +47,23 @@ from typing import Dict, List, Set, Tuple
 PACKAGE = 'banditlearn_ros'
 SOURCE = Path(__file__).resolve().parents[1] / PACKAGE
 
-FOUNDATION, CORE, LIBRARY, NODES, TOOLS = range(5)
-LAYER_NAMES = ('foundation', 'core', 'library', 'nodes', 'tools')
+FOUNDATION, CORE, LIBRARY, NODES, PROGRAMS = range(5)
+LAYER_NAMES = ('foundation', 'core', 'library', 'nodes', 'programs')
 
-# A name ending in '.*' covers a package and everything in it; other names are exact.
-LAYERS: Dict[str, int] = {
-    PACKAGE: FOUNDATION,
-    f'{PACKAGE}.parameter_spec': FOUNDATION,
-    f'{PACKAGE}.learning.*': CORE,
-    f'{PACKAGE}.vision.*': CORE,
-    f'{PACKAGE}.answers': LIBRARY,
-    f'{PACKAGE}.command_line': LIBRARY,
-    f'{PACKAGE}.image_bridge': LIBRARY,
-    f'{PACKAGE}.launch_arguments': LIBRARY,
-    f'{PACKAGE}.shutdown': LIBRARY,
-    f'{PACKAGE}.page.*': LIBRARY,
-    f'{PACKAGE}.dds_profile': LIBRARY,
-    f'{PACKAGE}.bags.*': LIBRARY,
-    f'{PACKAGE}.bags.cli': TOOLS,
-    f'{PACKAGE}.bags.commands': TOOLS,
-    f'{PACKAGE}.bringup': LIBRARY,
-    f'{PACKAGE}.bringup.options': LIBRARY,
-    f'{PACKAGE}.bringup.system_file': LIBRARY,
-    f'{PACKAGE}.bringup.view': LIBRARY,
-    f'{PACKAGE}.bringup.report': LIBRARY,
-    f'{PACKAGE}.bringup.log_filter': LIBRARY,
-    f'{PACKAGE}.bringup.main': TOOLS,
-    f'{PACKAGE}.bringup.system': TOOLS,
-    f'{PACKAGE}.bringup.session': TOOLS,
-    f'{PACKAGE}.tools': LIBRARY,
-    f'{PACKAGE}.tools.question_figures': LIBRARY,
-    f'{PACKAGE}.tools.evaluation_figures': LIBRARY,
-    f'{PACKAGE}.tools.evaluation_options': LIBRARY,
-    f'{PACKAGE}.tools.evaluation_report': LIBRARY,
-    f'{PACKAGE}.tools.evaluation_run': LIBRARY,
-    f'{PACKAGE}.nodes.*': NODES,
-    f'{PACKAGE}.tools.evaluate': TOOLS,
-    f'{PACKAGE}.tools.render_dataset': TOOLS,
-    f'{PACKAGE}.tools.control': TOOLS,
+# Each top-level folder of the package and its layer; '' is the package root's own files.
+FOLDERS: Dict[str, int] = {
+    '': FOUNDATION,
+    'learning': CORE,
+    'vision': CORE,
+    'support': LIBRARY,
+    'bags': LIBRARY,
+    'page': LIBRARY,
+    'systems': LIBRARY,
+    'console': LIBRARY,
+    'evaluation': LIBRARY,
+    'nodes': NODES,
+    'bringup': PROGRAMS,
+    'tools': PROGRAMS,
 }
 
 # Packages of one layer that must not import each other.
@@ -153,14 +131,21 @@ def _imports(name: str) -> Dict[str, int]:
 GRAPH = {name: _imports(name) for name in MODULES}
 
 
+def _top_folder(name: str) -> str:
+    """Return the package's top-level folder ``name`` lies in ('' for the root's own files)."""
+    parts = name.split('.')[1:]
+    if not parts:
+        return ''
+    return parts[0] if len(parts) > 1 or MODULES[name][1] else ''
+
+
 def _layer(name: str) -> int:
-    if name in LAYERS:
-        return LAYERS[name]
-    for pattern, layer in LAYERS.items():
-        if pattern.endswith('.*') and (name == pattern[:-2] or
-                                       name.startswith(pattern[:-1])):
-            return layer
-    raise KeyError(name)
+    return FOLDERS[_top_folder(name)]
+
+
+def _folder(name: str) -> str:
+    """Return the folder a module's file is in, as a dotted name (a package: its own)."""
+    return name if MODULES[name][1] else name.rpartition('.')[0]
 
 
 def _circles(graph: Dict[str, Dict[str, int]]) -> List[List[str]]:
@@ -262,19 +247,25 @@ def _self_or_super(node: ast.expr) -> bool:
         and node.func.id == 'super'
 
 
-def test_every_module_has_a_layer():
-    unplaced = []
-    for name in MODULES:
-        try:
-            _layer(name)
-        except KeyError:
-            unplaced.append(name)
-    assert not unplaced, f'place these modules in LAYERS: {unplaced}'
+def test_every_folder_has_a_layer():
+    unplaced = sorted({_top_folder(name) for name in MODULES} - set(FOLDERS))
+    assert not unplaced, f'place these folders in FOLDERS: {unplaced}'
+    assert set(FOLDERS) <= {_top_folder(name) for name in MODULES}, 'a folder that is gone'
+
+
+def test_the_layers_run_up_the_folders():
+    # The root's own files are the foundation; each folder is one layer.
+    assert _layer(PACKAGE) == _layer(f'{PACKAGE}.parameter_spec') == FOUNDATION
+    assert _layer(f'{PACKAGE}.bags') == _layer(f'{PACKAGE}.bags.reader') == LIBRARY
+    assert _layer(f'{PACKAGE}.tools.bag') == _layer(f'{PACKAGE}.bringup.main') == PROGRAMS
+    assert _folder(f'{PACKAGE}.learning.protocol') == f'{PACKAGE}.learning.protocol'
+    assert _folder(f'{PACKAGE}.learning.protocol.labels') == f'{PACKAGE}.learning.protocol'
 
 
 def test_the_scan_sees_function_level_and_relative_imports():
     # The scan must count what a module-level-only scan would miss, or it proves nothing.
-    assert f'{PACKAGE}.bags.record' in GRAPH[f'{PACKAGE}.bags.commands']  # in cmd_record
+    # in cmd_record:
+    assert f'{PACKAGE}.bags.rclpy_record' in GRAPH[f'{PACKAGE}.tools.bag_commands']
     persistence = f'{PACKAGE}.learning.storage.persistence'
     assert f'{PACKAGE}.learning.algorithms.registry' in GRAPH[persistence]
     assert PACKAGE in GRAPH[persistence]  # from ... import __version__
@@ -291,6 +282,37 @@ def test_no_import_circle():
     circles = _circles(GRAPH)
     assert not circles, 'modules that import each other (directly or around a circle): ' + \
         '; '.join(' <-> '.join(group) for group in circles)
+
+
+def _folder_graph() -> Dict[str, Dict[str, str]]:
+    """Return folder -> {folder it imports: the first import that says so}, faces left out."""
+    out: Dict[str, Dict[str, str]] = {}
+    for name, imports in GRAPH.items():
+        if MODULES[name][1]:
+            continue
+        own = out.setdefault(_folder(name), {})
+        for target, line in imports.items():
+            if not MODULES[target][1] and _folder(target) != _folder(name):
+                own.setdefault(_folder(target), f'{name}:{line} imports {target}')
+    for imported in list(out.values()):
+        for folder in imported:
+            out.setdefault(folder, {})
+    return out
+
+
+def test_no_two_folders_import_each_other():
+    folders = _folder_graph()
+    circles = _circles(folders)
+    why = ['; '.join(folders[a][b] for a in group for b in group if b in folders[a])
+           for group in circles]
+    assert not circles, 'folders that import each other: ' + ' | '.join(why)
+
+
+def test_the_folder_graph_sees_subfolders():
+    folders = _folder_graph()
+    live, protocol = f'{PACKAGE}.learning.live', f'{PACKAGE}.learning.protocol'
+    assert protocol in folders[live] and live not in folders[protocol]
+    assert _circles({'a': {'b': ''}, 'b': {'a': ''}}) == [['a', 'b']]
 
 
 def test_no_import_from_a_lower_layer_into_a_higher_one():
@@ -344,16 +366,24 @@ def test_the_private_scan_sees_a_reach_through():
                      ('_z', 'from y import _z')]
 
 
-MODULE_LINES = 500  # past this, a module holds more than one responsibility
+MODULE_LINES = 450  # past this, a module holds more than one responsibility
 NODE_LINES = {f'{PACKAGE}.nodes.learner_node': 220}  # a node converts; behaviour lives below
+# Held at their size until they are split (keyed answers and the fleet grew them); each
+# entry goes once its module is under MODULE_LINES, and none may grow meanwhile.
+STILL_LONG = {
+    f'{PACKAGE}.learning.live.live_learner': 495,
+    f'{PACKAGE}.learning.protocol.interaction': 461,
+    f'{PACKAGE}.bags.recorded_session': 451,
+}
 
 
 def test_modules_stay_small():
     too_long = []
     for name, (path, _) in sorted(MODULES.items()):
         lines = len(path.read_text().splitlines())
-        limit = NODE_LINES.get(name, MODULE_LINES)
+        limit = NODE_LINES.get(name, STILL_LONG.get(name, MODULE_LINES))
         if lines > limit:
             too_long.append(f'{path.relative_to(SOURCE.parent)}: {lines} lines (at most {limit})')
     assert not too_long, 'split by responsibility:\n' + '\n'.join(too_long)
-    assert set(NODE_LINES) <= set(MODULES), 'a limit for a module that no longer exists'
+    assert set(NODE_LINES) | set(STILL_LONG) <= set(MODULES), \
+        'a limit for a module that no longer exists'

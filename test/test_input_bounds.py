@@ -23,7 +23,8 @@ import zipfile
 from banditlearn_ros.learning import load_model, make_learner, ModelFileError, save_model
 from banditlearn_ros.learning.algorithms import label_gaussians
 from banditlearn_ros.learning.algorithms.label_gaussians import LabelGaussians
-from banditlearn_ros.learning.storage import model_store, persistence
+from banditlearn_ros.learning.live import model_store
+from banditlearn_ros.learning.storage import persistence
 import numpy as np
 import pytest
 from test_live_learner import live
@@ -286,7 +287,7 @@ class _Lines:
 
 
 def _node_with_learner_parameters(ros, clock=None):
-    from banditlearn_ros.learning.protocol import learner_parameters as lp
+    from banditlearn_ros.learning.live import learner_parameters as lp
     from banditlearn_ros.nodes import parameters
     from rclpy.node import Node
     node = ros.add(Node('bounds_parameters', context=ros.context))
@@ -337,7 +338,7 @@ def test_absurd_or_non_finite_values_are_refused(ros, name, value):
 def test_every_learner_parameter_says_its_type_and_numbers_have_a_finite_range(ros):
     import math
     node = _node_with_learner_parameters(ros)
-    from banditlearn_ros.learning.protocol import learner_parameters as lp
+    from banditlearn_ros.learning.live import learner_parameters as lp
     for spec in lp.all_specs():
         descriptor = node.describe_parameter(spec.name)
         assert descriptor.additional_constraints.startswith('type '), spec.name
@@ -353,8 +354,8 @@ def test_every_learner_parameter_says_its_type_and_numbers_have_a_finite_range(r
 @pytest.mark.ros
 def test_bringup_checks_the_learner_sets_before_anything_starts(monkeypatch):
     from banditlearn_ros.bringup import system as system_module
-    from banditlearn_ros.bringup.options import apply_options, build_parser
-    from banditlearn_ros.bringup.system_file import BringupError, find_system, load_system
+    from banditlearn_ros.systems.options import apply_options, build_parser
+    from banditlearn_ros.systems.system_file import BringupError, find_system, load_system
 
     def never(*args, **kwargs):
         raise AssertionError('a node was started before the --set values were checked')
@@ -376,7 +377,7 @@ def test_bringup_checks_the_learner_sets_before_anything_starts(monkeypatch):
 def test_a_set_rcl_refuses_at_start_leaves_the_model_file_untouched(tmp_path):
     import subprocess
     import sys
-    from banditlearn_ros.learning.protocol.learner_parameters import DEFAULT_LABELS
+    from banditlearn_ros.learning.live.learner_parameters import DEFAULT_LABELS
     model = tmp_path / '.ros' / 'banditlearn_ros' / 'gesture_model.npz'  # params.yaml's
     model.parent.mkdir(parents=True)
     save_model(make_learner('ucwl', DEFAULT_LABELS, 22), model)
@@ -397,8 +398,8 @@ def test_a_set_rcl_refuses_at_start_leaves_the_model_file_untouched(tmp_path):
 @pytest.mark.parametrize('kind', ['fifo', 'device', 'huge'])
 def test_a_parameter_file_that_is_no_file_or_huge_is_refused_unread(tmp_path, kind):
     import threading
-    from banditlearn_ros.bringup import system_file
-    from banditlearn_ros.bringup.system_file import base_values, BringupError
+    from banditlearn_ros.systems import system_file
+    from banditlearn_ros.systems.system_file import base_values, BringupError
     path = tmp_path / 'params.yaml'
     if kind == 'fifo':
         os.mkfifo(path)

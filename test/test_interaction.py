@@ -19,7 +19,7 @@ from array import array
 from banditlearn_ros.learning import make_learner, Prediction, TeacherModel
 from banditlearn_ros.learning.algorithms.centring import Centring
 from banditlearn_ros.learning.protocol.interaction import Interaction
-from banditlearn_ros.learning.protocol.rounds import check_features
+from banditlearn_ros.learning.protocol.interaction_records import check_features
 from banditlearn_ros.learning.protocol.simulated_teacher import SimulatedTeacher, stream_order
 from hypothesis import given, settings
 from hypothesis import strategies as st

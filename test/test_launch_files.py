@@ -23,8 +23,8 @@ import sys
 import types
 
 from banditlearn_ros.bringup import system
-from banditlearn_ros.bringup import system_file
 from banditlearn_ros.learning.offline.datasets import DatasetError, load_dataset
+from banditlearn_ros.systems import system_file
 import pytest
 import rclpy
 from rclpy.context import Context

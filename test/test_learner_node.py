@@ -454,7 +454,7 @@ def test_a_stray_vector_cannot_fix_a_huge_size_and_refusals_turn_diagnostics_red
 
 
 def test_a_full_covariance_too_large_for_memory_is_refused_not_allocated(ros, monkeypatch):
-    from banditlearn_ros.learning.storage import model_store
+    from banditlearn_ros.learning.live import model_store
     monkeypatch.setattr(model_store, 'available_memory', lambda: 2 ** 20)  # 1 MiB left
     node = learner(ros, covariance='full', max_feature_size=100_000)
     drive = Driver(ros)

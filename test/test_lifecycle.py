@@ -235,7 +235,7 @@ def test_an_inactive_feedback_node_holds_no_subscription_nor_face_mesh(ros):
 
 def test_the_bring_up_drives_managed_nodes_and_leaves_those_without_autostart(tmp_path):
     from banditlearn_ros.bringup.system import System
-    from banditlearn_ros.bringup.system_file import config_dirs, load_system
+    from banditlearn_ros.systems.system_file import config_dirs, load_system
     path = tmp_path / 'managed.system.yaml'
     path.write_text(
         f'params_files: [{config_dirs()[0] / "params.yaml"}]\n'

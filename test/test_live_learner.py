@@ -16,9 +16,9 @@
 
 from banditlearn_ros.learning import (
     HyperparameterError, make_learner, ModelFileError, save_model)
-from banditlearn_ros.learning.protocol import learner_parameters as lp
-from banditlearn_ros.learning.protocol.live_learner import LiveLearner
-from banditlearn_ros.learning.storage import model_store
+from banditlearn_ros.learning.live import learner_parameters as lp
+from banditlearn_ros.learning.live import model_store
+from banditlearn_ros.learning.live.live_learner import LiveLearner
 import pytest
 
 LABELS = ['fist', 'palm']

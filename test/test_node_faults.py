@@ -275,7 +275,7 @@ def test_odd_width_yuyv_leaves_a_running_camera_node_running(ros, tmp_path):
 
 
 def test_sigterm_raises_what_ctrl_c_raises_and_tools_exit_143():
-    from banditlearn_ros import shutdown
+    from banditlearn_ros.support import shutdown
     old = signal.getsignal(signal.SIGTERM)
     try:
         shutdown.sigterm_as_interrupt()
@@ -291,7 +291,7 @@ def test_sigterm_raises_what_ctrl_c_raises_and_tools_exit_143():
 
 def test_a_second_signal_during_the_save_on_shutdown_is_held_back():
     """Ctrl-C reaches the whole process group (and ros2 launch forwards one more)."""
-    from banditlearn_ros.shutdown import signals_held
+    from banditlearn_ros.support.shutdown import signals_held
     # Python's own Ctrl-C handler, whatever an earlier test in this worker left (rclpy.init
     # installs its own, which raises nothing).
     inherited = signal.signal(signal.SIGINT, signal.default_int_handler)

@@ -14,16 +14,18 @@
 
 """The feedback and camera nodes' rules without DDS: answers, listening, settings."""
 
+import ast
 import io
 import math
+from pathlib import Path
 
-from banditlearn_ros import answers
-from banditlearn_ros.vision import camera_settings
+from banditlearn_ros.vision import camera_parameters
+from banditlearn_ros.vision import feedback_parameters as rules
 import pytest
 
 
 def test_a_button_answers_when_pressed_not_while_held():
-    buttons = answers.ButtonPresses(right=0, wrong=2)
+    buttons = rules.ButtonPresses(right=0, wrong=2)
     assert buttons.presses([1, 0, 0]) == [(0, True)]
     assert buttons.presses([1, 0, 0]) == []  # held
     assert buttons.presses([0, 0, 1]) == [(2, False)]
@@ -33,7 +35,7 @@ def test_a_button_answers_when_pressed_not_while_held():
 
 def test_a_question_opens_a_window_that_expires():
     resets = []
-    window = answers.ListeningWindow(True, lambda: resets.append(1))
+    window = rules.ListeningWindow(True, lambda: resets.append(1))
     assert not window.listening and not window.expired(0.0)
     assert window.question(10.0, 8.0) and window.listening
     assert len(resets) == 2  # afresh for the question, and as listening starts
@@ -46,7 +48,7 @@ def test_a_question_opens_a_window_that_expires():
 
 
 def test_listening_always_never_expires_and_follows_the_parameter():
-    window = answers.ListeningWindow(False, lambda: None)
+    window = rules.ListeningWindow(False, lambda: None)
     assert window.listening and not window.expired(1e12)
     assert window.follow(True) and not window.listening
     assert window.follow(False) and window.listening and window.end == math.inf
@@ -59,21 +61,21 @@ def test_listening_always_never_expires_and_follows_the_parameter():
     ({'min_reversals': 3, 'listen_window': 2.0}, ''),
 ])
 def test_feedback_parameter_changes(change, reason):
-    assert answers.refusal(change, 0, 1) == reason
+    assert rules.refusal(change, 0, 1) == reason
 
 
 def test_detector_values_keep_their_type_and_every_detector_parameter_is_declared():
-    assert answers.detector_value('min_reversals', 3.0) == 3
-    assert isinstance(answers.detector_value('min_reversals', 3.0), int)
-    names = [spec.name for spec in answers.SPECS]
-    assert len(names) == len(set(names)) and set(answers.DETECTOR_PARAMETERS) <= set(names)
+    assert rules.detector_value('min_reversals', 3.0) == 3
+    assert isinstance(rules.detector_value('min_reversals', 3.0), int)
+    names = [spec.name for spec in rules.SPECS]
+    assert len(names) == len(set(names)) and set(rules.DETECTOR_PARAMETERS) <= set(names)
 
 
 def test_typed_answers():
     got = []
     hints = io.StringIO()
-    keys = answers.KeyboardAnswers(got.append, stream=io.StringIO('y\nmaybe\n\nNO\n'),
-                                   hints=hints)
+    keys = rules.KeyboardAnswers(got.append, stream=io.StringIO('y\nmaybe\n\nNO\n'),
+                                 hints=hints)
     assert not keys.available()  # not a terminal
     keys.read()
     assert got == [True, False]
@@ -81,17 +83,17 @@ def test_typed_answers():
 
 
 def test_camera_settings_rules_and_builders():
-    values = {spec.name: spec.default for spec in camera_settings.SPECS}
-    assert camera_settings.problem(values) == ''
-    assert 'mode must be' in camera_settings.problem(dict(values, mode='burst'))
-    assert 'fallback must be' in camera_settings.problem(dict(values, fallback='x'))
-    assert 'must be below max_area' in camera_settings.problem(
+    values = {spec.name: spec.default for spec in camera_parameters.SPECS}
+    assert camera_parameters.problem(values) == ''
+    assert 'mode must be' in camera_parameters.problem(dict(values, mode='burst'))
+    assert 'fallback must be' in camera_parameters.problem(dict(values, fallback='x'))
+    assert 'must be below max_area' in camera_parameters.problem(
         dict(values, min_area=0.7, max_area=0.6))
     with pytest.raises(ValueError, match='extractor must be one of'):
-        camera_settings.check_extractor('sift')
-    episodes = camera_settings.make_episodes(dict(values, stable_frames=4))
+        camera_parameters.check_extractor('sift')
+    episodes = camera_parameters.make_episodes(dict(values, stable_frames=4))
     assert episodes.stable_frames == 4
-    segmenter = camera_settings.make_segmenter(dict(values, work_size=128))
+    segmenter = camera_parameters.make_segmenter(dict(values, work_size=128))
     assert segmenter.work_size == 128
 
 
@@ -140,3 +142,29 @@ def test_head_answers_skip_idle_frames_and_reset_for_a_new_person():
     head.close()
     head.close()
     assert estimator.closed == 1
+
+
+NODES = Path(__file__).resolve().parents[1] / 'banditlearn_ros' / 'nodes'
+# Only nodes/parameters.py declares one parameter or installs rclpy's change callbacks.
+ONE_WAY = {'declare', 'declare_parameter', 'add_on_set_parameters_callback',
+           'add_post_set_parameters_callback', 'add_pre_set_parameters_callback'}
+
+
+def _calls(source: str):
+    """Return the names of the functions and methods a module's code calls."""
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call):
+            func = node.func
+            yield func.attr if isinstance(func, ast.Attribute) else getattr(func, 'id', '')
+
+
+def test_every_node_takes_its_parameters_one_way():
+    # A table (declare_specs) declared, changes through watch_changes: no node does it alone.
+    found = {path.name: sorted(set(_calls(path.read_text())) & ONE_WAY)
+             for path in sorted(NODES.glob('*.py')) if path.name != 'parameters.py'}
+    assert {name: calls for name, calls in found.items() if calls} == {}
+    declaring = [path.name for path in NODES.glob('*_node.py')
+                 if 'declare_specs' in set(_calls(path.read_text()))]
+    assert len(declaring) >= 9 and 'learner_node.py' in declaring
+    probe = 'self.add_on_set_parameters_callback(f)\ncommon.declare(self, "x", 1, "")\n'
+    assert set(_calls(probe)) & ONE_WAY == {'add_on_set_parameters_callback', 'declare'}

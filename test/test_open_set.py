@@ -284,8 +284,8 @@ def test_a_bad_calibration_in_a_file_is_refused_with_the_reason(tmp_path):
 
 
 def test_live_learner_turns_rejection_on_and_refuses_bad_settings():
-    from banditlearn_ros.learning.protocol import learner_parameters as lp
-    from banditlearn_ros.learning.protocol.live_learner import LiveLearner
+    from banditlearn_ros.learning.live import learner_parameters as lp
+    from banditlearn_ros.learning.live.live_learner import LiveLearner
     specs = lp.HEAD_SPECS + tuple(lp.hyperparameter_specs()) + lp.TAIL_SPECS
     values = {spec.name: spec.default for spec in specs}
     values['labels'] = list(LABELS)
@@ -304,7 +304,7 @@ def test_live_learner_turns_rejection_on_and_refuses_bad_settings():
 
 
 def test_replay_takes_the_unknown_parameters_and_counts_rejections():
-    from banditlearn_ros.learning.protocol.feedback import TeacherModel
+    from banditlearn_ros.learning.protocol.teacher_model import TeacherModel
     from banditlearn_ros.learning.protocol.simulated_teacher import SimulatedTeacher
     from banditlearn_ros.learning.offline.replay import Event, LearnerConfig, replay
     rng = np.random.default_rng(3)
@@ -351,7 +351,7 @@ def test_evaluate_open_set_mode_writes_figures_and_refuses_bad_settings(tmp_path
 def test_bringup_never_taught_leaves_labels_out_and_turns_rejection_on(tmp_path):
     from types import SimpleNamespace
     from banditlearn_ros.bringup.session import prepare
-    from banditlearn_ros.bringup.system_file import BringupError
+    from banditlearn_ros.systems.system_file import BringupError
 
     def system(show=True):
         nodes = [{'name': 'session_node', 'parameters': {'interactions': 10}},
@@ -489,7 +489,7 @@ def test_a_recheck_after_a_no_ends_the_interaction_and_asks_the_name():
 
 def test_replay_names_a_known_gesture_rejected_after_a_no():
     """The simulated person names a known gesture rejected at a recheck, as one at once."""
-    from banditlearn_ros.learning.protocol.feedback import TeacherModel
+    from banditlearn_ros.learning.protocol.teacher_model import TeacherModel
     from banditlearn_ros.learning.protocol.simulated_teacher import SimulatedTeacher
     from banditlearn_ros.learning.offline.replay import Event, LearnerConfig, replay
     rng = np.random.default_rng(3)

@@ -23,9 +23,9 @@ import asyncio
 import json
 import re
 
-from banditlearn_ros.bringup.options import add_page, build_parser, page_address
 from banditlearn_ros.page.server import access_token, is_local, page_document, PageServer
 from banditlearn_ros.page.state import PageError, PageState
+from banditlearn_ros.systems.options import add_page, build_parser, page_address
 import numpy as np
 import pytest
 

@@ -17,7 +17,7 @@
 from pathlib import Path
 import sys
 
-from banditlearn_ros.vision import camera_settings, extractors
+from banditlearn_ros.vision import camera_parameters, extractors
 from banditlearn_ros.vision.landmark_features import FEATURE_NAMES
 from banditlearn_ros.vision.mediapipe_hands import mediapipe_available, MediaPipeHands
 import cv2
@@ -74,7 +74,7 @@ def test_retry_margin_is_checked():
 
 @needs_photos
 def test_the_default_extractor_gives_landmark_features_of_real_photos():
-    extractor, note = camera_settings.make_extractor(camera_values())
+    extractor, note = camera_parameters.make_extractor(camera_values())
     try:
         assert extractor.kind == 'landmarks' and note == 'auto: MediaPipe is installed'
         rows = [extractor.process(camera_frame(photo(*item))).features for item in SAMPLE]
@@ -116,7 +116,7 @@ def _values(**changes):
 @pytest.mark.ros
 def test_camera_node_to_learner_on_real_photos():
     """Real photos through camera_node: landmark vectors out, centred and learned."""
-    from banditlearn_ros.learning.protocol.live_learner import LiveLearner
+    from banditlearn_ros.learning.live.live_learner import LiveLearner
     from banditlearn_ros.nodes.bridge import array_to_image
     from banditlearn_ros.nodes.camera_node import CameraNode
     from rclpy.qos import qos_profile_sensor_data
@@ -150,7 +150,7 @@ def test_camera_node_to_learner_on_real_photos():
     assert all(msg.layout.dim[0].label == 'landmarks' for msg in out)
     # What the extractor gives offline (a fresh detection; the node tracks from frame to
     # frame, which moves the landmarks a little): each vector nearest its own photo's.
-    extractor, _ = camera_settings.make_extractor(camera_values())
+    extractor, _ = camera_parameters.make_extractor(camera_values())
     try:
         offline = np.array([extractor.process(f).features for f in frames])
     finally:

@@ -100,8 +100,8 @@ class _Log:
 
 
 def _live(model_path='', **given):
-    from banditlearn_ros.learning.protocol import learner_parameters as lp
-    from banditlearn_ros.learning.protocol.live_learner import LiveLearner
+    from banditlearn_ros.learning.live import learner_parameters as lp
+    from banditlearn_ros.learning.live.live_learner import LiveLearner
     specs = lp.HEAD_SPECS + tuple(lp.hyperparameter_specs()) + lp.TAIL_SPECS
     values = {spec.name: spec.default for spec in specs}
     values.update(given)
@@ -110,7 +110,7 @@ def _live(model_path='', **given):
 
 def test_a_restart_without_labels_keeps_the_files_labels(tmp_path):
     from banditlearn_ros.learning import load_model
-    from banditlearn_ros.learning.protocol.learner_parameters import DEFAULT_LABELS
+    from banditlearn_ros.learning.live.learner_parameters import DEFAULT_LABELS
     path = str(tmp_path / 'model.npz')
     first = _live(path, labels=['fist', 'two', 'five'])
     assert first.interaction.predict([0.5, 0.25])[0] is not None
@@ -145,7 +145,7 @@ def test_a_spoken_name_is_bounded_printable_and_on_one_line(name, words):
 
 
 def test_labels_are_strings_of_bounded_length_and_number():
-    from banditlearn_ros.learning.protocol import learner_parameters as lp
+    from banditlearn_ros.learning.live import learner_parameters as lp
     from banditlearn_ros.learning.protocol.labels import MAX_LABELS
     with pytest.raises(ValueError, match='not a string'):
         lp.appended_labels(['fist'], ['fist', False])
@@ -189,14 +189,14 @@ def test_a_session_whose_model_cannot_be_saved_exits_1(tmp_path):
 
 
 def _system(name):
-    from banditlearn_ros.bringup.system_file import find_system, load_system
+    from banditlearn_ros.systems.system_file import find_system, load_system
     return load_system(find_system(name))
 
 
 @pytest.mark.parametrize('text, names', [
     ('[fist,no]', ['fist', 'no']), ('[yes,no]', ['yes', 'no']), ('[on, 1.50]', ['on', '1.50'])])
 def test_set_labels_are_names_as_typed_never_yaml_booleans(text, names):
-    from banditlearn_ros.bringup.options import apply_options, build_parser, in_declared_type
+    from banditlearn_ros.systems.options import apply_options, build_parser, in_declared_type
     system = _system('full')
     apply_options(system, build_parser().parse_args(['--set', f'learner_node.labels={text}']))
     given = next(e for e in system['nodes'] if e['name'] == 'learner_node')['parameters']
@@ -207,8 +207,8 @@ def test_set_labels_are_names_as_typed_never_yaml_booleans(text, names):
 
 
 def test_labels_option_reaches_the_learner_of_any_system():
-    from banditlearn_ros.bringup.options import apply_options, build_parser
-    from banditlearn_ros.bringup.system_file import BringupError
+    from banditlearn_ros.systems.options import apply_options, build_parser
+    from banditlearn_ros.systems.system_file import BringupError
     system = _system('full')
     apply_options(system, build_parser().parse_args(['--labels', 'fist,no,yes']))
     given = next(e for e in system['nodes'] if e['name'] == 'learner_node')['parameters']

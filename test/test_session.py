@@ -19,10 +19,9 @@ import re
 import subprocess
 import sys
 
-from banditlearn_ros.bringup.log_filter import is_third_party, StderrFilter
-from banditlearn_ros.bringup.report import session_summary, summary_line
-from banditlearn_ros.bringup.view import (
-    describe, label_mismatch, SessionView, why_no_answer)
+from banditlearn_ros.console.log_filter import is_third_party, StderrFilter
+from banditlearn_ros.console.report import session_summary, summary_line
+from banditlearn_ros.console.view import describe, label_mismatch, SessionView, why_no_answer
 from banditlearn_ros.learning.protocol.session import SessionLog
 from banditlearn_ros.vision.gesture_show import GestureShow, ShowSchedule
 import numpy as np
@@ -201,7 +200,7 @@ def test_stderr_filter_keeps_third_party_lines_in_a_file(tmp_path, capfd):
 def test_plotting_is_loaded_in_a_thread_with_the_backend_the_curve_uses():
     # The bring-up runs this during the discovery wait (bringup/main.py); a fresh process,
     # as the bring-up is, so matplotlib is not there already.
-    code = ('import sys; from banditlearn_ros.bringup.report import preload_plotting; '
+    code = ('import sys; from banditlearn_ros.console.report import preload_plotting; '
             'before = "matplotlib.pyplot" in sys.modules; thread = preload_plotting(); '
             'thread.join(120); import matplotlib; '
             'print(before, thread.is_alive(), "matplotlib.pyplot" in sys.modules, '

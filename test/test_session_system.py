@@ -207,7 +207,7 @@ def test_camera_session_ends_with_its_video_and_keeps_mediapipe_lines_out(tmp_pa
     assert summary['curve'] is None and not (tmp_path / 'learning_curve.png').exists()
     assert 'no learning curve: no interaction was judged' in result.stdout
     # The feedback node's Face Mesh logs from C++; those lines went to a file, not the view.
-    from banditlearn_ros.bringup.log_filter import is_third_party
+    from banditlearn_ros.console.log_filter import is_third_party
     assert not [line for line in result.stderr.splitlines() if is_third_party(line)]
     kept = tmp_path / 'third_party.log'
     if kept.exists():

@@ -17,9 +17,9 @@
 import subprocess
 import sys
 
-from banditlearn_ros.bringup import options as bringup_options, system_file
-from banditlearn_ros.bringup.options import in_declared_type
-from banditlearn_ros.bringup.system_file import BringupError
+from banditlearn_ros.systems import options as bringup_options, system_file
+from banditlearn_ros.systems.options import in_declared_type
+from banditlearn_ros.systems.system_file import BringupError
 import pytest
 
 
@@ -122,8 +122,10 @@ def test_a_set_value_is_taken_in_the_declared_type_only_where_nothing_is_lost():
 
 def test_the_rules_beside_the_nodes_run_without_rclpy():
     code = ('import sys; sys.modules["rclpy"] = None\n'
-            'from banditlearn_ros import answers, launch_arguments, parameter_spec\n'
-            'from banditlearn_ros.bringup import options as bringup_options, system_file\n'
+            'from banditlearn_ros import parameter_spec\n'
+            'from banditlearn_ros.support import launch_arguments\n'
+            'from banditlearn_ros.systems import options as bringup_options, system_file\n'
+            'from banditlearn_ros.vision import feedback_parameters\n'
             'system_file.load_system(system_file.find_system("teach_sim"))\n'
             'bringup_options.build_parser().parse_args(["--noise", "0.1"])\n')
     result = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True,

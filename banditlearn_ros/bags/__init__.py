@@ -17,19 +17,20 @@ Read and write rosbag2 recordings (MCAP and sqlite3) without a ROS installation.
 
 Built on the ``rosbags`` library, so ``ros2 bag record/play`` on a robot and this package
 exchange the same files.  One module per concern, as in rosbags' own rosbag2 package:
-``errors``, ``constants``, ``qos``, ``decoder`` (the bag's definitions, then the built-in
-ones), ``reader`` (``Bag``; ``salvaged_mcap`` reads a cut-off file for it), ``writer``
-(``BagWriter``), ``export`` (features + labels to NPZ), ``salvage`` (``reindex``).
+``errors``, ``constants``, ``recorded_qos``, ``decoder`` (the bag's definitions, then the
+built-in ones), ``reader`` (``Bag``; ``cut_off_mcap`` reads a cut-off file for it), ``writer``
+(``BagWriter``), ``export`` (features + labels to NPZ), ``reindex``.
 Everything public is importable from here.  Nothing here imports rclpy.
 """
 
-from .constants import (CUSTOM_FEATURE_SET, CUSTOM_LABELS, DATA_SUFFIXES, FEATURES_TYPE,
-                        FEEDBACK_TYPE, LABEL_TYPE, METADATA_VERSION, PathLike, STORAGES)
+from .constants import (
+    CUSTOM_FEATURE_SET, CUSTOM_LABELS, DATA_SUFFIXES, FEATURES_TYPE, FEEDBACK_TYPE, LABEL_TYPE,
+    METADATA_VERSION, PathLike, STORAGES)
 from .decoder import builtin_typestore
 from .errors import BagError, short_error
 from .export import export_dataset, ExportResult, save_npz
-from .qos import qos_dict, recorded_qos
 from .reader import Bag, BagMessage, open_bag, TopicInfo
+from .recorded_qos import qos_dict, recorded_qos
 from .writer import BagWriter, features_message, write_dataset_bag
 
 __all__ = [

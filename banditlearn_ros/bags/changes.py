@@ -27,7 +27,7 @@ from collections import deque
 import time
 from typing import Any, Dict, List, Optional
 
-from banditlearn_ros.learning.protocol.session_config import NAMED, PARAMETERS, RESET
+from banditlearn_ros.learning.live.session_config import NAMED, PARAMETERS, RESET
 from rcl_interfaces.srv import SetParameters
 from rclpy.duration import Duration
 from rclpy.parameter import Parameter

@@ -30,10 +30,11 @@ import math
 import re
 from typing import Any, Dict, Optional
 
-from banditlearn_ros.bringup.options import in_declared_type
-from banditlearn_ros.learning.protocol import learner_parameters as lp, session_config
+from banditlearn_ros.learning.live import learner_parameters as lp
+from banditlearn_ros.learning.live import session_config
 from banditlearn_ros.learning.protocol.labels import check_labels
 from banditlearn_ros.parameter_spec import Spec
+from banditlearn_ros.systems.options import in_declared_type
 
 from .errors import BagError
 

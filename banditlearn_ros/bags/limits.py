@@ -26,13 +26,14 @@ specification (mcap.dev/spec).
 """
 
 import os
-import stat
 import struct
 from typing import Dict, Tuple
 
 from .errors import BagError
+from ..support import bounded_files
+from ..support.bounded_files import human_size
 
-MIB = 2 ** 20
+MIB = bounded_files.MIB
 
 MAX_CHUNK_BYTES = 128 * MIB
 """Largest uncompressed chunk (or message outside a chunk) read; a 4K bgr8 image is 25 MB,
@@ -51,67 +52,14 @@ _PIECE = 8 * MIB
 """Bytes inflated at a time while a chunk is checked (memory held by the check)."""
 
 
-def _human(size: int) -> str:
-    return f'{size / MIB:.0f} MiB' if size >= MIB else f'{size} bytes'
-
-
 def regular_file(path, what: str = 'file') -> os.stat_result:
-    """
-    Return ``path``'s status; refuse with one line what is not a regular file.
-
-    A FIFO blocks the reader that opens it until a writer comes, a device can give bytes
-    without end: neither is a recording or a parameter file.
-    """
-    try:
-        status = os.stat(path)
-    except OSError as err:
-        raise BagError(f'{path}: cannot read the {what} ({err.strerror})') from None
-    if not stat.S_ISREG(status.st_mode):
-        kind = ('a folder' if stat.S_ISDIR(status.st_mode) else 'a FIFO'
-                if stat.S_ISFIFO(status.st_mode) else 'a device'
-                if stat.S_ISCHR(status.st_mode) or stat.S_ISBLK(status.st_mode)
-                else 'a socket' if stat.S_ISSOCK(status.st_mode) else 'not a regular file')
-        raise BagError(f'{path}: the {what} is {kind}, not a regular file: refused')
-    return status
+    """Return ``path``'s status; a FIFO, a device or a folder is a BagError (one line)."""
+    return bounded_files.regular_file(path, what, BagError)
 
 
 def read_bounded(path, limit: int, what: str = 'file') -> bytes:
-    """
-    Return the bytes of the regular file ``path``, refusing one larger than ``limit``.
-
-    Parameters
-    ----------
-    path : str or os.PathLike
-        The file.
-    limit : int
-        Most bytes read; a larger file is refused before a byte is read, one that grows
-        while it is read is refused at ``limit + 1``.
-    what : str
-        What the file is, for the error line ('parameter file', 'model file').
-
-    Returns
-    -------
-    bytes
-        The file's content.
-
-    """
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    except OSError as err:
-        raise BagError(f'{path}: cannot read the {what} ({err.strerror})') from None
-    with os.fdopen(fd, 'rb') as handle:
-        status = os.fstat(fd)
-        if not stat.S_ISREG(status.st_mode):
-            regular_file(path, what)  # says what it is
-            raise BagError(f'{path}: the {what} is not a regular file: refused')
-        if status.st_size > limit:
-            raise BagError(f'{path}: the {what} holds {status.st_size} bytes, more than the '
-                           f'{_human(limit)} read: refused')
-        data = handle.read(limit + 1)
-    if len(data) > limit:
-        raise BagError(f'{path}: the {what} grew past {_human(limit)} while it was read: '
-                       'refused')
-    return data
+    """Return the regular file ``path``'s bytes, at most ``limit`` (else a BagError)."""
+    return bounded_files.read_bounded(path, limit, what, BagError)
 
 
 # ---------------------------------------------------------------------- MCAP
@@ -157,7 +105,7 @@ def inflate(kind: str, data: bytes, size: int, keep: bool = True) -> bytes:
     """
     if size > MAX_CHUNK_BYTES:
         raise ValueError(f'it declares {size} bytes uncompressed, more than the '
-                         f'{_human(MAX_CHUNK_BYTES)} a chunk may hold here')
+                         f'{human_size(MAX_CHUNK_BYTES)} a chunk may hold here')
     if kind == '':
         if len(data) != size:
             raise ValueError(f'it declares {size} bytes but stores {len(data)}')
@@ -265,10 +213,10 @@ def _walk(handle, size: int, path) -> None:
         elif op == OP_MESSAGE:
             if length > MAX_CHUNK_BYTES:
                 raise ValueError(f'the message at byte {pos} declares {length} bytes, more '
-                                 f'than the {_human(MAX_CHUNK_BYTES)} read here')
+                                 f'than the {human_size(MAX_CHUNK_BYTES)} read here')
         elif length > MAX_RECORD_BYTES:
             raise ValueError(f'the record (opcode 0x{op:02x}) at byte {pos} declares '
-                             f'{length} bytes, more than the {_human(MAX_RECORD_BYTES)} '
+                             f'{length} bytes, more than the {human_size(MAX_RECORD_BYTES)} '
                              'read here')
         elif op == OP_CHUNK_INDEX:
             _check_index(handle, pos, length, chunks)
@@ -294,7 +242,7 @@ def _check_chunk(handle, pos: int, length: int, number: int) -> Tuple[int, str, 
     where = f'chunk {number} (byte {pos})'
     if declared > MAX_CHUNK_BYTES:
         raise ValueError(f'{where} declares {declared} bytes uncompressed, more than the '
-                         f'{_human(MAX_CHUNK_BYTES)} a chunk may hold here')
+                         f'{human_size(MAX_CHUNK_BYTES)} a chunk may hold here')
     if stored > body.end - handle.tell():
         raise ValueError(f'{where} declares {stored} compressed bytes, more than its '
                          'record holds')

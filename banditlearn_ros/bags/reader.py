@@ -29,11 +29,11 @@ from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tupl
 import yaml
 
 from .constants import DATA_SUFFIXES, PathLike
+from .cut_off_mcap import open_mcap_or_salvage, SalvagedMcap
 from .decoder import Decoder
 from .errors import BagError, short_error as _short
 from .limits import check_mcap, MAX_METADATA_BYTES, read_bounded, regular_file
-from .qos import qos_dict as _qos_dict
-from .salvaged_mcap import open_mcap_or_salvage, SalvagedMcap
+from .recorded_qos import qos_dict as _qos_dict
 
 
 @dataclass
@@ -56,11 +56,6 @@ class TopicInfo:
     failed: int = 0
     problems: List[str] = field(default_factory=list)
     notes: List[str] = field(default_factory=list)
-
-    @property
-    def readable(self) -> bool:
-        """Return True when no problem is known that stops its messages being decoded."""
-        return not self.problems
 
     def as_dict(self) -> Dict[str, Any]:
         """Return a JSON-friendly summary."""
@@ -126,7 +121,6 @@ class Bag:
         self.files: List[Path] = []
         self.storage = ''
         self.custom_data: Dict[str, str] = {}
-        self.metadata_count: Optional[int] = None
         self._readers: List[Any] = []
         self._decoders: Dict[Tuple, Decoder] = {}
         self._observed: Optional[Tuple[int, int]] = None
@@ -205,7 +199,6 @@ class Bag:
             listed = [folder / Path(p).name for p in info.get('relative_file_paths', [])]
             self.storage = str(info.get('storage_identifier', ''))
             self.custom_data = dict(info.get('custom_data') or {})
-            self.metadata_count = int(info.get('message_count', 0))
             compressed = bool(info.get('compression_mode')) and \
                 str(info.get('compression_mode')).lower() != 'none'
         except (OSError, yaml.YAMLError, KeyError, TypeError, ValueError,
@@ -213,7 +206,7 @@ class Bag:
             if not data_files:
                 raise BagError(f'{meta_path}: not a readable rosbag2 metadata file '
                                f'({_short(err)})') from None
-            self.custom_data, self.metadata_count = {}, None
+            self.custom_data = {}
             self._read_files_directly(
                 data_files, f'metadata.yaml cannot be used ({_short(err, 100)}; '
                 '"banditlearn_bag reindex" writes a new one)')

@@ -28,12 +28,12 @@ import json
 from typing import Any, Dict, Optional, Tuple
 
 from banditlearn_ros import bags as bagio
-from banditlearn_ros.bags.qos import qos_dict, recorded_qos
-from banditlearn_ros.bags.record import PACKAGE_TOPICS
-from banditlearn_ros.bags.recording import Recording
-from banditlearn_ros.bags.replay import CUSTOM_LEARNER, learner_config
+from banditlearn_ros.bags.growing_bag import Recording
+from banditlearn_ros.bags.rclpy_record import PACKAGE_TOPICS
+from banditlearn_ros.bags.recorded_qos import qos_dict, recorded_qos
+from banditlearn_ros.bags.recorded_session import CUSTOM_LEARNER, learner_config
 from banditlearn_ros.learning import TeacherModel
-from banditlearn_ros.learning.protocol import session_config
+from banditlearn_ros.learning.live import session_config
 from banditlearn_ros.learning.protocol.simulated_teacher import SimulatedTeacher
 import numpy as np
 
@@ -220,8 +220,8 @@ def replay_figures(path: str, teacher_noise: Optional[float] = None,
     With ``teacher_noise`` the simulated teacher answers (that flip noise, that seed);
     else the recorded answers do.  The learner is the one the bag stores.
     """
+    from banditlearn_ros.bags.recorded_session import read_events
     from banditlearn_ros.learning.offline.replay import replay
-    from banditlearn_ros.bags.replay import read_events
     with bagio.open_bag(path) as bag:
         config = learner_config(bag)
         events, counts = read_events(bag)

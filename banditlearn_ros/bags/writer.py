@@ -23,11 +23,12 @@ from typing import Any, Dict, Optional, Sequence
 
 import numpy as np
 
-from .constants import (CUSTOM_FEATURE_SET, CUSTOM_LABELS, FEATURES_TYPE, FEEDBACK_TYPE,
-                        LABEL_TYPE, METADATA_VERSION, PathLike, STORAGES)
+from .constants import (
+    CUSTOM_FEATURE_SET, CUSTOM_LABELS, FEATURES_TYPE, FEEDBACK_TYPE, LABEL_TYPE, METADATA_VERSION,
+    PathLike, STORAGES)
 from .decoder import builtin_typestore
 from .errors import BagError
-from .qos import recorded_qos
+from .recorded_qos import recorded_qos
 
 
 class BagWriter:

@@ -12,4 +12,4 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""The bring-up: one process that starts a system of nodes, and the session view."""
+"""The bring-up (banditlearn_bringup): one process that starts a system of nodes."""

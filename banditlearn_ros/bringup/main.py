@@ -33,16 +33,16 @@ import sys
 import time
 from typing import List, Optional
 
-from banditlearn_ros import dds_profile
-from banditlearn_ros.bringup.log_filter import StderrFilter
-from banditlearn_ros.bringup.options import apply_options, build_parser
-from banditlearn_ros.bringup.report import preload_plotting
 from banditlearn_ros.bringup.system import start, System
-from banditlearn_ros.bringup.system_file import (
-    BringupError, CAMERA_SYSTEM, DEFAULT_SYSTEM, find_system, list_systems, load_system)
-from banditlearn_ros.shutdown import (
+from banditlearn_ros.console.log_filter import StderrFilter
+from banditlearn_ros.console.report import preload_plotting
+from banditlearn_ros.support import dds_profile
+from banditlearn_ros.support.shutdown import (
     exit_status, hold_signals, ignore_signals, requested, requested_name, stop_on_first_signal,
     Terminated)
+from banditlearn_ros.systems.options import apply_options, build_parser
+from banditlearn_ros.systems.system_file import (
+    BringupError, CAMERA_SYSTEM, DEFAULT_SYSTEM, find_system, list_systems, load_system)
 
 LOG_DIR = '~/.ros/banditlearn_ros'
 """Where a system without --out keeps MediaPipe's and OpenCV's log lines."""
@@ -118,8 +118,8 @@ def _pct(value: float) -> str:
 
 def run(options: argparse.Namespace, out=sys.stdout) -> int:
     """Run a system until its stream ends, ``--rounds``/``--duration`` or Ctrl-C."""
-    from rclpy.executors import ExternalShutdownException
     from banditlearn_ros.bringup import session as session_bringup
+    from rclpy.executors import ExternalShutdownException
     default = CAMERA_SYSTEM if getattr(options, 'camera', None) else \
         'teach_sim' if options.dataset else DEFAULT_SYSTEM
     if getattr(options, 'answers', None) == 'head':
@@ -130,7 +130,7 @@ def run(options: argparse.Namespace, out=sys.stdout) -> int:
     system = load_system(find_system(options.system or default))
     session = session_bringup.is_session(system)
     apply_options(system, options)
-    from banditlearn_ros.bags.replay import configure_learner
+    from banditlearn_ros.bags.recorded_session import configure_learner
     notes = configure_learner(system)  # a played recording brings its learner's parameters
     if session:
         out_dir = session_bringup.prepare(system, options)
@@ -170,8 +170,8 @@ def run(options: argparse.Namespace, out=sys.stdout) -> int:
         return session_bringup.run_session(running, options, out_dir, out)
     reporter = Reporter(running, system['every'], out=out)
     # A stream that ends: a data set played, or a recorded session (nodes/bag_player.py).
-    from banditlearn_ros.nodes.dataset_node import DatasetNode
     from banditlearn_ros.nodes.bag_player import BagPlayerNode
+    from banditlearn_ros.nodes.dataset_node import DatasetNode
     dataset = running.find(DatasetNode) or running.find(BagPlayerNode)
     limit = options.rounds if dataset is None else 0
     deadline = time.monotonic() + options.duration if options.duration else math.inf

@@ -28,12 +28,12 @@ import sys
 import time
 from typing import Any, Dict, Optional
 
-from banditlearn_ros.bringup.log_filter import StderrFilter
-from banditlearn_ros.bringup.report import (
+from banditlearn_ros.console.log_filter import StderrFilter
+from banditlearn_ros.console.report import (
     plot_learning_curve, session_summary, summary_line, summary_sentence)
-from banditlearn_ros.bringup.system_file import BringupError
-from banditlearn_ros.bringup.view import label_mismatch, SessionView
-from banditlearn_ros.shutdown import hold_signals, requested
+from banditlearn_ros.console.view import label_mismatch, SessionView
+from banditlearn_ros.support.shutdown import hold_signals, requested
+from banditlearn_ros.systems.system_file import BringupError
 
 SESSION_NODE = 'session_node'
 DEFAULT_OUT = '~/.ros/banditlearn_ros/sessions'
@@ -128,12 +128,12 @@ LAST_MESSAGES_GRACE = 3.0
 
 def run_session(running, options, out_dir: str, out) -> int:
     """Spin the system with the live view until the session ends; print the summary last."""
-    from rclpy.executors import ExternalShutdownException
     from banditlearn_ros.nodes.face_show_node import FaceShowNode
     from banditlearn_ros.nodes.gesture_show_node import GestureShowNode
     from banditlearn_ros.nodes.image_source_node import ImageSourceNode
     from banditlearn_ros.nodes.learner_node import LearnerNode
     from banditlearn_ros.nodes.session_node import SessionNode
+    from rclpy.executors import ExternalShutdownException
     session = running.find(SessionNode)
     learner = running.find(LearnerNode)
     show = running.find(GestureShowNode)

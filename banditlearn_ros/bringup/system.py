@@ -28,10 +28,10 @@ import shutil
 import tempfile
 from typing import Any, Dict, List
 
-from banditlearn_ros.bringup.options import (
+from banditlearn_ros.support.shutdown import signals_held
+from banditlearn_ros.systems.options import (
     DOUBLE_ARRAY, in_declared_type, STRING_ARRAY, TYPE_NAMES)
-from banditlearn_ros.bringup.system_file import base_values, BringupError, coerce
-from banditlearn_ros.shutdown import signals_held
+from banditlearn_ros.systems.system_file import base_values, BringupError, coerce
 import yaml
 
 
@@ -259,7 +259,7 @@ RCLPY_PARAMETERS = ('use_sim_time', 'start_type_description_service')
 
 def _table(cls) -> Dict[str, Any]:
     """Return ``{name: Spec}`` of the parameters a node class declares from a table."""
-    from banditlearn_ros.learning.protocol import learner_parameters
+    from banditlearn_ros.learning.live import learner_parameters
     from banditlearn_ros.nodes.learner_node import LearnerNode
     if issubclass(cls, LearnerNode):
         return {spec.name: spec for spec in learner_parameters.all_specs()}

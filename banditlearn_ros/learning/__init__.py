@@ -31,7 +31,7 @@ from .algorithms.rcnbf import RCNBF
 from .algorithms.registry import (
     ALGORITHMS, BANDIT_ALGORITHMS, FULL_FEEDBACK_ALGORITHMS, make_learner)
 from .algorithms.ucwl import UCWL
-from .protocol.feedback import TeacherModel
+from .protocol.teacher_model import TeacherModel
 from .storage.persistence import load_model, ModelFileError, save_model
 
 __all__ = [

@@ -29,7 +29,8 @@ the wait for a learner that says nothing (a refused vector, a silent teacher).
 import time
 from typing import List, Optional
 
-from banditlearn_ros.bags.replay import sample_session_path
+from banditlearn_ros.bags import bag_player_parameters
+from banditlearn_ros.bags.recorded_session import sample_session_path
 from banditlearn_ros.learning.offline.replay import FEATURES, FEEDBACK, LABEL
 from banditlearn_ros.nodes import common
 from banditlearn_ros.nodes.events import read_event
@@ -67,36 +68,24 @@ class BagPlayerNode(common.GuardedNode):
 
     def __init__(self, node_name: str = 'bag_player', **kwargs):
         super().__init__(node_name, **kwargs)
-        d = common.declare
-        path = d(self, 'bag', '', "bag folder or file; '' = the bundled sample session",
-                 read_only=True)
-        self.answers = d(self, 'answers', 'recorded', "'recorded': answer each question with "
-                         "the recorded yes/no; 'teacher': publish labels, teacher_node answers",
-                         read_only=True, constraints="'recorded' or 'teacher'")
-        self.lockstep = d(self, 'lockstep', True, 'wait for each question (and answer) before '
-                          'the next gesture; false = the recorded pace', read_only=True)
-        self.rate = d(self, 'rate', 1.0, 'speed factor of the recorded pace (lockstep false)',
-                      low=1e-3, high=1e6, read_only=True)
+        v = common.declare_specs(self, bag_player_parameters.SPECS)
+        path = v['bag']
+        self.answers = v['answers']
+        self.lockstep = v['lockstep']
+        self.rate = v['rate']
         # Bounds, not pacing: a loaded machine took more than 5 s to ask (then the next
         # gesture cut the question short and the figures changed).
-        self.prediction_wait = d(self, 'prediction_wait', 30.0, 'lock-step: seconds to wait '
-                                 'for a question that does not come (a refused vector)',
-                                 low=0.0, high=3600.0)
-        self.answer_wait = d(self, 'answer_wait', 30.0, 'lock-step, teacher: seconds to wait '
-                             'for an answer that does not come (a silent teacher)', low=0.0,
-                             high=3600.0)
-        self.start_delay = d(self, 'start_delay', 0.5, 'seconds to wait after the learner '
-                             'appears', low=0.0, high=60.0, read_only=True)
-        self.exit_when_done = d(self, 'exit_when_done', False, 'end the process after the '
-                                'last gesture', read_only=True)
-        period = d(self, 'diagnostics_period', 1.0, 'seconds between /diagnostics messages',
-                   read_only=True, low=0.01, high=3600.0)
+        self.prediction_wait = v['prediction_wait']
+        self.answer_wait = v['answer_wait']
+        self.start_delay = v['start_delay']
+        self.exit_when_done = v['exit_when_done']
+        period = v['diagnostics_period']
         if self.answers not in ('recorded', 'teacher'):
             raise ValueError(f"bag_player: answers {self.answers!r}: use 'recorded' or "
                              "'teacher'")
         from banditlearn_ros import bags as bagio
         from banditlearn_ros.bags.changes import RecordedChanges
-        from banditlearn_ros.bags.replay import read_events, recorded_config
+        from banditlearn_ros.bags.recorded_session import read_events, recorded_config
         self.path = path or sample_session_path()
         with bagio.open_bag(self.path) as bag:
             events, _ = read_events(bag)

@@ -13,14 +13,14 @@
 # limitations under the License.
 
 """
-The nodes' name for ``banditlearn_ros.image_bridge`` (sensor_msgs/Image <-> numpy).
+The nodes' name for ``banditlearn_ros.support.image_bridge`` (sensor_msgs/Image <-> numpy).
 
 The conversion lives below the nodes because the bag recorder needs it too; the nodes
 still import it from here, with ``frame_of``, the image intake the camera and the feedback
 node share, and ``subscribe_images``, their image subscription (raw or compressed).
 """
 
-from banditlearn_ros.image_bridge import (  # noqa: F401 (re-exported for the nodes)
+from banditlearn_ros.support.image_bridge import (  # noqa: F401 (re-exported for the nodes)
     array_to_compressed, array_to_image, clipped, compressed_to_array, FrameTooLargeError,
     image_to_array, ImageFormatError, MAX_FRAME_BYTES, SUPPORTED_ENCODINGS,
     UnsupportedEncodingError, UnsupportedFormatError)

@@ -30,7 +30,7 @@ from typing import Any, Dict, Optional
 from banditlearn_ros.nodes import common, qos
 from banditlearn_ros.nodes.bridge import array_to_image, frame_of, FrameWatch
 from banditlearn_ros.nodes.managed import ManagedNode
-from banditlearn_ros.vision import camera_settings as settings
+from banditlearn_ros.vision import camera_parameters as settings
 from banditlearn_ros.vision.drawing import draw_observation
 from banditlearn_ros.vision.extractors import (
     FeatureScaling, FrameObservation, GestureExtractor)
@@ -81,7 +81,7 @@ class CameraNode(ManagedNode):
         self._proc_ms = self._proc_ms_last = 0.0
         self._last_method = self._source_problem = ''
         self._pending = set()
-        self.add_on_set_parameters_callback(self._on_set_parameters)
+        common.watch_changes(self, self._check_change, self._apply_change)
 
         # Fixed relative names: namespaces and remapping move them.
         self._features_pub = self.create_publisher(Float32MultiArray, 'gesture_features',
@@ -158,18 +158,19 @@ class CameraNode(ManagedNode):
     def _values(self, keys) -> Dict[str, Any]:
         return common.values_of(self, keys)
 
-    def _on_set_parameters(self, params):
+    def _check_change(self, changes: Dict[str, Any]) -> None:
+        """Refuse segmentation and episode values that cannot work together (on-set)."""
         values = self._values(settings.EPISODE_KEYS + settings.SEGMENT_KEYS)
-        values.update({prm.name: prm.value for prm in params})
+        values.update(changes)
         problem = settings.problem(values)
         if problem:
             self.counters.add('parameter_rejections')
-            return common.ParameterChanges.of(self).refuse(problem)
-        names = {prm.name for prm in params}
-        # Applied after the change is stored: rebuild from the new values on the worker.
+            raise ValueError(problem)
+
+    def _apply_change(self, changes: Dict[str, Any]) -> None:
+        """Queue a stored change (post-set): the worker rebuilds from the new values."""
         with self._lock:
-            self._pending |= names
-        return common.accept()
+            self._pending |= set(changes)
 
     def _apply_pending(self) -> None:
         with self._lock:

@@ -23,7 +23,7 @@ from banditlearn_ros.nodes.callback_guard import CallbackGuard, GuardedNode
 from banditlearn_ros.nodes.diagnostics import (
     Counters, Diagnostics, ERROR, OK, ProcessingTimes, RateMeter, RecentRefusals, WARN)
 from banditlearn_ros.nodes.parameters import (
-    accept, declare, declare_specs, ParameterChanges, reject, values_of)
+    accept, declare, declare_specs, ParameterChanges, reject, values_of, watch_changes)
 from banditlearn_ros.nodes.run import (
     node_usage, run_node, shutdown_logger, START_ERRORS, topics_line, wants_help)
 
@@ -32,5 +32,5 @@ __all__ = [
     'ParameterChanges', 'ProcessingTimes', 'RateMeter', 'RecentRefusals', 'START_ERRORS',
     'WARN', 'accept',
     'declare', 'declare_specs', 'node_usage', 'reject', 'run_node', 'shutdown_logger',
-    'topics_line', 'values_of', 'wants_help',
+    'topics_line', 'values_of', 'wants_help', 'watch_changes',
 ]

@@ -25,6 +25,7 @@ until the interaction is over, every question of it answered.
 import os
 import time
 
+from banditlearn_ros.learning.offline import dataset_parameters
 from banditlearn_ros.learning.offline.datasets import load_dataset
 from banditlearn_ros.learning.protocol.simulated_teacher import stream_order
 from banditlearn_ros.nodes import common, qos
@@ -38,39 +39,22 @@ class DatasetNode(common.GuardedNode):
 
     def __init__(self, node_name: str = 'dataset_node', **kwargs):
         super().__init__(node_name, **kwargs)
-        d = common.declare
-        name = d(self, 'dataset', 'digits', 'bundled data set (digits, iris, wine) or the path '
-                 'of a CSV/NPZ file', read_only=True)
-        feature_set = d(self, 'feature_set', '', "name in the features' layout; '' = the "
-                        "data set's name", read_only=True)
-        self.rate = d(self, 'rate', 0.0, 'examples per second at most; 0 = as fast as '
-                      'lock-step allows', low=0.0, high=100_000.0, read_only=True)
-        self.lockstep = d(self, 'lockstep', True, 'wait for each answer (or a timeout) before '
-                          'the next example', read_only=True)
-        self.answer_wait = d(self, 'answer_wait', 0.5, 'lock-step: seconds to wait for an '
-                             'answer after the prediction', low=0.0, high=3600.0)
-        self.prediction_wait = d(self, 'prediction_wait', 2.0, 'lock-step: seconds to wait '
-                                 'for a prediction', low=0.0, high=3600.0)
-        shuffle = d(self, 'shuffle', True, 'one seeded permutation per pass', read_only=True)
-        seed = d(self, 'seed', 0, 'seed of the permutation', read_only=True, low=0,
-                 high=2 ** 31 - 1)
-        passes = d(self, 'passes', 1, 'passes over the data set', read_only=True, low=1,
-                   high=1_000_000)
-        max_examples = d(self, 'max_examples', 0, 'stop after this many examples; 0 = all',
-                         read_only=True, low=0, high=2 ** 31 - 1)
-        self.wait_for_learner = d(self, 'wait_for_learner', True, 'wait for a subscriber of '
-                                  'the features topic before the first example',
-                                  read_only=True)
-        self.wait_for_teacher = d(self, 'wait_for_teacher', True, 'lock-step: also wait for '
-                                  'a subscriber of the label topic and publishers of the '
-                                  'prediction and feedback topics', read_only=True)
-        self.start_delay = d(self, 'start_delay', 0.5, 'seconds to wait after the peers '
-                             'appear, so that every connection is made', low=0.0, high=60.0,
-                             read_only=True)
-        self.exit_when_done = d(self, 'exit_when_done', False, 'end the process when the '
-                                'stream is finished', read_only=True)
-        period = d(self, 'diagnostics_period', 1.0, 'seconds between /diagnostics messages',
-                   read_only=True, low=0.01, high=3600.0)
+        v = common.declare_specs(self, dataset_parameters.SPECS)
+        name = v['dataset']
+        feature_set = v['feature_set']
+        self.rate = v['rate']
+        self.lockstep = v['lockstep']
+        self.answer_wait = v['answer_wait']
+        self.prediction_wait = v['prediction_wait']
+        shuffle = v['shuffle']
+        seed = v['seed']
+        passes = v['passes']
+        max_examples = v['max_examples']
+        self.wait_for_learner = v['wait_for_learner']
+        self.wait_for_teacher = v['wait_for_teacher']
+        self.start_delay = v['start_delay']
+        self.exit_when_done = v['exit_when_done']
+        period = v['diagnostics_period']
         if not self.lockstep and self.rate <= 0:
             raise ValueError('dataset_node: lockstep false needs rate > 0')
 

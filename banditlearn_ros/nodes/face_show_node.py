@@ -28,6 +28,7 @@ import math
 
 from banditlearn_ros.nodes import common, qos
 from banditlearn_ros.nodes.bridge import array_to_image
+from banditlearn_ros.vision import face_show_parameters
 from banditlearn_ros.vision.face_renderer import FaceRenderer
 from banditlearn_ros.vision.head_actor import FrameClock, HeadActor
 from sensor_msgs.msg import Image
@@ -39,14 +40,12 @@ class FaceShowNode(common.GuardedNode):
 
     def __init__(self, node_name: str = 'face_show_node', **kwargs):
         super().__init__(node_name, **kwargs)
-        d = common.declare
-        width = d(self, 'width', 320, 'image width', read_only=True, low=64, high=4096)
-        height = d(self, 'height', 240, 'image height', read_only=True, low=64, high=4096)
-        rate = d(self, 'rate', 20.0, 'frames per second', read_only=True, low=1.0, high=240.0)
-        seed = d(self, 'seed', 0, "seed of the gestures' speed, size and reaction time",
-                 read_only=True, low=0, high=2 ** 31 - 1)
-        period = d(self, 'diagnostics_period', 1.0, 'seconds between /diagnostics messages',
-                   read_only=True, low=0.01, high=3600.0)
+        v = common.declare_specs(self, face_show_parameters.SPECS)
+        width = v['width']
+        height = v['height']
+        rate = v['rate']
+        seed = v['seed']
+        period = v['diagnostics_period']
         self.face = FaceRenderer(width, height, face_height=0.55 * height, step=0.5,
                                  cache=400)
         self.actor = HeadActor(seed=seed)

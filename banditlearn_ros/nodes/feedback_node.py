@@ -37,12 +37,12 @@ from operator import methodcaller
 import time
 from typing import Any, Dict
 
-from banditlearn_ros import answers
 from banditlearn_ros.learning.protocol import answer_key
 from banditlearn_ros.nodes import common, hri_bridge, qos
 from banditlearn_ros.nodes.bridge import check_transport, frame_of, FrameWatch
 from banditlearn_ros.nodes.events import read_event
 from banditlearn_ros.nodes.managed import ManagedNode
+from banditlearn_ros.vision import feedback_parameters as rules
 from banditlearn_ros.vision.frame_source import BackgroundLoad, IMPORT_DELAY, LOAD_WAIT
 from banditlearn_ros.vision.head_answers import HeadAnswers, Released
 from banditlearn_ros.vision.head_gesture import HeadGestureDetector
@@ -63,7 +63,7 @@ class FeedbackNode(ManagedNode):
 
     def __init__(self, node_name: str = 'feedback_node', **kwargs):
         super().__init__(node_name, **kwargs)
-        v = common.declare_specs(self, answers.SPECS)
+        v = common.declare_specs(self, rules.SPECS)
         self.bool_topics, self.use_camera = v['bool_topics'], v['use_camera']
         if v['joy_right_button'] == v['joy_wrong_button']:
             raise ValueError('joy_right_button and joy_wrong_button must differ')
@@ -83,7 +83,7 @@ class FeedbackNode(ManagedNode):
         self._taken, self._timer, self._keyboard = [], None, None
         self._rate = common.RateMeter()
         self._last_warn: Dict[str, float] = {}
-        self.add_on_set_parameters_callback(self._on_set_parameters)
+        common.watch_changes(self, self._check_change, self._apply_change)
 
         # Fixed relative names: namespaces and remapping move them.
         self._feedback_pub = self.create_publisher(Bool, 'gesture_feedback', qos.EVENTS_OUT)
@@ -98,14 +98,14 @@ class FeedbackNode(ManagedNode):
     # -- lifecycle ---------------------------------------------------------------------
     def configure(self) -> None:
         """Make the buttons, the nod/shake detector, the listening window; import MediaPipe."""
-        v = common.values_of(self, [spec.name for spec in answers.SPECS])
+        v = common.values_of(self, [spec.name for spec in rules.SPECS])
         self.listen_window, self.close_on_answer = v['listen_window'], v['close_on_answer']
-        self.buttons = answers.ButtonPresses(v['joy_right_button'], v['joy_wrong_button'])
-        self.detector = HeadGestureDetector(**{k: v[k] for k in answers.DETECTOR_PARAMETERS})
+        self.buttons = rules.ButtonPresses(v['joy_right_button'], v['joy_wrong_button'])
+        self.detector = HeadGestureDetector(**{k: v[k] for k in rules.DETECTOR_PARAMETERS})
         self.head = HeadAnswers(self.detector, {
             'max_faces': v['max_faces'], 'focal': v['focal_length'] or None,
             'baseline_warmup': v['baseline_frames']}, v['idle_every'])
-        self.window = answers.ListeningWindow(v['listen_on_prediction'], self._question)
+        self.window = rules.ListeningWindow(v['listen_on_prediction'], self._question)
         if self.use_camera:  # about a second of CPU, in a thread; /diagnostics says when
             self._import = BackgroundLoad(import_mediapipe, 'mediapipe_import', IMPORT_DELAY)
 
@@ -130,7 +130,7 @@ class FeedbackNode(ManagedNode):
             subscribe(qos.subscribe_events(self, Bool, topic, self._on_bool))
         self._publish_listening()
         self._timer = self.create_timer(0.05, self._check_window)
-        self._keyboard = answers.KeyboardAnswers(self._on_key)
+        self._keyboard = rules.KeyboardAnswers(self._on_key)
         if self.get_parameter('keyboard').value:
             if self._keyboard.available():
                 self._keyboard_thread = self._keyboard.start()
@@ -303,20 +303,23 @@ class FeedbackNode(ManagedNode):
         return decision
 
     # -- parameters and diagnostics ----------------------------------------------------
-    def _on_set_parameters(self, params) -> Any:
-        values = {p.name: p.value for p in params}
-        problem = answers.refusal(values, *(self.get_parameter(f'joy_{k}_button').value
-                                            for k in ('right', 'wrong')))
+    def _check_change(self, changes: Dict[str, Any]) -> None:
+        """Refuse equal buttons or a detector value out of range (on-set; the rules')."""
+        problem = rules.refusal(changes, *(self.get_parameter(f'joy_{k}_button').value
+                                           for k in ('right', 'wrong')))
         if problem:
             self.counters.add('parameter_rejections')
-            return common.ParameterChanges.of(self).refuse(problem)  # logs WARN and counts
-        if self.head is None:  # unconfigured: configure reads the new values
-            return common.accept()
-        self.buttons.right = values.get('joy_right_button', self.buttons.right)
-        self.buttons.wrong = values.get('joy_wrong_button', self.buttons.wrong)
-        for name, value in values.items():
-            if name in answers.DETECTOR_PARAMETERS:
-                setattr(self.detector, name, answers.detector_value(name, value))
+            raise ValueError(problem)
+
+    def _apply_change(self, changes: Dict[str, Any]) -> None:
+        """Take a stored change (post-set); unconfigured, configure reads the new values."""
+        if self.head is None:
+            return
+        self.buttons.right = changes.get('joy_right_button', self.buttons.right)
+        self.buttons.wrong = changes.get('joy_wrong_button', self.buttons.wrong)
+        for name, value in changes.items():
+            if name in rules.DETECTOR_PARAMETERS:
+                setattr(self.detector, name, rules.detector_value(name, value))
             elif name == 'listen_window':
                 self.listen_window = float(value)
             elif name == 'close_on_answer':
@@ -325,7 +328,6 @@ class FeedbackNode(ManagedNode):
                 self.head.idle_every = int(value)
             elif name == 'listen_on_prediction' and self.window.follow(bool(value)):
                 self._publish_listening()
-        return common.accept()
 
     def _collect(self):
         values: Dict[str, Any] = dict(self.counters.snapshot(), **self.lifecycle_values())

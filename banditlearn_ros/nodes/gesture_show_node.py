@@ -30,8 +30,8 @@ import time
 from banditlearn_ros.nodes import common, qos
 from banditlearn_ros.nodes.bridge import array_to_image
 from banditlearn_ros.nodes.events import read_event
+from banditlearn_ros.vision import gesture_show_parameters
 from banditlearn_ros.vision.gesture_show import GestureShow, ShowSchedule
-from banditlearn_ros.vision.hand_renderer import GESTURES
 from sensor_msgs.msg import Image
 from std_msgs.msg import Float32MultiArray, String
 
@@ -41,36 +41,22 @@ class GestureShowNode(common.GuardedNode):
 
     def __init__(self, node_name: str = 'gesture_show_node', **kwargs):
         super().__init__(node_name, **kwargs)
-        d = common.declare
-        gestures = d(self, 'gestures', list(GESTURES), 'gestures to show, from '
-                     f'{", ".join(GESTURES)}', read_only=True)
-        width = d(self, 'width', 320, 'image width', read_only=True, low=64, high=4096)
-        height = d(self, 'height', 240, 'image height', read_only=True, low=64, high=4096)
-        rate = d(self, 'rate', 30.0, 'frames per second', read_only=True, low=0.1,
-                 high=1000.0)
-        noise = d(self, 'noise', 3.0, 'sensor noise per frame (grey levels)', read_only=True,
-                  low=0.0, high=100.0)
-        supersample = d(self, 'supersample', 2, 'render at this many times the size, then '
-                        'shrink (smooth edges)', read_only=True, low=1, high=8)
-        clutter = d(self, 'clutter', 12, 'most background objects per scene', read_only=True,
-                    low=0, high=1000)
-        seed = d(self, 'seed', 0, 'seed of the order, the rendering and the noise',
-                 read_only=True, low=0, high=2 ** 31 - 1)
+        v = common.declare_specs(self, gesture_show_parameters.SPECS)
+        gestures = v['gestures']
+        width = v['width']
+        height = v['height']
+        rate = v['rate']
+        noise = v['noise']
+        supersample = v['supersample']
+        clutter = v['clutter']
+        seed = v['seed']
         self.schedule = ShowSchedule(
-            absent_frames=d(self, 'absent_frames', 4, 'frames of the empty scene before each '
-                            'hand (the camera must see the hand leave)', read_only=True,
-                            low=1, high=1000),
-            show_timeout=d(self, 'show_timeout', 3.0, 'seconds (and as many frame periods) to '
-                           'show a hand the camera does not take', read_only=True, low=0.01,
-                           high=3600.0),
-            answer_timeout=d(self, 'answer_timeout', 10.0, 'seconds to wait for a first '
-                             'answer', read_only=True, low=0.01, high=3600.0),
-            settle=d(self, 'settle', 0.15, 'seconds after an answer without a new question '
-                     'that end the interaction', read_only=True, low=0.001, high=60.0),
-            presentations=d(self, 'presentations', 0, 'gestures to show; 0 = no end',
-                            read_only=True, low=0, high=10 ** 9), rate=rate)
-        period = d(self, 'diagnostics_period', 1.0, 'seconds between /diagnostics messages',
-                   read_only=True, low=0.01, high=3600.0)
+            absent_frames=v['absent_frames'],
+            show_timeout=v['show_timeout'],
+            answer_timeout=v['answer_timeout'],
+            settle=v['settle'],
+            presentations=v['presentations'], rate=rate)
+        period = v['diagnostics_period']
         self.show = GestureShow(gestures, width=width, height=height, noise=noise,
                                 clutter=clutter, supersample=supersample, seed=seed)
         self.counters = common.Counters(('frames', 'presentations', 'bad_events'))

@@ -29,8 +29,8 @@ import math
 import time
 from typing import Dict, List, Optional, Tuple
 
-from banditlearn_ros import answers
 from banditlearn_ros.nodes import qos
+from banditlearn_ros.vision import feedback_parameters as rules
 from banditlearn_ros.vision.head_gesture import HeadGestureDetector
 from banditlearn_ros.vision.hri_faces import (action_units, EngagementGate, FaceIds,
                                               match_face, normalized_roi, OtherFaces)
@@ -62,7 +62,7 @@ def start(node) -> Tuple[Optional['HriBridge'], str]:
     if not v['ros4hri'] or MISSING:
         return None, f'ROS4HRI bridge off: {MISSING or "ros4hri is false"}'
     others = OtherFaces(lambda: HeadGestureDetector(**{
-        k: node.get_parameter(k).value for k in answers.DETECTOR_PARAMETERS}),
+        k: node.get_parameter(k).value for k in rules.DETECTOR_PARAMETERS}),
         v['focal_length'] or None, v['baseline_frames'])
     bridge = HriBridge(node, EngagementGate(v['engagement_gate']), others)
     return bridge, f'ROS4HRI bridge on, engagement_gate {v["engagement_gate"]}'

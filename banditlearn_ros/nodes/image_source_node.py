@@ -23,6 +23,7 @@ import time
 
 from banditlearn_ros.nodes import common, qos
 from banditlearn_ros.nodes.bridge import array_to_image
+from banditlearn_ros.vision import image_source_parameters
 from banditlearn_ros.vision.frame_source import VideoSource
 from sensor_msgs.msg import Image
 
@@ -32,20 +33,13 @@ class ImageSourceNode(common.GuardedNode):
 
     def __init__(self, node_name: str = 'image_source_node', **kwargs):
         super().__init__(node_name, **kwargs)
-        d = common.declare
-        source = d(self, 'source', '/dev/video0', "V4L2 device ('/dev/video0', "
-                   "'v4l2:/dev/video0', '0') or a video file", read_only=True)
-        loop = d(self, 'loop', False, 'start a video file again at its end', read_only=True)
-        self.wait_for = d(self, 'wait_for_subscribers', 1, 'a video file starts once this many '
-                          'subscribers are connected (a camera starts at once)', read_only=True,
-                          low=0, high=100)
-        self.start_delay = d(self, 'start_delay', 0.5, 'seconds between those subscribers '
-                             'appearing and the first frame of a video file', read_only=True,
-                             low=0.0, high=60.0)
-        self.frame_id = d(self, 'frame_id', 'camera', 'frame_id of the images',
-                          read_only=True)
-        period = d(self, 'diagnostics_period', 1.0, 'seconds between /diagnostics messages',
-                   read_only=True, low=0.01, high=3600.0)
+        v = common.declare_specs(self, image_source_parameters.SPECS)
+        source = v['source']
+        loop = v['loop']
+        self.wait_for = v['wait_for_subscribers']
+        self.start_delay = v['start_delay']
+        self.frame_id = v['frame_id']
+        period = v['diagnostics_period']
         self.counters = common.Counters(('frames',))
         self._rate = common.RateMeter()
         self._ended = ''

@@ -15,26 +15,25 @@
 """
 learner_node: feature vectors in, spoken labels out, yes/no back into the model.
 
-After a "no" it asks its next-best label (up to ``max_questions``), says how each interaction
-ended (``gesture_interaction``; ``gesture_unknown`` without a "yes", after which a name on
-``gesture_name`` teaches it) and the figures to plot (``learning_topics``).  The questions, the
-learning and the feedback rule live behind one door, ``LiveLearner``, tested without DDS.
+After a "no" it asks its next-best label (up to ``max_questions``); with no "yes" it asks a
+name (``gesture_unknown``). Questions, learning and feedback rule sit behind ``LiveLearner``.
 """
 
 import json
 import os
 import time
 
-from banditlearn_ros import shutdown
 from banditlearn_ros.learning import HyperparameterError, ModelFileError
-from banditlearn_ros.learning.protocol import learner_parameters as lp, session_config
+from banditlearn_ros.learning.live import learner_parameters as lp
+from banditlearn_ros.learning.live import session_config
+from banditlearn_ros.learning.live.live_learner import LiveLearner, Progress, SIZE_REASONS
 from banditlearn_ros.learning.protocol.details import details_json
 from banditlearn_ros.learning.protocol.labels import clipped
-from banditlearn_ros.learning.protocol.live_learner import LiveLearner, Progress, SIZE_REASONS
 from banditlearn_ros.nodes import common, qos
 from banditlearn_ros.nodes.fleet_link import FleetLink
 from banditlearn_ros.nodes.learning_topics import LearningTopics
-from banditlearn_ros.nodes.namesake import NamesakeWatch
+from banditlearn_ros.nodes.name_clash import NamesakeWatch
+from banditlearn_ros.support import shutdown
 from rclpy.parameter import Parameter
 from std_msgs.msg import Bool, Float32MultiArray, String
 from std_srvs.srv import Trigger
@@ -55,9 +54,9 @@ class LearnerNode(common.GuardedNode):
         if self.live.labels_from_file:
             self.set_parameters([Parameter('labels', value=list(self.live.labels))])
         self.fleet = FleetLink(self, self.live)  # its parameters declared before the checks
-        self._parameter_changes = common.ParameterChanges.of(self)
         # On-set: a change to refuse is refused with the reason; post-set: applied.
-        self._parameter_changes.check_with(self.live.check_change, self._after_set_parameters)
+        self._parameter_changes = common.watch_changes(self, self.live.check_change,
+                                                       self._after_set_parameters)
         self._input = common.RecentRefusals()
         # Answers run before a vector ready with them; gesture_answer: answer_key; qos.py: lost
         for name, kind, callback in (('feedback', Bool, self._on_feedback),
@@ -73,7 +72,6 @@ class LearnerNode(common.GuardedNode):
         self.create_subscription(String, 'gesture_name', self._on_name, qos.EVENTS_IN)
         self.create_service(Trigger, '~/save_model', self._on_save)
         self.create_service(Trigger, '~/reset_model', self._on_reset)
-        # Latched: a late recorder has it too.
         self._config_pub = self.create_publisher(String, session_config.TOPIC, qos.LATCHED)
         self.live.start_config(self._now())
         self._publish_config()

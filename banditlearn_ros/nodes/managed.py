@@ -31,7 +31,8 @@ it false and drives the transitions itself, and ``banditlearn_bringup`` does the
 from typing import Any, Callable, Iterable
 
 from banditlearn_ros.nodes.callback_guard import GuardedNode
-from rcl_interfaces.msg import ParameterDescriptor
+from banditlearn_ros.nodes.parameters import declare_specs
+from banditlearn_ros.parameter_spec import Spec
 from rclpy.lifecycle import LifecycleNode, LifecycleState, TransitionCallbackReturn
 
 SUCCESS = TransitionCallbackReturn.SUCCESS
@@ -58,8 +59,7 @@ class ManagedNode(GuardedNode, LifecycleNode):
         """What the last failed transition raised (``bring_up`` raises it again)."""
         self.lifecycle_failures = 0
         """Failed transitions, on /diagnostics."""
-        self.declare_parameter('autostart', True, ParameterDescriptor(
-            description=AUTOSTART_DESCRIPTION, read_only=True))
+        declare_specs(self, (Spec('autostart', True, AUTOSTART_DESCRIPTION, read_only=True),))
 
     # -- the hooks a node writes ----------------------------------------------------------
     def configure(self) -> None:

@@ -15,9 +15,18 @@
 """
 Node parameters: declared with descriptors and ranges, every change coerced, logged, counted.
 
-``declare`` is the one way a node here declares a parameter (``declare_specs`` for a table of
-``parameter_spec.Spec``); ``ParameterChanges`` sees every change of a node (pre-set and
-post-set), and a node's own on-set check refuses through it.
+One way for every node, in three steps:
+
+1. its table, ``SPECS`` (``parameter_spec.Spec``: name, default, description, range), lives
+   in one ROS-free home beside what it configures (``learning/live/learner_parameters``,
+   ``vision/camera_parameters``, ``vision/feedback_parameters``, ...), with its rules;
+2. ``declare_specs(node, SPECS)`` declares it in order and returns ``{name: value}``;
+3. ``watch_changes(node, check, apply)``: ``check(changes)`` raises ValueError (or the errors
+   named) with the reason to refuse a change, before anything is stored (on-set);
+   ``apply(changes)`` takes it once rclpy has stored it (post-set).
+
+``ParameterChanges`` sees every change of a node (pre-set and post-set): it logs and counts
+what rclpy and the node's check refuse, and what is accepted.
 """
 
 import contextlib
@@ -246,6 +255,20 @@ class ParameterChanges:
         self.accepted += len(params)
         text = ', '.join(f'{p.name}={shown(p.value)}' for p in params)
         self._node.get_logger().info(f'parameter set: {one_line(text)}')
+
+
+def watch_changes(node: Node, check: Callable[[Dict[str, Any]], None],
+                  apply: Optional[Callable[[Dict[str, Any]], None]] = None,
+                  errors: Tuple[type, ...] = (ValueError, TypeError)) -> ParameterChanges:
+    """
+    Check every parameter change of ``node`` (on-set) and apply the accepted ones (post-set).
+
+    The one way a node here takes a change; see ``ParameterChanges.check_with``.  Returns
+    the node's ``ParameterChanges`` (its counts go to /diagnostics).
+    """
+    changes = ParameterChanges.of(node)
+    changes.check_with(check, apply, errors)
+    return changes
 
 
 def _descriptor_refusal(param: Parameter, descriptor: ParameterDescriptor) -> str:

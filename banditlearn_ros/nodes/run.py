@@ -23,8 +23,8 @@ never does.
 import gc
 from typing import Callable, Optional
 
-from banditlearn_ros import dds_profile, shutdown
 from banditlearn_ros.nodes.callback_guard import CallbackGuard, GuardedNode
+from banditlearn_ros.support import dds_profile, shutdown
 from rclpy.exceptions import ParameterException
 import rclpy.logging
 from rclpy.node import Node

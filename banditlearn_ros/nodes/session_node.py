@@ -36,7 +36,8 @@ import threading
 import time
 from typing import Dict, List, Optional
 
-from banditlearn_ros.bringup.view import why_no_answer
+from banditlearn_ros.console import session_parameters
+from banditlearn_ros.console.view import why_no_answer
 from banditlearn_ros.learning.protocol import answer_key
 from banditlearn_ros.learning.protocol.session import SessionLog
 from banditlearn_ros.nodes import common, qos
@@ -52,22 +53,14 @@ class SessionNode(common.GuardedNode):
 
     def __init__(self, node_name: str = 'session_node', **kwargs):
         super().__init__(node_name, **kwargs)
-        d = common.declare
-        self.target = d(self, 'interactions', 0, 'interactions after which the session '
-                        'ends; 0 = until Ctrl-C', read_only=True, low=0, high=10 ** 9)
-        window = d(self, 'window', 50, 'interactions in the windowed first-guess accuracy',
-                   read_only=True, low=1, high=100000)
-        keyboard = d(self, 'keyboard', True, 'read y/n and +label from the terminal (only '
-                     'when stdin is a terminal)', read_only=True)
-        self.answer_warning = d(self, 'answer_warning', 5.0, 'seconds a question may wait '
-                                'before the session says why no answer comes', low=0.5,
-                                high=3600.0)
-        self.settle = d(self, 'settle', 0.3, 'seconds without a question or answer that '
-                        'close the last interaction', read_only=True, low=0.01, high=60.0)
-        learner = d(self, 'learner_node', 'learner_node', 'node whose labels +name extends',
-                    read_only=True)
-        self.prompts = d(self, 'prompts', True, 'tell the person what to type (false when a '
-                         'simulated person answers)', read_only=True)
+        v = common.declare_specs(self, session_parameters.SPECS)
+        self.target = v['interactions']
+        window = v['window']
+        keyboard = v['keyboard']
+        self.answer_warning = v['answer_warning']
+        self.settle = v['settle']
+        learner = v['learner_node']
+        self.prompts = v['prompts']
         self.log = SessionLog(window=window)
         self.notes: 'queue.Queue[str]' = queue.Queue()
         self.lines_typed = 0  # the view takes each typed line's echo off the screen

@@ -25,14 +25,12 @@ carries messages.
 
 from typing import Any, Dict, List
 
-from banditlearn_ros.learning import HyperparameterError, TeacherModel
+from banditlearn_ros.learning import HyperparameterError
+from banditlearn_ros.learning.protocol import teacher_parameters as teacher
 from banditlearn_ros.learning.protocol.simulated_teacher import SimulatedTeacher, TeacherProgress
 from banditlearn_ros.nodes import common, qos
 from banditlearn_ros.nodes.events import read_event
-from rclpy.parameter import Parameter
 from std_msgs.msg import Bool, String
-
-NOISE_PARAMETERS = ('label_noise', 'rho0', 'rho1', 'no_answer')
 
 
 class TeacherNode(common.GuardedNode):
@@ -40,28 +38,14 @@ class TeacherNode(common.GuardedNode):
 
     def __init__(self, node_name: str = 'teacher_node', **kwargs):
         super().__init__(node_name, **kwargs)
-        d = common.declare
-        labels = d(self, 'labels', [], 'label names label noise draws from; [] = the names '
-                   'seen on the label topic so far')
-        d(self, 'label_noise', 0.0, 'probability that the label in mind is a random one',
-          low=0.0, high=1.0)
-        d(self, 'rho0', 0.0, 'probability of saying "right" for a wrong prediction',
-          low=0.0, high=1.0, constraints='< 1; rho0 + rho1 < 1')
-        d(self, 'rho1', 0.0, 'probability of saying "wrong" for a right prediction',
-          low=0.0, high=1.0, constraints='< 1; rho0 + rho1 < 1')
-        d(self, 'no_answer', 0.0, 'probability of saying nothing', low=0.0, high=1.0)
-        d(self, 'delay', 0.0, 'seconds between a prediction and its answer', low=0.0,
-          high=3600.0)
-        seed = d(self, 'seed', 0, 'seed of the noise', read_only=True, low=0, high=2 ** 31 - 1)
-        window = d(self, 'stats_window', 100, 'rounds in the windowed true mistake rate',
-                   read_only=True, low=1, high=1_000_000)
-        period = d(self, 'diagnostics_period', 1.0, 'seconds between /diagnostics messages',
-                   read_only=True, low=0.01, high=3600.0)
-        self.teacher = SimulatedTeacher(self._model({}), seed=seed, labels=labels,
-                                        window=window)
+        v = common.declare_specs(self, teacher.SPECS)
+        seed, period = v['seed'], v['diagnostics_period']
+        self.teacher = SimulatedTeacher(teacher.teacher_model(v.get), seed=seed,
+                                        labels=v['labels'], window=v['stats_window'])
         self.counters = common.Counters(('answers_published', 'parameter_rejections',
                                          'bad_details'))
-        self.add_on_set_parameters_callback(self._on_set_parameters)
+        common.watch_changes(self, self._check_change, self._apply_change,
+                             errors=(HyperparameterError,))
         self._pending_timers: List[Any] = []
         # Fixed relative names: namespaces and remapping move them.
         self._feedback_pub = self.create_publisher(Bool, 'gesture_feedback', qos.EVENTS_OUT)
@@ -73,24 +57,22 @@ class TeacherNode(common.GuardedNode):
         self.get_logger().info(f'simulated teacher ready (seed {seed}); '
                                f'{common.topics_line(self)}')
 
-    def _model(self, changes: Dict[str, Any]) -> TeacherModel:
-        values = {name: changes.get(name, None) for name in NOISE_PARAMETERS}
-        for name in NOISE_PARAMETERS:
-            if values[name] is None:
-                values[name] = self.get_parameter(name).value
-        return TeacherModel(**values)
-
-    def _on_set_parameters(self, params: List[Parameter]):
-        changes = {p.name: p.value for p in params}
+    def _check_change(self, changes: Dict[str, Any]) -> None:
+        """Refuse noise no person could have (on-set: the model of the new values)."""
         try:
-            model = self._model(changes)
-        except HyperparameterError as exc:
+            teacher.teacher_model(self._value, changes)
+        except HyperparameterError:
             self.counters.add('parameter_rejections')
-            return common.ParameterChanges.of(self).refuse(str(exc))
-        self.teacher.model = model
+            raise
+
+    def _apply_change(self, changes: Dict[str, Any]) -> None:
+        """Take a stored change (post-set): the new answer model, the new labels."""
+        self.teacher.model = teacher.teacher_model(self._value)
         if 'labels' in changes:
             self.teacher.labels = [str(v) for v in changes['labels'] or []]
-        return common.accept()
+
+    def _value(self, name: str) -> Any:
+        return self.get_parameter(name).value
 
     def progress(self) -> TeacherProgress:
         """Return what a bring-up reports of this teacher now (``SimulatedTeacher.progress``)."""

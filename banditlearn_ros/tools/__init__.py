@@ -11,5 +11,4 @@
 # WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 # See the License for the specific language governing permissions and
 # limitations under the License.
-
-"""Command-line tools: the offline evaluation and the rendered data sets."""
+"""The programs a user runs: banditlearn_bag, _evaluate, _render and _ctl (not the bring-up)."""

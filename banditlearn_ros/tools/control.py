@@ -25,7 +25,7 @@ parameter's declared type, so ``set learner_node k abc`` answers that k takes a 
 import sys
 from typing import Any, List, Optional, Sequence
 
-from banditlearn_ros.command_line import OneLineParser
+from banditlearn_ros.support.command_line import OneLineParser
 import yaml
 
 TIMEOUT = 10.0

@@ -19,7 +19,7 @@ banditlearn_evaluate: the papers' offline protocol on real data, beside Vowpal W
 For every data set x feedback-noise setting x algorithm: tune on a separate permutation
 (or take fixed parameters), run one pass over each of N shared random permutations, and
 write ``summary.json``, ``results.md`` and figures to the output folder.  See
-``learning/offline/evaluation.py`` for the protocol, ``tools/evaluation_run.py`` for how the
+``learning/offline/evaluation.py`` for the protocol, ``evaluation/run.py`` for how the
 work is shared out and ``docs/benchmarks.md`` for results.
 """
 
@@ -28,17 +28,17 @@ import os
 import sys
 from typing import Optional, Sequence
 
-from banditlearn_ros.command_line import OneLineParser
+from banditlearn_ros.evaluation.options import UsageError
+from banditlearn_ros.evaluation.report import terminal_table
+from banditlearn_ros.evaluation.run import run
 from banditlearn_ros.learning import ALGORITHMS
 from banditlearn_ros.learning.algorithms.base import HyperparameterError
 from banditlearn_ros.learning.algorithms.centring import CENTRING_MODES, DEFAULT_CENTRING
 from banditlearn_ros.learning.offline.datasets import DatasetError
 from banditlearn_ros.learning.offline.evaluation_tuning import VARIANTS
 from banditlearn_ros.learning.protocol.ask_again import DEFAULT_REVEAL_STEP, REVEAL_STEPS
-from banditlearn_ros.shutdown import exit_status, sigterm_as_interrupt
-from banditlearn_ros.tools.evaluation_options import UsageError
-from banditlearn_ros.tools.evaluation_report import terminal_table
-from banditlearn_ros.tools.evaluation_run import run
+from banditlearn_ros.support.command_line import OneLineParser
+from banditlearn_ros.support.shutdown import exit_status, sigterm_as_interrupt
 
 EXAMPLES = """
 examples:

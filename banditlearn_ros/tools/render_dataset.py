@@ -26,8 +26,8 @@ import sys
 
 import numpy as np
 
-from ..command_line import OneLineParser
 from ..learning.storage.persistence import atomic_write_bytes
+from ..support.command_line import OneLineParser
 from ..vision.hand_renderer import GESTURES
 
 

@@ -67,12 +67,6 @@ def angle_at(vertex: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.arccos(np.clip(dot / np.maximum(norm, 1e-12), -1.0, 1.0))
 
 
-def rotation(angle: float) -> np.ndarray:
-    """Return the 2x2 matrix rotating by ``angle`` radians (counter-clockwise in x-right/y-up)."""
-    c, s = np.cos(angle), np.sin(angle)
-    return np.array([[c, -s], [s, c]])
-
-
 def palm_circle(mask: np.ndarray) -> Tuple[np.ndarray, float]:
     """
     Return the centre and radius of the largest circle inside a mask (the palm).

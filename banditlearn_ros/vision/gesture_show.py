@@ -31,9 +31,6 @@ import numpy as np
 
 from .hand_renderer import HandRenderer
 
-PHASES = ('absent', 'show', 'wait')
-"""absent: the empty scene; show: the hand until the camera took it; wait: the answers."""
-
 
 @dataclass
 class Presentation:
@@ -165,7 +162,7 @@ class ShowSchedule:
         self.settle = float(settle)
         self.presentations = int(presentations)
         self.rate = None if rate is None else float(rate)
-        self.phase = 'absent'
+        self.phase = 'absent'  # absent (the empty scene) | show (until taken) | wait (answers)
         self.started = 0
         self.taken = 0
         self.missed = 0

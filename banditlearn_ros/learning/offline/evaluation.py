@@ -57,7 +57,7 @@ from ..algorithms.base import BanditLearner, HyperparameterError
 from ..algorithms.centring import DEFAULT_CENTRING
 from ..algorithms.ucwl import DEFAULT_NO_WEIGHT
 from ..engine import plug
-from ..protocol.feedback import TeacherModel
+from ..protocol.teacher_model import TeacherModel
 
 
 def run_learner(algorithm: str, params: Dict[str, Any], X: np.ndarray, stream: Stream,

@@ -27,7 +27,7 @@ import numpy as np
 
 from ..algorithms.base import HyperparameterError
 from ..algorithms.centring import Centring, CENTRING_MODES
-from ..protocol.feedback import TeacherModel
+from ..protocol.teacher_model import TeacherModel
 
 
 TUNING_STREAM = 1_000_000

@@ -28,7 +28,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 import numpy as np
 
 from .evaluation_streams import centred_streams, RunResult, Stream, tuning_streams
-from ..protocol.feedback import TeacherModel
+from ..protocol.teacher_model import TeacherModel
 
 
 PAPER_C = [2.0 ** e for e in range(-5, 6)]

@@ -39,8 +39,8 @@ import numpy as np
 from .evaluation_streams import answer, make_stream
 from ..algorithms.centring import Centring
 from ..algorithms.ucwl import UCWL
-from ..protocol.feedback import TeacherModel
 from ..protocol.fleet_evidence import Evidence, FleetEvidence
+from ..protocol.teacher_model import TeacherModel
 
 
 @dataclass

@@ -34,12 +34,12 @@ import tempfile
 from typing import Any, Dict, Iterable, List, Optional
 
 from .. import LearnerInputError
-from ..protocol import learner_parameters as lp
+from ..live import learner_parameters as lp
+from ..live.live_learner import LiveLearner
+from ..live.session_config import NAMED, PARAMETERS, RESET
 from ..protocol.answer_key import Answer
 from ..protocol.interaction import Interaction
-from ..protocol.live_learner import LiveLearner
 from ..protocol.session import SessionLog
-from ..protocol.session_config import NAMED, PARAMETERS, RESET
 from ..protocol.simulated_teacher import SimulatedTeacher
 
 LABEL, FEATURES, FEEDBACK, PREDICTION = 'label', 'features', 'feedback', 'prediction'

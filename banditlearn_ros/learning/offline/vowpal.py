@@ -41,7 +41,7 @@ from typing import Any, Dict, List, Optional
 
 from banditlearn_ros.learning.offline.evaluation_streams import run_result, RunResult, Stream
 from banditlearn_ros.learning.offline.evaluation_tuning import Algorithm
-from banditlearn_ros.learning.protocol.feedback import TeacherModel
+from banditlearn_ros.learning.protocol.teacher_model import TeacherModel
 import numpy as np
 
 LEARNING_RATES = [1.0, 4.0, 16.0]

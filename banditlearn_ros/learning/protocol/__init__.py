@@ -12,4 +12,4 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""The question protocol: interactions, asking again, the live learner, what it says."""
+"""The question protocol: interactions, asking again, the simulated person, what it says."""

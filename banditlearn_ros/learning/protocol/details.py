@@ -32,7 +32,7 @@ from typing import Any, Dict, Optional, Tuple
 
 import numpy as np
 
-from .rounds import finite_or_none, Round
+from .interaction_records import finite_or_none, Round
 
 try:
     import orjson

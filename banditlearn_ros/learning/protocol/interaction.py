@@ -52,7 +52,7 @@ import numpy as np
 
 from .ask_again import (
     DEFAULT_PROBATION, DEFAULT_REVEAL_STEP, NAMEABLE, OUTCOMES, Protocol, Questions)
-from .rounds import (
+from .interaction_records import (
     BAD_INPUT_REASONS, check_features, Counts, DROP_REASONS, Ended, FeedbackResult, Round,
     sized_features, Window)
 from ..algorithms.base import BanditLearner, LearnerInputError

@@ -24,8 +24,8 @@ from typing import Dict, Optional, Tuple
 
 import numpy as np
 
-from .feedback import TeacherModel
-from .rounds import Counts, Window
+from .interaction_records import Counts, Window
+from .teacher_model import TeacherModel
 
 
 @dataclass

@@ -12,4 +12,4 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""Model files: the versioned format, the learner node's store, autosave."""
+"""Model files: the versioned .npz format, checked on load."""

@@ -62,7 +62,7 @@ class Choice:
 
 def shipped_profile() -> Optional[str]:
     """Return the package's profile file: the source tree's, else the installed share's."""
-    source = Path(__file__).resolve().parents[1] / 'config' / PROFILE_NAME
+    source = Path(__file__).resolve().parents[2] / 'config' / PROFILE_NAME
     if source.is_file():
         return str(source)
     try:

@@ -31,10 +31,12 @@ from banditlearn_ros import bags as bagio
 from banditlearn_ros.bags.config_check import check_document
 from banditlearn_ros.bags.export import time_groups
 from banditlearn_ros.bags.limits import MAX_PARAMS_BYTES, read_bounded
+from banditlearn_ros.learning.live import learner_parameters as lp
+from banditlearn_ros.learning.live import session_config
 from banditlearn_ros.learning.offline.input_order import learner_order, Mark, mark_of, usable_marks
-from banditlearn_ros.learning.offline.replay import (Event, FEATURES, FEEDBACK, LABEL,
-                                                     LearnerConfig, PREDICTION)
-from banditlearn_ros.learning.protocol import answer_key, learner_parameters as lp, session_config
+from banditlearn_ros.learning.offline.replay import (
+    Event, FEATURES, FEEDBACK, LABEL, LearnerConfig, PREDICTION)
+from banditlearn_ros.learning.protocol import answer_key
 from banditlearn_ros.learning.storage.persistence import MAX_MODEL_BYTES
 import yaml
 
@@ -47,7 +49,7 @@ TOPICS = {LABEL: 'gesture_label', FEATURES: 'gesture_features',
 
 def package_config_dir() -> Path:
     """Return the package's config folder (source tree or installed share)."""
-    from banditlearn_ros.bringup.system_file import config_dirs
+    from banditlearn_ros.systems.system_file import config_dirs
     dirs = config_dirs()
     if not dirs:
         raise bagio.BagError('the package config folder (params.yaml) cannot be found')
@@ -426,7 +428,7 @@ def configure_learner(system: Dict[str, Any]) -> List[str]:
     ``--set``, ``--labels``, ``--seed``) does not set, over the parameter files.  A system
     without bag_player, or a bag without ``learner_config``, is left as is.
     """
-    from banditlearn_ros.bringup.system_file import file_value
+    from banditlearn_ros.systems.system_file import file_value
     entries = {e['name']: e for e in system['nodes']}
     player = next((e for e in system['nodes']
                    if e['node'].split(':')[0] == PLAYER_MODULE), None)

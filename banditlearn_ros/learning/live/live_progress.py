@@ -22,8 +22,8 @@ prints them, neither reaching into the learner's ``Interaction``.
 from dataclasses import dataclass
 from typing import Any, Dict, Optional
 
-from .ask_again import NAMEABLE, OUTCOMES
-from .rounds import BAD_INPUT_REASONS, DROP_REASONS
+from ..protocol.ask_again import NAMEABLE, OUTCOMES
+from ..protocol.interaction_records import BAD_INPUT_REASONS, DROP_REASONS
 
 # What /diagnostics shows of ``Interaction.stats()``.
 STATS_SHOWN = (

@@ -14,7 +14,7 @@
 
 
 """
-What each ``banditlearn_bag`` command does; ``bags/cli.py`` parses the command line.
+What each ``banditlearn_bag`` command does; ``tools/bag.py`` parses the command line.
 
 Each ``cmd_*`` takes the parsed arguments, prints its report and returns the exit status;
 a value it cannot use raises ``UsageError`` with the one line the command prints.
@@ -184,7 +184,7 @@ def cmd_record(args) -> int:
     if not (math.isfinite(args.flush_every) and args.flush_every > 0):
         raise UsageError(f'--flush-every {args.flush_every:g}: must be a positive number')
     _need_rclpy('record')
-    from banditlearn_ros.bags.record import record
+    from banditlearn_ros.bags.rclpy_record import record
     record(args.output or time.strftime('rosbag2_%Y_%m_%d-%H_%M_%S'), args.topics,
            storage=args.storage, max_bytes=int(args.max_bag_size),
            max_duration_s=args.max_bag_duration, duration_s=args.duration,
@@ -205,7 +205,7 @@ def _need_rclpy(command: str) -> None:
 # ---------------------------------------------------------------------- reindex
 def cmd_reindex(args) -> int:
     """Write metadata.yaml from the data files (completing cut-off MCAP files first)."""
-    from banditlearn_ros.bags.salvage import reindex
+    from banditlearn_ros.bags.reindex import reindex
     result = reindex(args.path, storage=args.storage or '')
     for note in result['notes']:
         print(f'note: {note}')
@@ -223,7 +223,7 @@ def cmd_replay(args) -> int:
     from banditlearn_ros.learning import HyperparameterError, TeacherModel
     from banditlearn_ros.learning.protocol.simulated_teacher import SimulatedTeacher
     from banditlearn_ros.learning.offline.replay import replay, session_figures
-    from banditlearn_ros.bags import replay as bag_replay
+    from banditlearn_ros.bags import recorded_session as bag_replay
     from banditlearn_ros.bags.config_check import set_value
     if args.every < 0:
         raise UsageError(f'--every {args.every}: must be 0 (off) or a positive count')
@@ -282,7 +282,7 @@ def cmd_replay(args) -> int:
     for point in result.curve if args.every else ():
         print(f'  after {point["interactions"]:>5}: mistakes {point["mistake_rate"]}, '
               f'true {point["true_mistake_rate"]}, updates {point["updates"]}')
-    from banditlearn_ros.bags.replay import figures_text
+    from banditlearn_ros.bags.recorded_session import figures_text
     print(figures_text(result.figures))
     session = session_figures(result, args.rounds)
     print('session summary: ' + json.dumps(session))
@@ -373,8 +373,8 @@ def cmd_play(args) -> int:
             raise UsageError(f'{name} {value:g}: must be 0 or a positive number of seconds')
     remap = _parse_remap(args.remap)
     _need_rclpy('play')
-    from banditlearn_ros import dds_profile
-    from banditlearn_ros.bags.play import play
+    from banditlearn_ros.support import dds_profile
+    from banditlearn_ros.bags.rclpy_play import play
     print(dds_profile.apply().line)  # a writer of images: its segment is the one that counts
     with bagio.open_bag(args.path) as bag:
         for note in bag.notes:

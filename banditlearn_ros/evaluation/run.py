@@ -32,20 +32,20 @@ import sys
 import time
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
+from banditlearn_ros.evaluation.figures import figures, question_figures
+from banditlearn_ros.evaluation.options import (
+    check_dataset_name, check_fixed_params, Data, drop_unavailable, expand_algorithms, load_data,
+    make_algorithm, noise_settings, parse_params, parse_value, UsageError)
+from banditlearn_ros.evaluation.report import markdown, noise_label, tuned_params_files
 from banditlearn_ros.learning.offline.datasets import load_dataset
-from banditlearn_ros.learning.offline.evaluation import (count_runs, evaluate, questions_algorithm,
-                                                         Record)
+from banditlearn_ros.learning.offline.evaluation import (
+    count_runs, evaluate, questions_algorithm, Record)
 from banditlearn_ros.learning.offline.evaluation_streams import TUNING_STREAM
 from banditlearn_ros.learning.offline.evaluation_tuning import Algorithm, variant_base
 from banditlearn_ros.learning.offline.workers import pool as worker_pool, start_server
 from banditlearn_ros.learning.protocol.ask_again import ASK_AGAIN_ALGORITHMS
-from banditlearn_ros.learning.protocol.feedback import TeacherModel
+from banditlearn_ros.learning.protocol.teacher_model import TeacherModel
 from banditlearn_ros.learning.storage.persistence import atomic_write_bytes
-from banditlearn_ros.tools.evaluation_figures import figures, question_figures
-from banditlearn_ros.tools.evaluation_options import (
-    check_dataset_name, check_fixed_params, Data, drop_unavailable, expand_algorithms,
-    load_data, make_algorithm, noise_settings, parse_params, parse_value, UsageError)
-from banditlearn_ros.tools.evaluation_report import markdown, noise_label, tuned_params_files
 import numpy as np
 
 

@@ -30,7 +30,7 @@ from banditlearn_ros.learning.offline.datasets import BUNDLED, DatasetError, loa
 from banditlearn_ros.learning.offline.evaluation import core_algorithm
 from banditlearn_ros.learning.offline.evaluation_tuning import (
     Algorithm, variant_base, VARIANTS, WIDE_GRIDS)
-from banditlearn_ros.learning.protocol.feedback import TeacherModel
+from banditlearn_ros.learning.protocol.teacher_model import TeacherModel
 import numpy as np
 
 

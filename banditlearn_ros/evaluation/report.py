@@ -23,7 +23,7 @@ can rewrite results.md from a file without running anything.
 from typing import Any, Dict, List, Optional, Tuple
 
 from banditlearn_ros.learning.offline.evaluation_tuning import VARIANTS
-from banditlearn_ros.learning.protocol.feedback import TeacherModel
+from banditlearn_ros.learning.protocol.teacher_model import TeacherModel
 
 
 def noise_label(teacher: TeacherModel) -> str:

@@ -28,10 +28,10 @@ import sys
 from typing import List, Optional
 
 from banditlearn_ros import bags as bagio
-from banditlearn_ros.bags.commands import (
+from banditlearn_ros.support.shutdown import exit_status, sigterm_as_interrupt
+from banditlearn_ros.tools.bag_commands import (
     cmd_export, cmd_info, cmd_play, cmd_record, cmd_reindex, cmd_replay, cmd_sample, cmd_write,
     PROG, SAMPLE_DEFAULTS, UsageError)
-from banditlearn_ros.shutdown import exit_status, sigterm_as_interrupt
 
 
 class _Formatter(argparse.ArgumentDefaultsHelpFormatter):

@@ -48,7 +48,8 @@ def message_class(msgtype: str):
 
 def _publisher_qos(topic: bagio.TopicInfo):
     """Return a QoS profile offering what the recording's publisher offered."""
-    from rclpy.qos import (DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy)
+    from rclpy.qos import (
+        DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy)
     recorded = topic.qos[0] if topic.qos else {}
     reliability = (ReliabilityPolicy.BEST_EFFORT if recorded.get('reliability') == 'BEST_EFFORT'
                    else ReliabilityPolicy.RELIABLE)

@@ -31,8 +31,8 @@ from .errors import BagError
 from .limits import MAX_METADATA_BYTES, read_bounded
 from .mcap import McapFileWriter
 from .metadata import BagMetadata, FileEntry, TopicEntry
-from .qos import qos_yaml_from_dicts
 from .reader import Bag
+from .recorded_qos import qos_yaml_from_dicts
 
 TRUNCATED_SUFFIX = '.truncated'
 

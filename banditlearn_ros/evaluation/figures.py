@@ -22,8 +22,8 @@ Drawn from summary records, so ``--replot`` can redraw them from a summary.json.
 import os
 from typing import Any, Dict, List
 
-from banditlearn_ros.tools.evaluation_report import by_dataset_and_noise, noise_text
-from banditlearn_ros.tools.question_figures import first_guess_figure, records_curves
+from banditlearn_ros.evaluation.question_figures import first_guess_figure, records_curves
+from banditlearn_ros.evaluation.report import by_dataset_and_noise, noise_text
 import numpy as np
 
 

@@ -27,8 +27,8 @@ import os
 from pathlib import Path
 from typing import Any, Dict
 
-from banditlearn_ros.bringup.system_file import BringupError, dataset_params_file, file_value
-from banditlearn_ros.command_line import OneLineParser
+from banditlearn_ros.support.command_line import OneLineParser
+from banditlearn_ros.systems.system_file import BringupError, dataset_params_file, file_value
 import yaml
 
 
@@ -317,8 +317,8 @@ def match_dataset(system: Dict[str, Any]) -> None:
     by_name = {entry['name']: entry for entry in system['nodes']}
     if 'dataset_node' not in by_name or 'learner_node' not in by_name:
         return
+    from banditlearn_ros.learning.live.learner_parameters import DEFAULT_ALGORITHM
     from banditlearn_ros.learning.offline.datasets import DatasetError, load_dataset
-    from banditlearn_ros.learning.protocol.learner_parameters import DEFAULT_ALGORITHM
     files = system['params_files']
     dataset = str(by_name['dataset_node']['parameters'].get('dataset') or file_value(
         files, 'dataset_node', 'dataset', 'digits'))

@@ -30,8 +30,8 @@ import time
 from typing import Callable, Dict, Optional, Sequence
 
 from banditlearn_ros.bags.constants import CUSTOM_LOST
-from banditlearn_ros.bags.qos import qos_from_rclpy
-from banditlearn_ros.bags.recording import Recording
+from banditlearn_ros.bags.growing_bag import Recording
+from banditlearn_ros.bags.recorded_qos import qos_from_rclpy
 
 IMAGE_TYPE = 'sensor_msgs/msg/Image'
 
@@ -51,7 +51,7 @@ PACKAGE_TOPICS = {
     '/feedback_listening': 'std_msgs/msg/Bool',
     '/image_raw': IMAGE_TYPE,
     '/diagnostics': 'diagnostic_msgs/msg/DiagnosticArray',
-    # The learner's start configuration and changes (learning/protocol/session_config.py): latched.
+    # The learner's start configuration and changes (learning/live/session_config.py): latched.
     '/learner_config': 'std_msgs/msg/String',
 }
 
@@ -82,7 +82,7 @@ class ImageThinner:
         from rclpy.serialization import deserialize_message, serialize_message
         from sensor_msgs.msg import Image
 
-        from banditlearn_ros.image_bridge import array_to_image, image_to_array
+        from banditlearn_ros.support.image_bridge import array_to_image, image_to_array
         msg = deserialize_message(raw, Image)
         if msg.width <= self.width:
             return raw
@@ -119,7 +119,8 @@ def _subscription_qos(infos, msgtype: str, latched: bool = False, topic: str = '
     keep-last queue would overwrite the oldest).  Best effort only where a publisher offers
     only that (it would not match otherwise); images keep the last ``IMAGE_DEPTH``.
     """
-    from rclpy.qos import (DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy)
+    from rclpy.qos import (
+        DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy)
     image = msgtype == IMAGE_TYPE
     best_effort = image or any(
         i.qos_profile.reliability == ReliabilityPolicy.BEST_EFFORT for i in infos)
@@ -173,7 +174,7 @@ class Recorder:
             if msgtype is None:
                 continue
             try:
-                from banditlearn_ros.bags.play import message_class
+                from banditlearn_ros.bags.rclpy_play import message_class
                 cls = message_class(msgtype)
             except LookupError as err:
                 self.skipped[topic] = str(err)

@@ -45,8 +45,8 @@ class SalvagedMcap:
     """
 
     def __init__(self, path: Path):
-        from rosbags.interfaces import (Connection, ConnectionExtRosbag2, MessageDefinition,
-                                        MessageDefinitionFormat)
+        from rosbags.interfaces import (
+            Connection, ConnectionExtRosbag2, MessageDefinition, MessageDefinitionFormat)
         self.path = Path(path)
         try:
             self.scan = scan_mcap(self.path)

@@ -26,18 +26,17 @@ the node never holds the ``Interaction`` itself.  What a bring-up reports is a `
 import threading
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
-from . import learner_parameters as lp, session_config
-from .answer_key import Answer, PLAIN, read_answer
-from .ask_again import Protocol, PROTOCOL_PARAMETERS
-from .interaction import Interaction
+from . import learner_parameters as lp, model_store, session_config
+from .autosave import BackgroundSaves
 from .live_progress import Announcement, announcement, learning_check, Progress, STATS_SHOWN
-from .rounds import Counts, FeedbackResult, Round
 from .. import BanditLearner, make_learner
 from ..algorithms.centring import Centring
 from ..algorithms.open_set import check_open_set, OpenSet
 from ..engine import compilation, plug, use_compiled
-from ..storage import model_store
-from ..storage.autosave import BackgroundSaves
+from ..protocol.answer_key import Answer, PLAIN, read_answer
+from ..protocol.ask_again import Protocol, PROTOCOL_PARAMETERS
+from ..protocol.interaction import Interaction
+from ..protocol.interaction_records import Counts, FeedbackResult, Round
 
 SIZE_REASONS = ('too_long', 'model_too_large')
 """Why a first vector cannot make the model (``model_store.size_problem``)."""

@@ -25,12 +25,13 @@ from typing import Any, Callable, Dict, List, Optional
 
 from banditlearn_ros.parameter_spec import Spec
 
-from .ask_again import ASK_AGAIN_ALGORITHMS, DEFAULT_PROBATION, DEFAULT_REVEAL_STEP, REVEAL_STEPS
-from .details import DETAILS_TOP
-from .labels import check_labels, MAX_LABEL_LENGTH, MAX_LABELS
 from .. import BANDIT_ALGORITHMS, BanditLearner, HyperparameterError, make_learner
 from ..algorithms.centring import CENTRING_MODES, DEFAULT_CENTRING
 from ..algorithms.open_set import DEFAULTS as OPEN_SET_DEFAULTS, RECHECK_SCORES, SCORES, TRUST
+from ..protocol.ask_again import (
+    ASK_AGAIN_ALGORITHMS, DEFAULT_PROBATION, DEFAULT_REVEAL_STEP, REVEAL_STEPS)
+from ..protocol.details import DETAILS_TOP
+from ..protocol.labels import check_labels, MAX_LABEL_LENGTH, MAX_LABELS
 from ..storage.persistence import MAX_MODEL_BYTES
 
 # Hyperparameters fixed at construction (they shape the learned arrays): read-only. Each

@@ -23,9 +23,9 @@ starts, as one line (``BringupError``).
 
 import os
 from pathlib import Path
-import stat
 from typing import Any, Dict, List, Optional
 
+from banditlearn_ros.support.bounded_files import read_bounded
 import yaml
 
 DEFAULT_SYSTEM = 'gestures'
@@ -110,22 +110,10 @@ def read_yaml(path: Path) -> Any:
     file of gigabytes named as a parameter file is refused before anything is read.
     """
     try:
-        # Not blocking: opening a FIFO waits for a writer.
-        with os.fdopen(os.open(path, os.O_RDONLY | os.O_NONBLOCK), 'rb') as handle:
-            info = os.fstat(handle.fileno())
-            if not stat.S_ISREG(info.st_mode):
-                raise BringupError(f'{path}: not a regular file')
-            if info.st_size > MAX_YAML_BYTES:
-                raise BringupError(f'{path}: {info.st_size} bytes, more than the '
-                                   f'{MAX_YAML_BYTES} a parameter or system file may take')
-            data = handle.read(MAX_YAML_BYTES + 1)
-        if len(data) > MAX_YAML_BYTES:
-            raise BringupError(f'{path}: more than {MAX_YAML_BYTES} bytes')
+        data = read_bounded(path, MAX_YAML_BYTES, 'parameter or system file', BringupError)
         return yaml.safe_load(data.decode('utf-8'))
     except UnicodeDecodeError as exc:
         raise BringupError(f'{path}: not UTF-8 text ({exc.reason})') from None
-    except OSError as exc:
-        raise BringupError(f'{path}: cannot read ({exc.strerror})') from None
     except yaml.YAMLError as exc:
         raise BringupError(f'{path}: not valid YAML ({str(exc).splitlines()[0]})') from None
 

@@ -30,11 +30,11 @@ import threading
 import time
 from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple
 
-from .persistence import MAX_MODEL_BYTES, model_state, save_state, TEMP_SUFFIX
+from .learner_parameters import CONSTRUCTION_ONLY, DEFAULT_LABELS, tunable_changes
 from .. import BanditLearner, load_model, ModelFileError
 from ..algorithms.label_gaussians import LabelGaussians
 from ..algorithms.nearest_examples import LIMIT as NEAREST_LIMIT
-from ..protocol.learner_parameters import CONSTRUCTION_ONLY, DEFAULT_LABELS, tunable_changes
+from ..storage.persistence import MAX_MODEL_BYTES, model_state, save_state, TEMP_SUFFIX
 
 
 def load_bandit(path: str, expect_features: int,

@@ -31,7 +31,7 @@ from .decoder import builtin_typestore
 from .errors import BagError
 from .mcap import McapFileWriter
 from .metadata import BagMetadata, FileEntry, TopicEntry
-from .qos import qos_yaml_from_dicts
+from .recorded_qos import qos_yaml_from_dicts
 
 _SUFFIX = {'mcap': '.mcap', 'sqlite3': '.db3'}
 
