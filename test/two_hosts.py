@@ -295,8 +295,8 @@ def _audited_learner(audit_path: str) -> None:
                 remember(item)
             return item, reason
 
-        def audited_feedback(correct: bool, now: Optional[float] = None):
-            result = feedback(correct, now)
+        def audited_feedback(correct: bool, now: Optional[float] = None, key=None):
+            result = feedback(correct, now, key=key)
             if result.outcome == 'matched':
                 x, label = rounds.pop((result.round_id, result.question))
                 audit.write(json.dumps({'x': x, 'label': label, 'correct': bool(correct)})
