@@ -142,6 +142,18 @@ def test_the_live_learner_counts_answers_by_source(tmp_path):
         live.close(False)
 
 
+def test_answer_sources_past_the_limit_are_counted_as_other():
+    """A publisher may name any source: the names counted stay bounded, no answer is lost."""
+    from banditlearn_ros.learning.live.answer_counts import AnswerCounts
+    counts = AnswerCounts(limit=2)
+    for source, taken in [('page', True), ('nod', False), ('tap', True), ('page', False),
+                          ('joy', False), ('nod', True)]:
+        counts.count(source, taken)
+    assert counts.counts == {'answers_taken.page': 1, 'answers_refused.page': 1,
+                             'answers_refused.nod': 1, 'answers_taken.nod': 1,
+                             'answers_taken.other': 1, 'answers_refused.other': 1}
+
+
 def test_a_replay_applies_keyed_answers_as_the_learner_did():
     """A recording's keyed answers: a tap and a nod for question 1 replay as one answer."""
     from banditlearn_ros.learning.offline.replay import (

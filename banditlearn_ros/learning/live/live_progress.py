@@ -13,8 +13,7 @@
 # limitations under the License.
 
 """
-What a live learner reports: its progress, its finished interactions, whether it learns,
-and the warnings it logs.
+What a live learner reports: progress, finished interactions, whether it learns, warnings.
 
 ``live_learner.LiveLearner`` makes these; the learner node publishes them and a bring-up
 prints them, neither reaching into the learner's ``Interaction``.
