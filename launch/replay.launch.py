@@ -102,7 +102,7 @@ def rosbag2_installed() -> bool:
 def recorded_parameters(bag: str):
     """Return the learner parameters the bag recorded (``learner_config``), or None."""
     try:
-        from banditlearn_ros.bags.recorded_session import recorded_learner
+        from banditlearn_ros.bags.played_learner import recorded_learner
         return recorded_learner(bag)[0]
     except Exception:  # rosbags missing on this robot, or an unreadable bag: use the files
         return None

@@ -142,6 +142,32 @@ def test_the_live_learner_counts_answers_by_source(tmp_path):
         live.close(False)
 
 
+def test_answer_sources_past_the_limit_are_counted_as_other():
+    """A publisher may name any source: the names counted stay bounded, no answer is lost."""
+    from banditlearn_ros.learning.live.answer_counts import AnswerCounts
+    counts = AnswerCounts(limit=2)
+    for source, taken in [('page', True), ('nod', False), ('tap', True), ('page', False),
+                          ('joy', False), ('nod', True)]:
+        counts.count(source, taken)
+    assert counts.counts == {'answers_taken.page': 1, 'answers_refused.page': 1,
+                             'answers_refused.nod': 1, 'answers_taken.nod': 1,
+                             'answers_taken.other': 1, 'answers_refused.other': 1}
+
+
+def test_an_answer_names_the_question_heard_last_or_goes_out_plain():
+    from banditlearn_ros.learning.protocol.answer_key import HeardQuestion
+    heard = HeardQuestion()
+    assert heard.answer(True, 'nod') is None  # nothing heard yet: a plain Bool
+    heard.heard({'id': 4, 'question': 2, 'label': 'palm'})
+    assert read_answer(heard.answer(False, 'Joy button 3')) == (4, 2, False, 'joy')
+    heard.heard({'id': 5})  # details without a question number: the first question
+    assert read_answer(heard.answer(True, 'nod')) == (5, 1, True, 'nod')
+    for unreadable in (None, [], 'text', {'question': 1}, {'id': 'x'}):
+        heard.heard({'id': 6})
+        heard.heard(unreadable)
+        assert heard.key is None and heard.answer(True, 'nod') is None
+
+
 def test_a_replay_applies_keyed_answers_as_the_learner_did():
     """A recording's keyed answers: a tap and a nod for question 1 replay as one answer."""
     from banditlearn_ros.learning.offline.replay import (

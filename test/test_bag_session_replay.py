@@ -317,8 +317,8 @@ def test_bag_player_makes_the_recorded_changes_in_lock_step(tmp_path):
     from banditlearn_ros.nodes.learner_node import LearnerNode
     from banditlearn_ros import bags as bagio
     from banditlearn_ros.nodes.bag_player import BagPlayerNode
-    from banditlearn_ros.bags.recorded_session import (
-        learner_config, read_events, recorded_config, recorded_learner)
+    from banditlearn_ros.bags.played_learner import recorded_learner
+    from banditlearn_ros.bags.recorded_session import learner_config, read_events, recorded_config
     from banditlearn_ros.bags.growing_bag import Recording
     from rclpy.parameter import Parameter
     from std_msgs.msg import String

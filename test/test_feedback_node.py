@@ -200,6 +200,10 @@ def test_listening_window_gates_head_gestures(harness):
     assert h.spin_until(lambda: h.listening[-1:] == [False])
     assert h.confidence and 0.5 <= h.confidence[-1] <= 1.0
     assert node.counters.get('nods') == 1
+    values = {kv.key: kv.value for kv in node.diagnostics.publish().status[0].values}
+    # /diagnostics shows the nod that answered (6 significant digits; Float32 on the wire).
+    assert values['last_gesture'] == 'nod'
+    assert float(values['last_confidence']) == pytest.approx(h.confidence[-1], abs=1e-5)
 
 
 @pytest.mark.parametrize('harness', [{'refractory': 10.0}], indirect=True)

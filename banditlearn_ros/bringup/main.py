@@ -130,7 +130,7 @@ def run(options: argparse.Namespace, out=sys.stdout) -> int:
     system = load_system(find_system(options.system or default))
     session = session_bringup.is_session(system)
     apply_options(system, options)
-    from banditlearn_ros.bags.recorded_session import configure_learner
+    from banditlearn_ros.bags.played_learner import configure_learner
     notes = configure_learner(system)  # a played recording brings its learner's parameters
     if session:
         out_dir = session_bringup.prepare(system, options)

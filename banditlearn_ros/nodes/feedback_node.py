@@ -79,7 +79,7 @@ class FeedbackNode(ManagedNode):
             'gestures_of_unnamed_faces', 'gestures_of_other_faces'))
         self.head = self._last_decision = self._keyboard_thread = self._import = None
         self.hri, self._frame_header, self._hri_line = None, None, 'ROS4HRI bridge off: no camera'
-        self._asked = None
+        self._heard = answer_key.HeardQuestion()
         self._taken, self._timer, self._keyboard = [], None, None
         self._rate = common.RateMeter()
         self._last_warn: Dict[str, float] = {}
@@ -171,11 +171,11 @@ class FeedbackNode(ManagedNode):
         moment is not a second answer; a Bool passed on (``keyed`` False: its publisher's
         question is unknown here) or one before any question goes to the latest open one.
         """
-        if self._asked is None or not keyed:
+        text = self._heard.answer(right, source) if keyed else None
+        if text is None:
             self._feedback_pub.publish(Bool(data=bool(right)))
         else:
-            self._answer_pub.publish(String(data=answer_key.answer_json(
-                *self._asked, bool(right), source.split(' ')[0].lower())))
+            self._answer_pub.publish(String(data=text))
         self._confidence_pub.publish(Float32(data=float(confidence)))
         self.get_logger().info(f'answer: {"right" if right else "wrong"} from {source} '
                                f'(confidence {confidence:.2f})')
@@ -214,9 +214,9 @@ class FeedbackNode(ManagedNode):
         """Keep the (interaction, question) asked last: the answers name it (answer_key)."""
         try:
             event = read_event(msg.data)
-            self._asked = (int(event['id']), int(event.get('question', 1)))
-        except (KeyError, TypeError, ValueError):
-            self._asked = None  # unreadable: answers go out as Bools (latest open question)
+        except ValueError:
+            event = None  # unreadable: answers go out as Bools (latest open question)
+        self._heard.heard(event)
 
     def _set_listening(self, listening: bool) -> None:
         if self.window.switch(listening):
@@ -335,20 +335,14 @@ class FeedbackNode(ManagedNode):
             return common.OK, values['lifecycle_state'], values
         values['listening'] = self.window.listening
         values['frame_rate'] = self._rate.rate()
-        values['pose_ms'] = self.head.pose_ms
-        values['faces_in_view'] = self.head.faces
-        values['seconds_without_face'] = self.head.without_face
-        values['face_mesh'] = self.head.state
+        values.update(self.head.values())
         values.update(self.hri.values() if self.hri else {'ros4hri': self._hri_line})
         values['mediapipe_loaded'] = values['face_mesh'] == 'loaded'
         if self._import is not None:  # imported at configure: waking builds only the graph
             values['mediapipe_imported'] = self._import.done and self._import.error is None
         decision = self._last_decision
         if decision is not None:
-            values['last_gesture'] = decision.kind
-            values['last_confidence'] = decision.confidence
-            values['last_nod_confidence'] = decision.nod_confidence
-            values['last_shake_confidence'] = decision.shake_confidence
+            values.update(decision.values())
         level, message = common.OK, 'listening' if self.window.listening else 'idle'
         if not self._taken:
             message = values['lifecycle_state']

@@ -176,6 +176,11 @@ class HeadAnswers:
         """Return the seconds of frame time since a face was last seen (0: one is in view)."""
         return 0.0 if self._now is None else self._now - self._seen
 
+    def values(self) -> Dict[str, Any]:
+        """Return what /diagnostics shows of the head: pose time, faces, Face Mesh's state."""
+        return {'pose_ms': self.pose_ms, 'faces_in_view': self.faces,
+                'seconds_without_face': self.without_face, 'face_mesh': self.state}
+
     def face_warning(self, listening: bool) -> str:
         """Return what /diagnostics should warn about a face long gone ('' if nothing)."""
         if not listening or self.without_face < NO_FACE_WARNING:

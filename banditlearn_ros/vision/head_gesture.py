@@ -42,7 +42,7 @@ import bisect
 from collections import deque
 from dataclasses import dataclass
 import math
-from typing import List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from banditlearn_ros.vision.head_context import held_still
 from banditlearn_ros.vision.head_filter import PoseFilter
@@ -71,6 +71,12 @@ class GestureDecision:
     end: float
     reversals: int
     amplitude: float
+
+    def values(self) -> Dict[str, Any]:
+        """Return what /diagnostics shows of the last decision (``last_*``)."""
+        return {'last_gesture': self.kind, 'last_confidence': self.confidence,
+                'last_nod_confidence': self.nod_confidence,
+                'last_shake_confidence': self.shake_confidence}
 
 
 class HeadGestureDetector(Runs, Floors):

@@ -29,7 +29,8 @@ from .. import BANDIT_ALGORITHMS, BanditLearner, HyperparameterError, make_learn
 from ..algorithms.centring import CENTRING_MODES, DEFAULT_CENTRING
 from ..algorithms.open_set import DEFAULTS as OPEN_SET_DEFAULTS, RECHECK_SCORES, SCORES, TRUST
 from ..protocol.ask_again import (
-    ASK_AGAIN_ALGORITHMS, DEFAULT_PROBATION, DEFAULT_REVEAL_STEP, REVEAL_STEPS)
+    ASK_AGAIN_ALGORITHMS, DEFAULT_PROBATION, DEFAULT_REVEAL_STEP, Protocol, PROTOCOL_PARAMETERS,
+    REVEAL_STEPS)
 from ..protocol.details import DETAILS_TOP
 from ..protocol.labels import check_labels, MAX_LABEL_LENGTH, MAX_LABELS
 from ..storage.persistence import MAX_MODEL_BYTES
@@ -246,6 +247,12 @@ def open_set_settings(value: Callable[[str], Any],
         name = 'unknown_rejection' if key == 'enabled' else 'unknown_' + key
         out[key] = changes[name] if name in changes else value(name)
     return out
+
+
+def protocol(value: Callable[[str], Any], changes: Optional[Dict[str, Any]] = None) -> Protocol:
+    """Return the checked ``ask_again.Protocol`` of the parameters with ``changes``, or raise."""
+    changes = changes or {}
+    return Protocol(**{name: changes.get(name, value(name)) for name in PROTOCOL_PARAMETERS})
 
 
 def check_algorithm(algorithm: str) -> None:

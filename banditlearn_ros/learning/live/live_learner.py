@@ -27,14 +27,17 @@ import threading
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from . import learner_parameters as lp, model_store, session_config
+from .answer_counts import AnswerCounts
 from .autosave import BackgroundSaves
-from .live_progress import Announcement, announcement, learning_check, Progress, STATS_SHOWN
+from .live_progress import (
+    Announcement, announcement, capped_warning, outlier_warning, Progress, progress_of,
+    STATS_SHOWN)
 from .. import BanditLearner, make_learner
 from ..algorithms.centring import Centring
 from ..algorithms.open_set import check_open_set, OpenSet
 from ..engine import compilation, plug, use_compiled
 from ..protocol.answer_key import Answer, PLAIN, read_answer
-from ..protocol.ask_again import Protocol, PROTOCOL_PARAMETERS
+from ..protocol.ask_again import PROTOCOL_PARAMETERS
 from ..protocol.interaction import Interaction
 from ..protocol.interaction_records import Counts, FeedbackResult, Round
 
@@ -45,9 +48,6 @@ LIVE_COUNTS = tuple('features_' + r for r in SIZE_REASONS) + (
     'resets', 'labels_added', 'unknown_gestures', 'gestures_named', 'gestures_told',
     'names_refused')
 """What a live learner counts beside its interaction's counts (``status`` shows them)."""
-
-MAX_SOURCES = 16
-"""Answer sources counted by name (``answers_taken.<source>``); more are counted as other."""
 
 
 class LiveLearner:
@@ -83,7 +83,7 @@ class LiveLearner:
         lp.check_labels(self.labels)
         # Refuse bad hyperparameters now, not at the first message.
         make_learner(self.algorithm, ['a'], 1, **self.hyperparameters(self.algorithm))
-        protocol = self.protocol()  # refused now, with the reason
+        protocol = lp.protocol(value)  # refused now, with the reason
         # One learner per model file: a second one is refused here (model_store.claim).
         unlocked = model_store.claim(model_path)
         if unlocked:
@@ -108,7 +108,7 @@ class LiveLearner:
             if held != self.centring:
                 log.warning(f'model file learned with centring={held!r}; parameter value '
                             f'{self.centring!r} needs a new model (~/reset_model)')
-        self._say_capped(protocol)
+        self._warn(capped_warning(protocol, self.algorithm))
         self.interaction = Interaction(
             self.fresh_learner, learner=start.learner,
             feedback_timeout=value('feedback_timeout'), max_unanswered=value('max_unanswered'),
@@ -118,8 +118,8 @@ class LiveLearner:
         self.features_seen = 0
         """Feature messages received (refused ones too): where a change happened."""
         self.counts = Counts(LIVE_COUNTS)
-        self.answer_counts: Dict[str, int] = {}
-        self.answer_sources = set()
+        self.answers = AnswerCounts()
+        """Answers taken and refused by their source (``answer_counts``)."""
         self.config: Optional[session_config.ConfigLog] = None
         self.fleet: Optional[Any] = None
         """The fleet it shares with (``live_fleet.LiveFleet``), or None: ``status`` shows it."""
@@ -140,14 +140,8 @@ class LiveLearner:
     # -- what a recording needs to replay this learner ------------------------------------
     def start_config(self, stamp: float) -> session_config.ConfigLog:
         """Start the configuration log: the decision parameters and the start model."""
-        params = session_config.decision_parameters(self.value)
-        params['labels'] = self.current_labels()
-        try:
-            model = session_config.model_entry(self.loaded_from,
-                                               self.value('record_model_max_bytes'))
-        except OSError as exc:  # the file went away since it was read: say so, keep running
-            model = {'path': self.loaded_from, 'error': str(exc)}
-        self.config = session_config.ConfigLog(params, model, stamp)
+        self.config = session_config.start_log(self.value, self.current_labels(),
+                                               self.loaded_from, stamp)
         return self.config
 
     def note_change(self, kind: str, stamp: float, **what) -> None:
@@ -201,7 +195,7 @@ class LiveLearner:
         """Raise HyperparameterError, ValueError or TypeError for a change to refuse."""
         self.appended_labels(changes)
         lp.check_hyperparameter_change(self.value, changes)  # plain learners: nothing compiles
-        self.protocol(changes)
+        lp.protocol(self.value, changes)
         check_open_set(**{k: v for k, v in lp.open_set_settings(self.value, changes).items()
                           if k != 'enabled'})
 
@@ -222,8 +216,8 @@ class LiveLearner:
             if 'feedback_timeout' in changes:
                 self.interaction.feedback_timeout = float(changes['feedback_timeout'])
             if any(name in PROTOCOL_PARAMETERS for name in changes):
-                protocol = self.protocol(changes)
-                self._say_capped(protocol)
+                protocol = lp.protocol(self.value, changes)
+                self._warn(capped_warning(protocol, self.algorithm))
                 self.interaction.set_protocol(protocol)
             if any(name.startswith('unknown_') for name in changes):
                 self.interaction.open_set.configure(**lp.open_set_settings(self.value))
@@ -233,18 +227,10 @@ class LiveLearner:
             self.note_change(session_config.PARAMETERS, stamp, changed=dict(changes))
         return new_labels
 
-    def protocol(self, changes: Optional[Dict[str, Any]] = None) -> Protocol:
-        """Return the checked protocol of the parameters with ``changes`` (else raise)."""
-        changes = changes or {}
-        return Protocol(**{name: changes.get(name, self.value(name))
-                           for name in PROTOCOL_PARAMETERS})
-
-    def _say_capped(self, protocol: Protocol) -> None:
-        """Warn when the learner asks fewer questions than ``max_questions`` (one rule)."""
-        asked = protocol.questions_for(self.algorithm)
-        if asked != protocol.max_questions:
-            self.log.warning(f'{self.algorithm} cannot ask again: one question per gesture '
-                             f'(max_questions {protocol.max_questions} acts as {asked})')
+    def _warn(self, text: str) -> None:
+        """Log ``text`` as a warning unless it is '' (the rules say when: ``live_progress``)."""
+        if text:
+            self.log.warning(text)
 
     def appended_labels(self, changes: Dict[str, Any]) -> List[str]:
         """Return the labels a change of ``labels`` appends; raise ValueError if it does more."""
@@ -253,20 +239,9 @@ class LiveLearner:
         learner = self.interaction.learner
         appended = lp.appended_labels(list(learner.labels) if learner is not None else None,
                                       changes['labels'])
-        self._check_growth(len(changes['labels']) if appended else 0)
+        model_store.check_growth(learner, len(changes['labels']) if appended else 0,
+                                 self.value('max_model_bytes'))
         return appended
-
-    def _check_growth(self, n_labels: int) -> None:
-        """Raise ValueError when ``n_labels`` labels would pass ``max_model_bytes``."""
-        learner = self.interaction.learner
-        if learner is None or not n_labels:
-            return
-        full = learner.get_params().get('covariance') == 'full'
-        needed = model_store.state_bytes(learner.n_features, n_labels, full)
-        if needed > self.value('max_model_bytes'):
-            raise ValueError(f'{n_labels} labels of {learner.n_features} features would take '
-                             f'{needed} bytes, more than max_model_bytes '
-                             f'{self.value("max_model_bytes")}')
 
     # -- input ------------------------------------------------------------------------------
     def predict(self, values) -> Tuple[Optional[Round], str, str]:
@@ -290,17 +265,9 @@ class LiveLearner:
                 return None, reason, f'{size} values'
             item, reason = self.interaction.predict(values)
             if item is not None and item.outlier:
-                self._say_outlier()
+                self._warn(outlier_warning(self.interaction.learner.centring.outliers))
             expected = self.interaction.n_features or 'any'
         return item, reason, f'{size} values, {expected} expected' if reason else ''
-
-    def _say_outlier(self) -> None:
-        """Warn of a vector whose step of the running mean was bounded (1st, 2nd, 4th ...)."""
-        n = self.interaction.learner.centring.outliers
-        if n & (n - 1) == 0:  # a burst of them cannot flood the log
-            self.log.warning(f'feature vector far outside the spread of those before ({n} so '
-                             'far, centring_outliers): its step of the running mean was '
-                             'bounded')
 
     def take_ended(self, stamp: float) -> List[Announcement]:
         """Return the interactions finished since the last call, as the node says them."""
@@ -331,7 +298,7 @@ class LiveLearner:
         """
         with self.lock:
             result = self.interaction.feedback(answer, key=key)
-            self._count_answer(source, result.outcome == 'matched')
+            self.answers.count(source, result.outcome == 'matched')
             if result.outcome != 'matched':
                 return result, False
             self.saves.updates_since_save += result.updates
@@ -357,18 +324,9 @@ class LiveLearner:
             said = read_answer(data)
         except ValueError:  # the node logs the outcome (throttled)
             with self.lock:
-                self._count_answer('unreadable', False)
+                self.answers.count('unreadable', False)
             return None, FeedbackResult('unreadable')
         return said, self.feedback(said.yes, said.key, said.source)[0]
-
-    def _count_answer(self, source: str, taken: bool) -> None:
-        """Count an answer by its source (at most ``MAX_SOURCES`` names; the rest: other)."""
-        counts = self.answer_counts
-        if source not in self.answer_sources:
-            source = source if len(self.answer_sources) < MAX_SOURCES else 'other'
-            self.answer_sources.add(source)
-        name = ('answers_taken.' if taken else 'answers_refused.') + source
-        counts[name] = counts.get(name, 0) + 1
 
     def name_unknown(self, name: str, stamp: float = 0.0) -> Tuple[List[str], bool]:
         """
@@ -382,7 +340,9 @@ class LiveLearner:
             try:
                 if not known:
                     lp.check_labels(self.current_labels() + [name])
-                    self._check_growth(len(self.current_labels()) + 1)
+                    model_store.check_growth(self.interaction.learner,
+                                             len(self.current_labels()) + 1,
+                                             self.value('max_model_bytes'))
                 self.interaction.name_unknown(name)
             except ValueError:  # LearnerInputError too
                 self.counts.add('names_refused')
@@ -437,17 +397,7 @@ class LiveLearner:
         with self.lock:
             stats = self.interaction.stats()
             n_labels = len(self.current_labels())
-        return Progress(
-            predictions=int(stats['predictions']),
-            feedback_received=int(stats['feedback_received']),
-            feedback_matched=int(stats['feedback_matched']),
-            feedback_dropped=int(stats['feedback_dropped']),
-            updates=max(int(stats['updates']) - self.loaded_updates, 0),
-            mistake_rate=stats['mistake_rate'],
-            mistake_rate_window=stats['mistake_rate_window'],
-            exploration_rate_window=stats['exploration_rate_window'],
-            learning_problem=learning_check(int(stats['first_guess_right_window']),
-                                            int(stats['first_guess_window_rounds']), n_labels))
+        return progress_of(stats, n_labels, self.loaded_updates)
 
     def status(self) -> Dict[str, Any]:
         """Return what /diagnostics shows of the learner and its questions."""
@@ -457,7 +407,7 @@ class LiveLearner:
                                       'labels': ','.join(self.current_labels()),
                                       'feature_size': self.interaction.n_features,
                                       'compiled_steps': compilation.ready(), **self.counts,
-                                      **self.answer_counts}
+                                      **self.answers.counts}
         values.update({k: stats[k] for k in STATS_SHOWN})
         if self.fleet is not None:
             values.update(self.fleet.status())

@@ -13,7 +13,7 @@
 # limitations under the License.
 
 """
-What a live learner reports: its progress, its finished interactions, whether it learns.
+What a live learner reports: progress, finished interactions, whether it learns, warnings.
 
 ``live_learner.LiveLearner`` makes these; the learner node publishes them and a bring-up
 prints them, neither reaching into the learner's ``Interaction``.
@@ -22,7 +22,7 @@ prints them, neither reaching into the learner's ``Interaction``.
 from dataclasses import dataclass
 from typing import Any, Dict, Optional
 
-from ..protocol.ask_again import NAMEABLE, OUTCOMES
+from ..protocol.ask_again import NAMEABLE, OUTCOMES, Protocol
 from ..protocol.interaction_records import BAD_INPUT_REASONS, DROP_REASONS
 
 # What /diagnostics shows of ``Interaction.stats()``.
@@ -136,3 +136,43 @@ def learning_check(right: int, rounds: int, n_labels: int, least: int = LEAST_FI
     return (f'not learning: first guess right {right} of the last {rounds} '
             f'({100.0 * right / rounds:.0f} %), chance for {n_labels} labels is '
             f'{100.0 * chance:.0f} % (binomial p = {p_value:.2f} > {significance:g})')
+
+
+def progress_of(stats: Dict[str, Any], n_labels: int, loaded_updates: int = 0) -> Progress:
+    """
+    Return the ``Progress`` of an interaction's ``stats()`` with ``n_labels`` labels.
+
+    ``loaded_updates``: the updates a loaded model had made, which this run did not.
+    """
+    return Progress(
+        predictions=int(stats['predictions']),
+        feedback_received=int(stats['feedback_received']),
+        feedback_matched=int(stats['feedback_matched']),
+        feedback_dropped=int(stats['feedback_dropped']),
+        updates=max(int(stats['updates']) - loaded_updates, 0),
+        mistake_rate=stats['mistake_rate'],
+        mistake_rate_window=stats['mistake_rate_window'],
+        exploration_rate_window=stats['exploration_rate_window'],
+        learning_problem=learning_check(int(stats['first_guess_right_window']),
+                                        int(stats['first_guess_window_rounds']), n_labels))
+
+
+def capped_warning(protocol: Protocol, algorithm: str) -> str:
+    """Return why ``algorithm`` asks fewer questions than ``max_questions``, or ''."""
+    asked = protocol.questions_for(algorithm)
+    if asked == protocol.max_questions:
+        return ''
+    return (f'{algorithm} cannot ask again: one question per gesture '
+            f'(max_questions {protocol.max_questions} acts as {asked})')
+
+
+def outlier_warning(outliers: int) -> str:
+    """
+    Return the warning for the ``outliers``-th vector whose step of the mean was bounded.
+
+    Said for the 1st, 2nd, 4th, 8th ... only ('' otherwise): a burst cannot flood the log.
+    """
+    if outliers & (outliers - 1):
+        return ''
+    return (f'feature vector far outside the spread of those before ({outliers} so far, '
+            'centring_outliers): its step of the running mean was bounded')

@@ -352,6 +352,22 @@ def size_problem(size: int, *, fixed: int, max_size: int, n_labels: int,
     return ''
 
 
+def check_growth(learner: Optional[BanditLearner], n_labels: int, max_bytes: int) -> None:
+    """
+    Raise ValueError when ``learner`` with ``n_labels`` labels would pass ``max_bytes``.
+
+    A label appended to a running learner (a parameter change, a gesture named): its model
+    file must still load at the next start.  No learner yet or no labels: nothing to check.
+    """
+    if learner is None or not n_labels:
+        return
+    full = learner.get_params().get('covariance') == 'full'
+    needed = state_bytes(learner.n_features, n_labels, full)
+    if needed > max_bytes:
+        raise ValueError(f'{n_labels} labels of {learner.n_features} features would take '
+                         f'{needed} bytes, more than max_model_bytes {max_bytes}')
+
+
 def file_age(path: str) -> float:
     """Return the seconds since ``path`` was written, -1.0 where it cannot be read."""
     try:

@@ -76,6 +76,23 @@ def model_entry(path: str, max_bytes: int) -> Optional[Dict[str, Any]]:
     return entry
 
 
+def start_log(value: Callable[[str], Any], labels: List[str], model_path: str,
+              stamp: float) -> 'ConfigLog':
+    """
+    Return a learner's log at its start: decision parameters, ``labels``, its start model.
+
+    ``model_path`` is the file it was read from ('' = none); a file gone since is logged
+    with the error, and the learner keeps running.
+    """
+    params = decision_parameters(value)
+    params['labels'] = list(labels)
+    try:
+        model = model_entry(model_path, value('record_model_max_bytes'))
+    except OSError as exc:  # the file went away since it was read: say so, keep running
+        model = {'path': model_path, 'error': str(exc)}
+    return ConfigLog(params, model, stamp)
+
+
 class ConfigLog:
     """
     The document a learner publishes: its start, then each change with its input count.

@@ -36,7 +36,7 @@ ValueError: an answer's "yes" is true or false
 """
 
 import json
-from typing import Any, NamedTuple, Tuple
+from typing import Any, NamedTuple, Optional, Tuple
 
 TOPIC = 'gesture_answer'
 """The keyed answers' topic (std_msgs/String)."""
@@ -132,3 +132,28 @@ def _checked(ident: Any, question: Any, yes: Any, source: Any) -> Answer:
     if not isinstance(source, str) or not source or len(source) > MAX_SOURCE:
         raise ValueError(f'an answer\'s "source" is a name of 1 to {MAX_SOURCE} characters')
     return Answer(int(ident), int(question), yes, source)
+
+
+class HeardQuestion:
+    """
+    The question a listener heard last (its details message), so that its answers name it.
+
+    Unknown (``key`` None: before any question, or after details it cannot read), an answer
+    goes out as a plain std_msgs/Bool, which the learner applies to its latest open question.
+    """
+
+    def __init__(self):
+        self.key: Optional[Tuple[int, int]] = None
+
+    def heard(self, details: Any) -> None:
+        """Keep the (interaction id, question) of a details JSON value; forget it if absent."""
+        try:
+            self.key = (int(details['id']), int(details.get('question', 1)))
+        except (KeyError, TypeError, ValueError):
+            self.key = None
+
+    def answer(self, yes: bool, source: str) -> Optional[str]:
+        """Return the ``gesture_answer`` text of ``yes`` from ``source`` (None: send a Bool)."""
+        if self.key is None:
+            return None
+        return answer_json(*self.key, bool(yes), source.split(' ')[0].lower())

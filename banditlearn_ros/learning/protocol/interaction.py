@@ -53,8 +53,8 @@ import numpy as np
 from .ask_again import (
     DEFAULT_PROBATION, DEFAULT_REVEAL_STEP, NAMEABLE, OUTCOMES, Protocol, Questions)
 from .interaction_records import (
-    BAD_INPUT_REASONS, check_features, Counts, DROP_REASONS, Ended, FeedbackResult, Round,
-    sized_features, Window)
+    BAD_INPUT_REASONS, check_features, Counts, DROP_REASONS, Ended, FeedbackResult, Rates,
+    Round, SharedLabels, sized_features)
 from ..algorithms.base import BanditLearner, LearnerInputError
 from ..algorithms.open_set import OpenSet
 from ..engine import plug
@@ -125,10 +125,8 @@ class Interaction:
         self._named: Optional[int] = None
         self._next_id = 0
         self._ended: Deque[Ended] = deque(maxlen=int(max_unanswered))
-        self._names: Tuple[Optional[BanditLearner], List[str]] = (None, [])
-        self._mistakes = Window(window)
-        self._explored = Window(window)
-        self._questions = Window(window)
+        self._names = SharedLabels()
+        self._rates = Rates(window)
         self.counts = Counts(
             ('predictions', 'feedback_received', 'feedback_matched', 'updates_applied',
              'unanswered_superseded', 'unanswered_expired', 'unanswered_overflow',
@@ -261,7 +259,7 @@ class Interaction:
             self._ask(item)
             self.counts['predictions'] += 1
             self.counts['interactions'] += 1
-            self._explored.add(first.explored)
+            self._rates.explored.add(first.explored)
             return item, ''
 
     def _decline(self, item: Round) -> Round:
@@ -321,7 +319,7 @@ class Interaction:
             counts['feedback_matched'] += 1
             counts['updates_applied'] += updates
             if latest.question == 1:
-                self._mistakes.add(not correct)
+                self._rates.mistakes.add(not correct)
             result = FeedbackResult('matched', latest.id, updated=updates > 0,
                                     question=latest.question, updates=updates)
             if nxt is not None and latest.verdict is not None:
@@ -354,26 +352,11 @@ class Interaction:
         ended = Ended(id=item.id, outcome=questions.outcome, questions=questions.n_asked,
                       answers=questions.answers, first=asked[0].index,
                       revealed=questions.revealed, rejected=questions.rejected,
-                      labels=self._label_names(), verdict=item.verdict)
+                      labels=self._names.of(self.learner), verdict=item.verdict)
         self.counts['interactions_' + ended.outcome] += 1
-        self._questions.add(ended.questions)
+        self._rates.questions.add(ended.questions)
         self._ended.append(ended)
         return ended
-
-    def _label_names(self) -> List[str]:
-        """
-        Return the learner's label names now, as a list the ``Ended`` records share.
-
-        A learner only ever appends labels, so a copy of the same learner's labels with as
-        many names is still equal to them: copied again only when a label was added or the
-        learner replaced (at K = 1000 a copy per interaction cost ~4 us).
-        """
-        learner = self.learner
-        labels = getattr(learner, 'labels', ())
-        names = self._names
-        if names[0] is not learner or len(names[1]) != len(labels):
-            names = self._names = (learner, list(labels))
-        return names[1]
 
     def _drop(self, reason: str, round_id: Optional[int] = None) -> FeedbackResult:
         self.counts['feedback_dropped_' + reason] += 1
@@ -444,16 +427,7 @@ class Interaction:
             out['centring_outliers'] = (self.learner.centring.outliers
                                         if self.learner is not None else 0)
             out['unanswered'] = len(self._pending)
-            out['mistake_rate_window'] = self._mistakes.windowed()
-            out['mistake_rate'] = self._mistakes.cumulative()
-            out['first_guess_accuracy_window'] = 1.0 - self._mistakes.windowed()
-            out['first_guess_accuracy'] = 1.0 - self._mistakes.cumulative()
-            out['first_guess_window_rounds'] = len(self._mistakes.values)
-            out['first_guess_right_window'] = self._mistakes.right()
-            out['questions_per_interaction_window'] = self._questions.windowed()
-            out['questions_per_interaction'] = self._questions.cumulative()
-            out['exploration_rate_window'] = self._explored.windowed()
-            out['exploration_rate'] = self._explored.cumulative()
+            out.update(self._rates.stats())
             out['updates'] = self.learner.n_updates if self.learner is not None else 0
             out['labels'] = self.learner.n_labels if self.learner is not None else 0
             out['max_questions'] = self.max_questions
