@@ -210,8 +210,9 @@ def test_set_names_and_types_are_checked_one_line_each():
     ], result.stderr
 
 
-def test_set_takes_a_whole_number_for_a_float_parameter(tmp_path):
+def test_set_takes_a_whole_number_for_a_float_parameter(tmp_path, monkeypatch):
     # k is in no parameter file here, so rcl alone would drop the int 2 for the float k.
+    monkeypatch.chdir(tmp_path)  # model_path '7' is relative: not beside another suite's
     params = tmp_path / 'params.yaml'
     params.write_text('/**/learner_node:\n  ros__parameters:\n    labels: [a, b]\n')
     system_file = tmp_path / 'one.system.yaml'

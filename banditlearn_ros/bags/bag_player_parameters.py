@@ -32,10 +32,10 @@ SPECS = (
          read_only=True),
     Spec('prediction_wait', 30.0,
          'lock-step: seconds to wait for a question that does not come (a refused vector)',
-         low=0.0, high=3600.0),
+         read_only=True, low=0.0, high=3600.0),
     Spec('answer_wait', 30.0,
          'lock-step, teacher: seconds to wait for an answer that does not come (a silent '
-         'teacher)', low=0.0, high=3600.0),
+         'teacher)', read_only=True, low=0.0, high=3600.0),
     Spec('start_delay', 0.5, 'seconds to wait after the learner appears', low=0.0, high=60.0,
          read_only=True),
     Spec('exit_when_done', False, 'end the process after the last gesture', read_only=True),

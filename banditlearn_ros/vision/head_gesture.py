@@ -249,7 +249,6 @@ class HeadGestureDetector(Runs, Floors):
         self._chains: dict = dict.fromkeys(self._axes)
         self._spans: deque = deque(maxlen=4)  # [start, end] of recent answers
         self._gaps: deque = deque(maxlen=4)  # (last sample, next sample) around a lost face
-        self.last_scores: Tuple[float, float] = (0.0, 0.0)
 
     # -- state -------------------------------------------------------------------------
     def reset(self) -> None:
@@ -358,7 +357,6 @@ class HeadGestureDetector(Runs, Floors):
             return None
         yaw_conf, yaw_rev, yaw_amp = self._score(runs['yaw'], 0)
         pitch_conf, pitch_rev, pitch_amp = self._score(runs['pitch'], 1)
-        self.last_scores = (pitch_conf, yaw_conf)
         if max(yaw_conf, pitch_conf) < self.min_confidence:
             return None
         nod = pitch_conf >= yaw_conf
