@@ -357,3 +357,27 @@ def test_a_node_refused_at_start_is_freed_before_its_context_ends(tmp_path):
     assert process.returncode == 1, err
     assert out.splitlines() == ['node alive at shutdown: False']
     assert err.strip().splitlines()[-1] == 'half_made: the model file is corrupt'
+
+
+def test_a_signal_swallowed_by_an_import_callback_prints_nothing_and_is_still_the_end(
+        monkeypatch):
+    # A signal while a node is built raises; landing in importlib's weakref callback, Python
+    # cannot raise it and prints "Exception ignored". It is recorded, so the start ends anyway.
+    import types
+    from banditlearn_ros.support import shutdown
+    seen = []
+    monkeypatch.setattr(sys, 'unraisablehook', seen.append)
+    monkeypatch.setattr(shutdown, '_REQUESTED', [])
+    shutdown.raise_on_signal(True)
+    try:
+        hook = sys.unraisablehook
+        interrupt = types.SimpleNamespace(exc_value=KeyboardInterrupt())
+        other = types.SimpleNamespace(exc_value=ValueError('not ours'))
+        hook(interrupt)  # no signal recorded: not ours to drop
+        assert seen == [interrupt]
+        shutdown._REQUESTED.append(signal.SIGINT)
+        hook(interrupt)  # the signal's own exception: recorded, dropped quietly
+        hook(other)
+        assert seen == [interrupt, other]
+    finally:
+        shutdown.raise_on_signal(False)

@@ -22,6 +22,7 @@ initialised afterwards, keeps its own handler and passes the signal on to this o
 
 import contextlib
 import signal
+import sys
 import threading
 
 
@@ -60,6 +61,23 @@ def _first_signal(signum, frame):
 def raise_on_signal(raising: bool) -> None:
     """Make the first signal raise (while a node is built) or only ask (once it runs)."""
     _RAISING[:] = [True] if raising else []
+    if raising and sys.unraisablehook is not _quiet_unraisable:
+        _quiet_unraisable.passed_on = sys.unraisablehook
+        sys.unraisablehook = _quiet_unraisable
+
+
+def _quiet_unraisable(unraisable) -> None:
+    """
+    Drop the signal's exception where Python cannot raise it (a weakref callback in an import).
+
+    It is recorded already (``requested``), which ends the start once the node is built; any
+    other unraisable exception goes on to the hook before.
+    """
+    if not (isinstance(unraisable.exc_value, KeyboardInterrupt) and _REQUESTED):
+        _quiet_unraisable.passed_on(unraisable)
+
+
+_quiet_unraisable.passed_on = sys.unraisablehook
 
 
 def _held(signum, frame):
