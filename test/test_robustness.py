@@ -188,6 +188,29 @@ def test_a_session_whose_model_cannot_be_saved_exits_1(tmp_path):
     assert 'Traceback' not in result.stderr
 
 
+@pytest.mark.ros
+@pytest.mark.slow
+def test_a_session_whose_figure_fails_still_ends_with_its_summary(tmp_path):
+    import json
+    import subprocess
+    import sys
+    broken = tmp_path / 'broken' / 'matplotlib'
+    broken.mkdir(parents=True)
+    (broken / '__init__.py').write_text("raise RuntimeError('a figure library that fails')\n")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [str(broken.parent)] + [p for p in [os.environ.get('PYTHONPATH', '')] if p]))
+    result = subprocess.run(
+        [sys.executable, '-m', 'banditlearn_ros.bringup.main', '--rounds', '6',
+         '--out', str(tmp_path / 'out'), '--labels', 'fist,two',
+         '--set', 'gesture_show_node.gestures=[fist,two]'],
+        capture_output=True, text=True, timeout=600, env=env)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert 'no learning curve: RuntimeError: a figure library that fails' in result.stdout
+    summary = json.loads(result.stdout.strip().splitlines()[-1])
+    assert summary['curve'] is None and summary['interactions'] == 6
+    assert summary['model'] and os.path.isfile(summary['model'])
+
+
 def _system(name):
     from banditlearn_ros.systems.system_file import find_system, load_system
     return load_system(find_system(name))

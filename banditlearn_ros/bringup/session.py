@@ -231,6 +231,9 @@ def run_session(running, options, out_dir: str, out) -> int:
     except ImportError:
         view.note('no learning curve: matplotlib is not installed')
         curve = None
+    except Exception as exc:  # noqa: B902 (a figure that fails loses no summary or model)
+        view.note(f'no learning curve: {type(exc).__name__}: {exc}')
+        curve = None
     if model is not None and not os.path.isfile(model):
         view.note(f'no model file at {model} (nothing was learned, or saving failed)')
         model = None

@@ -22,7 +22,6 @@ import threading
 from typing import Any, Dict, List, Optional
 
 from banditlearn_ros.learning.protocol.session import SessionLog
-from banditlearn_ros.vision.mediapipe_hands import IMPORTS
 
 
 def preload_plotting() -> threading.Thread:
@@ -41,10 +40,9 @@ def preload_plotting() -> threading.Thread:
     """
     def load() -> None:
         try:
-            with IMPORTS:  # not beside a node's MediaPipe import (Python 3.10)
-                import matplotlib
-                matplotlib.use('Agg')
-                from matplotlib import pyplot  # noqa: F401
+            import matplotlib
+            matplotlib.use('Agg')
+            from matplotlib import pyplot  # noqa: F401
         except Exception:  # the same import fails again later and is reported there
             pass
     thread = threading.Thread(target=load, name='preload_plotting', daemon=True)

@@ -48,15 +48,6 @@ def mediapipe_available() -> bool:
                for folder in folders)
 
 
-IMPORTS = threading.Lock()
-"""Held by a thread that imports MediaPipe or matplotlib (``console.report`` preloads it).
-
-On Python 3.10 two threads importing them at once can meet a half-imported module: a
-head-answered bring-up's Face Mesh failed on every frame with "module 'matplotlib' has no
-attribute 'get_data_path'".
-"""
-
-
 def import_mediapipe():
     """
     Import mediapipe and return it: about a second of CPU (it imports matplotlib).
@@ -65,8 +56,7 @@ def import_mediapipe():
     builds MediaPipe's graphs (about 0.01 s) and the first frames wait for no import.
     """
     try:
-        with IMPORTS:
-            import mediapipe
+        import mediapipe
     except ImportError as exc:
         raise RuntimeError('MediaPipe is not installed (pip install "mediapipe==0.10.21")'
                            ) from exc

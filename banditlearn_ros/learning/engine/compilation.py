@@ -22,7 +22,9 @@ the same values bit for bit.
 """
 
 import contextlib
+import importlib.util
 import os
+import sys
 import threading
 import time
 from typing import Callable, List, Optional
@@ -33,6 +35,32 @@ from .ucwl_kernels import Compiled, Kernels
 
 ENV_SWITCH = 'BANDITLEARN_COMPILED'
 """Environment variable: '0' keeps every learner on its numpy code."""
+
+
+def _import_coverage_here() -> None:
+    """
+    Import coverage.py now, when it is installed and numba will import it in a thread.
+
+    numba's compiler imports ``coverage`` at the first compilation, in the thread that
+    compiles.  On Python 3.10, coverage's import reads ``tomli`` inside a block that then
+    deletes from ``sys.modules`` every module imported meanwhile, by any thread
+    (``coverage.misc.sys_modules_saved``): a session's matplotlib, imported beside the
+    compilation, lost its submodules and failed with "module 'matplotlib' has no attribute
+    'artist'" on every later use.  This module is imported before any thread starts, so the
+    block runs here, alone; from 3.11 coverage reads TOML with the standard library.
+    """
+    if sys.version_info >= (3, 11) or switched_off() or 'coverage' in sys.modules:
+        return
+    try:
+        wanted = all(importlib.util.find_spec(name) is not None
+                     for name in ('numba', 'coverage'))
+    except (ImportError, ValueError):
+        return
+    if wanted:
+        try:
+            import coverage  # noqa: F401
+        except Exception:  # noqa: B902 (a broken coverage is numba's to meet, as before)
+            pass
 
 
 class _Once:
@@ -56,6 +84,9 @@ _ONCE = _Once()
 def switched_off() -> bool:
     """Return True when ``BANDITLEARN_COMPILED=0`` keeps the numpy code."""
     return os.environ.get(ENV_SWITCH, '1') == '0'
+
+
+_import_coverage_here()
 
 
 def compiled_steps() -> Optional[Compiled]:
