@@ -422,8 +422,10 @@ def _label_prediction(index):
 
 
 def test_recheck_rejects_for_the_next_label_only_when_on():
-    # Every "yes" confirmed at once (trust: yes): the recheck alone, on known windows.
-    open_set = _two_label_open_set(recheck=True, recheck_score='score', trust='yes')
+    # Every "yes" confirmed at once (trust: yes), every "no" believed (doubt_no 0): the
+    # recheck alone, on known windows.
+    open_set = _two_label_open_set(recheck=True, recheck_score='score', trust='yes',
+                                   doubt_no=0.0)
     near_0 = np.array([0.1, -0.1])
     verdict = open_set.decide(near_0, _label_prediction(0))
     assert verdict.armed and not verdict.reject  # fits label 0
@@ -464,8 +466,9 @@ def test_the_window_takes_a_taught_gesture_under_its_own_label():
 
 
 def test_a_recheck_after_a_no_ends_the_interaction_and_asks_the_name():
-    # recheck: on by default; scored for the next label (a fist is near confirmed fists)
-    open_set = OpenSet(True, warmup=10, min_yes=3, recheck_score='score')
+    # recheck: on by default; scored for the next label (a fist is near confirmed fists);
+    # the "no" believed (doubt_no 0; doubted, test_open_set_slips)
+    open_set = OpenSet(True, warmup=10, min_yes=3, recheck_score='score', doubt_no=0.0)
     inter = _taught_interaction(open_set)
     inter.take_ended()
     fist = np.array([1.0, 0.0, 0.0, 1.0])
@@ -504,7 +507,8 @@ def test_replay_names_a_known_gesture_rejected_after_a_no():
     odd = [Event(stamp, 'label', 'palm'), Event(stamp + 0.1, 'features', centres['fist'])]
     config = LearnerConfig.from_parameters({
         'labels': list(centres), 'max_questions': 3, 'unknown_rejection': True,
-        'unknown_warmup': 10, 'unknown_min_yes': 3, 'unknown_recheck_score': 'score'})
+        'unknown_warmup': 10, 'unknown_min_yes': 3, 'unknown_recheck_score': 'score',
+        'unknown_doubt_no': 0.0})  # every "no" believed (test_open_set_slips: doubted)
     runs = [replay(e, config, teacher=SimulatedTeacher(TeacherModel(), seed=0)).figures
             for e in (events, events + odd)]
     assert runs[1]['interactions_unknown'] == runs[0]['interactions_unknown'] + 1

@@ -164,7 +164,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help='open-set setting (learning/algorithms/open_set.py: target, rate, '
                         'window, warmup, '
                         'min_yes, score, variance_floor, recheck, first_share, shrinkage, '
-                        'keep_confident, start, min_scores, recheck_score), '
+                        'keep_confident, start, min_scores, recheck_score, trust, '
+                        'doubt_no, early_recheck), '
                         'e.g. --unknown target=0.03')
     p.add_argument('--fleet', type=int, default=0, metavar='R',
                    help='fleet mode: deal each permutation over R simulated robots (round t to '

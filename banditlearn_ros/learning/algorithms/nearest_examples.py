@@ -25,7 +25,7 @@ features).  Only the last ``limit`` are kept (a ring).
 """
 
 import math
-from typing import Dict
+from typing import Dict, Tuple
 
 import numpy as np
 
@@ -65,6 +65,21 @@ class NearestExamples:
             return -math.inf
         diff = self.rows[:self.size] - x
         return -math.sqrt(float(np.einsum('ij,ij->i', diff, diff).min()))
+
+    def leave_one_out(self, x: np.ndarray, last: int) -> Tuple[float, np.ndarray]:
+        """
+        Return ``score(x)`` among the newest ``last`` rows, and each of those rows' own score
+        among the others (leave one out): what a new taught gesture's score is like.
+        """
+        rows = self.arrays()['examples'][-int(last):]
+        if rows.shape[0] < 2:
+            return -math.inf, np.zeros(0)
+        squared = (rows * rows).sum(1)
+        between = np.maximum(squared[:, None] + squared[None, :] - 2.0 * rows @ rows.T, 0.0)
+        np.fill_diagonal(between, np.inf)
+        diff = rows - x
+        return (-math.sqrt(float(np.einsum('ij,ij->i', diff, diff).min())),
+                -np.sqrt(between.min(1)))
 
     def arrays(self) -> Dict[str, np.ndarray]:
         """Return the kept observations, oldest first, for the model file."""

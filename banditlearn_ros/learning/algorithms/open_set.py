@@ -275,8 +275,12 @@ class OpenSet:
         ``alpha_t`` quantile of that score's window, when the verdict was armed and that label
         has ``min_yes`` "yes" answers.  Returns ``verdict`` itself when nothing changes.
         """
-        if not (self.enabled and self.recheck_on and verdict is not None and verdict.armed
+        if not (self.enabled and self.recheck_on and verdict is not None
                 and not verdict.reject):
+            return verdict
+        if not verdict.armed:
+            return self.early(verdict, x, question)
+        if self.doubted(verdict):
             return verdict
         gaussians = self.calibration.gaussians
         if gaussians is None or gaussians.yes_count(prediction.index) < self.min_yes:
@@ -286,6 +290,52 @@ class OpenSet:
             threshold = self.threshold(1.0, self.calibration.nearest)
         else:
             score, threshold = self.score(x, prediction), self.threshold()
+        if not score < threshold:
+            return verdict
+        self.calibration.counts['rejected'] += 1
+        return replace(verdict, score=score, threshold=threshold, reject=True,
+                       question=int(question))
+
+    def doubted(self, verdict: Verdict) -> bool:
+        """
+        Return whether the "no" to the first guess is doubted: its score is far inside that label.
+
+        After a "no" the recheck rejects at the level ``alpha_t``, far above the first
+        question's ``first_share * alpha_t``; a taught gesture whose right first guess a
+        slipping person denied is then rejected about ``alpha_t`` of the time, and each such
+        false rejection lowers ``alpha_t`` (Gibbs and Candes's step counts it as the
+        threshold's error, though the answer caused it).  The person's "no" and the label's
+        Gaussian disagree most where the score is high: above the ``1 - doubt_no`` quantile of
+        the taught scores a never-taught gesture is rare (docs/benchmarks.md), a denied
+        taught one common, so no recheck there, at any later question of the gesture either
+        (the nearest-example score does not depend on the label asked).
+        """
+        window = self.calibration.scores
+        if not (self.doubt_no > 0.0 and window and math.isfinite(verdict.first_score)):
+            return False
+        return verdict.first_score > float(np.quantile(np.fromiter(window, float),
+                                                       1.0 - self.doubt_no))
+
+    def early(self, verdict: Verdict, x: np.ndarray, question: int) -> Verdict:
+        """
+        Return the verdict after a "no" while rejection is not armed (``early_recheck``).
+
+        Before a label has ``min_yes`` answers and the window ``min_scores`` taught scores
+        there is no calibrated threshold, yet a never-taught gesture then costs all its
+        questions.  The confirmed examples already give one: if a new taught gesture and the
+        last ``window`` confirmed ones are exchangeable, its distance to the nearest of them
+        exceeds the ``1 - target`` quantile of their leave-one-out distances (each to the
+        nearest other) with probability about ``target`` (split conformal prediction with the
+        nearest-neighbour score of Sun et al., ICML 2022; Vovk, Gammerman and Shafer,
+        "Algorithmic Learning in a Random World", 2005, section 2.2).  A fixed level, and
+        ``alpha_t`` is not moved: it calibrates the armed rule.  Not in the ``warmup``.
+        """
+        examples = self.calibration.examples
+        if not (self.early_recheck and self.calibration.seen > self.warmup
+                and examples is not None and examples.size > self.min_scores):
+            return verdict
+        score, others = examples.leave_one_out(x, self.window)
+        threshold = float(np.quantile(others, self.target))
         if not score < threshold:
             return verdict
         self.calibration.counts['rejected'] += 1

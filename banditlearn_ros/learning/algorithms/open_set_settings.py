@@ -76,6 +76,12 @@ class Settings:
         What a recheck scores by (``RECHECK_SCORES``).
     trust : str
         When a "yes" confirms a gesture (``trusted_answers.TRUST``).
+    doubt_no : float
+        A "no" to a first guess that scores above the ``1 - doubt_no`` quantile of the taught
+        scores is doubted: no recheck then (0: every "no" is believed, the rule before).
+    early_recheck : bool
+        Recheck after a "no" while rejection is not armed, against the confirmed examples'
+        leave-one-out nearest distances (``early``; false: the rule before).
 
     """
 
@@ -94,6 +100,8 @@ class Settings:
     min_scores: int = 5
     recheck_score: str = 'nearest'
     trust: str = 'audit'
+    doubt_no: float = 0.75
+    early_recheck: bool = True
 
     def __post_init__(self):
         """Refuse a setting ``OpenSet`` cannot take (HyperparameterError), then convert."""
@@ -113,7 +121,9 @@ class Settings:
         if not float(self.variance_floor) > 0.0:
             raise HyperparameterError(
                 f'unknown_variance_floor must be > 0, got {self.variance_floor!r}')
-        for name in ('recheck', 'keep_confident'):
+        if not 0.0 <= float(self.doubt_no) < 1.0:
+            raise HyperparameterError(f'unknown_doubt_no must be in [0, 1), got {self.doubt_no!r}')
+        for name in ('recheck', 'keep_confident', 'early_recheck'):
             if not isinstance(getattr(self, name), (bool, np.bool_)):
                 raise HyperparameterError(
                     f'unknown_{name} must be true or false, got {getattr(self, name)!r}')

@@ -210,6 +210,12 @@ TAIL_SPECS = (
          'after a "no", or to a gesture unlike its label, waits until its label scores it '
          'as taught: one wrong "yes" cannot teach it) or yes (at once)',
          constraints='one of ' + ', '.join(TRUST)),
+    Spec('unknown_doubt_no', OPEN_SET['doubt_no'], 'a "no" to a first guess that scores above '
+         'the 1 - unknown_doubt_no quantile of the taught scores is taken for a slip: no '
+         'recheck after it (0 = every "no" believed, the rule before)', low=0.0, high=0.999),
+    Spec('unknown_early_recheck', OPEN_SET['early_recheck'], 'while rejection is not yet '
+         'armed, after a "no" reject a gesture farther from the confirmed ones than the '
+         'unknown_target share of them are from each other'),
     Spec('max_unanswered', 100, 'most unanswered predictions kept', read_only=True,
          low=1, high=100_000),
     Spec('stats_window', 100, 'rounds in the windowed rates', read_only=True,

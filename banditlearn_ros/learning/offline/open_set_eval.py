@@ -94,9 +94,10 @@ class FaultlessPerson:
         if truth in self.names and questions.revealed is None:
             inter.name_unknown(truth)
         if record:  # declined: rejected at any question; early: before question 1
+            rejected = questions.outcome == 'unknown'  # armed then (an early recheck too)
             self.rows.append({
-                'known': truth in self.names, 'declined': questions.outcome == 'unknown',
-                'early': declined, 'armed': bool(verdict is not None and verdict.armed),
+                'known': truth in self.names, 'declined': rejected, 'early': declined,
+                'armed': bool(verdict is not None and verdict.armed) or rejected,
                 'first_right': (not declined) and first == truth,
                 'questions': questions.n_asked})
 
