@@ -77,6 +77,11 @@ interactions of a fresh calibration, while the window holds fewer than ``min_sco
 taught scores, and when the label the learner would ask first has had fewer than
 ``min_yes`` "yes" answers: its Gaussian is not yet worth judging by.
 
+*A slip* (``doubt_no``): a "no" to a first guess scoring far inside its label is taken for
+a slip, and no recheck follows it (``OpenSet.doubted``).  *Early* (``early_recheck``): before
+rejection is armed, a "no" rejects a gesture farther from the confirmed ones than they are
+from each other (``OpenSet.early``).
+
 *Trust* (``trust``): a "yes" that may be a slip waits for support before it teaches the
 check (``trusted_answers``); with ``'audit'`` (the default) the "yes" answers a label took
 while young are scored again as it grows and taken back out if unlike the rest
@@ -273,7 +278,8 @@ class OpenSet:
         With ``recheck`` on (see the module text): its ``recheck_score`` (the nearest
         confirmed observation, or ``score`` for the label about to be asked) against the
         ``alpha_t`` quantile of that score's window, when the verdict was armed and that label
-        has ``min_yes`` "yes" answers.  Returns ``verdict`` itself when nothing changes.
+        has ``min_yes`` "yes" answers, and the first "no" is not ``doubted``; not armed, the
+        ``early`` recheck.  Returns ``verdict`` itself when nothing changes.
         """
         if not (self.enabled and self.recheck_on and verdict is not None
                 and not verdict.reject):
@@ -325,10 +331,11 @@ class OpenSet:
         questions.  The confirmed examples already give one: if a new taught gesture and the
         last ``window`` confirmed ones are exchangeable, its distance to the nearest of them
         exceeds the ``1 - target`` quantile of their leave-one-out distances (each to the
-        nearest other) with probability about ``target`` (split conformal prediction with the
-        nearest-neighbour score of Sun et al., ICML 2022; Vovk, Gammerman and Shafer,
-        "Algorithmic Learning in a Random World", 2005, section 2.2).  A fixed level, and
-        ``alpha_t`` is not moved: it calibrates the armed rule.  Not in the ``warmup``.
+        nearest other) with probability about ``target``: leave-one-out conformal prediction
+        (Vovk, Gammerman and Shafer, "Algorithmic Learning in a Random World", 2005, chapter
+        2) with the nearest-neighbour score of Sun et al. (ICML 2022) as nonconformity.  A
+        fixed level: ``alpha_t`` is not moved, it calibrates the armed rule.  Not in the
+        ``warmup``, which means no rejection at all.
         """
         examples = self.calibration.examples
         if not (self.early_recheck and self.calibration.seen > self.warmup
