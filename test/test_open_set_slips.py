@@ -49,7 +49,9 @@ def _deny_fists(doubt_no):
 
 def test_a_no_to_a_gesture_far_inside_its_label_neither_rejects_nor_lowers_the_level():
     """
-    A fist scored by the next label's Gaussian (recheck_score 'score') is rejected after a
+    A denied fist far inside its label is asked on, not rejected as a false rejection.
+
+    Scored by the next label's Gaussian (recheck_score 'score') a fist is rejected after a
     "no" and, named a fist, is a false rejection; doubted, the next labels are asked.
     """
     believed, start, errors, outcomes, _ = _deny_fists(doubt_no=0.0)  # the rule before

@@ -68,8 +68,9 @@ class NearestExamples:
 
     def leave_one_out(self, x: np.ndarray, last: int) -> Tuple[float, np.ndarray]:
         """
-        Return ``score(x)`` among the newest ``last`` rows, and each of those rows' own score
-        among the others (leave one out): what a new taught gesture's score is like.
+        Return ``score(x)`` among the newest ``last`` rows, and each row's among the others.
+
+        The rows' leave-one-out scores are what a new taught gesture's score is like.
         """
         rows = self.arrays()['examples'][-int(last):]
         if rows.shape[0] < 2:
