@@ -103,6 +103,19 @@ def test_before_arming_a_no_rejects_what_is_farther_than_the_examples_from_each_
         assert off.recheck(verdict, far, _label_prediction(1), 2) is verdict
 
 
+def test_a_taught_gesture_the_early_recheck_rejected_is_counted_and_leaves_alpha():
+    open_set = _examples_open_set()
+    alpha, far = open_set.alpha, np.array([3.0, 3.0])
+    verdict = open_set.recheck(open_set.decide(far, _label_prediction(0)), far,
+                               _label_prediction(1), 2)
+    assert verdict.reject and not verdict.armed
+    open_set.taught(verdict, 0, far, named=True, question=3)  # "that's fist": taught after all
+    stats = open_set.stats()
+    assert stats['unknown_early_false_rejections'] == 1
+    assert stats['unknown_false_rejections'] == 0 and stats['unknown_taught_armed'] == 0
+    assert open_set.alpha == alpha
+
+
 def test_doubt_no_is_checked():
     for bad in (-0.1, 1.0, 'x'):
         with pytest.raises((HyperparameterError, ValueError)):

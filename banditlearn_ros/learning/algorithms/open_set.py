@@ -370,6 +370,8 @@ class OpenSet:
             cal.counts['false_rejections'] += int(verdict.reject)
             cal.alpha = min(self._cap(),
                             cal.alpha + self.rate * (self.target - float(verdict.reject)))
+        elif verdict is not None and verdict.reject:  # the early recheck's: alpha stays
+            cal.counts['early_false_rejections'] += 1
         if not named and trusted_answers.suspect(self, verdict, index, first, question):
             cal.held.append((index, np.array(x, dtype=np.float64)))
             cal.counts['held'] += 1
