@@ -400,7 +400,7 @@ def test_the_page_loads_fast_and_the_screenshot_for_the_docs(tmp_path):
 # that the browser driven in the test's process never keeps it from taking a message in time
 # (gesture events live 1 s); an interaction whose label did not arrive fresh is left unanswered.
 WATCHER = textwrap.dedent("""
-    import json, rclpy
+    import json, rclpy, rclpy.executors
     from rclpy.node import Node
     from std_msgs.msg import String
     rclpy.init()
@@ -416,7 +416,10 @@ WATCHER = textwrap.dedent("""
     node.create_subscription(String, 'gesture_label', on_label, 100)
     node.create_subscription(String, 'gesture_prediction_details', on_details, 100)
     print('ready', flush=True)
-    rclpy.spin(node)
+    try:
+        rclpy.spin(node)
+    except (KeyboardInterrupt, rclpy.executors.ExternalShutdownException):
+        pass  # the test ends it with SIGTERM
 """)
 
 
