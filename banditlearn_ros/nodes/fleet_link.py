@@ -24,7 +24,7 @@ once are all read.  Across networks the fleet uses what ROS 2 has (docs/robot.md
 
 import socket
 
-from banditlearn_ros.learning.protocol.live_fleet import FLEET_SPECS, LiveFleet
+from banditlearn_ros.learning.protocol.live_fleet import fleet_mode, FLEET_SPECS, LiveFleet
 from banditlearn_ros.nodes import common
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 from std_msgs.msg import String
@@ -44,13 +44,13 @@ CHECK_PERIOD = 0.1
 
 
 class FleetLink:
-    """Declare the fleet parameters; with ``fleet`` not none, publish and take evidence."""
+    """Declare the fleet parameters; with ``fleet`` not off, publish and take evidence."""
 
     def __init__(self, node, live):
         values = common.declare_specs(node, FLEET_SPECS)
         self.node = node
         self.fleet = None
-        if values['fleet'] == 'none':
+        if fleet_mode(values['fleet']) == 'off':  # anything else not a mode: refused below
             return
         self.fleet = LiveFleet(live, lambda name: node.get_parameter(name).value,
                                socket.gethostname(), node.get_logger())
