@@ -85,3 +85,20 @@ def test_a_value_not_a_mode_ends_the_node_with_one_line():
     assert result.returncode == 1 and 'Traceback' not in result.stderr
     last = result.stderr.strip().splitlines()[-1]
     assert "fleet='sometimes' is not one of off, share, take, both" in last, result.stderr
+
+
+def test_a_learner_says_when_another_robot_is_on_the_fleet_topic(ros):
+    # What a test or an operator waits for before teaching: robots that learn apart for
+    # long before they meet merge less well (docs/robot.md).
+    def fleet_node(robot_id, mode):
+        return ros.add(LearnerNode(context=ros.context, parameter_overrides=[
+            Parameter('model_path', value=''), Parameter('labels', value=['fist', 'palm']),
+            Parameter('fleet', value=mode), Parameter('robot_id', value=robot_id),
+            Parameter('fleet_name', value=f'peers_{id(ros)}')]))
+    a = fleet_node('a', 'both')
+    assert ros.spin_until(lambda: a.fleet.fleet.peers == 0)
+    b = fleet_node('b', 'share')
+    assert ros.spin_until(lambda: a.fleet.fleet.peers == 1 and b.fleet.fleet.peers == 1)
+    assert a.live.status()['fleet_peers'] == 1
+    ros.remove(b)
+    assert ros.spin_until(lambda: a.fleet.fleet.peers == 0)

@@ -96,6 +96,8 @@ class LiveFleet:
         self.counts: Counter = Counter()
         self._learner = None
         self._shared_at: Optional[int] = None
+        self.peers = 0
+        """Other nodes on the fleet topic, as ``nodes/fleet_link`` last counted them."""
         live.fleet = self  # its status() shows ours
 
     def _attach(self):
@@ -161,5 +163,6 @@ class LiveFleet:
     def status(self) -> Dict[str, Any]:
         """Return what /diagnostics shows of the fleet."""
         with self.live.lock:
-            return {'fleet': self.mode, 'fleet_shared': self.counts['shared'],
+            return {'fleet': self.mode, 'fleet_peers': self.peers,
+                    'fleet_shared': self.counts['shared'],
                     'fleet_merges': self.counts['merges'], **self.evidence.status()}
