@@ -108,11 +108,11 @@ def taught_on_a_schedule(gestures, halves, order, every, meet_after=0):
 
 def test_robots_that_met_before_most_teaching_keep_their_own_half_on_any_schedule(gestures):
     # The two-host test once lost 3.3 points on one robot's own half: its result hangs on
-    # when the robots merged.  Offline, the same rules on several schedules: each robot
-    # loses at most 1 point on its own half against itself alone, and knows the other's
-    # half within 3 points, whatever the interleaving, once they met before most teaching.
-    # Met only after most of it, the other half still comes, the own half may not
-    # (docs/robot.md: each robot's rows sit in its own centring frame).
+    # when the robots merged.  Offline, the same rules on several schedules of robots that
+    # met before most teaching: each loses at most 1 point on its own half against itself
+    # alone and knows the other's half within 3 points.  Met only after most of it, the
+    # other half still comes, the own half may not (docs/robot.md: each robot's rows sit
+    # in its own centring frame).
     X, y, names = gestures
     halves = (names[:4], names[4:])
     alone = []
@@ -137,6 +137,31 @@ def test_robots_that_met_before_most_teaching_keep_their_own_half_on_any_schedul
             assert fleet[r][1 - r] >= fleet[1 - r][1 - r] - 0.03, (name, fleet, alone)
     late = taught_on_a_schedule(gestures, halves, turns, 1, min(n))
     assert all(late[r][1 - r] >= late[1 - r][1 - r] - 0.03 for r in range(2)), late
+
+
+def faster_a(n, seed, share=0.75):
+    """Return an order in which robot a teaches ``share`` of the turns until its half is done."""
+    rng, order, taught = np.random.default_rng(seed), [], [0, 0]
+    while taught[0] < n[0] or taught[1] < n[1]:
+        r = 0 if (rng.random() < share and taught[0] < n[0]) or taught[1] >= n[1] else 1
+        order.append(r)
+        taught[r] += 1
+    return order
+
+
+@pytest.mark.xfail(strict=True, reason='issue #38: robot b, taught a third as fast, loses '
+                   'more than 1 point on its own half (the pooled mean moves under its rows)')
+def test_a_robot_taught_three_times_slower_keeps_its_own_half(gestures):
+    X, y, names = gestures
+    halves = (names[:4], names[4:])
+    learner, _ = robot(names, 'b', 'off')
+    for x, t in zip(X[:350], y[:350]):
+        if names[t] in halves[1]:
+            teach(learner, x, names[t])
+    alone = first_guesses(learner, X[350:], y[350:], names, halves[1])
+    n = [sum(names[t] in half for t in y[:350]) for half in halves]
+    fleet = taught_on_a_schedule(gestures, halves, faster_a(n, 11), 1)
+    assert fleet[1][1] >= alone - 0.01, (fleet, alone)
 
 
 def test_hostile_evidence_is_refused_counted_and_the_learner_keeps_learning(gestures):
