@@ -82,9 +82,11 @@ def test_two_robots_taught_different_halves_each_know_both(gestures):
 
 def taught_on_a_schedule(gestures, halves, order, every, meet_after=0):
     """
-    Teach two robots their halves in ``order`` (robot indices), exchanging evidence after
-    every ``every`` interactions once each has had ``meet_after`` (not before: not met yet),
-    and once at the end; return the first guesses per robot and half on the held-out ones.
+    Return first guesses per robot and half after teaching two robots on a schedule.
+
+    They are taught in ``order`` (robot indices) and exchange evidence after every
+    ``every`` interactions once each has had ``meet_after`` (not before: not met yet), and
+    once at the end.
     """
     X, y, names = gestures
     robots = [robot(names, name) for name in 'ab']
