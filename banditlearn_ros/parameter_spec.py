@@ -29,7 +29,8 @@ class Spec(NamedTuple):
 
     ``low``/``high`` is the inclusive range of a number (None: open); ``constraints`` says
     in words what the range cannot; ``empty_array`` is what an empty list default declares
-    ('string' or 'double' array).
+    ('string' or 'double' array); ``dynamic`` takes a value of any type, for a parameter
+    whose rules read one YAML turns into another type (``fleet: off`` is false).
     """
 
     name: str
@@ -40,3 +41,4 @@ class Spec(NamedTuple):
     high: Optional[float] = None
     constraints: str = ''
     empty_array: str = 'string'
+    dynamic: bool = False

@@ -60,7 +60,7 @@ def test_two_robots_taught_different_halves_each_know_both(gestures):
     train, test = slice(0, 350), slice(350, None)
     halves = (names[:4], names[4:])
     runs = {}
-    for mode in ('none', 'both'):
+    for mode in ('off', 'both'):
         robots = [robot(names, name, mode) for name in 'ab']
         streams = [[(x, names[t]) for x, t in zip(X[train], y[train]) if names[t] in half]
                    for half in halves]
@@ -73,11 +73,97 @@ def test_two_robots_taught_different_halves_each_know_both(gestures):
                     robots[1 - r][1].take_text(text)
         runs[mode] = [[first_guesses(learner, X[test], y[test], names, half)
                        for half in halves] for learner, _ in robots]
-    alone, merged = runs['none'], runs['both']
+    alone, merged = runs['off'], runs['both']
     assert alone[0][1] < 0.2 and alone[1][0] < 0.2  # alone: nothing of the other half
     for r in range(2):
         assert merged[r][1 - r] >= alone[1 - r][1 - r] - 0.03, runs
         assert merged[r][r] >= alone[r][r] - 0.01, runs
+
+
+def taught_on_a_schedule(gestures, halves, order, every, meet_after=0):
+    """
+    Return first guesses per robot and half after teaching two robots on a schedule.
+
+    They are taught in ``order`` (robot indices) and exchange evidence after every
+    ``every`` interactions once each has had ``meet_after`` (not before: not met yet), and
+    once at the end.
+    """
+    X, y, names = gestures
+    robots = [robot(names, name) for name in 'ab']
+    streams = [[(x, names[t]) for x, t in zip(X[:350], y[:350]) if names[t] in half]
+               for half in halves]
+    taught = [0, 0]
+    for step, r in enumerate(order):
+        if taught[r] < len(streams[r]):
+            teach(robots[r][0], *streams[r][taught[r]])
+            taught[r] += 1
+        if (step + 1) % every == 0 and min(taught) >= meet_after:
+            for s in range(2):
+                text = robots[s][1].share_text()
+                if text:
+                    robots[1 - s][1].take_text(text)
+    for s in range(2):
+        robots[1 - s][1].take_text(robots[s][1].share_text(force=True))
+    return [[first_guesses(learner, X[350:], y[350:], names, half) for half in halves]
+            for learner, _ in robots]
+
+
+def test_robots_that_met_before_most_teaching_keep_their_own_half_on_any_schedule(gestures):
+    # The two-host test once lost 3.3 points on one robot's own half: its result hangs on
+    # when the robots merged.  Offline, the same rules on several schedules of robots that
+    # met before most teaching: each loses at most 1 point on its own half against itself
+    # alone and knows the other's half within 3 points.  Met only after most of it, the
+    # other half still comes, the own half may not (docs/robot.md: each robot's rows sit
+    # in its own centring frame).
+    X, y, names = gestures
+    halves = (names[:4], names[4:])
+    alone = []
+    for half in halves:
+        learner, _ = robot(names, 'a', 'off')
+        for x, t in zip(X[:350], y[:350]):
+            if names[t] in half:
+                teach(learner, x, names[t])
+        alone.append(first_guesses(learner, X[350:], y[350:], names, half))
+    n = [sum(names[t] in half for t in y[:350]) for half in halves]
+    turns = [r for _ in range(max(n)) for r in (0, 1)]
+    schedules = {'turns, exchange every 10': (turns, 10, 0),
+                 'a taught all first, then b': ([0] * n[0] + [1] * n[1], 1, 0),
+                 'met after 30 each': (turns, 1, 30)}
+    for seed in (0, 1):
+        order = np.random.default_rng(seed).permutation([0] * n[0] + [1] * n[1])
+        schedules[f'random order {seed}, every 5'] = (order, 5, 0)
+    for name, (order, every, meet_after) in schedules.items():
+        fleet = taught_on_a_schedule(gestures, halves, order, every, meet_after)
+        for r in range(2):
+            assert fleet[r][r] >= alone[r] - 0.01, (name, fleet, alone)
+            assert fleet[r][1 - r] >= fleet[1 - r][1 - r] - 0.03, (name, fleet, alone)
+    late = taught_on_a_schedule(gestures, halves, turns, 1, min(n))
+    assert all(late[r][1 - r] >= late[1 - r][1 - r] - 0.03 for r in range(2)), late
+
+
+def faster_a(n, seed, share=0.75):
+    """Return an order in which robot a teaches ``share`` of the turns until its half is done."""
+    rng, order, taught = np.random.default_rng(seed), [], [0, 0]
+    while taught[0] < n[0] or taught[1] < n[1]:
+        r = 0 if (rng.random() < share and taught[0] < n[0]) or taught[1] >= n[1] else 1
+        order.append(r)
+        taught[r] += 1
+    return order
+
+
+@pytest.mark.xfail(strict=True, reason='issue #38: robot b, taught a third as fast, loses '
+                   'more than 1 point on its own half (the pooled mean moves under its rows)')
+def test_a_robot_taught_three_times_slower_keeps_its_own_half(gestures):
+    X, y, names = gestures
+    halves = (names[:4], names[4:])
+    learner, _ = robot(names, 'b', 'off')
+    for x, t in zip(X[:350], y[:350]):
+        if names[t] in halves[1]:
+            teach(learner, x, names[t])
+    alone = first_guesses(learner, X[350:], y[350:], names, halves[1])
+    n = [sum(names[t] in half for t in y[:350]) for half in halves]
+    fleet = taught_on_a_schedule(gestures, halves, faster_a(n, 11), 1)
+    assert fleet[1][1] >= alone - 0.01, (fleet, alone)
 
 
 def test_hostile_evidence_is_refused_counted_and_the_learner_keeps_learning(gestures):

@@ -99,7 +99,10 @@ class DatasetNode(common.GuardedNode):
             self._round = None
         if self.sent >= len(self.order):
             self.finished = True
-            self.get_logger().info(f'stream finished after {self.sent} examples')
+            c = self.counters.snapshot()
+            self.get_logger().info(
+                f'stream finished after {self.sent} examples ({c["answered"]} answers, '
+                f'{c["unanswered"]} unanswered, {c["no_prediction"]} without a prediction)')
             return
         if self.rate > 0 and now - self._last_sent < 1.0 / self.rate - 1e-4:
             return

@@ -24,7 +24,7 @@ once are all read.  Across networks the fleet uses what ROS 2 has (docs/robot.md
 
 import socket
 
-from banditlearn_ros.learning.protocol.live_fleet import FLEET_SPECS, LiveFleet
+from banditlearn_ros.learning.protocol.live_fleet import fleet_mode, FLEET_SPECS, LiveFleet
 from banditlearn_ros.nodes import common
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 from std_msgs.msg import String
@@ -41,28 +41,46 @@ IN = QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=IN_DEPTH,
                 durability=DurabilityPolicy.TRANSIENT_LOCAL)
 CHECK_PERIOD = 0.1
 """Seconds between looks at whether a share is due (``fleet_share_every`` updates)."""
+PEER_PERIOD = 1.0
+"""Seconds between counts of the other nodes on the fleet topic (``fleet_peers``)."""
 
 
 class FleetLink:
-    """Declare the fleet parameters; with ``fleet`` not none, publish and take evidence."""
+    """Declare the fleet parameters; with ``fleet`` not off, publish and take evidence."""
 
     def __init__(self, node, live):
         values = common.declare_specs(node, FLEET_SPECS)
         self.node = node
         self.fleet = None
-        if values['fleet'] == 'none':
+        if fleet_mode(values['fleet']) == 'off':  # anything else not a mode: refused below
             return
         self.fleet = LiveFleet(live, lambda name: node.get_parameter(name).value,
                                socket.gethostname(), node.get_logger())
-        self._pub = None
+        self._pub = self._sub = None
         if self.fleet.sharing:
             self._pub = node.create_publisher(String, TOPIC, OUT)
             node.create_timer(CHECK_PERIOD, self._share)
         if self.fleet.taking:
-            node.create_subscription(String, TOPIC, self._on_evidence, IN)
+            self._sub = node.create_subscription(String, TOPIC, self._on_evidence, IN)
+        node.create_timer(PEER_PERIOD, self._count_peers)
         node.get_logger().info(
             f'fleet {self.fleet.evidence.fleet!r} as robot {self.fleet.evidence.robot!r} '
             f'({self.fleet.mode}) on {TOPIC}')
+
+    def _count_peers(self) -> None:
+        """
+        Count the other nodes on the fleet topic; say when it changes (``fleet_peers``).
+
+        What a robot learns before it has met the others stays in its own centring frame,
+        which merges less well (docs/robot.md): the line says when teaching may start.
+        """
+        topic = (self._pub or self._sub).topic_name
+        peers = max(self.node.count_publishers(topic) - (self._pub is not None),
+                    self.node.count_subscribers(topic) - (self._sub is not None))
+        if peers != self.fleet.peers:
+            self.node.get_logger().info(f'fleet: {peers} other node(s) on {topic} (were '
+                                        f'{self.fleet.peers})')
+            self.fleet.peers = peers
 
     def _share(self) -> None:
         text = self.fleet.share_text()

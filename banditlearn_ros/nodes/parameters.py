@@ -44,7 +44,8 @@ from rclpy.parameter import Parameter
 def declare(node: Node, name: str, default: Any, description: str, *,
             read_only: bool = False, low: Optional[float] = None,
             high: Optional[float] = None, constraints: str = '',
-            empty_type: Parameter.Type = Parameter.Type.STRING_ARRAY) -> Any:
+            empty_type: Parameter.Type = Parameter.Type.STRING_ARRAY,
+            dynamic: bool = False) -> Any:
     """
     Declare a parameter with a descriptor (and a range for numbers); return its value.
 
@@ -69,15 +70,17 @@ def declare(node: Node, name: str, default: Any, description: str, *,
         Constraints in words, beyond the range.
     empty_type : rclpy.parameter.Parameter.Type
         The array type an empty list default declares.
+    dynamic : bool
+        Take a value of any type (rclpy's ``dynamic_typing``): the node's rules check it.
 
     """
     changes = ParameterChanges.of(node)
     # rclpy refuses a value of another type itself, before any callback of the node can
     # say why ("Wrong parameter type, expected 'Type.DOUBLE' got 'Type.STRING'"): the
     # type is written in the constraints, which `ros2 param describe` shows.
-    words = type_words(default, empty_type)
+    words = 'any type, checked by the node' if dynamic else type_words(default, empty_type)
     descriptor = ParameterDescriptor(
-        description=description, read_only=read_only,
+        description=description, read_only=read_only, dynamic_typing=dynamic,
         additional_constraints=words + ('; ' + constraints if constraints else ''))
     if low is not None or high is not None:
         if isinstance(default, bool):
@@ -123,7 +126,8 @@ def declare_specs(node: Node, specs: Iterable[Spec]) -> Dict[str, Any]:
     return {spec.name: declare(node, spec.name, spec.default, spec.description,
                                read_only=spec.read_only, low=spec.low, high=spec.high,
                                constraints=spec.constraints,
-                               empty_type=_EMPTY_ARRAYS[spec.empty_array])
+                               empty_type=_EMPTY_ARRAYS[spec.empty_array],
+                               dynamic=spec.dynamic)
             for spec in specs}
 
 

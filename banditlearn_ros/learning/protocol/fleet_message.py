@@ -37,9 +37,10 @@ from .labels import check_labels, clipped
 SCHEMA = 'banditlearn_fleet_evidence/1'
 """The message format: this name, then the fields of ``Evidence.to_text``."""
 
-FLEET_MODES = ('none', 'share', 'take', 'both')
-"""The learner node's ``fleet`` parameter: send, take, both or neither (``none``, the default;
-not ``off``, which a YAML parameter file reads as false)."""
+FLEET_MODES = ('off', 'share', 'take', 'both')
+"""The learner node's ``fleet`` parameter: send, take, both or neither (``off``, the default).
+YAML reads ``off`` as false (a parameter file, ``-p fleet:=off``, ``ros2 param set``), so
+false means ``off`` too; ``none``, the name before, is kept as another way to say it."""
 
 ID_PATTERN = re.compile(r'^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$')
 """A robot id or fleet name: up to 64 letters, digits, ``_ . -`` (a hostname fits)."""

@@ -26,12 +26,15 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from .fleet_evidence import FleetEvidence
 from .fleet_message import check_id, FLEET_MODES, MAX_PRECISION, robot_id_from
+from .labels import clipped
 from ..algorithms.base import HyperparameterError
 from ...parameter_spec import Spec
 
 FLEET_SPECS = (
-    Spec('fleet', 'none', "share what this robot learns with a fleet, take the others', both, "
-         'or neither (none)', read_only=True, constraints='one of ' + ', '.join(FLEET_MODES)),
+    Spec('fleet', 'off', "share what this robot learns with a fleet, take the others', both, "
+         'or neither (off)', read_only=True, dynamic=True,
+         constraints='one of ' + ', '.join(FLEET_MODES) + ' (false, as YAML reads off, is '
+         'off)'),
     Spec('fleet_name', 'banditlearn', 'the fleet this robot belongs to: two fleets in one '
          'ROS domain keep apart', read_only=True),
     Spec('robot_id', '', "this robot's id in the fleet; empty = from the hostname",
@@ -42,6 +45,22 @@ FLEET_SPECS = (
          'precision gain is refused as hostile', read_only=True, low=1.0, high=1e300),
 )
 """learner_node's fleet parameters (read-only: a fleet is joined at start)."""
+
+
+def fleet_mode(value: Any) -> str:
+    """
+    Return the ``fleet`` mode a parameter value means; raise HyperparameterError if none.
+
+    YAML (a parameter file, ``-p fleet:=off``, ``ros2 param set``) reads ``off`` as false,
+    so false is ``off``; so is ``none``, its name before.
+    """
+    if value is False or value == 'none':
+        return 'off'
+    if isinstance(value, str) and value in FLEET_MODES:
+        return value
+    hint = ' (YAML reads on, yes and true as true: write both)' if value is True else ''
+    raise HyperparameterError(f'fleet={clipped(value, 60)} is not one of '
+                              f'{", ".join(FLEET_MODES)}{hint}')
 
 
 class LiveFleet:
@@ -62,9 +81,7 @@ class LiveFleet:
     """
 
     def __init__(self, live, value: Callable[[str], Any], hostname: str, log):
-        mode = value('fleet')
-        if mode not in FLEET_MODES:
-            raise HyperparameterError(f'fleet={mode!r} is not one of {list(FLEET_MODES)}')
+        mode = fleet_mode(value('fleet'))
         if live.algorithm != 'ucwl' or value('covariance') != 'diag':
             raise HyperparameterError('fleet needs algorithm ucwl with covariance diag (a full '
                                       'covariance would be sent whole)')
@@ -79,6 +96,8 @@ class LiveFleet:
         self.counts: Counter = Counter()
         self._learner = None
         self._shared_at: Optional[int] = None
+        self.peers = 0
+        """Other nodes on the fleet topic, as ``nodes/fleet_link`` last counted them."""
         live.fleet = self  # its status() shows ours
 
     def _attach(self):
@@ -144,5 +163,6 @@ class LiveFleet:
     def status(self) -> Dict[str, Any]:
         """Return what /diagnostics shows of the fleet."""
         with self.live.lock:
-            return {'fleet': self.mode, 'fleet_shared': self.counts['shared'],
+            return {'fleet': self.mode, 'fleet_peers': self.peers,
+                    'fleet_shared': self.counts['shared'],
                     'fleet_merges': self.counts['merges'], **self.evidence.status()}
