@@ -20,6 +20,7 @@ import time
 from banditlearn_ros.vision import feedback_parameters
 from banditlearn_ros.vision import head_answer_synth as ha
 from banditlearn_ros.vision import head_answers
+from banditlearn_ros.vision import head_follow
 from banditlearn_ros.vision import head_motion_synth as hs
 from banditlearn_ros.vision.face_select import FaceTracker
 from banditlearn_ros.vision.head_actor import HeadActor
@@ -456,3 +457,14 @@ def test_no_frame_of_a_clean_nod_is_taken_for_a_glitch():
                     assert not any(glitch(*v[i - 2:i + 3], 5.0) for i in range(2, len(t) - 2)), \
                         (fps, freq, cycles, offset)
     assert glitch(0.3, -0.2, 9.0, 0.5, 0.1, 5.0)  # a still head's glitch is one
+
+
+@pytest.mark.parametrize('fps', [10.0, 15.0])
+def test_a_shake_begun_after_a_hold_is_not_dated_from_the_last_ones_tail(fps, monkeypatch):
+    # A tuning-seed ask-again run: the first shake's last small swing is followed, the head
+    # holds 0.25 s, then a new shake grows out of it. The new gesture was counted from that
+    # small swing (as when a shake starts while the last one fades, with no hold), so its
+    # answer was dated from the first shake. A hold longer than that swing took ends it.
+    assert _second_answer_right(12, 66, fps)
+    monkeypatch.setattr(head_follow, 'HOLD', float('inf'))  # the rule before
+    assert not _second_answer_right(12, 66, fps)
