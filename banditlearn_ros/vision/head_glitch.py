@@ -98,7 +98,12 @@ class Glitches:
 
     def _snapshot(self) -> Tuple:
         """Return a copy of the state one frame changes (the history only by its length)."""
-        deep = copy.deepcopy((self._filter, self._axes, self._chains, self._spans))
+        filt, axes = copy.copy(self._filter), {}
+        filt._raw = deque(filt._raw, maxlen=filt._raw.maxlen)
+        for name, axis in self._axes.items():  # turning points are replaced, never changed
+            axes[name] = copy.copy(axis)
+            axes[name].points = deque(axis.points)
+        deep = (filt, axes) + copy.deepcopy((self._chains, self._spans))
         return (deep, self._last_t, len(self._ts), self._ts[0] if self._ts else None,
                 dict(self._cores), dict(self._floor), self._blocked_until, deque(self._gaps))
 
