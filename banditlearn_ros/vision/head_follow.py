@@ -31,6 +31,9 @@ from typing import Optional
 
 from banditlearn_ros.vision.head_swings import Chain, Swing
 
+HOLD = 1.0
+"""A hold after a fading swing longer than this many times its core ends the last gesture."""
+
 
 class Floors:
     """
@@ -146,7 +149,10 @@ class Floors:
                         chain.least = min(chain.least, chain.size)
                     new = self._may_answer(chain, swing)
                     if new and self._regrew(chain, swing):
-                        self._floor[name] = chain.floor  # new from the swing before it
+                        # New from the swing before it, unless the head held still longer
+                        # between them than that swing took: then that one ended the last.
+                        held = swing.t0 - chain.tb > HOLD * (chain.tb - chain.core0)
+                        self._floor[name] = chain.end if held else chain.floor
                         self._chains[name] = None
                         break
                     if swing.t0 - chain.tb > self.max_pause or new and self._grew(chain, swing) \

@@ -47,6 +47,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from banditlearn_ros.vision.head_context import held_still
 from banditlearn_ros.vision.head_filter import PoseFilter
 from banditlearn_ros.vision.head_follow import Floors
+from banditlearn_ros.vision.head_glitch import Glitches
 from banditlearn_ros.vision.head_runs import Runs
 from banditlearn_ros.vision.head_score import score_run
 from banditlearn_ros.vision.head_swings import AxisTracker, GAP, Swing
@@ -79,7 +80,7 @@ class GestureDecision:
                 'last_shake_confidence': self.shake_confidence}
 
 
-class HeadGestureDetector(Runs, Floors):
+class HeadGestureDetector(Runs, Floors, Glitches):
     """
     Turn relative (yaw, pitch) samples into nod/shake decisions with a confidence.
 
@@ -119,6 +120,10 @@ class HeadGestureDetector(Runs, Floors):
         The median is taken only when its three samples span at most this (s): at 30 fps,
         not at 15 or 10, where it flattens a fast nod's extremes (``math.inf``: always,
         the rule before) ...
+    glitch_size : float
+        ... and there a frame that jumps this far (deg) from both neighbours, against the
+        motion before it, is a landmark glitch, taken out once the next frame shows it
+        (``head_glitch``; 0: kept, the rule before) ...
     sparse_smoothing : float
         ... and without it the low-pass' time constant is at least this (s), in its place
         against pose jitter (0: ``smoothing`` alone; ``head_filter.PoseFilter``).
@@ -198,7 +203,7 @@ class HeadGestureDetector(Runs, Floors):
                  sparse_smoothing: float = 0.06, edge_start: bool = True,
                  lead_pause: float = 1.5, follow_slowdown: float = 1.6,
                  edge_amplitude: bool = True, min_reaction: float = 0.4,
-                 cross_trim: float = 10.0):
+                 cross_trim: float = 10.0, glitch_size: float = 5.0):
         if min_reversals < 1 or not 0 < max_cross_ratio or not 0 < contrast_per_reversal <= 1 \
                 or not 0 <= cross_trim < 50:
             raise ValueError('need min_reversals >= 1, max_cross_ratio > 0, '
@@ -236,6 +241,8 @@ class HeadGestureDetector(Runs, Floors):
         self.edge_amplitude = bool(edge_amplitude)
         self.min_reaction = float(min_reaction)
         self.cross_trim = float(cross_trim)
+        self.glitch_size = float(glitch_size)
+        self._forget_frames()
         keep = self.max_duration + 1.0
         self._axes = {'yaw': AxisTracker(self.hysteresis, keep),
                       'pitch': AxisTracker(self.hysteresis, keep)}
@@ -271,6 +278,7 @@ class HeadGestureDetector(Runs, Floors):
         if at is None:
             at = self._last_t if self._last_t is not None else -math.inf
         self._blocked_until = -math.inf
+        self._saved.clear()  # a frame retaken later must not undo the question
         self._cut(float(at), float(at) + self.max_duration)
 
     def _restart(self) -> None:
@@ -284,10 +292,12 @@ class HeadGestureDetector(Runs, Floors):
         self._last_t = None
         self._chains = dict.fromkeys(self._axes)
         self._gaps.clear()
+        self._forget_frames()
 
     def block(self, until: float) -> None:
         """Make no decision before ``until`` (s)."""
         self._blocked_until = max(self._blocked_until, until)
+        self._saved.clear()
 
     # -- input -------------------------------------------------------------------------
     def update(self, t: float, yaw: float, pitch: float) -> Optional[GestureDecision]:
@@ -300,6 +310,24 @@ class HeadGestureDetector(Runs, Floors):
         if not (math.isfinite(yaw) and math.isfinite(pitch)):
             self.lost(t)
             return None
+        if self._last_t is not None and t <= self._last_t:
+            return None
+        if self._last_t is not None and t - self._last_t > GAP:
+            self._forget_frames()
+        yaw, pitch = float(yaw), float(pitch)
+        early, sparse = self._unglitch(t, yaw, pitch)
+        if sparse:
+            self._saved.append(self._snapshot())
+        else:
+            self._saved.clear()
+        decision = self._take(t, yaw, pitch)
+        if decision is not None:
+            self._saved.clear()  # a decision made stays made
+        self._raw.append((t, yaw, pitch))
+        return early if early is not None else decision
+
+    def _take(self, t: float, yaw: float, pitch: float) -> Optional[GestureDecision]:
+        """Take one finite sample later than the last one (``update``)."""
         if self._last_t is not None and (t <= self._last_t or t - self._last_t > self.max_gap):
             if t <= self._last_t:
                 return None
@@ -326,6 +354,7 @@ class HeadGestureDetector(Runs, Floors):
 
     def lost(self, t: float) -> None:
         """Note that no face was seen at time ``t``; a long gap restarts the trackers."""
+        self._forget_frames()
         if self._last_t is not None and t - self._last_t > self.max_gap:
             self._restart()
 
