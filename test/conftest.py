@@ -68,6 +68,12 @@ os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
 os.environ['ROS_DOMAIN_ID'] = str(_domain_id())
 # ROS logs of test nodes go to a temporary folder, not the user's ~/.ros/log.
 os.environ.setdefault('ROS_LOG_DIR', tempfile.mkdtemp(prefix='banditlearn-test-roslog-'))
+# A suite started as a background job of a script (``pytest &``) inherits SIGINT ignored, as
+# POSIX shells set it for such jobs, and so would every node a test starts: the Ctrl-C the
+# tests send, as a terminal does, would be lost.  A handler here makes each child's SIGINT
+# the default again at exec, as in a terminal.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED_DATA = ROOT.parent / 'shared' / 'data'

@@ -50,8 +50,10 @@ def test_the_package_puts_its_handler_in_place_before_reading_any_module():
 
 
 def test_an_import_in_a_plain_process_leaves_the_signals_alone():
-    code = ('import sys, signal; sys.argv[0] = "/x/pytest"; import banditlearn_ros; '
-            'print(signal.getsignal(signal.SIGINT) is signal.default_int_handler)')
+    code = ('import sys, signal; sys.argv[0] = "/x/pytest"; '
+            'before = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM); '
+            'import banditlearn_ros; '
+            'print((signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)) == before)')
     out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True,
                          timeout=60, check=True).stdout.strip()
     assert out == 'True'

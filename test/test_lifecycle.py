@@ -255,3 +255,32 @@ def test_the_bring_up_drives_managed_nodes_and_leaves_those_without_autostart(tm
     finally:
         assert running.close() == []
     assert cam.lifecycle_state == 'finalized' and cam.extractor is None
+
+
+def test_a_node_interrupted_in_its_constructor_is_destroyed_without_its_hooks(monkeypatch):
+    """Ctrl-C inside __init__: rclpy's shutdown destroys the half-made node, quietly."""
+    import rclpy
+    from banditlearn_ros.nodes import feedback_node
+    from banditlearn_ros.nodes.managed import ManagedNode
+
+    def interrupted(*args, **kwargs):  # the signal lands here, before _taken is set
+        raise KeyboardInterrupt
+    made, errors, building = [], [], ManagedNode.__init__
+
+    def tracked(self, *args, **kwargs):
+        made.append(self)
+        building(self, *args, **kwargs)
+    monkeypatch.setattr(feedback_node, 'FrameWatch', interrupted)
+    monkeypatch.setattr(ManagedNode, '__init__', tracked)
+    context = rclpy.Context()
+    rclpy.init(context=context)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            FeedbackNode(context=context)
+        assert len(made) == 1 and not hasattr(made[0], '_taken')
+        logger = type('Logger', (), {'error': staticmethod(errors.append)})()
+        made[0].get_logger = lambda: logger
+        made[0].destroy_node()  # what rclpy's shutdown does with the nodes it tracks
+    finally:
+        rclpy.shutdown(context=context)
+    assert not errors, errors

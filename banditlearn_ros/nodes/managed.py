@@ -54,6 +54,7 @@ class ManagedNode(GuardedNode, LifecycleNode):
     """
 
     def __init__(self, node_name: str, **kwargs):
+        self._built = False
         super().__init__(node_name, **kwargs)
         self.lifecycle_error = None
         """What the last failed transition raised (``bring_up`` raises it again)."""
@@ -140,6 +141,7 @@ class ManagedNode(GuardedNode, LifecycleNode):
 
     def start(self) -> None:
         """Configure and activate when ``autostart`` is true (the end of a node's __init__)."""
+        self._built = True
         if self.get_parameter('autostart').value:
             bring_up([self])
 
@@ -151,8 +153,8 @@ class ManagedNode(GuardedNode, LifecycleNode):
         ended that cannot be, and rclpy would log an error for a clean stop: the hooks then
         run by hand.
         """
-        if self.lifecycle_state == 'finalized':
-            return
+        if self.lifecycle_state == 'finalized' or not self._built:
+            return  # a Ctrl-C inside __init__: rclpy's shutdown destroys the half-made node
         if self.context.ok():
             try:
                 self.trigger_shutdown()
