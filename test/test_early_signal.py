@@ -105,7 +105,8 @@ def test_ctrl_c_at_random_early_moments_of_a_real_console_script_prints_no_trace
             except subprocess.TimeoutExpired:  # stuck: its threads' stacks say where
                 process.send_signal(signal.SIGABRT)
                 _out, err = process.communicate(timeout=30)
-                problems.append((round(moment, 3), 'no end within 60 s', err[-4000:]))
+                said = [x for x in err.splitlines() if not x.startswith('import time:')]
+                problems.append((round(moment, 3), 'no end within 60 s', '\n'.join(said)[:3000]))
                 continue
         finally:
             _end(process)
@@ -124,5 +125,7 @@ def test_ctrl_c_at_random_early_moments_of_a_real_console_script_prints_no_trace
             python_own += 1
         else:
             problems.append((round(moment, 3), process.returncode, text[-3000:]))
-    assert not problems, (f'package imported in {imported:.2f} s; {python_own} signals in '
-                          "Python's own start", problems)
+    # Each problem whole, one per line: pytest's repr of a tuple would cut the stacks short.
+    assert not problems, '\n'.join(
+        [f"package imported in {imported:.2f} s; {python_own} signals in Python's own start"]
+        + [f'at {moment} s: {what}\n{said}' for moment, what, said in problems])
