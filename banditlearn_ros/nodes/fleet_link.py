@@ -52,7 +52,7 @@ class FleetLink:
         values = common.declare_specs(node, FLEET_SPECS)
         self.node = node
         self.fleet = None
-        if fleet_mode(values['fleet']) == 'off':  # anything else not a mode: refused below
+        if fleet_mode(values['fleet']) == 'off':  # not a mode: refused there, one line
             return
         self.fleet = LiveFleet(live, lambda name: node.get_parameter(name).value,
                                socket.gethostname(), node.get_logger())

@@ -61,10 +61,7 @@ class NearestExamples:
 
     def score(self, x: np.ndarray) -> float:
         """Return minus the Euclidean distance to the nearest kept observation (-inf: none)."""
-        if self.size == 0:
-            return -math.inf
-        diff = self.rows[:self.size] - x
-        return -math.sqrt(float(np.einsum('ij,ij->i', diff, diff).min()))
+        return _nearest(self.rows[:self.size], x) if self.size else -math.inf
 
     def leave_one_out(self, x: np.ndarray, last: int) -> Tuple[float, np.ndarray]:
         """
@@ -78,9 +75,7 @@ class NearestExamples:
         squared = (rows * rows).sum(1)
         between = np.maximum(squared[:, None] + squared[None, :] - 2.0 * rows @ rows.T, 0.0)
         np.fill_diagonal(between, np.inf)
-        diff = rows - x
-        return (-math.sqrt(float(np.einsum('ij,ij->i', diff, diff).min())),
-                -np.sqrt(between.min(1)))
+        return _nearest(rows, x), -np.sqrt(between.min(1))
 
     def arrays(self) -> Dict[str, np.ndarray]:
         """Return the kept observations, oldest first, for the model file."""
@@ -99,3 +94,9 @@ class NearestExamples:
         for x in rows[-int(limit):]:
             out.add(x)
         return out
+
+
+def _nearest(rows: np.ndarray, x: np.ndarray) -> float:
+    """Return minus the Euclidean distance from ``x`` to the nearest of ``rows``."""
+    diff = rows - x
+    return -math.sqrt(float(np.einsum('ij,ij->i', diff, diff).min()))
