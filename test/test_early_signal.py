@@ -33,6 +33,9 @@ import time
 import pytest
 
 SCRIPT = 'learner_node'
+PACKAGE = str(Path(__file__).resolve().parents[1] / 'banditlearn_ros') + os.sep
+"""The package's own folder: a frame there is the package's (a clone in a folder named
+banditlearn_ros has its venv's site frames under that name too)."""
 TRIES = 12
 """Interrupted starts of the real console script."""
 
@@ -118,7 +121,7 @@ def test_ctrl_c_at_random_early_moments_of_a_real_console_script_prints_no_trace
             quiet = '[ERROR]' not in text if process.returncode == 0 else not text.strip()
             if process.returncode not in (0, -signal.SIGINT) or not quiet:
                 problems.append((round(moment, 3), process.returncode, text[-300:]))
-        elif '/banditlearn_ros/' not in text:
+        elif PACKAGE not in text:
             # No frame of the package: the interpreter's own start (site, the editable
             # install's finder) or the console script's first line still looking the package
             # up (importlib's frames); no code of the package had run.
