@@ -257,20 +257,30 @@ def test_the_bring_up_drives_managed_nodes_and_leaves_those_without_autostart(tm
     assert cam.lifecycle_state == 'finalized' and cam.extractor is None
 
 
-def test_a_node_interrupted_in_its_constructor_is_destroyed_without_its_hooks(monkeypatch):
-    """Ctrl-C inside __init__: rclpy's shutdown destroys the half-made node, quietly."""
+@pytest.mark.parametrize('where', ['own', 'lifecycle'])
+def test_a_node_interrupted_in_its_constructor_is_destroyed_without_its_hooks(monkeypatch, where):
+    """
+    Ctrl-C inside __init__: rclpy's shutdown destroys the half-made node, quietly.
+
+    In the node's own __init__ (before ``_taken`` is set), or in rclpy's lifecycle part,
+    before its state machine exists (the 3.10 CI's camera_node: AttributeError in close()).
+    """
     import rclpy
+    import rclpy.lifecycle.node
     from banditlearn_ros.nodes import feedback_node
     from banditlearn_ros.nodes.managed import ManagedNode
 
-    def interrupted(*args, **kwargs):  # the signal lands here, before _taken is set
+    def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
     made, errors, building = [], [], ManagedNode.__init__
 
     def tracked(self, *args, **kwargs):
         made.append(self)
         building(self, *args, **kwargs)
-    monkeypatch.setattr(feedback_node, 'FrameWatch', interrupted)
+    if where == 'own':
+        monkeypatch.setattr(feedback_node, 'FrameWatch', interrupted)
+    else:
+        monkeypatch.setattr(rclpy.lifecycle.node, 'check_is_valid_srv_type', interrupted)
     monkeypatch.setattr(ManagedNode, '__init__', tracked)
     context = rclpy.Context()
     rclpy.init(context=context)
@@ -278,6 +288,7 @@ def test_a_node_interrupted_in_its_constructor_is_destroyed_without_its_hooks(mo
         with pytest.raises(KeyboardInterrupt):
             FeedbackNode(context=context)
         assert len(made) == 1 and not hasattr(made[0], '_taken')
+        assert hasattr(made[0], '_state_machine') == (where == 'own')
         logger = type('Logger', (), {'error': staticmethod(errors.append)})()
         made[0].get_logger = lambda: logger
         made[0].destroy_node()  # what rclpy's shutdown does with the nodes it tracks

@@ -95,6 +95,13 @@ def _command(name: str):
             f'from banditlearn_ros.nodes.{name} import main; main()']
 
 
+def _traceback(text: str) -> str:
+    """Return a log's first traceback, whole, or its last lines (what a failure must show)."""
+    lines = [line for line in text.splitlines() if not line.startswith('import time:')]
+    start = next((i for i, line in enumerate(lines) if 'Traceback' in line), None)
+    return '\n'.join(lines[start:start + 60] if start is not None else lines[-15:])
+
+
 def _run_until_signal(name, ros_args, log: Path, rng: random.Random):
     """Start a node, SIGINT it at a random moment; return (seconds to leave, status, moment)."""
     command = _command(name) + ['--ros-args'] + ros_args
@@ -155,7 +162,8 @@ def test_every_node_leaves_within_two_seconds_of_a_sigint_at_any_moment(tmp_path
                if 'Traceback' in line or '[ERROR]' in line or 'context is invalid' in line]
         if took > BOUND or status != 0 or bad:
             failures.append(f'{name} stopped while {moment}: left after {took:.2f} s, '
-                            f'status {status}; {bad[:3]} (seed {seed}, {log.name})')
+                            f'status {status}; {bad[:3]} (seed {seed}, {log.name})\n'
+                            + _traceback(text))
     print(f'{STOPS} SIGINTs (seed {seed}): {moments}; the longest stop took {longest:.2f} s')
     assert not failures, '\n'.join(failures)
     assert min(moments.values()) > 0, moments  # signalled before and after the start line

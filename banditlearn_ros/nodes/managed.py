@@ -153,8 +153,8 @@ class ManagedNode(GuardedNode, LifecycleNode):
         ended that cannot be, and rclpy would log an error for a clean stop: the hooks then
         run by hand.
         """
-        if self.lifecycle_state == 'finalized' or not self._built:
-            return  # a Ctrl-C inside __init__: rclpy's shutdown destroys the half-made node
+        if not self._built or self.lifecycle_state == 'finalized':
+            return  # a Ctrl-C inside __init__ (maybe before the state machine is made)
         if self.context.ok():
             try:
                 self.trigger_shutdown()
