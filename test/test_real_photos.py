@@ -184,3 +184,58 @@ class _Log:
         pass
 
     warning = error = info
+
+
+def _held(extractor, frame, frames: int):
+    """Show a black frame, then ``frame`` for ``frames`` frames; return the tracked vectors."""
+    extractor.process(np.zeros_like(frame))
+    return [extractor.process(frame).features for _ in range(frames)]
+
+
+@needs_photos
+def test_a_still_hand_publishes_the_same_episode_however_many_frames_were_processed():
+    extractor, _ = camera_parameters.make_extractor(camera_values(extractor='landmarks'))
+    try:
+        published = {}
+        for cls, name in SAMPLE:
+            frame = camera_frame(photo(cls, name))
+            for frames in (2, 8):  # a loaded machine's window, an idle one's
+                rows = _held(extractor, frame, frames)
+                assert all(row is not None for row in rows), (cls, name)
+                mean = np.mean(rows, axis=0)
+                published[cls, name, frames] = {
+                    how: extractor.episode_features(frame, mean, how)
+                    for how in ('fresh_look', 'window_mean')}
+        drift = [np.linalg.norm(published[k + (2,)]['window_mean']
+                                - published[k + (8,)]['window_mean']) for k in SAMPLE]
+        assert max(drift) > 1e-3, drift  # tracking's drift: the mean hangs on the window
+        for key in SAMPLE:
+            assert np.array_equal(published[key + (2,)]['fresh_look'],
+                                  published[key + (8,)]['fresh_look']), key
+    finally:
+        extractor.close()
+
+
+@needs_photos
+def test_a_fresh_look_leaves_the_tracking_as_it_was():
+    frame = camera_frame(photo(*SAMPLE[0]))
+    rows = {}
+    for look in (False, True):
+        extractor, _ = camera_parameters.make_extractor(camera_values(extractor='landmarks'))
+        try:
+            first = _held(extractor, frame, 2)
+            if look:
+                assert extractor.look_afresh(frame) is not None
+            rows[look] = first + [extractor.process(frame).features for _ in range(3)]
+        finally:
+            extractor.close()
+    for a, b in zip(rows[False], rows[True]):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_without_mediapipe_an_episode_publishes_its_window_mean():
+    extractor = extractors.GestureExtractor('contour', use_mediapipe=False)
+    mean = np.arange(3.0)
+    assert extractor.episode_features(np.zeros((8, 8, 3), np.uint8), mean) is mean
+    assert camera_parameters.problem(dict(camera_values(), episode_features='median')) \
+        .startswith('episode_features must be')

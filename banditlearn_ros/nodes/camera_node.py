@@ -232,7 +232,14 @@ class CameraNode(ManagedNode):
         if obs.segmentation is not None:
             self._last_method = obs.segmentation.method
         if episode is not None:
-            self._publish_features(episode.features)
+            try:
+                features = self.extractor.episode_features(
+                    frame, episode.features, self.get_parameter('episode_features').value)
+            except Exception as exc:  # noqa: B902 - the window's mean is still the gesture
+                self.counters.add('processing_errors')
+                self.get_logger().error(f'fresh look failed: {exc!r}', throttle_duration_sec=5.0)
+                features = episode.features
+            self._publish_features(features)
         if self.get_parameter('publish_debug_image').value and \
                 self._debug_pub.get_subscription_count() > 0:
             self._publish_debug(frame, obs, episode is not None)

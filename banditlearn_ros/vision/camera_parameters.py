@@ -29,7 +29,7 @@ from .hand_segmentation import HandSegmenter
 from .mediapipe_hands import mediapipe_available, MediaPipeHands
 
 EPISODE_KEYS = ('mode', 'stable_frames', 'stability_tolerance', 'absent_frames',
-                'change_tolerance', 'stable_seconds', 'absent_seconds')
+                'change_tolerance', 'stable_seconds', 'absent_seconds', 'episode_features')
 SEGMENT_KEYS = ('min_area', 'max_area', 'skin_threshold', 'adapt_skin',
                 'background_subtraction', 'fallback', 'work_size')
 
@@ -70,6 +70,10 @@ SPECS = (
          low=0.0, high=60.0),
     Spec('absent_seconds', 0.0, 'when > 0: how long (frame stamps) without a hand ends a '
          'presentation; 0 = absent_frames', low=0.0, high=60.0),
+    Spec('episode_features', 'fresh_look', "what an episode publishes: 'fresh_look', its last "
+         'frame looked at afresh by MediaPipe (the same for a still hand however many frames '
+         "were processed); 'window_mean', the mean over the steady window (tracked frames)",
+         constraints='fresh_look | window_mean'),
     Spec('stability_tolerance', 0.15, 'steady = every frame of the window within this '
          'relative distance of the window mean', low=1e-4, high=10.0),
     Spec('absent_frames', 5, 'frames without a hand that end a presentation', low=1,
@@ -144,6 +148,9 @@ def problem(values: Dict[str, Any]) -> str:
     """Return why the segmentation and episode values cannot work together, or ''."""
     if values.get('mode') not in ('episode', 'frame'):
         return f"mode must be 'episode' or 'frame', got {values.get('mode')!r}"
+    if values.get('episode_features', 'fresh_look') not in ('fresh_look', 'window_mean'):
+        return ("episode_features must be 'fresh_look' or 'window_mean', got "
+                f"{values.get('episode_features')!r}")
     if values.get('image_transport', 'raw') not in ('raw', 'compressed'):
         return ("image_transport must be 'raw' or 'compressed', got "
                 f"{values.get('image_transport')!r}")

@@ -173,6 +173,31 @@ class GestureExtractor:
             vec = np.concatenate([vec, self.landmark.features(landmarks)])
         return FrameObservation(self._select(vec), seg.method, seg, shape, landmarks)
 
+    def look_afresh(self, bgr: np.ndarray) -> Optional[np.ndarray]:
+        """
+        Return a frame's features from a hand found without any earlier frame, or None.
+
+        What a still hand gives then does not depend on how many frames the tracker saw
+        before (a loaded machine processes fewer); None when MediaPipe is not used or finds
+        no hand.
+        """
+        if self.hands is None:
+            return None
+        found = self.hands.look_afresh(bgr)
+        return self.process(bgr, landmarks=found[0].landmarks).features if found else None
+
+    def episode_features(self, frame: np.ndarray, window_mean: np.ndarray,
+                         how: str = 'fresh_look') -> np.ndarray:
+        """
+        Return the vector to publish for an episode that ``frame`` completed.
+
+        ``'fresh_look'``: the frame's features from a fresh detection (``look_afresh``),
+        the window mean when there is none; ``'window_mean'``: the mean over the steady
+        window (before; it changes with the frames a loaded machine processed).
+        """
+        fresh = self.look_afresh(frame) if how == 'fresh_look' else None
+        return window_mean if fresh is None else fresh
+
     def _select(self, vec: np.ndarray) -> np.ndarray:
         return vec if self._keep is None else vec[self._keep]
 

@@ -139,23 +139,42 @@ class MediaPipeHands:
 
     def detect(self, bgr: np.ndarray) -> List[DetectedHand]:
         """Return the hands in a BGR (or grey) image, best first."""
+        return self._look(bgr, fresh=False)
+
+    def look_afresh(self, bgr: np.ndarray) -> List[DetectedHand]:
+        """
+        Return the hands of one image as found without any earlier frame (static mode).
+
+        In tracking mode each frame's landmarks start from the last ones: a still hand's
+        drift for several frames (measured on the sign-digit photos: 0.05-0.6 in feature
+        distance, as far as the next photo's), so what a frame gives depends on how many
+        came before it.  Tracking is left as it was.
+        """
+        return self._look(bgr, fresh=True)
+
+    def _look(self, bgr: np.ndarray, fresh: bool) -> List[DetectedHand]:
         if bgr.ndim == 2:
             rgb = cv2.cvtColor(bgr, cv2.COLOR_GRAY2RGB)
         else:
             rgb = cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB)
         with self._lock:
-            hands = self._hands_in(self._detector().process(rgb), rgb.shape, 0, 0)
+            graph = self._static() if fresh and not self.static_image_mode else self._detector()
+            hands = self._hands_in(graph.process(rgb), rgb.shape, 0, 0)
             if hands or self.retry_margin <= 0 or _blank(rgb):
                 return hands
             self.retries += 1
             h, w = rgb.shape[:2]
             top, side = int(round(h * self.retry_margin)), int(round(w * self.retry_margin))
             padded = cv2.copyMakeBorder(rgb, top, top, side, side, cv2.BORDER_REPLICATE)
-            if self._retry is None:
-                self._retry = self._make(True)
-            hands = self._hands_in(self._retry.process(padded), padded.shape, side, top)
+            hands = self._hands_in(self._static().process(padded), padded.shape, side, top)
             self.retry_found += bool(hands)
             return hands
+
+    def _static(self):
+        """Return the static-mode graph (the second look's, and a fresh look's)."""
+        if self._retry is None:
+            self._retry = self._make(True)
+        return self._retry
 
     @staticmethod
     def _hands_in(result, shape, dx: int, dy: int) -> List[DetectedHand]:
