@@ -125,7 +125,7 @@ def extract(values: Dict[str, object], photos: List[Tuple[Path, int]],
     vision code (only the values that change what a frame gives).
     """
     used = [k for k in values if k in camera_parameters.SEGMENT_KEYS or k.startswith('hand_')
-            or k in ('extractor', 'use_mediapipe', 'feature_names')]
+            or k in ('extractor', 'use_mediapipe', 'feature_names', 'episode_features')]
     key = json.dumps({k: values[k] for k in sorted(used)}, sort_keys=True, default=str)
     key += _code_digest() + str([(p.name, c) for p, c in photos])
     path = CACHE / f'real_photos_{hashlib.sha256(key.encode()).hexdigest()[:16]}.npz'
@@ -142,7 +142,8 @@ def extract(values: Dict[str, object], photos: List[Tuple[Path, int]],
             obs = extractor.process(frame)
             if obs.features is not None:  # the next frame of a held hand: tracked
                 obs = extractor.process(frame)
-            rows.append(obs.features)
+            rows.append(obs.features if obs.features is None else extractor.episode_features(
+                frame, obs.features, values.get('episode_features', 'window_mean')))
             if log is not None and (i + 1) % 100 == 0:
                 log(f'  extracted {i + 1}/{len(photos)}')
         names = list(extractor.names)
