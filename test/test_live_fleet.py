@@ -151,8 +151,6 @@ def faster_a(n, seed, share=0.75):
     return order
 
 
-@pytest.mark.xfail(strict=True, reason='issue #38: robot b, taught a third as fast, loses '
-                   'more than 1 point on its own half (the pooled mean moves under its rows)')
 def test_a_robot_taught_three_times_slower_keeps_its_own_half(gestures):
     X, y, names = gestures
     halves = (names[:4], names[4:])
