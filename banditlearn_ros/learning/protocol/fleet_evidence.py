@@ -402,8 +402,9 @@ class FleetEvidence:
             total = total + c.mean * c.count
         spread_count = sum(c.spread_count for c in parts)
         spread = sum(c.spread * c.spread_count for c in parts)
+        spread = spread / spread_count if spread_count else 0.0
         return dict(self.fix_frame(held), count=count, mean=(total / count).tolist(),
-                    spread_count=spread_count, spread=spread / spread_count if spread_count else 0.0)
+                    spread_count=spread_count, spread=spread)
 
     def forget(self) -> None:
         """Forget everything but the id, the version and the counts (the model was reset)."""
