@@ -180,6 +180,26 @@ def test_a_file_saved_without_centring_loads_as_none_and_warns(tmp_path):
     assert state.interaction.learner.centring.mode == 'running'
 
 
+@pytest.mark.parametrize('mode', ['running', 'mean'])
+def test_a_fleet_frame_stops_the_mean_after_its_count_and_only_when_set(mode):
+    X, _ = stream(30)
+    moving, fleet = Centring(mode, warmup=10), Centring(mode, warmup=10)
+    fleet.fixed_after = 10
+    for x in X:
+        moving.apply(x)
+        fleet.apply(x)
+    np.testing.assert_allclose(fleet.mean, X[:10].mean(axis=0), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(moving.mean, X.mean(axis=0), rtol=0, atol=1e-12)
+    assert (fleet.count, moving.count) == (10, 30)
+    assert 'fixed_after' not in moving.state()  # a state without a fleet reads as before
+    back = Centring.from_state(fleet.state(), X.shape[1])
+    assert back.fixed_after == 10
+    np.testing.assert_array_equal(back.apply(X[0]), X[0] - fleet.mean)
+    for bad in (0, True, 2.5, 'ten'):
+        with pytest.raises(ValueError, match='fixed_after'):
+            Centring.from_state(dict(fleet.state(), fixed_after=bad), X.shape[1])
+
+
 def test_a_bad_centring_mode_or_state_is_refused_with_the_reason(tmp_path):
     with pytest.raises(ValueError, match='centring'):
         live(labels=LABELS, centring='standardise')

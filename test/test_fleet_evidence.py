@@ -180,6 +180,29 @@ def test_centring_is_pooled_by_counts():
                                rtol=1e-12)
 
 
+@pytest.mark.parametrize('frame', ['fixed', 'moving'])
+def test_the_fleet_frame_stops_once_the_pooled_count_reaches_the_warm_up(frame):
+    # Rows learned in one frame keep their scores only if the frame stops moving under them.
+    a, b = taught([0, 1], n=20, seed=1), taught([2, 3], n=20, seed=2)
+    fa, fb = FleetEvidence('a', 'lab', frame=frame), FleetEvidence('b', 'lab', frame=frame)
+    fb.take_text(fa.share(a).to_text())
+    assert fb.merge(b) == ['a'] and b.centring.count == 40  # below the warm-up (50)
+    for x, _ in examples([2, 3], 30, 3):
+        b.centring.apply(x)
+    stop = 50 if frame == 'fixed' else None
+    assert b.centring.count == (50 if stop else 70) and b.centring.fixed_after == stop
+    assert a.centring.fixed_after == stop  # sharing joins the frame too
+    fa.take_text(fb.share(b).to_text())
+    assert fa.merge(a) == ['b']
+    assert a.centring.count == 20 + (30 if stop else 50)  # a's own and b's own
+    if stop:  # both robots hold the same frame
+        np.testing.assert_allclose(a.centring.mean, b.centring.mean, rtol=1e-12)
+    frame_b = b.centring.mean.copy()
+    for x, _ in examples([2, 3], 10, 4):
+        b.centring.apply(x)
+    assert (b.centring.mean.tobytes() == frame_b.tobytes()) == bool(stop)
+
+
 def test_a_label_only_the_other_robot_has_is_added_by_name():
     _, _, from_a = evidence_of([0, 1], 'a', 1, labels=['a', 'b', 'thumb'])
     learner = taught([2, 3], seed=2, labels=['b', 'c', 'd'])

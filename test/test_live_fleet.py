@@ -151,8 +151,6 @@ def faster_a(n, seed, share=0.75):
     return order
 
 
-@pytest.mark.xfail(strict=True, reason='issue #38: robot b, taught a third as fast, loses '
-                   'more than 1 point on its own half (the pooled mean moves under its rows)')
 def test_a_robot_taught_three_times_slower_keeps_its_own_half(gestures):
     X, y, names = gestures
     halves = (names[:4], names[4:])
@@ -195,6 +193,13 @@ def test_a_restarted_robot_keeps_what_it_merged_and_takes_it_once(gestures, tmp_
     after = b.interaction.learner.state_dict()['arrays']
     for key in ('mu', 'sigma'):
         assert after[key].tobytes() == before[key].tobytes()
+    held = b.interaction.learner.centring  # the fleet's frame is kept, a's 40 and b's 1
+    assert held.fixed_after == 50 and held.count == 41
+    for x, t in zip(X[42:51], y[42:51]):
+        teach(b, x, names[t])
+    frame = held.mean.copy()
+    teach(b, X[51], names[y[51]])  # past the warm-up: it no longer moves
+    assert held.count == 50 and held.mean.tobytes() == frame.tobytes()
     status = b.status()
     assert status['fleet_robots_merged'] == 'a' and status['fleet_ignored_stale'] == 1
     b.reset()  # a fresh model forgets the fleet's evidence too
@@ -210,3 +215,22 @@ def test_a_fleet_that_cannot_merge_is_refused_at_start():
         robot(['a', 'b'], 'no spaces')
     with pytest.raises(HyperparameterError, match='fleet'):
         robot(['a', 'b'], 'a', mode='sometimes')
+    with pytest.raises(HyperparameterError, match='fleet_frame'):
+        robot(['a', 'b'], 'a', fleet_frame='still')
+
+
+def test_fleet_off_centres_as_a_learner_without_a_fleet_bit_for_bit(gestures):
+    # The fleet's frame is the fleet's: off, the mean keeps moving past the warm-up as
+    # before, and the learner is the one a node without fleet parameters makes.
+    X, y, names = gestures
+    off, _ = robot(names, 'a', 'off')
+    plain, _ = live(labels=list(names))
+    for x, t in zip(X[:120], y[:120]):
+        for learner in (off, plain):
+            teach(learner, x, names[t])
+    states = [learner.interaction.learner.state_dict() for learner in (off, plain)]
+    for key in ('mu', 'sigma'):
+        assert states[0]['arrays'][key].tobytes() == states[1]['arrays'][key].tobytes()
+    assert states[0]['extra']['centring'] == states[1]['extra']['centring']
+    assert states[0]['extra']['centring']['count'] == 120
+    assert 'fixed_after' not in states[0]['extra']['centring']

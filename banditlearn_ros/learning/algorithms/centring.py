@@ -47,6 +47,11 @@ Modes (the learner node's ``centring`` parameter):
   gestures come in runs, keeps the mean of its start).
 - ``none``: the vector as given: the papers' algorithms exactly.
 
+In a fleet (``protocol/fleet_evidence``), ``running`` and ``mean`` also stop after ``warmup``
+vectors, counted over the fleet (``fixed_after``): the robots' rows must share one frame,
+and a frame that moves under learned rows shifts every label's score by its own
+``mu . (old mean - new mean)``, which a linear score without a bias cannot take back.
+
 No decay and no per-feature clipping: the cumulative mean's steps shrink as 1/n, and the
 measurements in docs/benchmarks.md found neither an exponential forgetting of the mean
 nor a per-feature clipped update better on the papers' data or the rendered gestures (the
@@ -112,6 +117,9 @@ class Centring:
         """Vectors whose step was bounded (``running`` and ``fixed``)."""
         self.last_outlier = False
         """Whether the vector ``apply`` took last was an outlier."""
+        self.fixed_after: Optional[int] = None
+        """With ``running`` or ``mean``, the count after which the mean stops (a fleet's
+        frame); None: it never stops."""
 
     @property
     def active(self) -> bool:
@@ -134,7 +142,8 @@ class Centring:
             self.mean = np.zeros(x.shape[0])
         elif x.shape[0] != self.mean.shape[0]:
             raise ValueError(f'centring holds {self.mean.shape[0]} features, got {x.shape[0]}')
-        if self.mode in ('running', 'mean') or self.count < self.warmup:
+        stop = self.warmup if self.mode == 'fixed' else self.fixed_after
+        if stop is None or self.count < stop:
             self.count += 1
             if self.mode == 'mean' or self.count == 1:
                 self.mean += (x - self.mean) / self.count
@@ -178,10 +187,13 @@ class Centring:
 
     def state(self) -> Dict[str, Any]:
         """Return the mode, warm-up, count, mean and spread as JSON (the model file keeps them)."""
-        return {'mode': self.mode, 'warmup': self.warmup, 'count': self.count,
-                'mean': None if self.mean is None else self.mean.tolist(),
-                'spread': self.spread, 'spread_count': self.spread_count,
-                'outliers': self.outliers}
+        state = {'mode': self.mode, 'warmup': self.warmup, 'count': self.count,
+                 'mean': None if self.mean is None else self.mean.tolist(),
+                 'spread': self.spread, 'spread_count': self.spread_count,
+                 'outliers': self.outliers}
+        if self.fixed_after is not None:  # only in a fleet: a file without one reads as before
+            state['fixed_after'] = self.fixed_after
+        return state
 
     @classmethod
     def from_state(cls, state: Any, n_features: int) -> 'Centring':
@@ -201,6 +213,13 @@ class Centring:
                 or not 0.0 <= spread < math.inf:
             raise ValueError(f'centring spread must be a finite number >= 0, got {spread!r}')
         obj.spread = float(spread)
+        fixed_after = state.get('fixed_after')
+        if fixed_after is not None:
+            if isinstance(fixed_after, bool) or not isinstance(fixed_after, int) \
+                    or fixed_after < 1:
+                raise ValueError(f'centring fixed_after must be a whole number >= 1, got '
+                                 f'{fixed_after!r}')
+            obj.fixed_after = fixed_after
         mean = state.get('mean')
         if mean is not None:
             arr = np.asarray(mean, dtype=np.float64)

@@ -28,7 +28,8 @@ goes to robot ``t mod R``.  Three runs share the rounds and the person's answers
   its evidence and every other robot merges it at once (what the learner node does on the
   topic).
 
-Every learner centres as the learner node does (``centring``), and merged robots pool it.
+Every learner centres as the learner node does (``centring``), and merged robots pool it
+and stop it after its warm-up, as the node's default ``fleet_frame: fixed`` does.
 """
 
 from dataclasses import dataclass

@@ -39,6 +39,9 @@ the taken evidence from the running model, only for the labels whose rows change
 Centring (the running feature mean, ``algorithms/centring``) is pooled: counts add, the
 merged mean is the count-weighted mean of the robots' means, the spread the
 distance-count-weighted mean of their spreads; so every robot centres with the fleet's mean.
+With ``frame='fixed'`` (default) it stops once the pooled count reaches the warm-up
+(``Centring.fixed_after``): rows scored ``mu . (x - c)`` without a bias would each shift by
+``mu . (c_then - c_now)`` under a mean that kept moving (``'moving'``, as before).
 The robust bound (``OUTLIER_LIMIT``) stays each robot's: its outlier count is not merged,
 and vectors a robot bounded enter the pool as that robot bounded them.
 
@@ -59,8 +62,8 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 
-from .fleet_message import (CentringStats, check_id, Evidence, EvidenceError, MAX_PRECISION,
-                            REFUSALS)
+from .fleet_message import (CentringStats, check_id, Evidence, EvidenceError, FLEET_FRAMES,
+                            MAX_PRECISION, REFUSALS)
 from ..algorithms.confidence_weighted import initial_gaussian
 
 
@@ -96,6 +99,8 @@ class FleetEvidence:
         Largest precision gain taken from another robot.
     clock : callable
         Wall-clock seconds, for versions and /diagnostics.
+    frame : str
+        One of ``FLEET_FRAMES`` (the module says why ``fixed``).
 
     Examples
     --------
@@ -114,7 +119,10 @@ class FleetEvidence:
     """
 
     def __init__(self, robot: str, fleet: str, max_precision: float = MAX_PRECISION,
-                 clock: Callable[[], float] = time.time):
+                 clock: Callable[[], float] = time.time, frame: str = 'fixed'):
+        if frame not in FLEET_FRAMES:
+            raise ValueError(f'fleet frame {frame!r} is not one of {list(FLEET_FRAMES)}')
+        self.frame = frame
         self.robot = check_id('robot id', robot)
         self.fleet = check_id('fleet name', fleet)
         self.max_precision = float(max_precision)
@@ -222,6 +230,8 @@ class FleetEvidence:
     # -- out ---------------------------------------------------------------------------
     def share(self, learner) -> Evidence:
         """Return this robot's own evidence now, under a newer version than any before."""
+        c = learner.centring  # sharing joins the fleet's frame too
+        c.fixed_after = self.fix_frame({'mode': c.mode, 'warmup': c.warmup})['fixed_after']
         state = learner.state_dict()
         self.observe(state)
         self.version = max(self.version + 1, int(self.clock() * 1000))
@@ -305,6 +315,11 @@ class FleetEvidence:
         self._remember(learner.state_dict())
         return [ev.robot for ev in accepted]
 
+    def fix_frame(self, centring: Dict[str, Any]) -> Dict[str, Any]:
+        """Return a centring state whose mean stops after its warm-up (pooled), or moves."""
+        fixed = self.frame == 'fixed' and centring['mode'] in ('running', 'mean')
+        return dict(centring, fixed_after=centring['warmup'] if fixed else None)
+
     def _remember(self, state: Dict[str, Any]) -> None:
         """Take the rows a merge set as seen: they are not this robot's learning."""
         mu, sigma = state['arrays']['mu'], state['arrays']['sigma']
@@ -381,14 +396,15 @@ class FleetEvidence:
                                        if ev.centring is not None]
         count = sum(c.count for c in parts)
         if count == 0:
-            return held
+            return self.fix_frame(held)
         total = parts[0].mean * parts[0].count
         for c in parts[1:]:
             total = total + c.mean * c.count
         spread_count = sum(c.spread_count for c in parts)
         spread = sum(c.spread * c.spread_count for c in parts)
-        return dict(held, count=count, mean=(total / count).tolist(), spread_count=spread_count,
-                    spread=spread / spread_count if spread_count else 0.0)
+        spread = spread / spread_count if spread_count else 0.0
+        return dict(self.fix_frame(held), count=count, mean=(total / count).tolist(),
+                    spread_count=spread_count, spread=spread)
 
     def forget(self) -> None:
         """Forget everything but the id, the version and the counts (the model was reset)."""

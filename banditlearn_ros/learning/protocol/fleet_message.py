@@ -42,6 +42,10 @@ FLEET_MODES = ('off', 'share', 'take', 'both')
 YAML reads ``off`` as false (a parameter file, ``-p fleet:=off``, ``ros2 param set``), so
 false means ``off`` too; ``none``, the name before, is kept as another way to say it."""
 
+FLEET_FRAMES = ('fixed', 'moving')
+"""The fleet's centring frame: the pooled mean stops after the warm-up, or keeps moving
+(``protocol/fleet_evidence`` says why it stops)."""
+
 ID_PATTERN = re.compile(r'^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$')
 """A robot id or fleet name: up to 64 letters, digits, ``_ . -`` (a hostname fits)."""
 

@@ -25,7 +25,7 @@ from collections import Counter
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from .fleet_evidence import FleetEvidence
-from .fleet_message import check_id, FLEET_MODES, MAX_PRECISION, robot_id_from
+from .fleet_message import check_id, FLEET_FRAMES, FLEET_MODES, MAX_PRECISION, robot_id_from
 from .labels import clipped
 from ..algorithms.base import HyperparameterError
 from ...parameter_spec import Spec
@@ -43,6 +43,9 @@ FLEET_SPECS = (
          'model exists)', read_only=True, low=1, high=1_000_000),
     Spec('fleet_max_precision', MAX_PRECISION, "another robot's evidence with a larger "
          'precision gain is refused as hostile', read_only=True, low=1.0, high=1e300),
+    Spec('fleet_frame', 'fixed', 'the centring mean, pooled over the fleet, stops after its '
+         'warm-up (fixed: rows learned stay in one frame) or keeps moving (moving, as '
+         'before)', read_only=True, constraints='one of ' + ', '.join(FLEET_FRAMES)),
 )
 """learner_node's fleet parameters (read-only: a fleet is joined at start)."""
 
@@ -89,8 +92,11 @@ class LiveFleet:
         check_id('robot_id', robot)
         self.sharing, self.taking = mode in ('share', 'both'), mode in ('take', 'both')
         self.mode = mode
+        if value('fleet_frame') not in FLEET_FRAMES:
+            raise HyperparameterError(f"fleet_frame={clipped(value('fleet_frame'), 60)} is not "
+                                      f'one of {", ".join(FLEET_FRAMES)}')
         self.evidence = FleetEvidence(robot, check_id('fleet_name', value('fleet_name')),
-                                      value('fleet_max_precision'))
+                                      value('fleet_max_precision'), frame=value('fleet_frame'))
         self.every = int(value('fleet_share_every'))
         self.live, self.log = live, log
         self.counts: Counter = Counter()
@@ -109,6 +115,7 @@ class LiveFleet:
         if held is not None and held is not self.evidence:  # read with the model file
             if held.fleet == self.evidence.fleet:
                 held.robot, held.max_precision = self.evidence.robot, self.evidence.max_precision
+                held.frame = self.evidence.frame
                 held.refused, held.ignored = self.evidence.refused, self.evidence.ignored
                 self.evidence = held
             else:
