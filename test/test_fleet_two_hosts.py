@@ -21,9 +21,9 @@ their evidence over DDS across the veth link (``fleet: both``).  Afterwards each
 first guess on the gestures only the other was taught must be within 3 points of the
 other's own.  What each keeps of its own half depends on how the two robots' teaching and
 merges interleave, which DDS timing picks at random (10 runs beside a busy loop per core:
-3 lost 1.0-1.8 points on one robot's own half): ``test_live_fleet`` holds that bound on
-fixed schedules, and its strict xfail holds the schedule that breaks it (issue #38: a
-robot taught at a third of the other's pace).  Here the figures are printed beside alone's.
+3 lost 1.0-1.8 points on one robot's own half while the pooled centring mean still moved):
+``test_live_fleet`` holds that bound on fixed schedules, a robot taught at a third of the
+other's pace among them.  Here the figures are printed beside alone's.
 """
 
 import signal
