@@ -29,6 +29,7 @@ import bisect
 import math
 from typing import Optional
 
+from banditlearn_ros.vision.head_context import extent
 from banditlearn_ros.vision.head_swings import Chain, Swing
 
 HOLD = 1.0
@@ -92,7 +93,9 @@ class Floors:
                     self._chains[name] = Chain(turn, swing.t1, swing.tb, until, keep, before.tb,
                                                self._floor[name], before.amplitude,
                                                swing.amplitude, grows=span is None, cut=at,
-                                               core0=swing.t0, pace=before.tb - before.t0)
+                                               core0=swing.t0, pace=before.tb - before.t0,
+                                               alongside=self._other_range(name, swing)
+                                               > swing.amplitude)
                     self._floor[name] = max(self._floor[name], swing.t1)
                 break
         if span is not None:
@@ -126,7 +129,8 @@ class Floors:
                         held = self.hold_ends_follow and swing.t0 - chain.before > self.max_pause
                         new = self._may_answer(chain, swing)
                         held = held or new and self._slowed(chain, swing)
-                        if held or new and self._grew(chain, swing):
+                        if held or new and (self._grew(chain, swing)
+                                            or self._crossed(name, chain, swing)):
                             # A hold in it, or a bigger gesture (from the swing before if
                             # that one began to grow): what moves is new.
                             self._floor[name] = chain.floor if held else min(chain.floor,
@@ -155,8 +159,10 @@ class Floors:
                         self._floor[name] = chain.end if held else chain.floor
                         self._chains[name] = None
                         break
-                    if swing.t0 - chain.tb > self.max_pause or new and self._grew(chain, swing) \
-                            or not self._qualifies(swing, edge=True):
+                    if swing.t0 - chain.tb > self.max_pause \
+                            or not self._qualifies(swing, edge=True) \
+                            or new and (self._grew(chain, swing)
+                                        or self._crossed(name, chain, swing)):
                         self._chains[name] = None  # a hold, or other motion: what comes is new
                         break
                     if new and self._slowed(chain, swing, chain.tb - chain.core0):
@@ -216,3 +222,21 @@ class Floors:
         """
         return (chain.grows and self.follow_regrowth > 0 and swing.amplitude >= self.min_swing
                 and self.follow_regrowth * chain.least < swing.amplitude)
+
+    def _other_range(self, name: str, swing: Swing) -> float:
+        """Return how far the other axis ranged (deg) during a swing of axis ``name``."""
+        return extent(self._ts, self._vals, swing.turn, swing.t1)[1 if name == 'yaw' else 0]
+
+    def _crossed(self, name: str, chain: Chain, swing: Swing) -> bool:
+        """
+        Return whether a followed swing moves on its own: the gesture it went along with is over.
+
+        A shake carries some pitch and a nod some yaw; this axis' motion followed at the
+        question went along with the other's. A swing of at least ``min_swing`` more than
+        ``follow_cross`` times the other axis' range over it is no longer that: a nod begun
+        as a shake fades, often no bigger than the pitch the shake carried (0: never, the rule
+        before). Only in motion followed from a question, as :meth:`_grew`.
+        """
+        return (chain.grows and chain.alongside and self.follow_cross > 0
+                and swing.amplitude >= self.min_swing
+                and swing.amplitude > self.follow_cross * self._other_range(name, swing))

@@ -146,6 +146,10 @@ class HeadGestureDetector(Runs, Floors, Glitches):
         the smallest one followed since the largest: swings that shrank and grow again with
         no hold between them, as when a shake starts while the last one fades (0: never, the
         rule before).
+    follow_cross : float
+        ... and so is, on the axis that only went along with the other's gesture at the
+        question, a swing of at least ``min_swing`` more than this many times the other
+        axis' range over it: a nod begun as a shake fades (0: never, the rule before).
     follow_slowdown : float
         ... and so is, followed from a question, a swing whose core takes this many times
         the one before: a pause inside it, as between two shakes (0: never, the rule before).
@@ -203,7 +207,8 @@ class HeadGestureDetector(Runs, Floors, Glitches):
                  sparse_smoothing: float = 0.06, edge_start: bool = True,
                  lead_pause: float = 1.5, follow_slowdown: float = 1.6,
                  edge_amplitude: bool = True, min_reaction: float = 0.4,
-                 cross_trim: float = 10.0, glitch_size: float = 5.0):
+                 cross_trim: float = 10.0, glitch_size: float = 5.0,
+                 follow_cross: float = 1.0):
         if min_reversals < 1 or not 0 < max_cross_ratio or not 0 < contrast_per_reversal <= 1 \
                 or not 0 <= cross_trim < 50:
             raise ValueError('need min_reversals >= 1, max_cross_ratio > 0, '
@@ -242,6 +247,7 @@ class HeadGestureDetector(Runs, Floors, Glitches):
         self.min_reaction = float(min_reaction)
         self.cross_trim = float(cross_trim)
         self.glitch_size = float(glitch_size)
+        self.follow_cross = float(follow_cross)
         self._forget_frames()
         keep = self.max_duration + 1.0
         self._axes = {'yaw': AxisTracker(self.hysteresis, keep),
