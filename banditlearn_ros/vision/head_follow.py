@@ -20,9 +20,11 @@ An answer belongs to its question, and one gesture answers once. The nod/shake d
 decision, and when a new question is asked, each axis gets a *floor*, a time before which no
 swing counts, and the motion going on then is followed swing by swing, raising the floor, until
 it holds still, grows into a bigger gesture, shrinks and grows again (a new gesture started as
-the last one fades), slows into a pause (a new gesture started just after the last one ended)
-or ``max_duration`` has passed. None of the last three splits a swing over sooner than a
-person can react to the question (``min_reaction``): that is still the gesture going on.
+the last one fades), moves on its own where it went along with the other axis' gesture (a
+nod begun as a shake fades), slows into a pause (a new gesture started just after the last
+one ended) or ``max_duration`` has passed. None of the last four splits a swing over sooner
+than a person can react to the question (``min_reaction``): that is still the gesture going
+on.
 """
 
 import bisect
@@ -94,8 +96,8 @@ class Floors:
                                                self._floor[name], before.amplitude,
                                                swing.amplitude, grows=span is None, cut=at,
                                                core0=swing.t0, pace=before.tb - before.t0,
-                                               alongside=self._other_range(name, swing)
-                                               > swing.amplitude)
+                                               alongside=not self._alone(name, before,
+                                                                         before.amplitude))
                     self._floor[name] = max(self._floor[name], swing.t1)
                 break
         if span is not None:
@@ -129,8 +131,7 @@ class Floors:
                         held = self.hold_ends_follow and swing.t0 - chain.before > self.max_pause
                         new = self._may_answer(chain, swing)
                         held = held or new and self._slowed(chain, swing)
-                        if held or new and (self._grew(chain, swing)
-                                            or self._crossed(name, chain, swing)):
+                        if held or new and self._grew(chain, swing):
                             # A hold in it, or a bigger gesture (from the swing before if
                             # that one began to grow): what moves is new.
                             self._floor[name] = chain.floor if held else min(chain.floor,
@@ -138,6 +139,12 @@ class Floors:
                             moved = False
                         elif new and self._regrew(chain, swing):
                             self._floor[name] = chain.prior  # new from the swing before it
+                            moved = False
+                        elif new and self._crossed(name, chain, swing):
+                            # New from the swing before it if that one moved on its own too.
+                            prev = next((s for s in axis.swings() if s.t1 == chain.turn), None)
+                            alone = prev is not None and self._alone(name, prev, prev.amplitude)
+                            self._floor[name] = chain.prior if alone else chain.floor
                             moved = False
                         if not moved:
                             self._chains[name] = None  # grown into other motion: it is new
@@ -159,10 +166,13 @@ class Floors:
                         self._floor[name] = chain.end if held else chain.floor
                         self._chains[name] = None
                         break
-                    if swing.t0 - chain.tb > self.max_pause \
-                            or not self._qualifies(swing, edge=True) \
-                            or new and (self._grew(chain, swing)
-                                        or self._crossed(name, chain, swing)):
+                    if new and self._crossed(name, chain, swing):
+                        if self._alone(name, Swing(chain.turn, 0.0, chain.end, 0.0), chain.size):
+                            self._floor[name] = chain.floor  # new from the swing before it
+                        self._chains[name] = None
+                        break
+                    if swing.t0 - chain.tb > self.max_pause or new and self._grew(chain, swing) \
+                            or not self._qualifies(swing, edge=True):
                         self._chains[name] = None  # a hold, or other motion: what comes is new
                         break
                     if new and self._slowed(chain, swing, chain.tb - chain.core0):
@@ -223,9 +233,10 @@ class Floors:
         return (chain.grows and self.follow_regrowth > 0 and swing.amplitude >= self.min_swing
                 and self.follow_regrowth * chain.least < swing.amplitude)
 
-    def _other_range(self, name: str, swing: Swing) -> float:
-        """Return how far the other axis ranged (deg) during a swing of axis ``name``."""
-        return extent(self._ts, self._vals, swing.turn, swing.t1)[1 if name == 'yaw' else 0]
+    def _alone(self, name: str, swing: Swing, size: float) -> bool:
+        """Return whether a swing of ``size`` deg beat ``follow_cross`` x the other axis' range."""
+        other = extent(self._ts, self._vals, swing.turn, swing.t1)[1 if name == 'yaw' else 0]
+        return size > self.follow_cross * other
 
     def _crossed(self, name: str, chain: Chain, swing: Swing) -> bool:
         """
@@ -239,4 +250,4 @@ class Floors:
         """
         return (chain.grows and chain.alongside and self.follow_cross > 0
                 and swing.amplitude >= self.min_swing
-                and swing.amplitude > self.follow_cross * self._other_range(name, swing))
+                and self._alone(name, swing, swing.amplitude))
