@@ -52,6 +52,9 @@ from banditlearn_ros.vision.head_runs import Runs
 from banditlearn_ros.vision.head_score import score_run
 from banditlearn_ros.vision.head_swings import AxisTracker, GAP, Swing
 
+SLACK = 1e-6
+"""Seconds of rounding allowed where a frame stamp meets a time limit exactly."""
+
 
 @dataclass(frozen=True)
 class GestureDecision:
@@ -392,7 +395,9 @@ class HeadGestureDetector(Runs, Floors, Glitches):
             runs[name] = run
             if len(run) - 1 < self.min_reversals:
                 continue
-            if now - last_turn >= self.quiet or (resting and now - last_turn >= self.settle):
+            # At 10 fps a frame lands exactly ``settle`` after the turn: no rounding decides.
+            if now - last_turn >= self.quiet \
+                    or resting and now - last_turn >= self.settle - SLACK:
                 ready = True
         if not ready:
             return None
