@@ -337,9 +337,10 @@ def test_a_hold_inside_a_followed_swing_ends_the_following(creep):
              + creep * np.clip((t - end) / 0.4, 0, 1) + _nod(t, end + 0.4, 2.5, 8.0, 1.0))
     found = {}
     for rule in (True, False):
-        # follow_slowdown off: the hold also slows the swing, a second rule for the same case
-        out = _answered_then_asked(HeadGestureDetector(hold_ends_follow=rule, follow_slowdown=0),
-                                   t, yaw, pitch, 0.5)
+        # follow_slowdown and follow_cross off: the hold also slows the swing, and the nod's
+        # pitch moves on its own after the shake: other rules for the same case
+        out = _answered_then_asked(HeadGestureDetector(hold_ends_follow=rule, follow_slowdown=0,
+                                                       follow_cross=0), t, yaw, pitch, 0.5)
         found[rule] = [d.kind for d in out]
         if rule:
             assert out[1].start >= end + 0.4 - 0.15  # from the nod, not the shake

@@ -97,14 +97,19 @@ def background_spread(ts: Sequence[float], vals: Sequence[Tuple[float, float]], 
 
 
 def held_still(ts: Sequence[float], vals: Sequence[Tuple[float, float]], now: float,
-               settle: float, limit: float) -> bool:
+               settle: float, limit: float, frames: int = 0) -> bool:
     """
     Return whether both angles stayed within ``limit`` deg over the last ``settle`` seconds.
 
     The spread in that window, unlike a per-frame speed, is not broken by frame-to-frame
-    jitter.
+    jitter. With fewer than ``frames`` frames in it (at 15 or 10 fps, 0.1 s holds one or two)
+    it reaches back to the last ``frames`` and its limit grows with its span (0: no rest
+    seen without three frames in ``settle``, the rule before).
     """
     lo = bisect.bisect_left(ts, now - settle)
+    if frames > 0 and len(ts) - lo < frames <= len(ts):
+        lo = len(ts) - frames
+        limit *= max(1.0, (now - ts[lo]) / settle)
     if len(ts) - lo < 3 or ts[lo] - (now - settle) > 0.05:
         return False
     window = np.asarray(vals[lo:])

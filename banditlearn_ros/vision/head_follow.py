@@ -20,15 +20,18 @@ An answer belongs to its question, and one gesture answers once. The nod/shake d
 decision, and when a new question is asked, each axis gets a *floor*, a time before which no
 swing counts, and the motion going on then is followed swing by swing, raising the floor, until
 it holds still, grows into a bigger gesture, shrinks and grows again (a new gesture started as
-the last one fades), slows into a pause (a new gesture started just after the last one ended)
-or ``max_duration`` has passed. None of the last three splits a swing over sooner than a
-person can react to the question (``min_reaction``): that is still the gesture going on.
+the last one fades), moves on its own where it went along with the other axis' gesture (a
+nod begun as a shake fades), slows into a pause (a new gesture started just after the last
+one ended) or ``max_duration`` has passed. None of the last four splits a swing over sooner
+than a person can react to the question (``min_reaction``): that is still the gesture going
+on.
 """
 
 import bisect
 import math
 from typing import Optional
 
+from banditlearn_ros.vision.head_context import extent
 from banditlearn_ros.vision.head_swings import Chain, Swing
 
 HOLD = 1.0
@@ -92,7 +95,9 @@ class Floors:
                     self._chains[name] = Chain(turn, swing.t1, swing.tb, until, keep, before.tb,
                                                self._floor[name], before.amplitude,
                                                swing.amplitude, grows=span is None, cut=at,
-                                               core0=swing.t0, pace=before.tb - before.t0)
+                                               core0=swing.t0, pace=before.tb - before.t0,
+                                               alongside=not self._alone(name, before,
+                                                                         before.amplitude))
                     self._floor[name] = max(self._floor[name], swing.t1)
                 break
         if span is not None:
@@ -135,6 +140,12 @@ class Floors:
                         elif new and self._regrew(chain, swing):
                             self._floor[name] = chain.prior  # new from the swing before it
                             moved = False
+                        elif new and self._crossed(name, chain, swing):
+                            # New from the swing before it if that one moved on its own too.
+                            prev = next((s for s in axis.swings() if s.t1 == chain.turn), None)
+                            alone = prev is not None and self._alone(name, prev, prev.amplitude)
+                            self._floor[name] = chain.prior if alone else chain.floor
+                            moved = False
                         if not moved:
                             self._chains[name] = None  # grown into other motion: it is new
                             break
@@ -153,6 +164,11 @@ class Floors:
                         # between them than that swing took: then that one ended the last.
                         held = swing.t0 - chain.tb > HOLD * (chain.tb - chain.core0)
                         self._floor[name] = chain.end if held else chain.floor
+                        self._chains[name] = None
+                        break
+                    if new and self._crossed(name, chain, swing):
+                        if self._alone(name, Swing(chain.turn, 0.0, chain.end, 0.0), chain.size):
+                            self._floor[name] = chain.floor  # new from the swing before it
                         self._chains[name] = None
                         break
                     if swing.t0 - chain.tb > self.max_pause or new and self._grew(chain, swing) \
@@ -216,3 +232,22 @@ class Floors:
         """
         return (chain.grows and self.follow_regrowth > 0 and swing.amplitude >= self.min_swing
                 and self.follow_regrowth * chain.least < swing.amplitude)
+
+    def _alone(self, name: str, swing: Swing, size: float) -> bool:
+        """Return whether a swing of ``size`` deg beat ``follow_cross`` x the other axis' range."""
+        other = extent(self._ts, self._vals, swing.turn, swing.t1)[1 if name == 'yaw' else 0]
+        return size > self.follow_cross * other
+
+    def _crossed(self, name: str, chain: Chain, swing: Swing) -> bool:
+        """
+        Return whether a followed swing moves on its own: the gesture it went along with is over.
+
+        A shake carries some pitch and a nod some yaw; this axis' motion followed at the
+        question went along with the other's. A swing of at least ``min_swing`` more than
+        ``follow_cross`` times the other axis' range over it is no longer that: a nod begun
+        as a shake fades, often no bigger than the pitch the shake carried (0: never, the rule
+        before). Only in motion followed from a question, as :meth:`_grew`.
+        """
+        return (chain.grows and chain.alongside and self.follow_cross > 0
+                and swing.amplitude >= self.min_swing
+                and self._alone(name, swing, swing.amplitude))

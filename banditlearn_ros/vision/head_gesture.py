@@ -52,6 +52,9 @@ from banditlearn_ros.vision.head_runs import Runs
 from banditlearn_ros.vision.head_score import score_run
 from banditlearn_ros.vision.head_swings import AxisTracker, GAP, Swing
 
+SLACK = 1e-6
+"""Seconds of rounding allowed where a frame stamp meets a time limit exactly."""
+
 
 @dataclass(frozen=True)
 class GestureDecision:
@@ -111,6 +114,9 @@ class HeadGestureDetector(Runs, Floors, Glitches):
         The oscillation is over ``quiet`` s after its last reversal ...
     rest_speed, settle : float
         ... or when both angles stayed within ``rest_speed * settle`` deg for ``settle`` s.
+    rest_frames : int
+        ... judged over at least this many frames: at 15 and 10 fps ``settle`` holds fewer,
+        and the rest was never seen (0: the rule before).
     hysteresis : float
         Retreat (deg) that confirms a turning point; above the pose jitter.
     smoothing : float
@@ -146,11 +152,16 @@ class HeadGestureDetector(Runs, Floors, Glitches):
         the smallest one followed since the largest: swings that shrank and grow again with
         no hold between them, as when a shake starts while the last one fades (0: never, the
         rule before).
+    follow_cross : float
+        ... and so is, on the axis that only went along with the other's gesture at the
+        question, a swing of at least ``min_swing`` more than this many times the other
+        axis' range over it: a nod begun as a shake fades, counted from the swing before it
+        if that one moved on its own too (0: never, the rule before).
     follow_slowdown : float
         ... and so is, followed from a question, a swing whose core takes this many times
         the one before: a pause inside it, as between two shakes (0: never, the rule before).
     min_reaction : float
-        ... but none of these three rules splits off a swing whose core ended sooner than
+        ... but none of these four rules splits off a swing whose core ended sooner than
         this (s) after the question: a person answers no sooner, so it is still the gesture
         going on when asked, and splitting it would hear that gesture twice (0: no such
         limit, the rule before).
@@ -203,7 +214,8 @@ class HeadGestureDetector(Runs, Floors, Glitches):
                  sparse_smoothing: float = 0.06, edge_start: bool = True,
                  lead_pause: float = 1.5, follow_slowdown: float = 1.6,
                  edge_amplitude: bool = True, min_reaction: float = 0.4,
-                 cross_trim: float = 10.0, glitch_size: float = 5.0):
+                 cross_trim: float = 10.0, glitch_size: float = 5.0,
+                 follow_cross: float = 1.0, rest_frames: int = 3):
         if min_reversals < 1 or not 0 < max_cross_ratio or not 0 < contrast_per_reversal <= 1 \
                 or not 0 <= cross_trim < 50:
             raise ValueError('need min_reversals >= 1, max_cross_ratio > 0, '
@@ -242,6 +254,8 @@ class HeadGestureDetector(Runs, Floors, Glitches):
         self.min_reaction = float(min_reaction)
         self.cross_trim = float(cross_trim)
         self.glitch_size = float(glitch_size)
+        self.follow_cross = float(follow_cross)
+        self.rest_frames = int(rest_frames)
         self._forget_frames()
         keep = self.max_duration + 1.0
         self._axes = {'yaw': AxisTracker(self.hysteresis, keep),
@@ -374,13 +388,16 @@ class HeadGestureDetector(Runs, Floors, Glitches):
         runs = {}
         ready = False
         # Still (``rest_speed``) over the last ``settle`` s.
-        resting = held_still(self._ts, self._vals, now, self.settle, self.rest_speed * self.settle)
+        resting = held_still(self._ts, self._vals, now, self.settle, self.rest_speed * self.settle,
+                             self.rest_frames)
         for name in self._axes:
             run, last_turn = self._run(name, now)
             runs[name] = run
             if len(run) - 1 < self.min_reversals:
                 continue
-            if now - last_turn >= self.quiet or (resting and now - last_turn >= self.settle):
+            # At 10 fps a frame lands exactly ``settle`` after the turn: no rounding decides.
+            if now - last_turn >= self.quiet \
+                    or resting and now - last_turn >= self.settle - SLACK:
                 ready = True
         if not ready:
             return None

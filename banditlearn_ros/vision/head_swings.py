@@ -89,6 +89,7 @@ class Chain:
     cut: float = -math.inf  # when the following began (the question or the decision)
     core0: float = math.nan  # core start of the swing taken last
     pace: float = math.inf  # core time of the swing before it (s)
+    alongside: bool = False  # at the cut, this axis only went along with the other's motion
 
 
 class AxisTracker:
