@@ -361,3 +361,15 @@ def test_page_adds_the_node_and_answers_page_leaves_the_simulated_person_out():
     untouched = system()
     add_page(untouched, None, None)
     assert len(untouched['nodes']) == 3
+
+
+def test_set_reaches_the_page_node_that_page_adds():
+    # docs/session.md: `--set page_node.thumbnail=false` keeps camera images off the page.
+    from banditlearn_ros.systems.options import apply_options
+    from banditlearn_ros.systems.system_file import find_system, load_system
+    system = load_system(find_system('gestures'))
+    apply_options(system, build_parser().parse_args(
+        ['--answers', 'page', '--set', 'page_node.thumbnail=false']))
+    page = [e for e in system['nodes'] if e['name'] == 'page_node']
+    assert page and page[0]['parameters']['thumbnail'] is False
+    assert 'teacher_node' not in [e['name'] for e in system['nodes']]
