@@ -361,3 +361,43 @@ def test_page_adds_the_node_and_answers_page_leaves_the_simulated_person_out():
     untouched = system()
     add_page(untouched, None, None)
     assert len(untouched['nodes']) == 3
+
+
+def test_set_reaches_the_page_node_that_page_adds():
+    # docs/session.md: `--set page_node.thumbnail=false` keeps camera images off the page.
+    from banditlearn_ros.systems.options import apply_options
+    from banditlearn_ros.systems.system_file import find_system, load_system
+    system = load_system(find_system('gestures'))
+    apply_options(system, build_parser().parse_args(
+        ['--answers', 'page', '--set', 'page_node.thumbnail=false']))
+    page = [e for e in system['nodes'] if e['name'] == 'page_node']
+    assert page and page[0]['parameters']['thumbnail'] is False
+    assert 'teacher_node' not in [e['name'] for e in system['nodes']]
+
+
+class _Server:
+    def __init__(self, pages):
+        self.pages_seen = list(pages)
+
+    @property
+    def pages(self):
+        return self.pages_seen[0]
+
+
+def test_a_page_only_session_waits_for_a_page_before_anything_is_asked():
+    import io
+    from types import SimpleNamespace
+
+    from banditlearn_ros.bringup.session import wait_for_page
+    server = _Server([0, 0, 0, 1])
+    polls = []
+
+    def sleep(seconds):  # the page opens on the third look
+        polls.append(seconds)
+        server.pages_seen.pop(0)
+    out = io.StringIO()
+    assert wait_for_page(SimpleNamespace(server=server), out, sleep=sleep)
+    assert len(polls) == 3 and 'waiting for the teaching page' in out.getvalue()
+    out = io.StringIO()  # a page open already: no wait, no line
+    assert wait_for_page(SimpleNamespace(server=_Server([1])), out, sleep=sleep)
+    assert len(polls) == 3 and out.getvalue() == ''

@@ -489,16 +489,25 @@ def test_a_rendered_session_answered_only_on_the_page_learns(tmp_path):
         for process in (proc, watcher):
             if process.poll() is None:
                 process.terminate()
-                process.wait(BOUND)
+                try:
+                    process.wait(BOUND)
+                except subprocess.TimeoutExpired:  # seen of the watcher at load 13-16
+                    process.kill()
+                    process.wait(BOUND)
     out, err = out_path.read_text(), err_path.read_text()
     assert proc.returncode == 0, err
     summary = json.loads([line for line in out.splitlines() if line.strip()][-1])
     print(out, f'interactions whose gesture the person did not see: {len(unseen)}')
     assert summary['interactions'] == 200
+    # Nothing was asked before the page was open: a first question lost to nobody shifted
+    # the person's wrong answers off the typed session's (the same seed's) questions.
+    assert 'waiting for the teaching page to be opened' in out
     assert len(unseen) <= 10, unseen
-    # Learned through the page alone: chance is 1/7.  How well (0.84-0.96 in runs of this
-    # session, which is real-time over DDS and so never repeats exactly) is a benchmark's
-    # figure (docs/benchmarks.md), not a bar a loaded machine's timing can cross.
+    # Learned through the page alone: chance is 1/7.  How well is a benchmark's figure
+    # (docs/benchmarks.md), not a bar: it is the 10 % of wrong answers' draw that decides it
+    # (the same presented features replayed offline with 60 draws: last 50 from 0.70 to 0.96,
+    # at least 0.90 in 78 %, the typed session's features alike), and which questions the
+    # draws fall on moves with this real-time session's timing.
     assert summary['accuracy_last_50'] > 0.5, out
 
 

@@ -160,6 +160,8 @@ def run(options: argparse.Namespace, out=sys.stdout) -> int:
     page = running.find(PageNode)
     if page is not None:  # the link a person opens on a phone (with its token, if any)
         print(f'  teaching page: {page.url}', file=out, flush=True)
+        if getattr(options, 'answers', None) == 'page':
+            session_bringup.wait_for_page(page, out)
     # A session's plotting import fills the discovery wait, not the time before its summary.
     plotting = preload_plotting() if session else None
     if options.discovery_wait:

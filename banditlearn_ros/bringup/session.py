@@ -122,6 +122,26 @@ def _listener(running) -> dict:
     return out
 
 
+def wait_for_page(page, out, sleep=time.sleep, poll: float = 0.1) -> bool:
+    """
+    Hold a session answered only on the page (``--answers page``) until a page is open.
+
+    Nothing is spun meanwhile, so no gesture is asked about before someone can answer: the
+    first question would wait ``answer_timeout`` for nobody and be lost, and a simulated
+    person joining late would meet the 10 % of wrong answers of its seed on other questions
+    than the typed session's teacher of that seed. Returns False when a signal ended the wait.
+    """
+    server = getattr(page, 'server', None)
+    if server is None or server.pages:
+        return True
+    print('  waiting for the teaching page to be opened (Ctrl-C ends)', file=out, flush=True)
+    while not server.pages:
+        if requested():
+            return False
+        sleep(poll)
+    return True
+
+
 LAST_MESSAGES_GRACE = 3.0
 """Seconds the session may wait, after the last presentation, for its last messages."""
 

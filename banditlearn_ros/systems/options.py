@@ -218,6 +218,9 @@ def apply_options(system: Dict[str, Any], options: argparse.Namespace) -> None:
     if options.seed is not None:
         for node in ('learner_node', 'teacher_node', 'dataset_node', 'gesture_show_node'):
             put(node, 'seed', options.seed)
+    # The page node first: ``--set page_node.PARAM=VALUE`` sets it like any other node.
+    add_page(system, getattr(options, 'page', None), getattr(options, 'answers', None))
+    by_name = {entry['name']: entry for entry in system['nodes']}
     for item in options.set:
         target, sep, text = item.partition('=')
         node, dot, key = target.partition('.')
@@ -243,7 +246,6 @@ def apply_options(system: Dict[str, Any], options: argparse.Namespace) -> None:
             raise BringupError(f'--remap {rule!r}: write FROM:=TO')
         ros_args += ['-r', rule]
     system['ros_args'] = ros_args
-    add_page(system, getattr(options, 'page', None), getattr(options, 'answers', None))
     match_dataset(system)
 
 
