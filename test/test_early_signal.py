@@ -38,6 +38,10 @@ PACKAGE = str(Path(__file__).resolve().parents[1] / 'banditlearn_ros') + os.sep
 banditlearn_ros has its venv's site frames under that name too)."""
 TRIES = 12
 """Interrupted starts of the real console script."""
+SWALLOWED = 'Failed checking if argv[0] is an import path entry'
+"""What CPython prints when a KeyboardInterrupt lands while it checks whether the script is a
+zip archive (Modules/main.c): it prints the traceback and runs the script on, the signal spent
+before any code of the package ran (seen on 3.10 at 0.04 s)."""
 
 
 def test_the_package_puts_its_handler_in_place_before_reading_any_module():
@@ -103,18 +107,34 @@ def test_ctrl_c_at_random_early_moments_of_a_real_console_script_prints_no_trace
         try:
             time.sleep(moment)
             process.send_signal(signal.SIGINT)
+            swallowed = False
             try:
                 _out, err = process.communicate(timeout=60)
-            except subprocess.TimeoutExpired:  # stuck: its threads' stacks say where
-                process.send_signal(signal.SIGABRT)
-                _out, err = process.communicate(timeout=30)
-                said = [x for x in err.splitlines() if not x.startswith('import time:')]
-                problems.append((round(moment, 3), 'no end within 60 s', '\n'.join(said)[:3000]))
-                continue
+            except subprocess.TimeoutExpired:
+                # Python may have swallowed it (SWALLOWED): a second Ctrl-C, as a person does.
+                process.send_signal(signal.SIGINT)
+                try:
+                    _out, err = process.communicate(timeout=30)
+                    swallowed = True
+                except subprocess.TimeoutExpired:  # stuck: its threads' stacks say where
+                    process.send_signal(signal.SIGABRT)
+                    _out, err = process.communicate(timeout=30)
+                    said = [x for x in err.splitlines() if not x.startswith('import time:')]
+                    problems.append((round(moment, 3), 'no end within 90 s',
+                                     '\n'.join(said)[:3000]))
+                    continue
         finally:
             _end(process)
         lines = [x for x in err.splitlines() if not x.startswith('import time:')]
         text = '\n'.join(lines)
+        if swallowed:
+            if SWALLOWED in text and PACKAGE not in text and process.returncode == 0 \
+                    and '[ERROR]' not in text:
+                python_own += 1  # Python's own start ate the first; the second ended it quietly
+            else:
+                problems.append((round(moment, 3), 'no end within 60 s of the first SIGINT',
+                                 text[-3000:]))
+            continue
         if 'Traceback' not in text and 'KeyboardInterrupt' not in text:
             # 0: the package's quiet end; killed by the signal (-2) with nothing said: it came
             # before Python had a handler at all.
