@@ -96,8 +96,9 @@ class Floors:
                                                self._floor[name], before.amplitude,
                                                swing.amplitude, grows=span is None, cut=at,
                                                core0=swing.t0, pace=before.tb - before.t0,
-                                               alongside=not self._alone(name, before,
-                                                                         before.amplitude))
+                                               alongside=not self._alone(
+                                                   name, before.turn, before.t1,
+                                                   before.amplitude))
                     self._floor[name] = max(self._floor[name], swing.t1)
                 break
         if span is not None:
@@ -143,7 +144,8 @@ class Floors:
                         elif new and self._crossed(name, chain, swing):
                             # New from the swing before it if that one moved on its own too.
                             prev = next((s for s in axis.swings() if s.t1 == chain.turn), None)
-                            alone = prev is not None and self._alone(name, prev, prev.amplitude)
+                            alone = prev is not None and self._alone(
+                                name, prev.turn, prev.t1, prev.amplitude)
                             self._floor[name] = chain.prior if alone else chain.floor
                             moved = False
                         if not moved:
@@ -167,7 +169,7 @@ class Floors:
                         self._chains[name] = None
                         break
                     if new and self._crossed(name, chain, swing):
-                        if self._alone(name, Swing(chain.turn, 0.0, chain.end, 0.0), chain.size):
+                        if self._alone(name, chain.turn, chain.end, chain.size):
                             self._floor[name] = chain.floor  # new from the swing before it
                         self._chains[name] = None
                         break
@@ -233,9 +235,9 @@ class Floors:
         return (chain.grows and self.follow_regrowth > 0 and swing.amplitude >= self.min_swing
                 and self.follow_regrowth * chain.least < swing.amplitude)
 
-    def _alone(self, name: str, swing: Swing, size: float) -> bool:
-        """Return whether a swing of ``size`` deg beat ``follow_cross`` x the other axis' range."""
-        other = extent(self._ts, self._vals, swing.turn, swing.t1)[1 if name == 'yaw' else 0]
+    def _alone(self, name: str, start: float, end: float, size: float) -> bool:
+        """Return whether ``size`` deg over start..end beat ``follow_cross`` x the other axis'."""
+        other = extent(self._ts, self._vals, start, end)[1 if name == 'yaw' else 0]
         return size > self.follow_cross * other
 
     def _crossed(self, name: str, chain: Chain, swing: Swing) -> bool:
@@ -250,4 +252,4 @@ class Floors:
         """
         return (chain.grows and chain.alongside and self.follow_cross > 0
                 and swing.amplitude >= self.min_swing
-                and self._alone(name, swing, swing.amplitude))
+                and self._alone(name, swing.turn, swing.t1, swing.amplitude))

@@ -231,7 +231,7 @@ class FleetEvidence:
     def share(self, learner) -> Evidence:
         """Return this robot's own evidence now, under a newer version than any before."""
         c = learner.centring  # sharing joins the fleet's frame too
-        c.fixed_after = self.fix_frame({'mode': c.mode, 'warmup': c.warmup})['fixed_after']
+        c.fixed_after = self.frame_stop(c.mode, c.warmup)
         state = learner.state_dict()
         self.observe(state)
         self.version = max(self.version + 1, int(self.clock() * 1000))
@@ -315,10 +315,9 @@ class FleetEvidence:
         self._remember(learner.state_dict())
         return [ev.robot for ev in accepted]
 
-    def fix_frame(self, centring: Dict[str, Any]) -> Dict[str, Any]:
-        """Return a centring state whose mean stops after its warm-up (pooled), or moves."""
-        fixed = self.frame == 'fixed' and centring['mode'] in ('running', 'mean')
-        return dict(centring, fixed_after=centring['warmup'] if fixed else None)
+    def frame_stop(self, mode: str, warmup: int) -> Optional[int]:
+        """Return the pooled count after which a centring mean stops, or None (it moves)."""
+        return warmup if self.frame == 'fixed' and mode in ('running', 'mean') else None
 
     def _remember(self, state: Dict[str, Any]) -> None:
         """Take the rows a merge set as seen: they are not this robot's learning."""
@@ -392,18 +391,19 @@ class FleetEvidence:
 
     def _pooled_centring(self, held: Dict[str, Any]) -> Dict[str, Any]:
         """Return ``held`` with the pooled count, mean and spread of own + taken."""
+        held = dict(held, fixed_after=self.frame_stop(held['mode'], held['warmup']))
         parts = [self.own_centring] + [ev.centring for _, ev in sorted(self.taken.items())
                                        if ev.centring is not None]
         count = sum(c.count for c in parts)
         if count == 0:
-            return self.fix_frame(held)
+            return held
         total = parts[0].mean * parts[0].count
         for c in parts[1:]:
             total = total + c.mean * c.count
         spread_count = sum(c.spread_count for c in parts)
         spread = sum(c.spread * c.spread_count for c in parts)
         spread = spread / spread_count if spread_count else 0.0
-        return dict(self.fix_frame(held), count=count, mean=(total / count).tolist(),
+        return dict(held, count=count, mean=(total / count).tolist(),
                     spread_count=spread_count, spread=spread)
 
     def forget(self) -> None:
