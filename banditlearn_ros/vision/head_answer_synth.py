@@ -126,7 +126,7 @@ class AskAgainResult:
 
 
 def ask_again_run(rng: np.random.Generator, listener, rate: float = DEFAULT_RATE,
-                  second_kind: Optional[str] = None) -> AskAgainResult:
+                  second_kind: Optional[str] = None, second_gain: float = 1.0) -> AskAgainResult:
     """
     Play one "no, then ask again" exchange into ``listener`` (the detector under test).
 
@@ -134,7 +134,8 @@ def ask_again_run(rng: np.random.Generator, listener, rate: float = DEFAULT_RATE
     "no" (or after the shake if it gave none), and the second gesture (nod or shake) starts
     0.5-2 s after that, sometimes while the shake is still going (it then fades out over
     0.25 s as the new one starts). ``listener`` has ``ask(t)`` and ``frame(t, yaw, pitch)``,
-    which returns a published decision or None.
+    which returns a published decision or None. ``second_gain`` 0 plays the same run (the
+    same draws) without the second gesture: an answer that run also gives did not need it.
     """
     first = random_gesture(rng, SHAKE)
     # An insistent "no": 2-4 cycles, so its tail often runs past the node's answer.
@@ -175,6 +176,8 @@ def ask_again_run(rng: np.random.Generator, listener, rate: float = DEFAULT_RATE
                 g1_pitch *= fade
                 ev1 = GestureEvent(ev1.kind, ev1.start, s2)
             ev2 = add_gesture(rng, t, g2_yaw, g2_pitch, second, s2)
+            g2_yaw *= second_gain
+            g2_pitch *= second_gain
         d = listener.frame(ti, yaw[i] + g1_yaw[i] + g2_yaw[i],
                            pitch[i] + g1_pitch[i] + g2_pitch[i])
         if d is not None:
