@@ -617,8 +617,9 @@ def test_the_kept_count_round_trips_and_an_older_file_loads_without_it(tmp_path)
 
 
 def test_the_nearest_examples_and_their_window_round_trip(tmp_path):
-    # trust: yes, so that every gesture shown is a confirmed example (none held).
-    inter = _taught_interaction(OpenSet(True, warmup=10, min_yes=3, trust='yes'),
+    # trust: yes and denials 0, so that every gesture shown is a confirmed example (none
+    # held, none taken back out).
+    inter = _taught_interaction(OpenSet(True, warmup=10, min_yes=3, trust='yes', denials=0),
                                 shown=(shown := []))
     cal = inter.learner.calibration
     np.testing.assert_array_equal(cal.examples.arrays()['examples'],

@@ -83,9 +83,9 @@ def _show(inter, x, truth, slip=False):
     return item.questions.outcome
 
 
-def _early_slip_then_show_again(trust, seed=0):
+def _early_slip_then_show_again(trust, seed=0, denials=0):
     """Slip a "yes" to a never-taught gesture among the first ones, then show it again."""
-    open_set = OpenSet(True, warmup=10, min_yes=3, trust=trust)
+    open_set = OpenSet(True, warmup=10, min_yes=3, trust=trust, denials=denials)
 
     def make(d):
         learner = UCWL(LABELS, d)

@@ -165,7 +165,7 @@ def build_parser() -> argparse.ArgumentParser:
                         'window, warmup, '
                         'min_yes, score, variance_floor, recheck, first_share, shrinkage, '
                         'keep_confident, start, min_scores, recheck_score, trust, '
-                        'doubt_no, early_recheck), '
+                        'doubt_no, early_recheck, denials), '
                         'e.g. --unknown target=0.03')
     p.add_argument('--fleet', type=int, default=0, metavar='R',
                    help='fleet mode: deal each permutation over R simulated robots (round t to '

@@ -21,11 +21,12 @@ already says whether a gesture is like anything taught (docs/benchmarks.md measu
 The distance to the nearest training example as an out-of-distribution score follows Sun,
 Ming, Zhu and Li, "Out-of-Distribution Detection with Deep Nearest Neighbors" (ICML 2022;
 theirs the k-th nearest on normalised learned features, here the nearest on the raw
-features).  Only the last ``limit`` are kept (a ring).
+features).  Only the last ``limit`` are kept (a ring), each with its label and the answers
+that its neighbours gave about that label since (``answer_denials``).
 """
 
 import math
-from typing import Dict, Tuple
+from typing import Dict, Optional, Tuple
 
 import numpy as np
 
@@ -33,31 +34,57 @@ LIMIT = 1000
 """Observations kept: 1000 x 80 landmark features are 640 kB in memory and in the model file."""
 
 
+UNLABELLED = -1
+"""The label of a row kept by a model file saved before rows had labels."""
+
+PER_ROW = {'example_labels': UNLABELLED, 'example_denials': 0, 'example_support': 0}
+"""What is kept beside each row, and its value for a row of an older model file."""
+
+
 class NearestExamples:
     """A ring of the last ``limit`` confirmed observations (raw feature vectors)."""
 
     def __init__(self, n_features: int, limit: int = LIMIT):
         self.rows = np.zeros((int(limit), int(n_features)))
+        self.per_row = {name: np.full(int(limit), value, dtype=np.int64)
+                        for name, value in PER_ROW.items()}
         self.size = 0
         self.next = 0
 
-    def add(self, x: np.ndarray) -> None:
-        """Keep ``x``; past ``limit`` it takes the place of the oldest."""
+    @property
+    def labels(self) -> np.ndarray:
+        """Each slot's label (``UNLABELLED`` if unknown)."""
+        return self.per_row['example_labels']
+
+    def add(self, x: np.ndarray, label: int = UNLABELLED) -> None:
+        """Keep ``x`` of ``label``; past ``limit`` it takes the place of the oldest."""
         self.rows[self.next] = x
+        for name, value in PER_ROW.items():
+            self.per_row[name][self.next] = value
+        self.labels[self.next] = int(label)
         self.next = (self.next + 1) % self.rows.shape[0]
         self.size = min(self.size + 1, self.rows.shape[0])
 
     def remove(self, x: np.ndarray) -> bool:
         """Forget the newest kept row equal to ``x``; return whether there was one."""
-        rows = self.arrays()['examples']
-        same = np.flatnonzero((rows == x).all(axis=1))
-        if same.size == 0:
-            return False
-        rows = np.delete(rows, same[-1], axis=0)
-        self.rows[:] = 0.0
-        self.rows[:rows.shape[0]] = rows
-        self.size, self.next = rows.shape[0], rows.shape[0] % self.rows.shape[0]
-        return True
+        order = self._order()
+        same = np.flatnonzero((self.rows[order] == x).all(axis=1))
+        if same.size:
+            self.remove_slot(int(order[same[-1]]))
+        return bool(same.size)
+
+    def remove_slot(self, slot: int) -> None:
+        """Forget the row kept in ``slot`` (``nearest``'s); the others keep their order."""
+        order = self._order()
+        kept = order[order != slot]
+        self._refill(self.rows[kept], {name: a[kept] for name, a in self.per_row.items()})
+
+    def nearest(self, x: np.ndarray) -> Optional[int]:
+        """Return the slot of the kept row nearest ``x`` (None: none kept)."""
+        if not self.size:
+            return None
+        diff = self.rows[:self.size] - x
+        return int(np.einsum('ij,ij->i', diff, diff).argmin())
 
     def score(self, x: np.ndarray) -> float:
         """Return minus the Euclidean distance to the nearest kept observation (-inf: none)."""
@@ -69,7 +96,7 @@ class NearestExamples:
 
         The rows' leave-one-out scores are what a new taught gesture's score is like.
         """
-        rows = self.arrays()['examples'][-int(last):]
+        rows = self.rows[self._order()][-int(last):]
         if rows.shape[0] < 2:
             return -math.inf, np.zeros(0)
         squared = (rows * rows).sum(1)
@@ -77,11 +104,27 @@ class NearestExamples:
         np.fill_diagonal(between, np.inf)
         return _nearest(rows, x), -np.sqrt(between.min(1))
 
-    def arrays(self) -> Dict[str, np.ndarray]:
-        """Return the kept observations, oldest first, for the model file."""
+    def _order(self) -> np.ndarray:
+        """Return the slots of the kept rows, oldest first."""
         if self.size < self.rows.shape[0]:
-            return {'examples': self.rows[:self.size].copy()}
-        return {'examples': np.roll(self.rows, -self.next, axis=0)}
+            return np.arange(self.size)
+        return np.roll(np.arange(self.rows.shape[0]), -self.next)
+
+    def _refill(self, rows: np.ndarray, per_row: Dict[str, np.ndarray]) -> None:
+        """Keep exactly ``rows`` (oldest first) and what goes with each."""
+        n = rows.shape[0]
+        self.rows[:] = 0.0
+        self.rows[:n] = rows
+        for name, value in PER_ROW.items():
+            self.per_row[name][:] = value
+            self.per_row[name][:n] = per_row[name]
+        self.size, self.next = n, n % self.rows.shape[0]
+
+    def arrays(self) -> Dict[str, np.ndarray]:
+        """Return the kept observations and what goes with each, oldest first (model file)."""
+        order = self._order()
+        return {'examples': self.rows[order].copy(),
+                **{name: a[order].copy() for name, a in self.per_row.items()}}
 
     @classmethod
     def from_arrays(cls, arrays: Dict[str, np.ndarray], n_features: int,
@@ -90,9 +133,15 @@ class NearestExamples:
         rows = np.asarray(arrays['examples'], dtype=np.float64)
         if rows.ndim != 2 or rows.shape[1] != int(n_features) or not np.isfinite(rows).all():
             raise ValueError(f'open set examples must be rows of {n_features} finite numbers')
+        per_row = {}
+        for name, value in PER_ROW.items():  # none in a file saved before they were kept
+            column = np.asarray(arrays.get(name, np.full(rows.shape[0], value)))
+            if column.shape != (rows.shape[0],) or column.dtype.kind not in 'iu' \
+                    or (column < value).any():
+                raise ValueError(f'open set {name} must be one whole number >= {value} a row')
+            per_row[name] = column[-int(limit):]
         out = cls(n_features, limit)
-        for x in rows[-int(limit):]:
-            out.add(x)
+        out._refill(rows[-int(limit):], per_row)
         return out
 
 

@@ -80,7 +80,8 @@ taught scores, and when the label the learner would ask first has had fewer than
 *A slip* (``doubt_no``): a "no" to a first guess scoring far inside its label is taken for
 a slip, and no recheck follows it (``OpenSet.doubted``).  *Early* (``early_recheck``): before
 rejection is armed, a "no" rejects a gesture farther from the confirmed ones than they are
-from each other (``OpenSet.early``).
+from each other (``OpenSet.early``).  *Denials* (``denials``): a confirmed example whose
+nearest gestures keep being denied its label is taken back out (``answer_denials``).
 
 *Trust* (``trust``): a "yes" that may be a slip waits for support before it teaches the
 check (``trusted_answers``); with ``'audit'`` (the default) the "yes" answers a label took
@@ -101,7 +102,7 @@ from typing import Any, Deque, Dict, Optional
 
 import numpy as np
 
-from . import answer_audit, trusted_answers
+from . import answer_audit, answer_denials, trusted_answers
 from .label_gaussians import LabelGaussians
 from .nearest_examples import NearestExamples
 from .open_set_settings import (  # noqa: F401 (callers take them here)
@@ -399,7 +400,19 @@ class OpenSet:
         cal.gaussians.add(index, x)
         if cal.examples is None:  # loaded from a file saved before it was kept
             cal.examples = NearestExamples(x.size)
-        cal.examples.add(x)
+        answer_denials.supported(self, index, x)
+        cal.examples.add(x, index)
+
+    def denied(self, index: int, x: np.ndarray) -> bool:
+        """
+        Learn that the person said "no" to label ``index`` for the observation ``x``.
+
+        With ``denials`` > 0 it counts against the confirmed example nearest ``x`` if that
+        is one of ``index``; returns whether that example was taken back out.
+        """
+        if not (self.enabled and self.denials > 0):
+            return False
+        return answer_denials.denied(self, index, np.asarray(x, dtype=np.float64))
 
     def judged(self, index: int) -> bool:
         """

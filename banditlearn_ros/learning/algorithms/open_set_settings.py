@@ -82,6 +82,9 @@ class Settings:
     early_recheck : bool
         Recheck after a "no" while rejection is not armed, against the confirmed examples'
         leave-one-out nearest distances (``early``; false: the rule before).
+    denials : int
+        "No" answers to a confirmed example's label, from gestures nearest it, that take it
+        back out when more than its "yes" answers (``answer_denials``; 0: never, before).
 
     """
 
@@ -102,6 +105,7 @@ class Settings:
     trust: str = 'audit'
     doubt_no: float = 0.75
     early_recheck: bool = True
+    denials: int = 2
 
     def __post_init__(self):
         """Refuse a setting ``OpenSet`` cannot take (HyperparameterError), then convert."""
@@ -109,7 +113,8 @@ class Settings:
             raise HyperparameterError(f'unknown_target must be in (0, 0.5), got {self.target!r}')
         if not 0.0 < float(self.rate) <= 1.0:
             raise HyperparameterError(f'unknown_rate must be in (0, 1], got {self.rate!r}')
-        for name, low in (('window', 1), ('warmup', 0), ('min_yes', 0), ('min_scores', 1)):
+        for name, low in (('window', 1), ('warmup', 0), ('min_yes', 0), ('min_scores', 1),
+                          ('denials', 0)):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) \
                     or value < low:

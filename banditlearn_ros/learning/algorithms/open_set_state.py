@@ -31,7 +31,7 @@ WINDOW = 100
 """Taught scores the threshold is a quantile of, by default (``open_set.DEFAULTS``)."""
 
 COUNTS = ('rejected', 'taught_armed', 'false_rejections', 'early_false_rejections',
-          'kept_confident', 'held', 'held_confirmed', 'audited_out')
+          'kept_confident', 'held', 'held_confirmed', 'audited_out', 'denied_out')
 """What ``stats`` reports as ``unknown_<count>``."""
 
 HELD_LIMIT = 100
@@ -89,7 +89,7 @@ class Calibration:
         alpha, seen, counts = info.get('alpha'), info.get('seen'), info.get('counts')
         if isinstance(counts, dict):  # saved before these were counted
             counts = {'kept_confident': 0, 'held': 0, 'held_confirmed': 0, 'audited_out': 0,
-                      'early_false_rejections': 0, **counts}
+                      'early_false_rejections': 0, 'denied_out': 0, **counts}
         if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) \
                 or not math.isfinite(alpha):
             raise ValueError(f'open set alpha must be a finite number, got {alpha!r}')

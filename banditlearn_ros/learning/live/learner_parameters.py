@@ -216,6 +216,10 @@ TAIL_SPECS = (
     Spec('unknown_early_recheck', OPEN_SET['early_recheck'], 'while rejection is not yet '
          'armed, after a "no" reject a gesture farther from the confirmed ones than the '
          'unknown_target share of them are from each other'),
+    Spec('unknown_denials', OPEN_SET['denials'], '"no" answers to a confirmed gesture\'s label, '
+         'from gestures nearest it, that take it back out of the check when more than its '
+         '"yes" answers (a wrong "yes" to a never-taught gesture); 0 = never (before)',
+         low=0, high=1_000_000),
     Spec('max_unanswered', 100, 'most unanswered predictions kept', read_only=True,
          low=1, high=100_000),
     Spec('stats_window', 100, 'rounds in the windowed rates', read_only=True,

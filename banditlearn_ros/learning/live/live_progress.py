@@ -40,7 +40,7 @@ STATS_SHOWN = (
     + ['unknown_rejected', 'unknown_taught_armed', 'unknown_false_rejections',
        'unknown_false_rejection_rate', 'unknown_threshold', 'unknown_alpha',
        'unknown_kept_confident', 'unknown_held', 'unknown_held_confirmed',
-       'unknown_audited_out', 'unknown_early_false_rejections'])
+       'unknown_audited_out', 'unknown_early_false_rejections', 'unknown_denied_out'])
 
 LEAST_FIRST_GUESSES = 20
 """First guesses a window needs before ``learning_check`` judges it (none during the first

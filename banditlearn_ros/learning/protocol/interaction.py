@@ -315,6 +315,8 @@ class Interaction:
                     pass
             questions = latest.questions
             nxt = questions.answer(bool(correct))
+            if not correct:
+                self.open_set.denied(latest.prediction.index, latest.raw)
             updates = questions.last_updates
             counts['feedback_matched'] += 1
             counts['updates_applied'] += updates
