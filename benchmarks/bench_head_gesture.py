@@ -189,7 +189,8 @@ def _ask_again_scores(seeds, runs, on_prediction, detector, fps=30.0):
 
 
 def _given_without_second(state, on_prediction, detector, fps, stamp):
-    """Return whether the run drawn from ``state`` answers by ``stamp`` with no second gesture.
+    """
+    Return whether the run drawn from ``state`` answers by ``stamp`` with no second gesture.
 
     Such an answer came from the first shake's tail or from noise, not from the gesture asked.
     """
