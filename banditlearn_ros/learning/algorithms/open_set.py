@@ -404,15 +404,9 @@ class OpenSet:
         cal.examples.add(x, index)
 
     def denied(self, index: int, x: np.ndarray) -> bool:
-        """
-        Learn that the person said "no" to label ``index`` for the observation ``x``.
-
-        With ``denials`` > 0 it counts against the confirmed example nearest ``x`` if that
-        is one of ``index``; returns whether that example was taken back out.
-        """
-        if not (self.enabled and self.denials > 0):
-            return False
-        return answer_denials.denied(self, index, np.asarray(x, dtype=np.float64))
+        """Count a "no" to label ``index`` for ``x`` (``answer_denials``); True: one went out."""
+        return bool(self.enabled and self.denials > 0
+                    and answer_denials.denied(self, index, np.asarray(x, dtype=np.float64)))
 
     def judged(self, index: int) -> bool:
         """
