@@ -33,7 +33,7 @@ from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple
 from .learner_parameters import CONSTRUCTION_ONLY, DEFAULT_LABELS, tunable_changes
 from .. import BanditLearner, load_model, ModelFileError
 from ..algorithms.label_gaussians import LabelGaussians
-from ..algorithms.nearest_examples import LIMIT as NEAREST_LIMIT
+from ..algorithms.nearest_examples import LIMIT as NEAREST_LIMIT, PER_ROW as NEAREST_PER_ROW
 from ..storage.persistence import MAX_MODEL_BYTES, model_state, save_state, TEMP_SUFFIX
 
 
@@ -322,12 +322,14 @@ def state_bytes(size: int, n_labels: int, full: bool, open_set: bool = True) -> 
     Return the bytes a model of ``n_labels`` x ``size`` takes, with its never-taught state.
 
     The never-taught check (``open_set``) keeps per label the sums of its Gaussian
-    (``LabelGaussians.state_bytes``) and up to ``nearest_examples.LIMIT`` confirmed vectors;
-    both are saved in the model file beside the learner's arrays.
+    (``LabelGaussians.state_bytes``) and up to ``nearest_examples.LIMIT`` confirmed vectors,
+    each with its label and two answer counts; all are saved in the model file beside the
+    learner's arrays.
     """
     needed = 8 * n_labels * size * (size + 1 if full else 2)
     if open_set:
-        needed += LabelGaussians.state_bytes(n_labels, size) + 8 * NEAREST_LIMIT * size
+        needed += (LabelGaussians.state_bytes(n_labels, size)
+                   + 8 * NEAREST_LIMIT * (size + len(NEAREST_PER_ROW)))
     return needed
 
 
