@@ -175,19 +175,25 @@ def test_camera_session_learns_from_keyboard_answers_on_a_pty(tmp_path):
 def test_camera_session_says_why_no_answer_comes(tmp_path):
     video = tmp_path / 'hands.avi'
     write_video(video, presentations=6)
+    # A note after 2.5 s of waiting, and again 15 s later.
     result = subprocess.run(
-        camera_session(video, tmp_path, '--duration', '20',
-                       '--set', 'image_source_node.loop=true'),
+        camera_session(video, tmp_path, '--duration', '35',
+                       '--set', 'image_source_node.loop=true',
+                       '--set', 'session_node.answer_warning=2.5'),
         stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     notes = [line for line in result.stdout.splitlines() if line.startswith('no answer for')]
-    assert notes, result.stdout
+    assert len(notes) >= 2, result.stdout
     # Face Mesh loads in a thread; on a busy machine it can still be loading at the first
-    # note, which then says so (its frames are skipped, not missing). It can also take a
-    # frame of the rendered hand for a face (seen once in CI), and the note then says that.
-    head = ('sees no face', 'still loading Face Mesh', 'but no nod or shake')
-    assert any(h in notes[0] for h in head), notes[0]
-    assert 'keyboard off' in notes[0], notes[0]
+    # note, which then says so (its frames are skipped, not missing), or the feedback node's
+    # last report can still show no frames (3.10 beside a second suite, load 9-12). 15 s later
+    # the frames have come: the note says what the face did. The rendered hand can be taken
+    # for a face (seen once in CI), and the note then says so.
+    face = ('sees no face', 'but no nod or shake')
+    early = face + ('still loading Face Mesh', 'gets no camera frames')
+    assert any(h in notes[0] for h in early), notes[0]
+    assert any(h in notes[-1] for h in face), notes[-1]
+    assert all('keyboard off' in note for note in notes), notes
     summary = last_json(result.stdout)
     assert summary['interactions'] > 0 and summary['updates'] == 0
 
