@@ -461,8 +461,8 @@ def test_a_full_covariance_too_large_for_memory_is_refused_not_allocated(ros, mo
     drive.send(np.ones(400))  # 3 labels x 400^2 doubles = 3.8 MB
     drive.diag(lambda v: v['features_model_too_large'] == '1')
     assert node.live.interaction.learner is None
-    drive.ask(np.ones(50))  # 3 x 50^2 doubles = 60 kB
-    assert node.live.interaction.n_features == 50
+    drive.ask(np.ones(40))  # 3 x 40^2 doubles = 38 kB, and 1000 kept examples of 40 + 3
+    assert node.live.interaction.n_features == 40
 
 
 def test_restart_with_labels_renamed_is_refused_appended_is_kept(ros, tmp_path):

@@ -146,7 +146,8 @@ def test_size_policy(monkeypatch):
     # Diagonal: 19 kB of learner, 20 kB of never-taught sums, 3.2 MB of its kept examples.
     assert model_store.size_problem(400, **dict(rule, full=False)) == 'model_too_large'
     assert model_store.size_problem(40, **dict(rule, full=False)) == ''
-    assert model_store.size_problem(50, **rule) == ''
+    # 40 full: 39 kB of learner and sums, 344 kB of kept examples with their labels and counts.
+    assert model_store.size_problem(40, **rule) == ''
     assert model_store.size_problem(7, **dict(rule, fixed=5)) == ''  # the learner counts it
 
 
