@@ -46,17 +46,13 @@ def question(label, number=1, interaction=0):
     return String(data=json.dumps({'id': interaction, 'question': number, 'label': label}))
 
 
-def round_trip(ros, label, prediction, answers, truth, said, expect=True, timeout=BOUND):
+def round_trip(ros, label, prediction, answers, truth, said, timeout=BOUND):
     n = len(answers)
     label.publish(String(data=truth))
     ros.spin_until(lambda: False, 0.0)
     prediction.publish(question(said))
-    if expect:
-        assert ros.spin_until(lambda: len(answers) > n, timeout), 'no answer'
-        return answers[-1].data
-    ros.spin_for(0.3)
-    assert len(answers) == n
-    return None
+    assert ros.spin_until(lambda: len(answers) > n, timeout), 'no answer'
+    return answers[-1].data
 
 
 def test_answers_right_and_wrong(ros):
@@ -87,9 +83,15 @@ def test_answer_comes_after_the_delay(ros):
 
 
 def test_silent_teacher_says_nothing(ros):
+    # Waits for what the teacher took, not for a time: beside a second suite and a busy loop
+    # per core the question had not arrived 0.3 s after it was sent (once in four runs).
     node, label, prediction, answers = teacher(ros, no_answer=1.0)
-    round_trip(ros, label, prediction, answers, 'fist', 'fist', expect=False)
-    assert node.teacher.counts['silences'] == 1
+    label.publish(String(data='fist'))
+    assert ros.spin_until(lambda: node.teacher.counts['labels_received'] == 1)
+    prediction.publish(question('fist'))
+    assert ros.spin_until(lambda: node.teacher.counts['silences'] == 1)
+    ros.spin_for(0.3)  # an answer sent would be here by now on an idle machine
+    assert answers == [] and node.teacher.counts['answers'] == 0
 
 
 def test_noisy_answers_are_the_seeded_teacher_model(ros):
