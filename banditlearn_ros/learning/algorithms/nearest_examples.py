@@ -81,10 +81,7 @@ class NearestExamples:
 
     def nearest(self, x: np.ndarray) -> Optional[int]:
         """Return the slot of the kept row nearest ``x`` (None: none kept)."""
-        if not self.size:
-            return None
-        diff = self.rows[:self.size] - x
-        return int(np.einsum('ij,ij->i', diff, diff).argmin())
+        return int(_squared(self.rows[:self.size], x).argmin()) if self.size else None
 
     def score(self, x: np.ndarray) -> float:
         """Return minus the Euclidean distance to the nearest kept observation (-inf: none)."""
@@ -145,7 +142,12 @@ class NearestExamples:
         return out
 
 
+def _squared(rows: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """Return the squared Euclidean distance from ``x`` to each of ``rows``."""
+    diff = rows - x
+    return np.einsum('ij,ij->i', diff, diff)
+
+
 def _nearest(rows: np.ndarray, x: np.ndarray) -> float:
     """Return minus the Euclidean distance from ``x`` to the nearest of ``rows``."""
-    diff = rows - x
-    return -math.sqrt(float(np.einsum('ij,ij->i', diff, diff).min()))
+    return -math.sqrt(float(_squared(rows, x).min()))
