@@ -157,6 +157,27 @@ def test_a_bad_source_fails_activation_and_the_node_stays_inactive(ros):
         bring_up([node])  # the start path raises what the hook raised
 
 
+def test_a_destroyed_managed_node_takes_its_lifecycle_services_out_of_the_graph(ros):
+    """
+    Alone, rclpy's destroy_node keeps the state machine, its five services and the node.
+
+    They stayed in the graph while anything held the Python node (here the test; in a test
+    run, a reference cycle until the collector ran): a later node of the same name then shared
+    ``/camera_node/change_state`` with a server nobody spins.
+    """
+    node = camera(ros)
+    assert ros.spin_until(lambda: '/camera_node/change_state' in services(ros))
+    ros.remove(node)  # the test keeps ``node``
+    assert ros.spin_until(lambda: not {'/camera_node/change_state', '/camera_node/get_state'}
+                          & services(ros))
+    assert ros.spin_until(lambda: 'camera_node' not in ros.probe.get_node_names())
+    assert node.lifecycle_state == 'finalized'
+
+
+def services(ros) -> set:
+    return {name for name, _ in ros.probe.get_service_names_and_types()}
+
+
 def test_the_learners_model_and_labels_survive_a_pause_of_camera_and_feedback(ros, frames):
     cam = camera(ros)
     ros.add(FeedbackNode(context=ros.context, parameter_overrides=overrides(

@@ -55,6 +55,7 @@ class ManagedNode(GuardedNode, LifecycleNode):
 
     def __init__(self, node_name: str, **kwargs):
         self._built = False
+        self._machine_destroyed = False
         super().__init__(node_name, **kwargs)
         self.lifecycle_error = None
         """What the last failed transition raised (``bring_up`` raises it again)."""
@@ -132,6 +133,8 @@ class ManagedNode(GuardedNode, LifecycleNode):
     @property
     def lifecycle_state(self) -> str:
         """Return the state's label: unconfigured, inactive, active or finalized."""
+        if self._machine_destroyed:
+            return 'finalized'
         return self._state_machine.current_state[1]
 
     def lifecycle_values(self) -> dict:
@@ -165,9 +168,19 @@ class ManagedNode(GuardedNode, LifecycleNode):
         self.cleanup()
 
     def destroy_node(self):
-        """Release threads and MediaPipe before the node goes away."""
+        """
+        Release threads and MediaPipe, then the node and its lifecycle state machine.
+
+        rclpy leaves the state machine to the garbage collector, and with it the node and its
+        five lifecycle services in the graph: a later node of the same name would share
+        ``change_state`` with a server nobody spins.
+        """
         self.close()
-        return super().destroy_node()
+        super().destroy_node()
+        machine = getattr(self, '_state_machine', None)
+        if machine is not None and not self._machine_destroyed:
+            self._machine_destroyed = True
+            machine.destroy_when_not_in_use()
 
 
 def bring_up(nodes: Iterable, goal: str = 'active') -> None:
