@@ -18,6 +18,7 @@ from array import array
 
 from banditlearn_ros.learning import make_learner, Prediction, TeacherModel
 from banditlearn_ros.learning.algorithms.centring import Centring
+from banditlearn_ros.learning.live.live_progress import progress_of
 from banditlearn_ros.learning.protocol.interaction import Interaction
 from banditlearn_ros.learning.protocol.interaction_records import check_features
 from banditlearn_ros.learning.protocol.simulated_teacher import SimulatedTeacher, stream_order
@@ -96,6 +97,9 @@ def test_duplicate_feedback_is_dropped_not_applied_elsewhere():
     assert same(before, state(inter))
     assert inter.counts['feedback_dropped_duplicate'] == 2
     assert inter.counts['feedback_matched'] == 1
+    progress = progress_of(inter.stats(), n_labels=3)
+    assert progress.feedback_dropped == 2
+    assert progress.dropped_by == {'duplicate': 2}  # the reasons that happened, only
 
 
 def test_late_feedback_is_dropped():

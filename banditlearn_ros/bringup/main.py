@@ -237,7 +237,7 @@ def _write_stream_summary(reporter: Reporter, folder: str, interrupted: str) -> 
     if reporter.learner is not None:
         s = reporter.learner.progress()
         record.update(updates=s.updates, feedback_matched=s.feedback_matched,
-                      feedback_dropped=s.feedback_dropped,
+                      feedback_dropped=s.feedback_dropped, feedback_dropped_by=s.dropped_by,
                       model=os.path.expanduser(reporter.learner.get_parameter('model_path').value))
     record = {k: (None if isinstance(v, float) and not math.isfinite(v) else v)
               for k, v in record.items()}
@@ -257,6 +257,8 @@ def _summary(reporter: Reporter) -> str:
         s = reporter.learner.progress()
         text += (f', {s.updates} updates, feedback matched {s.feedback_matched}'
                  f' / dropped {s.feedback_dropped}')
+        if s.dropped_by:
+            text += ' (' + ', '.join(f'{r} {n}' for r, n in s.dropped_by.items()) + ')'
         if s.learning_problem:
             text += f'; WARNING {s.learning_problem}'
     camera = reporter.camera

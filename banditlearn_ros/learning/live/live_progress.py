@@ -59,6 +59,8 @@ class Progress:
     feedback_received: int
     feedback_matched: int
     feedback_dropped: int
+    dropped_by: Dict[str, int]
+    """The drops with their reason (``DROP_REASONS``), those that happened only."""
     updates: int
     """Model updates this run made (the learner's ``n_updates`` less a loaded model's)."""
     mistake_rate: float
@@ -149,6 +151,8 @@ def progress_of(stats: Dict[str, Any], n_labels: int, loaded_updates: int = 0) -
         feedback_received=int(stats['feedback_received']),
         feedback_matched=int(stats['feedback_matched']),
         feedback_dropped=int(stats['feedback_dropped']),
+        dropped_by={r: int(stats['feedback_dropped_' + r]) for r in DROP_REASONS
+                    if stats['feedback_dropped_' + r]},
         updates=max(int(stats['updates']) - loaded_updates, 0),
         mistake_rate=stats['mistake_rate'],
         mistake_rate_window=stats['mistake_rate_window'],
