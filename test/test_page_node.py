@@ -205,6 +205,9 @@ def test_taps_on_the_page_teach_exactly_as_typed_answers(tmp_path):
 
         def type_answer(q, how, truth):
             said = q['label'] == (truth if how == 'keys' else how)
+            # A person answers the question the session shows: until it has arrived there,
+            # a key would answer the one before (and be dropped as no longer open).
+            assert wait(lambda: keys._shown == (q['id'], q['question']))
             n = len(typed.questions())
             keys.handle_key_line('y' if said else 'n')
             wait(lambda: len(typed.questions()) > n or any(
